@@ -1,0 +1,64 @@
+"""What the readers produce: one ``GameRecord`` per game, independent of the file format.
+
+A record holds what the file said (headers, start position, moves, movetext) and where it was
+(file, game number, line), nothing derived. Analysis and mapping work from records only, so PGN,
+lichess CSV and any later reader feed the same pipeline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import chess
+
+STANDARD_START_FEN = chess.STARTING_FEN
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where a game came from: the file as the user named it, its 1-based number, its first line."""
+
+    file: str
+    game_number: int
+    line: int
+
+
+@dataclass(frozen=True)
+class LichessPuzzle:
+    """The lichess puzzle CSV fields that are kept beside the position (format: shared data README)."""
+
+    puzzle_id: str
+    rating: int | None
+    rating_deviation: int | None
+    popularity: int | None
+    nb_plays: int | None
+    themes: tuple[str, ...]
+    game_url: str | None
+    opening_tags: tuple[str, ...]
+    setup_move_uci: str
+
+
+@dataclass
+class GameRecord:
+    """One game or exercise as read from a file.
+
+    ``start_fen`` is the position the exercise starts from (the ``FEN`` tag even without ``SetUp``,
+    the standard start otherwise, or for a lichess puzzle the position *after* its setup move).
+    ``solution`` is the main line from there in UCI; ``movetext`` is the text stored as the
+    position's ``move`` (the solution as the file wrote it, comments and variations included).
+    """
+
+    location: SourceLocation
+    headers: dict[str, str]
+    start_fen: str
+    solution: list[chess.Move]
+    movetext: str
+    puzzle: LichessPuzzle | None = None
+    comments: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def is_puzzle(self) -> bool:
+        return self.puzzle is not None
+
+    def start_board(self) -> chess.Board:
+        return chess.Board(self.start_fen)

@@ -1,0 +1,138 @@
+"""Theme classes: which lichess puzzle theme maps to which class, and ``typePosition`` per class.
+
+The same mapping is written into the ontology as ``cp:lichessTheme`` annotations (a test keeps
+the two equal); the importer uses this table so it never has to parse the ontology to import.
+"""
+
+from __future__ import annotations
+
+from .vocab import ADDED_THEME_CLASSES, ORIGINAL_CLASSES
+
+#: lichess theme key -> ChessPosition class (ontology.md, "Added"). Keys absent here (goals such
+#: as ``crushing``, lengths such as ``short``, phases, origins) are kept as source labels only.
+LICHESS_THEME_CLASSES: dict[str, str] = {
+    "fork": "DoubleAttack",
+    "pin": "Pinning",
+    "skewer": "Skewer",
+    "discoveredAttack": "DiscoveredAttack",
+    "discoveredCheck": "DiscoveredCheck",
+    "doubleCheck": "DoubleCheck",
+    "attraction": "Attraction",
+    "deflection": "Deflection",
+    "capturingDefender": "EliminateDefense",
+    "interference": "Interception",
+    "xRayAttack": "Xray",
+    "intermezzo": "Zwischenzug",
+    "promotion": "Promotion",
+    "underPromotion": "Underpromotion",
+    "mateIn1": "MateInOne",
+    "mateIn2": "MateInTwo",
+    "mateIn3": "MateInThree",
+    "mateIn4": "MateInFour",
+    "mateIn5": "MateInFive",
+    "pawnEndgame": "PawnEndgame",
+    "rookEndgame": "RookEndgame",
+    "queenEndgame": "QueenEndgame",
+    "bishopEndgame": "MinorPieceEndgame",
+    "knightEndgame": "MinorPieceEndgame",
+    "queenRookEndgame": "OtherEndgame",
+    "kingsideAttack": "AttackCastledKing",
+    "queensideAttack": "QueensideAttack",
+    "backRankMate": "BackRankMate",
+    "smotheredMate": "SmotheredMate",
+    "anastasiaMate": "AnastasiaMate",
+    "arabianMate": "ArabianMate",
+    "hookMate": "HookMate",
+    "bodenMate": "BodenMate",
+    "doubleBishopMate": "DoubleBishopMate",
+    "dovetailMate": "DovetailMate",
+    "hangingPiece": "HangingPiece",
+    "trappedPiece": "TrappedPiece",
+    "sacrifice": "Sacrifice",
+    "quietMove": "QuietMove",
+    "defensiveMove": "DefensiveMove",
+    "enPassant": "EnPassant",
+    "castling": "CastlingMove",
+    "clearance": "Clearance",
+    "zugzwang": "Zugzwang",
+    "advancedPawn": "AdvancedPawn",
+    "exposedKing": "ExposedKing",
+    "attackingF2F7": "AttackingF2F7",
+    "overloading": "Overload",
+}
+
+#: The original class tree (seed-000 §5.2) plus the added classes, child -> parent.
+PARENT: dict[str, str] = {
+    **{name: "Position" for name in ("PositionBegin", "PositionMiddle", "PositionEnd")},
+    **{name: "PositionBegin" for name in ("OpeningError", "Trap")},
+    **{
+        name: "PositionMiddle"
+        for name in (
+            "AttackCastledKing", "AttackKingCenter", "Attraction", "Combination", "ContinuousCheck",
+            "Deflection", "DiscoveredAttack", "DiscoveredCheck", "DoubleAttack", "DoubleCheck",
+            "Drowned", "EliminateDefense", "Freeing", "Interception", "Lock", "Overload", "Pinning",
+            "Promotion", "Skewer", "WeakLine", "Xray", "Zwischenzug",
+        )
+    },
+    **{
+        name: "PositionEnd"
+        for name in (
+            "MateInOne", "MateInTwo", "MateInThree", "OtherMate", "PawnEndgame", "RookEndgame",
+            "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
+        )
+    },
+    **ADDED_THEME_CLASSES,
+}
+
+#: Every class a position can be asserted in (the ``--theme`` choices).
+THEME_CLASSES: tuple[str, ...] = ("Position",) + tuple(
+    name for name in ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) if name in PARENT
+)
+
+MATE_IN_CLASSES: dict[int, str] = {
+    1: "MateInOne", 2: "MateInTwo", 3: "MateInThree", 4: "MateInFour", 5: "MateInFive",
+}
+
+_STRATEGY = {"OpeningError", "Trap"}
+_FINAL_ROOTS = {"PawnEndgame", "RookEndgame", "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
+                "MateInOne", "MateInTwo", "MateInThree", "OtherMate"}
+
+
+def ancestors(class_name: str) -> list[str]:
+    """The class's superclasses up to ``Position``, nearest first (not including itself)."""
+    chain = []
+    current = PARENT.get(class_name)
+    while current is not None:
+        chain.append(current)
+        current = PARENT.get(current)
+    return chain
+
+
+def mate_in_class(moves: int) -> str:
+    """``MateInOne`` … ``MateInFive`` by the solver's move count; longer mates are ``OtherMate``."""
+    return MATE_IN_CLASSES.get(moves, "OtherMate")
+
+
+def type_position(class_name: str) -> str:
+    """The original's ``typePosition`` value for a class (seed-000 §5.5), extended to added classes.
+
+    Phase classes and ``Position`` are ``undetermined``; ``OpeningError``/``Trap`` are ``strategy``;
+    endgame and mate classes under ``PositionEnd`` are ``final``; middlegame motifs are ``tactic``.
+    """
+    if class_name in ("Position", "PositionBegin", "PositionMiddle", "PositionEnd"):
+        return "undetermined"
+    if class_name in _STRATEGY:
+        return "strategy"
+    if class_name in _FINAL_ROOTS or "PositionEnd" in ancestors(class_name):
+        return "final"
+    return "tactic"
+
+
+#: Precedence when a position carries several classes: the most specific kind wins.
+TYPE_POSITION_ORDER = ("final", "tactic", "strategy", "undetermined")
+
+
+def type_position_for(classes: list[str] | set[str]) -> str:
+    """One ``typePosition`` for a position with several classes (the first kind in the order above)."""
+    kinds = {type_position(name) for name in classes} or {"undetermined"}
+    return next(kind for kind in TYPE_POSITION_ORDER if kind in kinds)

@@ -1,0 +1,197 @@
+"""The ChessPosition vocabulary as Python objects.
+
+Every IRI of the ontology is reached through the ``CP`` namespace object (``CP.Position``,
+``CP.hasMatch``); a misspelt term raises instead of silently minting a new IRI. The term lists
+here are the contract between the code and the authored ontology file
+(``ontology/chessposition.ttl``): a test checks that both declare exactly the same terms.
+"""
+
+from __future__ import annotations
+
+from pyoxigraph import NamedNode
+
+CP_IRI = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
+ONTOLOGY_IRI = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl"
+ONTOLOGY_VERSION_IRI = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition/2.0.0.owl"
+
+RDF_IRI = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS_IRI = "http://www.w3.org/2000/01/rdf-schema#"
+OWL_IRI = "http://www.w3.org/2002/07/owl#"
+XSD_IRI = "http://www.w3.org/2001/XMLSchema#"
+SKOS_IRI = "http://www.w3.org/2004/02/skos/core#"
+DCTERMS_IRI = "http://purl.org/dc/terms/"
+PROV_IRI = "http://www.w3.org/ns/prov#"
+
+#: The 41 classes of version 1, same spelling (seed-000 §5.2).
+ORIGINAL_CLASSES: tuple[str, ...] = (
+    "Event", "Player", "Board", "Match", "Position",
+    "PositionBegin", "OpeningError", "Trap",
+    "PositionMiddle", "AttackCastledKing", "AttackKingCenter", "Attraction", "Combination",
+    "ContinuousCheck", "Deflection", "DiscoveredAttack", "DiscoveredCheck", "DoubleAttack",
+    "DoubleCheck", "Drowned", "EliminateDefense", "Freeing", "Interception", "Lock", "Overload",
+    "Pinning", "Promotion", "Skewer", "WeakLine", "Xray", "Zwischenzug",
+    "PositionEnd", "MateInOne", "MateInTwo", "MateInThree", "OtherMate", "PawnEndgame",
+    "RookEndgame", "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
+)
+
+#: Theme classes added in version 2, with the parent each one sits under.
+ADDED_THEME_CLASSES: dict[str, str] = {
+    "MateInFour": "PositionEnd",
+    "MateInFive": "PositionEnd",
+    "BackRankMate": "PositionEnd",
+    "SmotheredMate": "PositionEnd",
+    "AnastasiaMate": "PositionEnd",
+    "ArabianMate": "PositionEnd",
+    "HookMate": "PositionEnd",
+    "BodenMate": "PositionEnd",
+    "DoubleBishopMate": "PositionEnd",
+    "DovetailMate": "PositionEnd",
+    "HangingPiece": "PositionMiddle",
+    "TrappedPiece": "PositionMiddle",
+    "Sacrifice": "PositionMiddle",
+    "Underpromotion": "Promotion",
+    "QuietMove": "PositionMiddle",
+    "DefensiveMove": "PositionMiddle",
+    "EnPassant": "PositionMiddle",
+    "CastlingMove": "PositionMiddle",
+    "Clearance": "PositionMiddle",
+    "Zugzwang": "PositionMiddle",
+    "AdvancedPawn": "PositionMiddle",
+    "ExposedKing": "PositionMiddle",
+    "AttackingF2F7": "PositionMiddle",
+    "QueensideAttack": "PositionMiddle",
+}
+
+#: Non-theme classes added in version 2 (provenance of what was imported).
+ADDED_OTHER_CLASSES: tuple[str, ...] = ("Source", "SourceRecord")
+
+#: The five object properties of version 1 (functional).
+ORIGINAL_OBJECT_PROPERTIES: tuple[str, ...] = (
+    "hasMatch", "hasBoard", "hasPlayerWhite", "hasPlayerBlack", "hasEvent",
+)
+
+#: The 36 data properties of version 1, same spelling (seed-000 §5.4).
+ORIGINAL_DATA_PROPERTIES: tuple[str, ...] = (
+    # Event
+    "eventName", "site", "eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor",
+    "section", "stage",
+    # Player
+    "name", "title", "elo", "uscf", "na", "typePlayer",
+    # Board
+    "boardNum", "mode",
+    # Match
+    "date", "round", "result", "opening", "variation", "subVariation", "eco", "nic", "time",
+    "utcTime", "utcDate", "timeControl", "setup", "termination", "annotator", "plyCount",
+    # Position
+    "fen", "move", "typePosition",
+)
+
+#: Object properties added in version 2: inverses of the original five (so games can be walked
+#: from players and events) and provenance links.
+ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
+    "hasPosition",      # Match -> Position, inverse of hasMatch
+    "whitePlayerOf",    # Player -> Match|Position, inverse of hasPlayerWhite
+    "blackPlayerOf",    # Player -> Match|Position, inverse of hasPlayerBlack
+    "eventOf",          # Event -> Match|Position, inverse of hasEvent
+    "boardOf",          # Board -> Match|Position, inverse of hasBoard
+    "inSource",         # SourceRecord -> Source
+)
+
+#: Data properties added in version 2 (typed, queryable values and computed position facts).
+ADDED_DATA_PROPERTIES: tuple[str, ...] = (
+    # Event
+    "eventYear", "eventStartDate", "countryCode",
+    # Player
+    "fideId", "nameKey",
+    # Match
+    "year", "gameDate", "utcDateTime", "startTime", "baseTimeSeconds", "incrementSeconds",
+    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl",
+    # Position: board facts
+    "sideToMove", "whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
+    "blackCastleQueenside", "enPassantSquare", "halfMoveClock", "fullMoveNumber",
+    "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "materialSignature",
+    "positionKey", "gamePhase", "plyInGame",
+    # Position: solution
+    "solutionSan", "solutionUci", "solutionLegal", "solutionEnd", "solverMoves", "mateIn",
+    "mateVerification", "goal", "difficulty",
+    # Position: lichess puzzle fields
+    "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
+    "sourceThemeLabel",
+    # Source and SourceRecord (provenance)
+    "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedAt",
+)
+
+#: Annotation properties added in version 2. The theme-origin ones point from a position to a
+#: theme class, saying who asserted the class (the detectors, the source's own label, the user's
+#: --theme); ``lichessTheme`` maps a class to the lichess puzzle theme key(s) it matches.
+ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
+    "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme",
+)
+
+THEME_ROOT = "Position"
+PHASE_CLASSES = ("PositionBegin", "PositionMiddle", "PositionEnd")
+
+ALL_CLASSES: frozenset[str] = frozenset(
+    ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) + ADDED_OTHER_CLASSES
+)
+ALL_PROPERTIES: frozenset[str] = frozenset(
+    ORIGINAL_OBJECT_PROPERTIES + ORIGINAL_DATA_PROPERTIES + ADDED_OBJECT_PROPERTIES
+    + ADDED_DATA_PROPERTIES + ADDED_ANNOTATION_PROPERTIES
+)
+ALL_TERMS: frozenset[str] = ALL_CLASSES | ALL_PROPERTIES
+
+
+class Namespace:
+    """IRIs under one prefix as attributes: ``CP.Position`` -> ``NamedNode(<...#Position>)``.
+
+    With ``terms`` given, only those names resolve; anything else is a programming error and
+    raises ``AttributeError`` at once rather than writing a wrong IRI into the store.
+    """
+
+    def __init__(self, base: str, terms: frozenset[str] | None = None) -> None:
+        self._base = base
+        self._terms = terms
+        self._cache: dict[str, NamedNode] = {}
+
+    @property
+    def base(self) -> str:
+        return self._base
+
+    def __getattr__(self, name: str) -> NamedNode:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.term(name)
+
+    def term(self, name: str) -> NamedNode:
+        node = self._cache.get(name)
+        if node is None:
+            if self._terms is not None and name not in self._terms:
+                raise AttributeError(f"{name!r} is not a term of {self._base}")
+            node = NamedNode(self._base + name)
+            self._cache[name] = node
+        return node
+
+    def __contains__(self, name: str) -> bool:
+        return self._terms is None or name in self._terms
+
+
+CP = Namespace(CP_IRI, ALL_TERMS)
+RDF = Namespace(RDF_IRI)
+RDFS = Namespace(RDFS_IRI)
+OWL = Namespace(OWL_IRI)
+XSD = Namespace(XSD_IRI)
+SKOS = Namespace(SKOS_IRI)
+DCTERMS = Namespace(DCTERMS_IRI)
+PROV = Namespace(PROV_IRI)
+
+#: Prefixes offered to every SPARQL query and used by serialisers.
+PREFIXES: dict[str, str] = {
+    "cp": CP_IRI,
+    "rdf": RDF_IRI,
+    "rdfs": RDFS_IRI,
+    "owl": OWL_IRI,
+    "xsd": XSD_IRI,
+    "skos": SKOS_IRI,
+    "dcterms": DCTERMS_IRI,
+    "prov": PROV_IRI,
+}
