@@ -1,0 +1,78 @@
+"""Facts read straight off a board: side to move, castling, material, phase, position key."""
+
+from __future__ import annotations
+
+import chess
+
+PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+_SIGNATURE_ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+
+
+def position_key(board: chess.Board) -> str:
+    """Placement, side, castling and *legal* en passant: equal keys mean the same position.
+
+    Move counters are dropped (pgn-extract's ``--deletesamesetup`` semantics), and an en-passant
+    square is kept only when a capture there is legal, so FENs that differ only in a meaningless
+    en-passant field or in counters give one key.
+    """
+    ep = chess.square_name(board.ep_square) if board.has_legal_en_passant() and board.ep_square is not None else "-"
+    return f"{board.board_fen()} {'w' if board.turn else 'b'} {board.castling_xfen()} {ep}"
+
+
+def material(board: chess.Board, color: chess.Color) -> int:
+    return sum(PIECE_VALUES[p] * len(board.pieces(p, color)) for p in PIECE_VALUES)
+
+
+def material_signature(board: chess.Board) -> str:
+    """Pieces of each side in the usual order, e.g. ``KRP vs KR``."""
+    sides = []
+    for color in (chess.WHITE, chess.BLACK):
+        sides.append("".join(
+            chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER
+        ))
+    return " vs ".join(sides)
+
+
+def game_phase(board: chess.Board) -> str:
+    """Opening, middlegame or endgame from the material on the board (not the theme class).
+
+    Endgame: at most 13 points of non-pawn material in all (e.g. two rooks and a minor piece) or no
+    queens and at most one minor/rook pair per side. Opening: full-move number ≤ 10 with most
+    pieces still on the board. Everything else is middlegame.
+    """
+    non_pawn = sum(
+        PIECE_VALUES[p] * len(board.pieces(p, color))
+        for color in (chess.WHITE, chess.BLACK)
+        for p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+    )
+    queens = len(board.pieces(chess.QUEEN, chess.WHITE)) + len(board.pieces(chess.QUEEN, chess.BLACK))
+    if non_pawn <= 13 or (queens == 0 and non_pawn <= 16):
+        return "endgame"
+    pieces = chess.popcount(board.occupied)
+    if board.fullmove_number <= 10 and pieces >= 28:
+        return "opening"
+    return "middlegame"
+
+
+def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
+    white = material(board, chess.WHITE)
+    black = material(board, chess.BLACK)
+    facts: dict[str, bool | int | str] = {
+        "sideToMove": "white" if board.turn == chess.WHITE else "black",
+        "whiteCastleKingside": board.has_kingside_castling_rights(chess.WHITE),
+        "whiteCastleQueenside": board.has_queenside_castling_rights(chess.WHITE),
+        "blackCastleKingside": board.has_kingside_castling_rights(chess.BLACK),
+        "blackCastleQueenside": board.has_queenside_castling_rights(chess.BLACK),
+        "halfMoveClock": board.halfmove_clock,
+        "fullMoveNumber": board.fullmove_number,
+        "whiteMaterial": white,
+        "blackMaterial": black,
+        "materialBalance": white - black,
+        "pieceCount": chess.popcount(board.occupied),
+        "materialSignature": material_signature(board),
+        "positionKey": position_key(board),
+        "gamePhase": game_phase(board),
+    }
+    if board.ep_square is not None:
+        facts["enPassantSquare"] = chess.square_name(board.ep_square)
+    return facts
