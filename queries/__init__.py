@@ -1,0 +1,126 @@
+"""Canned queries: one ``NAME.rq`` file per question, read into ``CannedQuery`` objects.
+
+Each file starts with a comment header the code reads::
+
+    # title: Mate-in-one positions
+    # description: All positions with mate in one.
+    # param: player string "Sahuquillo, Alejandro"  -- the player's name, any order
+    SELECT ?position WHERE { ... ?player ... }
+
+Parameters are bound as typed RDF terms through the store's variable substitution, never pasted
+into the query text, so a value such as ``"} DROP ALL #`` stays a harmless literal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+from pyoxigraph import Literal, NamedNode
+
+from kb.vocab import CP_IRI, XSD
+
+_HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
+_PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
+PARAM_TYPES = ("string", "integer", "decimal", "date", "time", "iri", "class", "boolean")
+
+
+class QueryError(Exception):
+    """A canned query or one of its parameters is not usable; the message says why."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    default: str | None = None
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class CannedQuery:
+    name: str
+    title: str
+    description: str
+    text: str
+    params: tuple[Param, ...] = field(default_factory=tuple)
+
+    def bind(self, given: dict[str, str] | None = None) -> dict[str, Literal | NamedNode]:
+        """Typed terms for every parameter: the given value, else the default."""
+        given = dict(given or {})
+        unknown = set(given) - {p.name for p in self.params}
+        if unknown:
+            raise QueryError(f"query {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
+                             f"parameters: {', '.join(p.name for p in self.params) or 'none'}")
+        bound: dict[str, Literal | NamedNode] = {}
+        for param in self.params:
+            raw = given.get(param.name, param.default)
+            if raw is None:
+                raise QueryError(f"query {self.name!r} needs parameter {param.name!r}")
+            bound[param.name] = to_term(raw, param)
+        return bound
+
+
+def to_term(raw: str, param: Param) -> Literal | NamedNode:
+    try:
+        if param.type == "string":
+            return Literal(raw)
+        if param.type == "integer":
+            return Literal(str(int(raw)), datatype=XSD.integer)
+        if param.type == "decimal":
+            return Literal(str(float(raw)), datatype=XSD.decimal)
+        if param.type == "boolean":
+            return Literal("true" if raw.lower() in ("1", "true", "yes") else "false", datatype=XSD.boolean)
+        if param.type in ("date", "time"):
+            return Literal(raw, datatype=XSD.term(param.type))
+        if param.type == "class":
+            name = raw.split("#")[-1]
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", name):
+                raise ValueError(f"{raw!r} is not a class name")
+            return NamedNode(CP_IRI + name)
+        if param.type == "iri":
+            return NamedNode(raw)
+    except ValueError as exc:
+        raise QueryError(f"parameter {param.name!r} expects {param.type}: {exc}") from None
+    raise QueryError(f"parameter {param.name!r} has unknown type {param.type!r}")
+
+
+def parse_canned_query(name: str, text: str) -> CannedQuery:
+    title, description, params = name, "", []
+    for line in text.splitlines():
+        match = _HEADER.match(line.strip())
+        if not match:
+            if line.strip() and not line.strip().startswith("#"):
+                break
+            continue
+        key, value = match.groups()
+        if key == "title":
+            title = value.strip()
+        elif key == "description":
+            description = (description + " " + value.strip()).strip()
+        else:
+            param = _PARAM.match(value.strip())
+            if not param or param.group(2) not in PARAM_TYPES:
+                raise QueryError(f"{name}.rq: bad param line {value!r}")
+            default = param.group(3)
+            if default is not None and default.startswith('"'):
+                default = default[1:-1].replace('\\"', '"')
+            params.append(Param(param.group(1), param.group(2), default, (param.group(4) or "").strip()))
+    return CannedQuery(name, title, description, text, tuple(params))
+
+
+def list_queries() -> list[CannedQuery]:
+    files = resources.files(__name__)
+    return sorted((parse_canned_query(entry.name[:-3], entry.read_text(encoding="utf-8"))
+                   for entry in files.iterdir() if entry.name.endswith(".rq")), key=lambda q: q.name)
+
+
+def load_query(name: str) -> CannedQuery:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
+        raise QueryError(f"no canned query named {name!r}")
+    entry = resources.files(__name__) / f"{name}.rq"
+    if not entry.is_file():
+        known = ", ".join(q.name for q in list_queries())
+        raise QueryError(f"no canned query named {name!r}; known: {known}")
+    return parse_canned_query(name, entry.read_text(encoding="utf-8"))

@@ -1,0 +1,11 @@
+"""Mapping: a ``GameRecord`` and its analysis become quads. Pure: no I/O, no store.
+
+This package is the only code that knows the ontology's shape. Asserted triples go to the
+source's named graph; what follows from them by the ontology (superclass types, inverse links)
+goes to the source's *inferred* graph, so queries see both in the union default graph while the
+two stay distinguishable (``GRAPH ?g``) and are removed together with the source.
+"""
+
+from .game import MappingContext, record_quads, source_quads
+
+__all__ = ["MappingContext", "record_quads", "source_quads"]

@@ -1,0 +1,33 @@
+"""Stores: where the knowledge base lives. ``open_store(location)`` picks one by its form.
+
+A path is the embedded Oxigraph store (default ``./chesskb-store`` or ``$CHESSKB_STORE``); an
+``http(s)://`` URL is a SPARQL 1.1 server (see ``remote``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .base import QueryResult, QuerySyntaxError, Store, StoreError
+from .embedded import EmbeddedStore
+
+STORE_ENV = "CHESSKB_STORE"
+DEFAULT_STORE = "./chesskb-store"
+
+
+def default_store_location() -> str:
+    return os.environ.get(STORE_ENV) or DEFAULT_STORE
+
+
+def open_store(location: str | None = None, *, update_endpoint: str | None = None) -> Store:
+    """The store at ``location``: a directory (embedded) or an http(s) SPARQL endpoint URL."""
+    location = location or default_store_location()
+    if location.startswith(("http://", "https://")):
+        from .remote import RemoteStore  # imported lazily: only remote users need SPARQLWrapper
+
+        return RemoteStore(location, update_endpoint=update_endpoint)
+    return EmbeddedStore(location)
+
+
+__all__ = ["EmbeddedStore", "QueryResult", "QuerySyntaxError", "Store", "StoreError",
+           "default_store_location", "open_store"]

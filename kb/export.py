@@ -1,0 +1,76 @@
+"""Exports: the knowledge base (or one source) as RDF files.
+
+``owl`` is RDF/XML of the ontology plus the individuals, one self-contained file for Protégé
+(the original's output was OWL); the other formats are the usual RDF serialisations. Inferred
+triples are left out of ``owl`` (a reasoner in Protégé derives them again) and kept elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, serialize
+
+from .iris import IriMinter
+from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
+from .store import Store, StoreError
+from .vocab import PREFIXES
+
+FORMATS: dict[str, RdfFormat] = {
+    "owl": RdfFormat.RDF_XML,
+    "ttl": RdfFormat.TURTLE,
+    "nt": RdfFormat.N_TRIPLES,
+    "nq": RdfFormat.N_QUADS,
+    "jsonld": RdfFormat.JSON_LD,
+}
+
+
+def source_graphs(store: Store, source: str | None, *, base_iri: str | None = None,
+                  inferred: bool = True) -> list[NamedNode]:
+    """The named graphs holding ``source`` (or every source), without the ontology graph."""
+    minter = IriMinter(base_iri)
+    graphs = [g for g in store.named_graphs() if g != ONTOLOGY_GRAPH and g != minter.meta_graph]
+    if source is not None:
+        wanted = {minter.source_graph(source), minter.inferred_graph(source)}
+        if minter.source_graph(source) not in graphs:
+            raise StoreError(f"no source named {source!r} in {store.location}")
+        graphs = [g for g in graphs if g in wanted]
+    if not inferred:
+        graphs = [g for g in graphs if not g.value.endswith("/inferred")]
+    return graphs
+
+
+def export_quads(store: Store, fmt: str, *, source: str | None = None,
+                 base_iri: str | None = None) -> Iterator[Quad]:
+    with_inferred = fmt != "owl"
+    graphs = source_graphs(store, source, base_iri=base_iri, inferred=with_inferred)
+    yield from ontology_quads()
+    if fmt == "nq":
+        yield from _meta_quads(store, base_iri)
+    yield from store.quads(graphs)
+
+
+def _meta_quads(store: Store, base_iri: str | None) -> Iterator[Quad]:
+    meta = IriMinter(base_iri).meta_graph
+    if meta in store.named_graphs():
+        yield from store.quads([meta])
+
+
+def _unique_triples(quads: Iterator[Quad]) -> Iterator[Triple]:
+    seen: set[Triple] = set()
+    for quad in quads:
+        triple = quad.triple
+        if triple not in seen:
+            seen.add(triple)
+            yield triple
+
+
+def write_export(store: Store, fmt: str, output: BinaryIO, *, source: str | None = None,
+                 base_iri: str | None = None) -> None:
+    rdf_format = FORMATS[fmt]
+    quads = export_quads(store, fmt, source=source, base_iri=base_iri)
+    data = quads if rdf_format.supports_datasets else _unique_triples(quads)
+    prefixes = dict(PREFIXES)
+    prefixes["kb"] = IriMinter(base_iri).base
+    serialize(data, output, rdf_format, prefixes=prefixes if fmt in ("owl", "ttl") else None)

@@ -1,0 +1,208 @@
+"""Importing files into the knowledge base: read, analyse, map, load — atomically.
+
+``import_files`` is what ``chesskb import`` runs. Each source (``--source NAME``, default the file
+stem) becomes its own named graph (plus its inferred graph); importing a source again replaces it.
+All sources of one call land in one atomic store write: either everything readable is in the
+store afterwards, or (on failure or kill) the store is exactly as before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyoxigraph import Literal, Quad
+
+from .analysis import PositionAnalysis, analyse
+from .findings import Finding
+from .iris import IriMinter
+from .mapping import MappingContext, record_quads, source_quads
+from .ontology_graph import ontology_quads
+from .reading import read_records
+from .records import GameRecord
+from .store import Store
+from .themes import THEME_CLASSES
+from .vocab import CP, DCTERMS, RDF, XSD
+
+ProgressCallback = Callable[["ImportReport"], None]
+
+
+class ImportError_(Exception):
+    """A usage problem found before anything was read (unknown theme, bad source name …)."""
+
+
+@dataclass
+class SourceReport:
+    name: str
+    files: list[str]
+    checksum: str = ""
+    games: int = 0
+    errors: int = 0
+
+
+@dataclass
+class ImportReport:
+    """What an import did; ``findings`` holds every game that was reported and skipped."""
+
+    sources: list[SourceReport] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    quads: int = 0
+    seconds: float = 0.0
+
+    @property
+    def games(self) -> int:
+        return sum(source.games for source in self.sources)
+
+    @property
+    def errors(self) -> int:
+        return len([f for f in self.findings if f.level == "error"])
+
+
+def validate_themes(themes: Iterable[str]) -> tuple[str, ...]:
+    themes = tuple(themes)
+    unknown = [theme for theme in themes if theme not in THEME_CLASSES]
+    if unknown:
+        raise ImportError_(
+            f"unknown theme class {', '.join(map(repr, unknown))}; valid classes: {', '.join(THEME_CLASSES)}")
+    return themes
+
+
+def validate_source_name(name: str) -> str:
+    if not name or any(ch in name for ch in "/\\#?<>\" \t\n") or name.startswith((".", "_")):
+        raise ImportError_(f"invalid source name {name!r}: use letters, digits, '-', '_' and '.', "
+                           "not starting with '.' or '_'")
+    return name
+
+
+def source_name_for(path: str | Path) -> str:
+    """The default source name: the file name without its extensions (``mate_in_2.pgn.gz`` -> ``mate_in_2``)."""
+    name = Path(path).name
+    for suffix in (".gz", ".zst", ".pgn", ".csv"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name.replace(" ", "_") or "source"
+
+
+def file_checksum(path: str | Path) -> str:
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            hasher.update(chunk)
+    return "sha256:" + hasher.hexdigest()
+
+
+def analyse_record(record: GameRecord) -> PositionAnalysis | Finding:
+    """Analysis of one record; an unexpected failure costs that record only, as a finding."""
+    try:
+        return analyse(record.start_board(), record.solution)
+    except Exception as exc:  # a detector bug must never lose the other games
+        return Finding("error", "analysis-failed", f"analysis failed ({type(exc).__name__}: {exc}); game skipped",
+                       file=record.location.file, game=record.location.game_number, line=record.location.line)
+
+
+def import_files(store: Store, paths: list[str | Path], *, source: str | None = None,
+                 themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
+                 progress: ProgressCallback | None = None,
+                 on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
+    """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors."""
+    started = dt.datetime.now(dt.timezone.utc)
+    user_themes = validate_themes(themes)
+    minter = IriMinter(base_iri)
+    groups: dict[str, list[Path]] = {}
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            raise ImportError_(f"{path}: no such file")
+        name = validate_source_name(source or source_name_for(path))
+        groups.setdefault(name, []).append(path)
+    report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
+    for source_report in report.sources:
+        source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
+
+    def note(finding: Finding, source_report: SourceReport) -> None:
+        report.findings.append(finding)
+        if finding.level == "error":
+            source_report.errors += 1
+        if on_finding is not None:
+            on_finding(finding)
+
+    def all_quads() -> Iterator[Quad]:
+        yield from ontology_quads()
+        for source_report in report.sources:
+            ctx = MappingContext(minter, source_report.name, user_themes)
+            yield from source_quads(ctx)
+            for path in groups[source_report.name]:
+                for item in read_records(path, lang=lang, display_name=path.name):
+                    if isinstance(item, Finding):
+                        note(item, source_report)
+                    else:
+                        analysis = analyse_record(item)
+                        if isinstance(analysis, Finding):
+                            note(analysis, source_report)
+                            continue
+                        quads = record_quads(item, analysis, ctx)
+                        report.quads += len(quads)
+                        source_report.games += 1
+                        yield from quads
+                    if progress is not None:
+                        progress(report)
+            yield from _meta_quads(minter, source_report, started)
+
+    quads = _require_some_records(all_quads(), report)
+    if quads is None:
+        return report
+    remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
+    from .ontology_graph import ONTOLOGY_GRAPH
+
+    store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
+                         remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
+    report.seconds = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
+    return report
+
+
+def _require_some_records(quads: Iterator[Quad], report: ImportReport) -> Iterator[Quad] | None:
+    """The quad stream, or ``None`` when not one game could be read (the store is not touched).
+
+    The stream is consumed until the first game's quads appear; if the input ends before that,
+    nothing is written.
+    """
+    buffered: list[Quad] = []
+    for quad in quads:
+        buffered.append(quad)
+        if report.games > 0:
+            break
+    if report.games == 0:
+        return None
+
+    def chained() -> Iterator[Quad]:
+        yield from buffered
+        yield from quads
+
+    return chained()
+
+
+def _meta_quads(minter: IriMinter, source: SourceReport, started: dt.datetime) -> Iterator[Quad]:
+    """Import time, checksum and files of a source, in the meta graph (not part of its content,
+    so re-importing an unchanged file yields the same quads in the source's own graphs)."""
+    subject = minter.source(source.name)
+    graph = minter.meta_graph
+    yield Quad(subject, RDF.type, CP.Source, graph)
+    yield Quad(subject, CP.sourceName, Literal(source.name), graph)
+    yield Quad(subject, CP.checksum, Literal(source.checksum), graph)
+    yield Quad(subject, CP.importedAt, Literal(started.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime), graph)
+    for file in source.files:
+        yield Quad(subject, DCTERMS.source, Literal(Path(file).name), graph)
+
+
+def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bool:
+    """Remove one source's graphs and metadata; what other sources also assert stays."""
+    minter = IriMinter(base_iri)
+    graph = minter.source_graph(name)
+    if graph not in store.named_graphs():
+        return False
+    store.replace_graphs([graph, minter.inferred_graph(name)], [],
+                         remove_subjects=[(minter.source(name), minter.meta_graph)])
+    return True

@@ -1,0 +1,111 @@
+"""Minting IRIs for individuals: deterministic, collision-free, readable where possible.
+
+Version 1 named individuals ``Event1``, ``Board1`` … in every file, so files could not be merged.
+Here every IRI is derived from what identifies the thing, never from its place in a file:
+
+* a game (``match/…``) from its start position and moves (pgn-extract's notion of the same game),
+  or, for a game with no moves, from its Seven Tag Roster as well;
+* a position (``position/…``) from its game and ply, or from the lichess puzzle id;
+* a player from the order-free name key (one individual per name across sources);
+* an event from its name, site and year;
+* a board from its game; a source from its name.
+
+The base is configurable (``--base-iri`` / ``CHESSKB_BASE_IRI``); importing the same game twice,
+from one file or two, yields the same IRIs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from urllib.parse import quote
+
+from pyoxigraph import NamedNode
+
+from .names import name_key, slug
+
+DEFAULT_BASE_IRI = "https://w3id.org/chesskb/id/"
+BASE_IRI_ENV = "CHESSKB_BASE_IRI"
+
+
+def default_base_iri() -> str:
+    return os.environ.get(BASE_IRI_ENV) or DEFAULT_BASE_IRI
+
+
+def digest(*parts: str, length: int = 16) -> str:
+    """Short stable hash of the parts (sha256, hex)."""
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(part.encode("utf-8"))
+        hasher.update(b"\x1f")
+    return hasher.hexdigest()[:length]
+
+
+class IriMinter:
+    """All individual IRIs under one base. The only place IRIs of individuals are built."""
+
+    def __init__(self, base: str | None = None) -> None:
+        base = base or default_base_iri()
+        self.base = base if base.endswith(("/", "#")) else base + "/"
+
+    def _iri(self, *segments: str) -> NamedNode:
+        return NamedNode(self.base + "/".join(quote(segment, safe="-._~") for segment in segments))
+
+    def match(self, game_key: str) -> NamedNode:
+        return self._iri("match", game_key)
+
+    def lichess_match(self, game_url: str) -> NamedNode:
+        game_id = game_url.rstrip("/").split("/")[-1].split("#")[0].split("?")[0]
+        return self._iri("match", "lichess-" + game_id)
+
+    def position(self, game_key: str, ply: int) -> NamedNode:
+        return self._iri("position", f"{game_key}-{ply}")
+
+    def lichess_position(self, puzzle_id: str) -> NamedNode:
+        return self._iri("position", "lichess-" + puzzle_id)
+
+    def player(self, name: str) -> NamedNode:
+        key = name_key(name)
+        return self._iri("player", slug(key.replace(" ", "-")) + "-" + digest(key, length=6))
+
+    def unknown_player(self, game_key: str, colour: str) -> NamedNode:
+        return self._iri("player", f"unknown-{game_key}-{colour}")
+
+    def event(self, name: str, site: str | None, year: int | None) -> NamedNode:
+        key = "|".join((name_key(name), name_key(site or ""), str(year or "")))
+        return self._iri("event", slug(name) + "-" + digest(key, length=6))
+
+    def unknown_event(self, game_key: str) -> NamedNode:
+        return self._iri("event", f"unknown-{game_key}")
+
+    def board(self, game_key: str) -> NamedNode:
+        return self._iri("board", game_key)
+
+    def source(self, name: str) -> NamedNode:
+        return self._iri("source", name)
+
+    def source_graph(self, name: str) -> NamedNode:
+        """The named graph holding everything a source asserts."""
+        return self._iri("graph", name)
+
+    def inferred_graph(self, name: str) -> NamedNode:
+        """The named graph holding what was inferred from a source (superclass types, inverses)."""
+        return self._iri("graph", name, "inferred")
+
+    def source_record(self, source: str, game_number: int) -> NamedNode:
+        return self._iri("source", source, "game", str(game_number))
+
+    @property
+    def meta_graph(self) -> NamedNode:
+        """The named graph describing the sources themselves (counts, checksum, import time)."""
+        return self._iri("graph", "_meta")
+
+
+def game_key(start_fen_key: str, moves_uci: list[str], roster: tuple[str, ...] = ()) -> str:
+    """Identity of a game: the same moves from the same start are the same game (pgn-extract).
+
+    A game without moves says nothing by its moves, so its Seven Tag Roster joins the key.
+    """
+    if moves_uci:
+        return digest(start_fen_key, " ".join(moves_uci))
+    return digest(start_fen_key, "", *roster)

@@ -1,0 +1,307 @@
+"""Quads for one game or puzzle: Match, Event, Board, two Players, Position, provenance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import chess
+from pyoxigraph import Literal, NamedNode, Quad
+
+from ..analysis import PositionAnalysis
+from ..countries import country_code
+from ..iris import IriMinter, game_key
+from ..names import display_name, name_key
+from ..records import GameRecord
+from ..tags import MappedTags, map_tags
+from ..themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
+from ..vocab import CP, DCTERMS, RDF, RDFS, SKOS, XSD
+
+_INVERSES = {
+    "hasMatch": "hasPosition",
+    "hasPlayerWhite": "whitePlayerOf",
+    "hasPlayerBlack": "blackPlayerOf",
+    "hasEvent": "eventOf",
+    "hasBoard": "boardOf",
+}
+_MATE_IN_TERMINATION = re.compile(r"mate\s+in\s+(\d+)", re.IGNORECASE)
+
+
+@dataclass
+class MappingContext:
+    """What every record of one import shares: IRIs, the source and its graphs, user themes."""
+
+    minter: IriMinter
+    source: str
+    user_themes: tuple[str, ...] = ()
+    graph: NamedNode = field(init=False)
+    inferred: NamedNode = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.graph = self.minter.source_graph(self.source)
+        self.inferred = self.minter.inferred_graph(self.source)
+
+
+def literal(value: bool | int | str | dt.date | dt.datetime | dt.time) -> Literal:
+    """A Python value as a typed literal (bool before int: ``True`` is an ``int`` too)."""
+    if isinstance(value, bool):
+        return Literal("true" if value else "false", datatype=XSD.boolean)
+    if isinstance(value, int):
+        return Literal(str(value), datatype=XSD.integer)
+    if isinstance(value, dt.datetime):
+        return Literal(value.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+    if isinstance(value, dt.date):
+        return Literal(value.isoformat(), datatype=XSD.date)
+    if isinstance(value, dt.time):
+        return Literal(value.isoformat(), datatype=XSD.time)
+    return Literal(str(value))
+
+
+def class_label(name: str) -> str:
+    """``MateInTwo`` -> ``Mate in two`` (labels of individuals; the ontology has the real ones)."""
+    words = re.findall(r"[A-Z][a-z]*|[0-9]+|[a-z]+", name)
+    return " ".join([words[0]] + [w.lower() for w in words[1:]]) if words else name
+
+
+class _Quads:
+    """A small accumulator so the mapping code reads as a list of statements."""
+
+    def __init__(self, ctx: MappingContext) -> None:
+        self.ctx = ctx
+        self.items: list[Quad] = []
+
+    def add(self, subject: NamedNode, predicate: NamedNode, obj: NamedNode | Literal) -> None:
+        self.items.append(Quad(subject, predicate, obj, self.ctx.graph))
+
+    def value(self, subject: NamedNode, prop: str, value) -> None:
+        self.add(subject, CP.term(prop), literal(value))
+
+    def link(self, subject: NamedNode, prop: str, obj: NamedNode) -> None:
+        self.add(subject, CP.term(prop), obj)
+        inverse = _INVERSES.get(prop)
+        if inverse is not None:
+            self.items.append(Quad(obj, CP.term(inverse), subject, self.ctx.inferred))
+
+    def types(self, subject: NamedNode, classes: Iterable[str]) -> None:
+        asserted = list(dict.fromkeys(classes))
+        for name in asserted:
+            self.add(subject, RDF.type, CP.term(name))
+        implied = dict.fromkeys(a for name in asserted for a in ancestors(name) if a not in asserted)
+        for name in implied:
+            self.items.append(Quad(subject, RDF.type, CP.term(name), self.ctx.inferred))
+
+
+def source_quads(ctx: MappingContext) -> list[Quad]:
+    """The ``cp:Source`` individual itself (its counts and checksum live in the meta graph)."""
+    source = ctx.minter.source(ctx.source)
+    return [
+        Quad(source, RDF.type, CP.Source, ctx.graph),
+        Quad(source, CP.sourceName, Literal(ctx.source), ctx.graph),
+        Quad(source, RDFS.label, Literal(f"Source {ctx.source}"), ctx.graph),
+    ]
+
+
+def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext) -> list[Quad]:
+    """All quads for one record (asserted in the source graph, implied in the inferred graph)."""
+    out = _Quads(ctx)
+    if record.puzzle is not None:
+        _map_puzzle(record, analysis, ctx, out)
+    else:
+        _map_game(record, analysis, ctx, out)
+    return out.items
+
+
+# --- PGN games ------------------------------------------------------------------------------
+
+def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads) -> None:
+    tags = map_tags(record.headers)
+    minter = ctx.minter
+    roster = tuple(record.headers.get(t, "") for t in ("Event", "Site", "Date", "Round", "White", "Black"))
+    key = game_key(str(analysis.facts.get("positionKey", record.start_fen)),
+                   [move.uci() for move in record.solution], roster)
+    match, position, board = minter.match(key), minter.position(key, 0), minter.board(key)
+    event = _map_event(tags, key, ctx, out)
+    white = _map_player(tags, "white", key, ctx, out)
+    black = _map_player(tags, "black", key, ctx, out)
+
+    white_name = _name_or(tags, "white", "?")
+    black_name = _name_or(tags, "black", "?")
+    place = tags.get("event", "site") or tags.get("event", "eventName")
+    year = tags.get("match", "year")
+    match_label = f"{display_name(white_name)} vs {display_name(black_name)}" + (
+        f", {place}" if place else "") + (f" {year}" if year else "")
+
+    out.types(match, ["Match"])
+    out.add(match, RDFS.label, Literal(match_label))
+    for value in tags.for_entity("match"):
+        out.value(match, value.prop, value.value)
+    out.value(match, "gameKey", key)
+    out.value(match, "fullMoveCount", _full_moves(record))
+    for tag, raw in tags.extra:
+        out.value(match, "pgnTag", f'[{tag} "{raw}"]')
+    fen_tag = record.headers.get("FEN")
+    if fen_tag is not None and fen_tag.strip() != record.start_fen:
+        out.value(match, "pgnTag", f'[FEN "{fen_tag}"]')
+    for prop, obj in (("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white),
+                      ("hasPlayerBlack", black)):
+        out.link(match, prop, obj)
+    _map_provenance(record, match, ctx, out)
+
+    out.types(board, ["Board"])
+    out.add(board, RDFS.label, Literal(f"Board of {match_label}"))
+    for value in tags.for_entity("board"):
+        out.value(board, value.prop, value.value)
+
+    classes = _themes(record, analysis, tags, ctx)
+    _map_position(position, record, analysis, classes, out,
+                  label=f"{class_label(_label_class(classes))} — {match_label}")
+    out.value(position, "plyInGame", 0)
+    for prop, obj in (("hasMatch", match), ("hasEvent", event), ("hasBoard", board),
+                      ("hasPlayerWhite", white), ("hasPlayerBlack", black)):
+        out.link(position, prop, obj)
+
+
+def _name_or(tags: MappedTags, colour: str, default: str) -> str:
+    value = tags.get(colour, "name")  # type: ignore[arg-type]
+    return str(value) if value else default
+
+
+def _full_moves(record: GameRecord) -> int:
+    plies = len(record.solution)
+    black_starts = " b " in record.start_fen
+    return (plies + 1) // 2 if not black_starts else plies // 2 + (1 if plies else 0)
+
+
+def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
+    name = tags.get("event", "eventName")
+    site = tags.get("event", "site")
+    year = tags.get("event", "eventYear") or tags.get("match", "year")
+    event = ctx.minter.event(str(name), str(site) if site else None, int(year) if year else None) \
+        if name else ctx.minter.unknown_event(key)
+    out.types(event, ["Event"])
+    out.add(event, RDFS.label, Literal(str(name) if name else "Unknown event"))
+    for value in tags.for_entity("event"):
+        out.value(event, value.prop, value.value)
+    code = country_code(_str(tags.get("event", "eventCountry")), _str(site))
+    if code:
+        out.value(event, "countryCode", code)
+    return event
+
+
+def _str(value) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
+    name = tags.get(colour, "name")  # type: ignore[arg-type]
+    if not name or not name_key(str(name)):
+        player = ctx.minter.unknown_player(key, colour)
+        out.types(player, ["Player"])
+        out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
+        return player
+    player = ctx.minter.player(str(name))
+    out.types(player, ["Player"])
+    out.add(player, RDFS.label, Literal(display_name(str(name))))
+    out.add(player, SKOS.altLabel, Literal(str(name)))
+    out.value(player, "nameKey", name_key(str(name)))
+    for value in tags.for_entity(colour):  # type: ignore[arg-type]
+        out.value(player, value.prop, value.value)
+    return player
+
+
+def _map_provenance(record: GameRecord, match: NamedNode, ctx: MappingContext, out: _Quads) -> None:
+    where = ctx.minter.source_record(ctx.source, record.location.game_number)
+    out.add(match, DCTERMS.source, where)
+    out.types(where, ["SourceRecord"])
+    out.add(where, RDFS.label, Literal(
+        f"{record.location.file}, game {record.location.game_number}, line {record.location.line}"))
+    out.value(where, "sourceFile", record.location.file)
+    out.value(where, "gameNumber", record.location.game_number)
+    out.value(where, "lineNumber", record.location.line)
+    out.link(where, "inSource", ctx.minter.source(ctx.source))
+
+
+# --- lichess puzzles ------------------------------------------------------------------------
+
+def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads) -> None:
+    puzzle = record.puzzle
+    assert puzzle is not None
+    position = ctx.minter.lichess_position(puzzle.puzzle_id)
+    classes = _themes(record, analysis, None, ctx)
+    _map_position(position, record, analysis, classes, out,
+                  label=f"{class_label(_label_class(classes))} — lichess puzzle {puzzle.puzzle_id}")
+    out.value(position, "puzzleId", puzzle.puzzle_id)
+    for prop, value in (("puzzleRating", puzzle.rating), ("puzzleRatingDeviation", puzzle.rating_deviation),
+                        ("popularity", puzzle.popularity), ("nbPlays", puzzle.nb_plays)):
+        if value is not None:
+            out.value(position, prop, value)
+    for tag in puzzle.opening_tags:
+        out.value(position, "openingTag", tag)
+    for theme in puzzle.themes:
+        out.value(position, "sourceThemeLabel", theme)
+    if puzzle.game_url:
+        match = ctx.minter.lichess_match(puzzle.game_url)
+        game_url = puzzle.game_url.split("#")[0]
+        out.types(match, ["Match"])
+        out.add(match, RDFS.label, Literal(f"lichess game {game_url.rsplit('/', 1)[-1]}"))
+        out.add(match, CP.gameUrl, Literal(game_url, datatype=XSD.anyURI))
+        out.link(position, "hasMatch", match)
+        fragment = puzzle.game_url.split("#")[1] if "#" in puzzle.game_url else ""
+        if fragment.isdigit():
+            out.value(position, "plyInGame", int(fragment) + 1)  # the setup move was played
+        _map_provenance(record, match, ctx, out)
+
+
+# --- the position ---------------------------------------------------------------------------
+
+def _themes(record: GameRecord, analysis: PositionAnalysis, tags: MappedTags | None,
+            ctx: MappingContext) -> dict[str, set[str]]:
+    """Asserted theme classes and who asserted each: ``detected``, ``source``, ``user``."""
+    origin: dict[str, set[str]] = {}
+
+    def add(name: str, who: str) -> None:
+        origin.setdefault(name, set()).add(who)
+
+    for name in ctx.user_themes:
+        add(name, "user")
+    if record.puzzle is not None:
+        for theme in record.puzzle.themes:
+            if theme in LICHESS_THEME_CLASSES:
+                add(LICHESS_THEME_CLASSES[theme], "source")
+    termination = record.headers.get("Termination", "")
+    match = _MATE_IN_TERMINATION.search(termination)
+    if match:
+        add(mate_in_class(int(match.group(1))), "source")
+    for name in analysis.classes:
+        add(name, "detected")
+    return origin
+
+
+def _label_class(classes: dict[str, set[str]]) -> str:
+    """The class named in a position's label: a mate class first, else any asserted class."""
+    names = list(classes)
+    mates = [name for name in names if name.startswith("MateIn") or name == "OtherMate"]
+    return (mates or names or ["Position"])[0]
+
+
+_ORIGIN_PROPERTY = {"detected": "themeDetected", "source": "themeFromSource", "user": "themeFromUser"}
+
+
+def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAnalysis,
+                  classes: dict[str, set[str]], out: _Quads, *, label: str) -> None:
+    out.types(position, list(classes) or ["Position"])
+    out.add(position, RDFS.label, Literal(label))
+    out.value(position, "fen", record.start_fen)
+    if record.movetext:
+        out.value(position, "move", record.movetext)
+    out.value(position, "typePosition", type_position_for(set(classes)))
+    for name, who in classes.items():
+        for origin in sorted(who):
+            out.add(position, CP.term(_ORIGIN_PROPERTY[origin]), CP.term(name))
+    for prop, value in analysis.facts.items():
+        out.value(position, prop, value)
+    if "sideToMove" not in analysis.facts:  # analysis is always run; keep the FEN fact anyway
+        out.value(position, "sideToMove",
+                  "white" if chess.Board(record.start_fen).turn == chess.WHITE else "black")

@@ -1,0 +1,101 @@
+"""The lichess puzzle CSV (``lichess_db_puzzle.csv``, also ``.csv.zst``).
+
+Columns ``PuzzleId,FEN,Moves,Rating,RatingDeviation,Popularity,NbPlays,Themes,GameUrl,
+OpeningTags[,DailyDate]``. The CSV's FEN is the position *before* the opponent's move
+``Moves[0]``; the exercise starts after it and its solution is ``Moves[1:]`` (UCI).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+
+from ..findings import Finding
+from ..records import GameRecord, LichessPuzzle, SourceLocation
+from .text import open_text
+
+REQUIRED_COLUMNS = ("PuzzleId", "FEN", "Moves")
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def read_lichess_csv(path: str | Path, *, display_name: str | None = None) -> Iterator[GameRecord | Finding]:
+    name = display_name or str(path)
+    try:
+        handle = open_text(path)
+    except OSError as exc:
+        yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
+        return
+    with handle:
+        reader = csv.DictReader(handle)
+        missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
+        if missing:
+            yield Finding("error", "csv-columns",
+                          f"not a lichess puzzle CSV: missing column(s) {', '.join(missing)}", file=name,
+                          line=1)
+            return
+        number = 0
+        line = reader.line_num
+        try:
+            for row in reader:
+                number += 1
+                yield _row_to_record(row, name, number, line + 1)
+                line = reader.line_num
+        except (csv.Error, OSError, EOFError, ValueError) as exc:
+            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
+                          game=number + 1, line=reader.line_num)
+
+
+def _row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -> GameRecord | Finding:
+    def finding(message: str, rule: str) -> Finding:
+        return Finding("error", rule, message, file=file_name, game=number, line=line)
+
+    puzzle_id = (row.get("PuzzleId") or "").strip()
+    if not puzzle_id:
+        return finding("empty PuzzleId; row skipped", "csv-row")
+    try:
+        board = chess.Board(row.get("FEN") or "")
+    except ValueError as exc:
+        return finding(f"puzzle {puzzle_id}: invalid FEN: {exc}", "fen-invalid")
+    moves_text = (row.get("Moves") or "").split()
+    if len(moves_text) < 2:
+        return finding(f"puzzle {puzzle_id}: Moves needs the setup move and a solution", "csv-row")
+    try:
+        moves = [chess.Move.from_uci(text) for text in moves_text]
+    except ValueError as exc:
+        return finding(f"puzzle {puzzle_id}: invalid UCI move: {exc}", "invalid-move")
+    replay = board.copy(stack=False)
+    for index, move in enumerate(moves):
+        if not replay.is_legal(move):
+            return finding(f"puzzle {puzzle_id}: illegal move {move.uci()} (move {index + 1} of Moves)",
+                           "illegal-move")
+        replay.push(move)
+    board.push(moves[0])
+    puzzle = LichessPuzzle(
+        puzzle_id=puzzle_id,
+        rating=_int_or_none(row.get("Rating")),
+        rating_deviation=_int_or_none(row.get("RatingDeviation")),
+        popularity=_int_or_none(row.get("Popularity")),
+        nb_plays=_int_or_none(row.get("NbPlays")),
+        themes=tuple((row.get("Themes") or "").split()),
+        game_url=(row.get("GameUrl") or "").strip() or None,
+        opening_tags=tuple((row.get("OpeningTags") or "").split()),
+        setup_move_uci=moves[0].uci(),
+    )
+    solution = moves[1:]
+    return GameRecord(
+        location=SourceLocation(file_name, number, line),
+        headers={},
+        start_fen=board.fen(),
+        solution=solution,
+        movetext=board.variation_san(solution),
+        puzzle=puzzle,
+    )

@@ -1,0 +1,230 @@
+"""PGN reading through python-chess, one game at a time, each game isolated.
+
+The file is cut into game segments by a small line scanner (a new game starts at a tag line that
+follows movetext, outside any ``{…}`` comment), and each segment is given to python-chess on its
+own. That buys three things python-chess alone does not give: the line where every game starts
+(for error messages), isolation (python-chess 1.11 can *raise* on some broken variations instead
+of recording an error — prior-art §B1 — and the crash then costs only that game), and segments
+that can be handed to worker processes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from ..findings import Finding
+from ..records import GameRecord, SourceLocation
+from .text import open_text
+
+#: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
+#: reported and skipped: the ontology describes standard chess.
+SUPPORTED_VARIANTS = {"", "standard", "chess", "normal", "from position", "chess960", "chess 960",
+                      "fischerandom", "fischer random", "fischerrandom", "960"}
+
+_RESULT_AT_END = re.compile(r"\s*(1-0|0-1|1/2-1/2|\*)\s*$")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """The text of one or more consecutive games and the line its first non-blank line is on."""
+
+    text: str
+    header_text: str
+    movetext: str
+    line: int
+
+
+def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
+    """Cut a PGN stream into game segments without parsing moves."""
+    header: list[str] = []
+    moves: list[str] = []
+    start_line = 0
+    depth = 0  # inside {…} comments, which may span lines and contain "[" at line start
+
+    def flush() -> Segment | None:
+        if not header and not any(line.strip() for line in moves):
+            return None
+        text_header = "".join(header)
+        text_moves = "".join(moves)
+        return Segment(text_header + text_moves, text_header, text_moves, start_line)
+
+    for number, line in enumerate(handle, start=1):
+        stripped = line.lstrip()
+        if depth == 0 and stripped.startswith("["):
+            if moves and any(m.strip() for m in moves):
+                segment = flush()
+                if segment is not None:
+                    yield segment
+                header, moves = [], []
+            if not header and not moves:
+                start_line = number
+            header.append(line)
+            continue
+        if stripped.startswith("%"):
+            continue  # PGN escape line
+        if not header and not moves and not stripped:
+            continue
+        if not header and not moves:
+            start_line = number
+        moves.append(line)
+        depth = _comment_depth_after(line, depth)
+    segment = flush()
+    if segment is not None:
+        yield segment
+
+
+def _comment_depth_after(line: str, depth: int) -> int:
+    """Brace depth after ``line``; a ``;`` outside braces comments out the rest of the line."""
+    for char in line:
+        if depth:
+            if char == "}":
+                depth = 0
+        elif char == "{":
+            depth = 1
+        elif char == ";":
+            break
+    return depth
+
+
+class _QuietGameBuilder(chess.pgn.GameBuilder):
+    """python-chess's builder without its logging: errors stay data in ``game.errors``."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def read_pgn(path: str | Path, *, lang: str | None = None,
+             display_name: str | None = None) -> Iterator[GameRecord | Finding]:
+    """Every game of a PGN file (``.pgn``, ``.pgn.gz``, ``.pgn.zst``) as a record or a finding."""
+    name = display_name or str(path)
+    try:
+        handle = open_text(path)
+    except OSError as exc:
+        yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
+        return
+    games_read = 0
+    with handle:
+        try:
+            for segment in split_segments(handle):
+                items, count = parse_segment(segment, name, games_read, lang=lang)
+                games_read += count
+                yield from items
+        except (OSError, EOFError, ValueError) as exc:  # truncated gzip, corrupt zstd frame …
+            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
+                          game=games_read + 1)
+
+
+def parse_segment(segment: Segment, file_name: str, games_before: int, *,
+                  lang: str | None = None) -> tuple[list[GameRecord | Finding], int]:
+    """Parse one segment with python-chess; never raises.
+
+    Returns the records and findings and how many games the segment held; game numbers continue
+    from ``games_before``.
+    """
+    movetext = segment.movetext
+    if lang and lang != "en":
+        from ..notation import to_english_movetext
+
+        movetext = to_english_movetext(movetext, lang)
+    header = segment.header_text if segment.header_text.endswith("\n") or not segment.header_text \
+        else segment.header_text + "\n"
+    stream = io.StringIO(header + movetext)
+    out: list[GameRecord | Finding] = []
+    number = games_before
+    while True:
+        try:
+            game = chess.pgn.read_game(stream, Visitor=_QuietGameBuilder)
+        except Exception as exc:  # python-chess 1.11 raises on some broken inputs (§B1)
+            number += 1
+            out.append(Finding("error", "pgn-unreadable",
+                               f"python-chess could not read the game ({type(exc).__name__}: {exc})",
+                               file=file_name, game=number, line=segment.line))
+            break
+        if game is None:
+            break
+        number += 1
+        single = number == games_before + 1 and not stream.getvalue()[stream.tell():].strip()
+        out.append(_record_or_finding(game, segment, movetext, file_name, number, single=single))
+    return out, number - games_before
+
+
+def _record_or_finding(game: chess.pgn.Game, segment: Segment, movetext: str, file_name: str,
+                       number: int, *, single: bool) -> GameRecord | Finding:
+    variant = game.headers.get("Variant", "").strip().lower()
+    if variant not in SUPPORTED_VARIANTS:
+        return Finding("error", "variant-unsupported",
+                       f"variant {game.headers.get('Variant')!r} is not standard chess; game skipped",
+                       file=file_name, game=number, line=segment.line)
+    if game.errors:
+        error = game.errors[0]
+        line = _line_of_error(segment, error) or segment.line
+        return Finding("error", _error_rule(error), _error_message(error),
+                       file=file_name, game=number, line=line)
+    try:
+        board = game.board()
+    except ValueError as exc:
+        return Finding("error", "fen-invalid", f"invalid FEN: {exc}", file=file_name, game=number,
+                       line=segment.line)
+    solution = list(game.mainline_moves())
+    comments = {node.ply(): node.comment for node in game.mainline() if node.comment}
+    if game.comment:
+        comments[0] = game.comment
+    text = _RESULT_AT_END.sub("", " ".join(movetext.split())) if single else _exported_movetext(game)
+    headers = {key: value for key, value in game.headers.items()}
+    return GameRecord(
+        location=SourceLocation(file_name, number, segment.line),
+        headers=headers,
+        start_fen=board.fen(),
+        solution=solution,
+        movetext=text,
+        comments=comments,
+    )
+
+
+def _exported_movetext(game: chess.pgn.Game) -> str:
+    exporter = chess.pgn.StringExporter(headers=False, columns=None, comments=True, variations=True)
+    return _RESULT_AT_END.sub("", game.accept(exporter))
+
+
+def _error_rule(error: Exception) -> str:
+    if isinstance(error, chess.IllegalMoveError):
+        return "illegal-move"
+    if isinstance(error, chess.AmbiguousMoveError):
+        return "ambiguous-move"
+    if isinstance(error, chess.InvalidMoveError):
+        return "invalid-move"
+    if isinstance(error, ValueError) and "fen" in str(error).lower():
+        return "fen-invalid"
+    return "pgn-error"
+
+
+def _error_message(error: Exception) -> str:
+    message = str(error) or type(error).__name__
+    if isinstance(error, chess.IllegalMoveError):
+        return f"{message}; game skipped"
+    if isinstance(error, ValueError) and "fen" in message.lower():
+        return f"invalid FEN: {message}"
+    return f"{message}; game skipped"
+
+
+_SAN_IN_MESSAGE = re.compile(r"san: '([^']+)'|illegal san: '([^']+)'|(?:san|move)[^']*'([^']+)'")
+
+
+def _line_of_error(segment: Segment, error: Exception) -> int | None:
+    """Best effort: the movetext line holding the offending move token."""
+    match = _SAN_IN_MESSAGE.search(str(error))
+    if not match:
+        return None
+    token = next(group for group in match.groups() if group)
+    header_lines = segment.header_text.count("\n") + (1 if segment.header_text else 0)
+    for offset, line in enumerate(segment.movetext.splitlines()):
+        if re.search(r"(?<![\w])" + re.escape(token) + r"(?![\w])", line):
+            return segment.line + header_lines + offset - (1 if segment.header_text else 0)
+    return None

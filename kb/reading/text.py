@@ -1,0 +1,50 @@
+"""Opening chess files as text: compression by suffix, encoding sniffed per file.
+
+PGN has no declared encoding. Real collections are UTF-8 (sometimes with a BOM) or Latin-1
+(``mate_in_2.pgn``, ``odds.pgn``); python-chess needs text, so the caller chooses. We scan the
+file once as UTF-8 in chunks (cheap next to parsing) and fall back to Latin-1 for the whole file
+if any byte sequence is invalid, so one file never mixes two decodings.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+_CHUNK = 1 << 20
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """The file's bytes, decompressed when the name ends in ``.gz`` or ``.zst``."""
+    name = str(path).lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if name.endswith(".zst"):
+        import zstandard
+
+        raw = open(path, "rb")
+        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def sniff_encoding(path: str | Path) -> str:
+    """``"utf-8-sig"`` if the whole file decodes as UTF-8, else ``"latin-1"``."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with open_binary(path) as handle:
+        while True:
+            chunk = handle.read(_CHUNK)
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError:
+                return "latin-1"
+            if not chunk:
+                return "utf-8-sig"
+
+
+def open_text(path: str | Path, encoding: str | None = None) -> TextIO:
+    """A text stream with universal newlines (CRLF read as LF) in the sniffed encoding."""
+    encoding = encoding or sniff_encoding(path)
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, newline=None, errors="strict")

@@ -1,0 +1,168 @@
+"""The embedded store: Oxigraph on disk, with imports that land whole or not at all.
+
+A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink
+naming the live one. A write (import, remove-source) copies the live generation (a RocksDB
+checkpoint: hard links, cheap), bulk-loads into the copy, and only when the copy is complete and
+flushed swaps ``CURRENT`` with one atomic ``rename``. Killing the process at any moment, SIGKILL
+included, leaves ``CURRENT`` on the old, untouched generation; leftovers are removed on the next
+write. Because published generations are never written again, readers (``chesskb serve``) open
+them read-only while an import runs, and notice the swap on their next request.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from pyoxigraph import NamedNode, Quad, Store as OxStore, Variable
+
+from ..vocab import PREFIXES
+from .base import QueryResult, QuerySyntaxError, StoreError, Term
+
+CURRENT = "CURRENT"
+LOCK = "write.lock"
+
+
+class EmbeddedStore:
+    """An Oxigraph store directory with atomic, generation-swapping writes."""
+
+    def __init__(self, location: str | os.PathLike[str]) -> None:
+        self.path = Path(location)
+        self.location = str(self.path)
+        self._store: OxStore | None = None
+        self._generation: str | None = None
+        self._lock = threading.Lock()
+
+    # --- reading --------------------------------------------------------------------------
+
+    def _live_generation(self) -> str | None:
+        try:
+            return os.readlink(self.path / CURRENT)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"{self.path} is not a chesskb store ({exc})") from exc
+
+    def _reader(self) -> OxStore:
+        """The live generation, opened read-only; reopened when a write has swapped it."""
+        with self._lock:
+            generation = self._live_generation()
+            if generation is None:
+                if self._store is None or self._generation is not None:
+                    self._store = OxStore()  # empty, in memory: nothing imported yet
+                    self._generation = None
+                return self._store
+            if self._store is None or generation != self._generation:
+                self._store = OxStore.read_only(str(self.path / generation))
+                self._generation = generation
+            return self._store
+
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        substitutions = {Variable(name): term for name, term in (bindings or {}).items()}
+        try:
+            return self._reader().query(sparql, use_default_graph_as_union=True, prefixes=PREFIXES,
+                                        substitutions=substitutions or None)
+        except SyntaxError as exc:
+            raise QuerySyntaxError(str(exc)) from exc
+        except OSError as exc:
+            raise StoreError(str(exc)) from exc
+
+    def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
+        store = self._reader()
+        if graphs is None:
+            yield from store.quads_for_pattern(None, None, None, None)
+            return
+        for graph in graphs:
+            yield from store.quads_for_pattern(None, None, None, graph)
+
+    def named_graphs(self) -> list[NamedNode]:
+        return [g for g in self._reader().named_graphs() if isinstance(g, NamedNode)]
+
+    def close(self) -> None:
+        with self._lock:
+            self._store = None
+            self._generation = None
+
+    # --- writing --------------------------------------------------------------------------
+
+    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Quad],
+                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = ()) -> None:
+        """Drop the graphs ``remove`` and add ``quads`` as one atomic step (see module doc)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock_path = self.path / LOCK
+        try:
+            lock_fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            if not _lock_is_stale(lock_path):
+                raise StoreError(f"another import is writing to {self.path} (lock file {lock_path}); "
+                                 "wait for it, or remove the lock if that process is gone") from None
+            lock_path.unlink(missing_ok=True)
+            lock_fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        os.write(lock_fd, str(os.getpid()).encode())
+        os.close(lock_fd)
+        try:
+            self._remove_leftovers()
+            live = self._live_generation()
+            number = int(live.split("-")[1]) + 1 if live else 1
+            name = f"gen-{number:06d}"
+            staging = self.path / (name + ".partial")
+            if live:
+                OxStore.read_only(str(self.path / live)).backup(str(staging))
+                target = OxStore(str(staging))
+            else:
+                target = OxStore(str(staging))
+            for graph in remove:
+                if target.contains_named_graph(graph):
+                    target.remove_graph(graph)
+            for subject, graph in remove_subjects:
+                for quad in list(target.quads_for_pattern(subject, None, None, graph)):
+                    target.remove(quad)
+            target.bulk_extend(quads)
+            target.flush()
+            del target
+            os.rename(staging, self.path / name)
+            link = self.path / (CURRENT + ".new")
+            link.unlink(missing_ok=True)
+            os.symlink(name, link)
+            os.replace(link, self.path / CURRENT)  # the atomic switch
+            _fsync_dir(self.path)
+            if live:
+                shutil.rmtree(self.path / live, ignore_errors=True)
+        finally:
+            lock_path.unlink(missing_ok=True)
+
+    def _remove_leftovers(self) -> None:
+        live = self._live_generation()
+        for entry in self.path.iterdir():
+            if entry.name.startswith("gen-") and entry.name != live:
+                shutil.rmtree(entry, ignore_errors=True)
+        (self.path / (CURRENT + ".new")).unlink(missing_ok=True)
+
+
+def _lock_is_stale(lock_path: Path) -> bool:
+    """A lock whose writer process no longer exists (killed import) can be taken over."""
+    try:
+        pid = int(lock_path.read_text().strip() or "0")
+    except (OSError, ValueError):
+        return True
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

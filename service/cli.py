@@ -1,0 +1,340 @@
+"""The ``chesskb`` command: the interface users and other tools script against.
+
+Command names, options and output shapes here are public; keep them. Errors are one line on
+stderr and an exit code (1: the data, 2: the usage), never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
+
+from kb.findings import Finding
+from kb.importer import ImportError_, ImportReport, import_files, remove_source
+from kb.iris import BASE_IRI_ENV, default_base_iri
+from kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
+from kb.vocab import PREFIXES
+
+RESULT_FORMATS: dict[str, QueryResultsFormat] = {
+    "json": QueryResultsFormat.JSON,
+    "csv": QueryResultsFormat.CSV,
+    "tsv": QueryResultsFormat.TSV,
+    "xml": QueryResultsFormat.XML,
+}
+
+#: Commands that live in their own modules (``service/commands/NAME.py`` exposing ``command``).
+PLUGGED_COMMANDS = ("validate", "classify", "queries_cmd", "serve", "check", "merge_report", "site",
+                    "html", "course", "bench_queries")
+
+
+@dataclass
+class CliContext:
+    """Global options every command shares."""
+
+    store_location: str
+    update_endpoint: str | None
+    base_iri: str
+
+    def open_store(self) -> Store:
+        return open_store(self.store_location, update_endpoint=self.update_endpoint)
+
+
+class UsageProblem(click.UsageError):
+    """Exit 2 with a one-line message."""
+
+
+class DataProblem(click.ClickException):
+    """Exit 1 with a one-line message."""
+
+    exit_code = 1
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", "store_location", envvar=STORE_ENV, default=None, metavar="PATH|URL",
+              help=f"Store directory, or a SPARQL 1.1 endpoint URL (default ${STORE_ENV} or ./chesskb-store).")
+@click.option("--update-endpoint", default=None, metavar="URL",
+              help="SPARQL Update URL of a remote store, when it differs from the query URL.")
+@click.option("--base-iri", envvar=BASE_IRI_ENV, default=None, metavar="IRI",
+              help=f"Base IRI of individuals (default ${BASE_IRI_ENV} or {default_base_iri()}).")
+@click.version_option(package_name="chesskb")
+@click.pass_context
+def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | None,
+        base_iri: str | None) -> None:
+    """ChessPosition KB: didactic chess positions as a linked knowledge base."""
+    ctx.obj = CliContext(store_location or default_store_location(), update_endpoint,
+                         base_iri or default_base_iri())
+
+
+# --- import ---------------------------------------------------------------------------------
+
+class _Progress:
+    """A one-line status on a terminal (games/s, errors); silent when stderr is not a TTY."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, report: ImportReport) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.last < 0.25:
+            return
+        self.last = now
+        rate = report.games / max(now - self.started, 1e-9)
+        click.echo(f"\r  {report.games} games  {rate:,.0f} games/s  {report.errors} errors ",
+                   err=True, nl=False)
+
+    def done(self) -> None:
+        if self.enabled:
+            click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
+
+
+@cli.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--source", default=None, help="Source name (named graph); default: each file's stem.")
+@click.option("--theme", "themes", multiple=True, metavar="CLASS",
+              help="Assert this theme class for every position of the files (repeatable).")
+@click.option("--lang", default=None, metavar="CODE",
+              help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.")
+@click.pass_obj
+def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
+                   lang: str | None) -> None:
+    """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
+    progress = _Progress()
+
+    def on_finding(finding: Finding) -> None:
+        progress.done()
+        click.echo(str(finding), err=True)
+
+    try:
+        report = import_files(obj.open_store(), list(files), source=source, themes=themes,
+                              base_iri=obj.base_iri, lang=lang, progress=progress, on_finding=on_finding)
+    except ImportError_ as exc:
+        raise UsageProblem(str(exc)) from None
+    progress.done()
+    names = ", ".join(s.name for s in report.sources)
+    if report.games == 0:
+        raise DataProblem(f"nothing imported: no readable game in {len(files)} file(s); "
+                          f"{report.errors} error(s); the store is unchanged")
+    rate = report.games / report.seconds if report.seconds else 0.0
+    click.echo(f"imported {report.games} games into source {names} "
+               f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
+               f"{rate:,.0f} games/s) -> {obj.store_location}")
+
+
+# --- query ----------------------------------------------------------------------------------
+
+def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
+    params = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key:
+            raise UsageProblem(f"--param expects k=v, got {value!r}")
+        params[key] = rest
+    return params
+
+
+def _term_text(term: Any) -> str:
+    if term is None:
+        return ""
+    return getattr(term, "value", str(term))
+
+
+def render_table(result: QuerySolutions) -> str:
+    variables = [v.value for v in result.variables]
+    rows = [[_term_text(row[name]) for name in variables] for row in result]
+    widths = [max([len(name)] + [len(r[i]) for r in rows]) for i, name in enumerate(variables)]
+    lines = ["  ".join(name.ljust(w) for name, w in zip(variables, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
+    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(lines)
+
+
+def write_result(result: Any, fmt: str, out: Any) -> None:
+    """Print a query result: W3C result formats for SELECT/ASK, Turtle for CONSTRUCT/DESCRIBE."""
+    if isinstance(result, QueryTriples):
+        rdf = RdfFormat.N_TRIPLES if fmt in ("csv", "tsv") else RdfFormat.TURTLE
+        out.write(serialize(result, format=rdf, prefixes=PREFIXES if rdf == RdfFormat.TURTLE else None))
+        return
+    if fmt == "table":
+        if isinstance(result, QueryBoolean):
+            out.write(b"true\n" if bool(result) else b"false\n")
+        else:
+            out.write((render_table(result) + "\n").encode())
+        return
+    out.write(result.serialize(format=RESULT_FORMATS[fmt]))
+    if fmt == "json":
+        out.write(b"\n")
+
+
+@cli.command("query")
+@click.argument("sparql", required=False)
+@click.option("--file", "query_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Read the query from a .rq file.")
+@click.option("--name", default=None, help="Run the canned query queries/NAME.rq.")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Canned query parameter (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "tsv", "xml"]), default="table",
+              show_default=True)
+@click.pass_obj
+def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, name: str | None,
+                  params: tuple[str, ...], fmt: str) -> None:
+    """Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."""
+    from queries import QueryError, load_query
+
+    given = [x for x in (sparql, query_file, name) if x]
+    if len(given) != 1:
+        raise UsageProblem("give exactly one of: a SPARQL string, --file F.rq, --name NAME")
+    bindings = None
+    if name:
+        try:
+            canned = load_query(name)
+            bindings = canned.bind(_parse_params(params))
+        except QueryError as exc:
+            raise UsageProblem(str(exc)) from None
+        text = canned.text
+    else:
+        if params:
+            raise UsageProblem("--param goes with --name")
+        text = query_file.read_text(encoding="utf-8") if query_file else str(sparql)
+    store = obj.open_store()
+    try:
+        result = store.query(text, bindings=bindings)
+        write_result(result, fmt, sys.stdout.buffer)
+    except QuerySyntaxError as exc:
+        raise UsageProblem(f"SPARQL syntax error: {exc}") from None
+    sys.stdout.flush()
+
+
+# --- export, stats, sources -----------------------------------------------------------------
+
+@cli.command("export")
+@click.option("--format", "fmt", type=click.Choice(["owl", "ttl", "nt", "nq", "jsonld"]), required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Output file (default: standard output).")
+@click.option("--source", default=None, help="Export only this source (with the ontology).")
+@click.pass_obj
+def export_command(obj: CliContext, fmt: str, output: Path | None, source: str | None) -> None:
+    """Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé."""
+    from kb.export import write_export
+
+    store = obj.open_store()
+    if output is None:
+        write_export(store, fmt, sys.stdout.buffer, source=source, base_iri=obj.base_iri)
+        sys.stdout.flush()
+        return
+    partial = output.with_name(output.name + ".partial")
+    with open(partial, "wb") as handle:
+        write_export(store, fmt, handle, source=source, base_iri=obj.base_iri)
+    partial.replace(output)
+    click.echo(f"wrote {output} ({output.stat().st_size:,} bytes)", err=True)
+
+
+def _engine_note() -> str:
+    try:
+        engine = importlib.import_module("kb.analysis.engine")
+    except ImportError:
+        return "no engine support in this build: mate claims longer than 2 moves stay unverified"
+    return engine.engine_status()
+
+
+@cli.command("stats")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_obj
+def stats_command(obj: CliContext, fmt: str) -> None:
+    """Counts of positions, games, players, events and theme classes."""
+    from kb.stats import kb_stats, list_sources
+
+    store = obj.open_store()
+    stats = kb_stats(store)
+    stats["sources"] = len(list_sources(store, base_iri=obj.base_iri))
+    stats["engine"] = _engine_note()
+    if fmt == "json":
+        click.echo(json.dumps(stats, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"store      {stats['store']}")
+    for key in ("sources", "positions", "matches", "players", "events"):
+        click.echo(f"{key:<10} {stats[key]}")
+    click.echo(f"engine     {stats['engine']}")
+    if stats["classes"]:
+        click.echo("classes (asserted or detected, direct):")
+        for name, count in stats["classes"].items():
+            click.echo(f"  {name:<22} {count}")
+
+
+@cli.command("sources")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_obj
+def sources_command(obj: CliContext, fmt: str) -> None:
+    """The sources in the store with counts, import time and file checksum."""
+    from kb.stats import list_sources
+
+    sources = list_sources(obj.open_store(), base_iri=obj.base_iri)
+    if fmt == "json":
+        click.echo(json.dumps(sources, indent=2, ensure_ascii=False))
+        return
+    if not sources:
+        click.echo("no sources")
+        return
+    for source in sources:
+        click.echo(f"{source['name']}  positions={source['positions']} games={source['games']} "
+                   f"players={source['players']} imported={source['importedAt']} files={source['files']} "
+                   f"checksum={source['checksum']}")
+
+
+@cli.command("remove-source")
+@click.argument("name")
+@click.pass_obj
+def remove_source_command(obj: CliContext, name: str) -> None:
+    """Remove one source; what other sources also contain stays."""
+    if not remove_source(obj.open_store(), name, base_iri=obj.base_iri):
+        raise DataProblem(f"no source named {name!r} in {obj.store_location}")
+    click.echo(f"removed source {name}")
+
+
+def _register_plugged_commands() -> None:
+    for module_name in PLUGGED_COMMANDS:
+        try:
+            module = importlib.import_module(f"service.commands.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"service.commands.{module_name}":
+                continue
+            raise
+        command = getattr(module, "command", None)
+        if isinstance(command, click.Command):
+            cli.add_command(command)
+
+
+_register_plugged_commands()
+
+
+def main() -> None:
+    """Entry point: errors become one line on stderr and an exit code, never a traceback."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (StoreError, OSError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
