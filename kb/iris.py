@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pyoxigraph import NamedNode
 
@@ -55,8 +55,7 @@ class IriMinter:
         return self._iri("match", game_key)
 
     def lichess_match(self, game_url: str) -> NamedNode:
-        game_id = game_url.rstrip("/").split("/")[-1].split("#")[0].split("?")[0]
-        return self._iri("match", "lichess-" + game_id)
+        return self._iri("match", "lichess-" + lichess_game_id(game_url))
 
     def position(self, game_key: str, ply: int) -> NamedNode:
         return self._iri("position", f"{game_key}-{ply}")
@@ -99,6 +98,12 @@ class IriMinter:
     def meta_graph(self) -> NamedNode:
         """The named graph describing the sources themselves (counts, checksum, import time)."""
         return self._iri("graph", "_meta")
+
+
+def lichess_game_id(game_url: str) -> str:
+    """``https://lichess.org/seIMDWkD/black#44`` -> ``seIMDWkD`` (the first path segment)."""
+    path = urlsplit(game_url).path.strip("/")
+    return path.split("/")[0] if path else digest(game_url)
 
 
 def game_key(start_fen_key: str, moves_uci: list[str], roster: tuple[str, ...] = ()) -> str:

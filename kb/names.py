@@ -35,7 +35,10 @@ def slug(text: str, max_length: int = 60) -> str:
 def display_name(name: str) -> str:
     """A person's name in phone-book form when written "First Last" (labels read "Polgár, Judit")."""
     name = " ".join(name.split())
-    if "," in name or " " not in name:
+    words = name.split(" ")
+    looks_like_person = 2 <= len(words) <= 4 and all(w[:1].isupper() and not any(c.isdigit() for c in w)
+                                                       for w in words)
+    if "," in name or not looks_like_person:
         return name
     first, _, last = name.rpartition(" ")
     return f"{last}, {first}"

@@ -31,22 +31,22 @@ SELECT ?class (COUNT(DISTINCT ?position) AS ?n) WHERE {
 """
 
 _SOURCES = """
-SELECT ?source ?name ?checksum ?importedAt (GROUP_CONCAT(DISTINCT ?file; separator=", ") AS ?files)
+SELECT ?metaGraph ?source ?name ?checksum ?importedAt (GROUP_CONCAT(DISTINCT ?file; separator=", ") AS ?files)
 WHERE {
   GRAPH ?meta { ?source a cp:Source ; cp:sourceName ?name .
     OPTIONAL { ?source cp:checksum ?checksum } OPTIONAL { ?source cp:importedAt ?importedAt }
     OPTIONAL { ?source dcterms:source ?file } }
   FILTER(?meta = ?metaGraph)
-} GROUP BY ?source ?name ?checksum ?importedAt ORDER BY ?name
+} GROUP BY ?metaGraph ?source ?name ?checksum ?importedAt ORDER BY ?name
 """
 
 _SOURCE_COUNTS = """
-SELECT (COUNT(DISTINCT ?position) AS ?positions) (COUNT(DISTINCT ?match) AS ?matches)
+SELECT ?graph (COUNT(DISTINCT ?position) AS ?positions) (COUNT(DISTINCT ?match) AS ?matches)
        (COUNT(DISTINCT ?player) AS ?players) WHERE {
   GRAPH ?graph {
     { ?position cp:fen ?fen } UNION { ?match a cp:Match } UNION { ?player a cp:Player }
   }
-}
+} GROUP BY ?graph
 """
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -334,6 +335,12 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:  # a bug: still one line, the traceback only on request
+        if os.environ.get("CHESSKB_DEBUG"):
+            raise
+        click.echo(f"internal error: {type(exc).__name__}: {exc} (set CHESSKB_DEBUG=1 for the traceback)",
+                   err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from ..analysis import PositionAnalysis
 from ..countries import country_code
-from ..iris import IriMinter, game_key
+from ..iris import IriMinter, game_key, lichess_game_id
 from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
@@ -245,12 +245,12 @@ def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCont
         match = ctx.minter.lichess_match(puzzle.game_url)
         game_url = puzzle.game_url.split("#")[0]
         out.types(match, ["Match"])
-        out.add(match, RDFS.label, Literal(f"lichess game {game_url.rsplit('/', 1)[-1]}"))
+        out.add(match, RDFS.label, Literal(f"lichess game {lichess_game_id(puzzle.game_url)}"))
         out.add(match, CP.gameUrl, Literal(game_url, datatype=XSD.anyURI))
         out.link(position, "hasMatch", match)
         fragment = puzzle.game_url.split("#")[1] if "#" in puzzle.game_url else ""
         if fragment.isdigit():
-            out.value(position, "plyInGame", int(fragment) + 1)  # the setup move was played
+            out.value(position, "plyInGame", int(fragment))  # the URL names the setup move's ply
         _map_provenance(record, match, ctx, out)
 
 

@@ -31,7 +31,11 @@ class Store(Protocol):
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None) -> QueryResult:
-        """Run a SPARQL query over the union of all graphs; ``bindings`` are typed terms."""
+        """Run a SPARQL query over the union of all graphs.
+
+        ``bindings`` maps variable names to typed terms, substituted before evaluation (SEP-0007,
+        as Oxigraph implements it): a bound variable of a SELECT must appear in its projection.
+        """
         ...
 
     def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Quad],

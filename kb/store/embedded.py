@@ -68,7 +68,7 @@ class EmbeddedStore:
                                         substitutions=substitutions or None)
         except SyntaxError as exc:
             raise QuerySyntaxError(str(exc)) from exc
-        except OSError as exc:
+        except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError
             raise StoreError(str(exc)) from exc
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:

@@ -1,0 +1,35 @@
+"""Shared fixtures: the shipped data, a CLI runner, and a real store built by the real importer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+BASE = "https://w3id.org/chesskb/id/"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+def run_cli(*args: str, store: Path | str | None = None, input: str | None = None):
+    """Run ``chesskb`` in-process; returns click's Result (stdout, stderr, exit code)."""
+    from service.cli import cli
+
+    argv = (["--store", str(store)] if store is not None else []) + list(args)
+    return CliRunner().invoke(cli, argv, input=input, catch_exceptions=False)
+
+
+@pytest.fixture(scope="session")
+def data_store(tmp_path_factory) -> Path:
+    """A store holding every shipped collection, imported once per test session."""
+    store = tmp_path_factory.mktemp("kb") / "store"
+    files = sorted(str(p) for p in DATA.rglob("*") if p.suffix in (".pgn", ".csv") and "tools" not in p.parts)
+    result = run_cli("import", *files, store=store)
+    assert result.exit_code == 0, result.output
+    return store

@@ -1,0 +1,221 @@
+"""The importer end to end on real files: content, stable IRIs, idempotence, atomicity."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pyoxigraph import Literal, NamedNode
+
+from kb.iris import IriMinter
+from kb.reading import read_records
+from kb.records import GameRecord
+from kb.store import EmbeddedStore
+
+from .conftest import BASE, DATA, ROOT, run_cli
+
+CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
+
+
+def scalar(store: EmbeddedStore, query: str, **bindings):
+    row = next(iter(store.query(query, bindings=bindings)), None)
+    if row is None:  # an aggregate grouped over no solutions has no row: zero
+        return 0
+    value = row[0]
+    return int(value.value) if value.datatype.value.endswith("integer") else value.value
+
+
+def readable_records(path: Path) -> int:
+    return sum(isinstance(r, GameRecord) for r in read_records(path))
+
+
+def test_every_readable_game_becomes_one_position_with_its_game(data_store: Path) -> None:
+    store = EmbeddedStore(data_store)
+    files = [p for p in DATA.rglob("*") if p.suffix in (".pgn", ".csv") and "tools" not in p.parts]
+    expected = sum(readable_records(p) for p in files)
+    assert scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:Position }") <= expected
+    # positions of distinct games: duplicated games across files (test-setup-in.pgn) collapse
+    assert scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:Position ; cp:fen ?f ; cp:hasMatch ?m }") \
+        >= expected - 5
+    assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Position FILTER NOT EXISTS { ?p cp:fen ?f } }") == 0
+
+
+def test_mate_in_two_file_gives_mate_in_two_positions_with_their_players(data_store: Path) -> None:
+    store = EmbeddedStore(data_store)
+    graph = IriMinter(BASE).source_graph("mate_in_2")
+    n = scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:MateInTwo } } GROUP BY ?g",
+               g=graph)
+    assert n == readable_records(DATA / "pychess" / "mate_in_2.pgn") == 96
+    # The first game of the file: Henry Buckle vs NN, London 1840
+    rows = list(store.query("""
+        SELECT ?fen ?move ?white ?site ?type WHERE {
+          ?p cp:hasMatch ?m ; cp:fen ?fen ; cp:move ?move ; cp:hasPlayerWhite/cp:name ?white ;
+             cp:hasEvent/cp:site ?site ; cp:typePosition ?type .
+          ?m dcterms:source ?rec . ?rec cp:gameNumber 1 ; cp:sourceFile "mate_in_2.pgn" }"""))
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["fen"].value == "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"
+    assert row["move"].value == "1. Nf6+ gxf6 2. Bxf7#"
+    assert row["white"].value == "Henry Buckle" and row["site"].value == "London"
+    assert row["type"].value == "final"
+
+
+def test_superclasses_and_inverses_are_inferred_in_their_own_graph(data_store: Path) -> None:
+    store = EmbeddedStore(data_store)
+    minter = IriMinter(BASE)
+    asserted = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:PositionEnd } } GROUP BY ?g",
+                      g=minter.source_graph("mate_in_2"))
+    inferred = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:PositionEnd } } GROUP BY ?g",
+                      g=minter.inferred_graph("mate_in_2"))
+    assert asserted == 0 and inferred == 96
+    assert scalar(store, "ASK { ?m cp:hasPosition ?p . ?p cp:hasMatch ?m }".replace("ASK", "SELECT (COUNT(*) AS ?n) WHERE")) > 0
+
+
+def test_typed_values_are_typed(data_store: Path) -> None:
+    store = EmbeddedStore(data_store)
+    rows = list(store.query("SELECT ?y WHERE { ?m cp:year ?y } LIMIT 1"))
+    assert rows[0]["y"].datatype == NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+    assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?m cp:year ?y FILTER(?y < 1900) }") > 10
+
+
+def test_iris_are_stable_across_runs_and_files(tmp_path: Path) -> None:
+    game = (DATA / "pychess" / "mate_in_3.pgn").read_text(encoding="utf-8").split("\n\n[")[0] + "\n"
+    first = tmp_path / "one.pgn"
+    first.write_text(game, encoding="utf-8")
+    # the same game in another file with other (non-identifying) headers and after another game
+    other = tmp_path / "two.pgn"
+    other.write_text('[Event "Other"]\n\n1. e4 e5 *\n\n' + game.replace("[Round", '[Annotator "X"]\n[Round'),
+                     encoding="utf-8")
+    stores = []
+    for index in range(2):
+        store = tmp_path / f"s{index}"
+        assert run_cli("import", str(first), str(other), store=store).exit_code == 0
+        stores.append(EmbeddedStore(store))
+    query = "SELECT DISTINCT ?p ?m WHERE { ?p cp:hasMatch ?m ; a cp:Position }"
+    runs = [{(r["p"].value, r["m"].value) for r in s.query(query)} for s in stores]
+    assert runs[0] == runs[1]
+    per_file = {}
+    for name in ("one", "two"):
+        per_file[name] = {r["p"].value for r in stores[0].query(
+            "SELECT ?p ?g WHERE { GRAPH ?g { ?p cp:fen ?f ; cp:move ?mv FILTER(CONTAINS(?mv, 'Q')) } }",
+            bindings={"g": IriMinter(BASE).source_graph(name)})}
+    assert per_file["one"] and per_file["one"] <= per_file["two"]
+
+
+def _source_quads(store: EmbeddedStore, name: str) -> set:
+    minter = IriMinter(BASE)
+    return {(q.subject, q.predicate, q.object, q.graph_name)
+            for q in store.quads([minter.source_graph(name), minter.inferred_graph(name)])}
+
+
+def test_reimport_replaces_the_source_with_the_same_quads(tmp_path: Path) -> None:
+    store_path = tmp_path / "s"
+    path = DATA / "pychess" / "mate_in_3.pgn"
+    assert run_cli("import", str(path), store=store_path).exit_code == 0
+    before = _source_quads(EmbeddedStore(store_path), "mate_in_3")
+    assert run_cli("import", str(path), store=store_path).exit_code == 0
+    after = _source_quads(EmbeddedStore(store_path), "mate_in_3")
+    assert before == after and len(before) > 1000
+    generations = [p.name for p in store_path.iterdir() if p.name.startswith("gen-")]
+    assert generations == [os.readlink(store_path / "CURRENT")]
+
+
+def test_theme_option_asserts_the_class_and_rejects_unknown_names(tmp_path: Path) -> None:
+    store_path = tmp_path / "s"
+    result = run_cli("import", str(DATA / "seed" / "seed-000-sample.pgn"), "--theme", "Combinationn",
+                     store=store_path)
+    assert result.exit_code == 2
+    assert "Combinationn" in result.output and "Attraction" in result.output  # lists the valid ones
+    assert not store_path.exists() or not (store_path / "CURRENT").exists()
+    result = run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), "--theme", "Combination",
+                     store=store_path)
+    assert result.exit_code == 0, result.output
+    store = EmbeddedStore(store_path)
+    assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Combination ; cp:themeFromUser cp:Combination ;"
+                         " cp:typePosition 'tactic' }") == 6
+
+
+def test_nothing_readable_exits_1_and_leaves_the_store_alone(tmp_path: Path) -> None:
+    store_path = tmp_path / "s"
+    assert run_cli("import", str(DATA / "pychess" / "mate_in_3.pgn"), store=store_path).exit_code == 0
+    current = os.readlink(store_path / "CURRENT")
+    junk = tmp_path / "junk.pgn"
+    junk.write_text('[Event "x"]\n[FEN "not a fen"]\n\n1. e4 *\n', encoding="utf-8")
+    result = run_cli("import", str(junk), store=store_path)
+    assert result.exit_code == 1
+    assert "junk.pgn: game 1 (line 1)" in result.output
+    assert os.readlink(store_path / "CURRENT") == current
+
+
+def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
+    store_path = tmp_path / "s"
+    seed = DATA / "seed" / "seed-000-sample.pgn"
+    copy = tmp_path / "copy.pgn"
+    copy.write_bytes(seed.read_bytes())
+    assert run_cli("import", str(seed), str(copy), store=store_path).exit_code == 0
+    store = EmbeddedStore(store_path)
+    count = "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:MateInOne }"
+    assert scalar(store, count) == 3
+    result = run_cli("remove-source", "copy", store=store_path)
+    assert result.exit_code == 0
+    assert scalar(store, count) == 3  # the seed source still asserts them
+    assert run_cli("remove-source", "seed-000-sample", store=store_path).exit_code == 0
+    assert scalar(store, count) == 0
+    assert run_cli("remove-source", "nope", store=store_path).exit_code == 1
+
+
+def _big_pgn(path: Path, copies: int) -> None:
+    game = (DATA / "pychess" / "mate_in_3.pgn").read_text(encoding="utf-8")
+    with open(path, "w", encoding="utf-8") as handle:
+        for index in range(copies):
+            handle.write(game.replace('[Event "', f'[Event "Copy {index} '))
+
+
+@pytest.mark.slow
+def test_import_killed_midway_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    store_path = tmp_path / "s"
+    assert run_cli("import", str(DATA / "seed" / "seed-000-sample.pgn"), store=store_path).exit_code == 0
+    before = {(q.subject, q.predicate, q.object, q.graph_name) for q in EmbeddedStore(store_path).quads()}
+    current = os.readlink(store_path / "CURRENT")
+    big = tmp_path / "big.pgn"
+    _big_pgn(big, 60)  # 2,400 games, several seconds of work
+    process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store_path), "import",
+                                str(big)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".partial") for p in store_path.iterdir()):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert os.readlink(store_path / "CURRENT") == current
+    store = EmbeddedStore(store_path)
+    assert {(q.subject, q.predicate, q.object, q.graph_name) for q in store.quads()} == before
+    # the next write cleans up the killed import's leftovers and its stale lock
+    assert run_cli("import", str(DATA / "pychess" / "mate_in_3.pgn"), store=store_path).exit_code == 0
+    assert not any(p.name.endswith(".partial") for p in store_path.iterdir())
+    assert not (store_path / "write.lock").exists()
+
+
+def test_kb_never_imports_the_web_layer() -> None:
+    for path in (ROOT / "kb").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import flask" not in text and "from flask" not in text, path
+        assert "from service" not in text and "import service" not in text, path
+
+
+def test_literal_escaping_of_hostile_names(tmp_path: Path) -> None:
+    hostile = '<script>alert("x")</script> "} DROP ALL #'
+    path = tmp_path / "hostile.pgn"
+    path.write_text(f'[Event "E"]\n[White "{hostile.replace(chr(34), chr(39))}"]\n\n1. e4 *\n', encoding="utf-8")
+    store_path = tmp_path / "s"
+    assert run_cli("import", str(path), store=store_path).exit_code == 0
+    store = EmbeddedStore(store_path)
+    assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?p cp:name ?n FILTER(CONTAINS(?n, '<script>')) }") == 1
+    assert Literal  # keep import used

@@ -1,0 +1,166 @@
+"""Reading real files: counts match python-chess, encodings and compressions read the same."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import chess.pgn
+import pytest
+import zstandard
+
+from kb.findings import Finding
+from kb.reading import read_records
+from kb.reading.text import sniff_encoding
+from kb.records import GameRecord
+
+from .conftest import DATA
+
+PGN_FILES = sorted(p for p in DATA.rglob("*.pgn"))
+
+
+def python_chess_count(path: Path, encoding: str) -> tuple[int, int]:
+    """Games python-chess reads from the file, and how many of them it reads without error."""
+    total = clean = 0
+    with open(path, encoding=encoding) as handle:
+        while True:
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                return total, clean
+            total += 1
+            clean += not game.errors
+
+
+def split(items) -> tuple[list[GameRecord], list[Finding]]:
+    records = [i for i in items if isinstance(i, GameRecord)]
+    findings = [i for i in items if isinstance(i, Finding)]
+    return records, findings
+
+
+@pytest.mark.parametrize("path", PGN_FILES, ids=lambda p: p.name)
+def test_game_counts_equal_what_python_chess_reads(path: Path) -> None:
+    encoding = sniff_encoding(path)
+    total, clean = python_chess_count(path, "utf-8-sig" if encoding == "utf-8-sig" else "latin-1")
+    records, findings = split(list(read_records(path)))
+    assert len(records) == clean
+    assert len(records) + len([f for f in findings if f.game is not None]) == total
+
+
+def test_latin1_file_is_detected_and_names_decoded() -> None:
+    path = DATA / "pychess" / "mate_in_2.pgn"
+    assert sniff_encoding(path) == "latin-1"
+    names = {r.headers.get("White") for r in read_records(path) if isinstance(r, GameRecord)}
+    names |= {r.headers.get("Black") for r in read_records(path) if isinstance(r, GameRecord)}
+    assert any("Polgár" in (name or "") for name in names)
+
+
+def _variants(tmp_path: Path, source: Path) -> dict[str, Path]:
+    raw = source.read_bytes()
+    text = raw.decode("utf-8")
+    out = {}
+    for name, data in {
+        "plain.pgn": raw,
+        "bom.pgn": b"\xef\xbb\xbf" + raw,
+        "crlf.pgn": text.replace("\n", "\r\n").encode(),
+        "latin1.pgn": text.encode("latin-1"),
+        "gzip.pgn.gz": gzip.compress(raw),
+        "zstd.pgn.zst": zstandard.ZstdCompressor().compress(raw),
+    }.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        out[name] = path
+    return out
+
+
+def test_bom_crlf_latin1_gzip_zstd_read_identically(tmp_path: Path) -> None:
+    source = DATA / "games" / "kasparov-deep-blue-1997.pgn"
+    # add a non-ASCII name so the Latin-1 variant differs from UTF-8 at the byte level
+    text = source.read_text(encoding="utf-8").replace('Garry Kasparov', 'Garri Kaspárov', 1)
+    base = tmp_path / "base.pgn"
+    base.write_text(text, encoding="utf-8")
+    reference = [(r.headers, r.start_fen, [m.uci() for m in r.solution], r.location.line)
+                 for r in read_records(base) if isinstance(r, GameRecord)]
+    assert len(reference) == 6
+    assert any(h.get("White") == "Garri Kaspárov" for h, *_ in reference)
+    for name, path in _variants(tmp_path, base).items():
+        got = [(r.headers, r.start_fen, [m.uci() for m in r.solution], r.location.line)
+               for r in read_records(path) if isinstance(r, GameRecord)]
+        assert got == reference, name
+
+
+def test_lichess_csv_position_is_after_the_setup_move() -> None:
+    records, findings = split(list(read_records(DATA / "lichess" / "puzzles.csv")))
+    assert not findings
+    assert len(records) == 300
+    first = records[0]
+    assert first.puzzle is not None and first.puzzle.puzzle_id == "000rZ"
+    board = chess.Board("2kr1b1r/p1p2pp1/2pqb3/7p/3N2n1/2NPB3/PPP2PPP/R2Q1RK1 w - - 2 13")
+    board.push_uci("d4e6")
+    assert first.start_fen == board.fen()
+    assert [m.uci() for m in first.solution] == ["d6h2"]
+    assert first.puzzle.rating == 633 and "mateIn1" in first.puzzle.themes
+
+
+def test_lichess_csv_zst_is_read_directly(tmp_path: Path) -> None:
+    path = tmp_path / "puzzles.csv.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress((DATA / "lichess" / "puzzles.csv").read_bytes()))
+    assert len([r for r in read_records(path) if isinstance(r, GameRecord)]) == 300
+
+
+def test_broken_game_is_reported_with_file_game_and_line_and_neighbours_survive(tmp_path: Path) -> None:
+    good = '[Event "A"]\n[White "X"]\n[Black "Y"]\n[Result "1-0"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
+    crash = '[Event "Crash"]\n[Result "*"]\n\n1. e4 (1. Nh6) (1. d4) e5 *\n\n'  # python-chess 1.11 raises
+    illegal = '[Event "Illegal"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n'
+    path = tmp_path / "mixed.pgn"
+    path.write_text(good + crash + illegal + good.replace('"A"', '"B"'), encoding="utf-8")
+    records, findings = split(list(read_records(path, display_name="mixed.pgn")))
+    assert [r.headers["Event"] for r in records] == ["A", "B"]
+    assert [r.location.game_number for r in records] == [1, 4]
+    assert [(f.game, f.line) for f in findings] == [(2, 8), (3, 16)]  # game start; line of the bad move
+    assert str(findings[1]).startswith("mixed.pgn: game 3 (line 16): ")
+    assert "Ke3" in findings[1].message
+
+
+def test_comment_with_bracket_lines_does_not_split_a_game(tmp_path: Path) -> None:
+    path = tmp_path / "comment.pgn"
+    path.write_text('[Event "C"]\n\n1. e4 {a comment\n[%clk 0:01:00]\nstill comment} e5 *\n', encoding="utf-8")
+    records, findings = split(list(read_records(path)))
+    assert not findings and len(records) == 1
+    assert [m.uci() for m in records[0].solution] == ["e2e4", "e7e5"]
+
+
+def test_fen_tag_without_setup_is_the_start_position(tmp_path: Path) -> None:
+    fen = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+    path = tmp_path / "fen.pgn"
+    path.write_text(f'[Event "Back rank"]\n[FEN "{fen}"]\n\n1. Rd8# *\n', encoding="utf-8")
+    (record,) = [r for r in read_records(path) if isinstance(r, GameRecord)]
+    assert record.start_fen == fen
+    assert record.movetext == "1. Rd8#"
+
+
+def test_empty_and_binary_files_give_findings_not_exceptions(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.pgn"
+    empty.write_bytes(b"")
+    assert list(read_records(empty)) == []
+    binary = tmp_path / "binary.pgn"
+    binary.write_bytes(bytes(range(256)) * 50)
+    items = list(read_records(binary))
+    assert all(isinstance(i, (Finding, GameRecord)) for i in items)
+    assert not any(isinstance(i, GameRecord) and i.solution for i in items)
+
+
+def test_missing_file_is_a_finding(tmp_path: Path) -> None:
+    (finding,) = list(read_records(tmp_path / "nope.pgn"))
+    assert isinstance(finding, Finding) and finding.rule == "file-unreadable"
+
+
+def test_stream_is_not_loaded_whole(tmp_path: Path, monkeypatch) -> None:
+    """Segments are produced lazily: the first game arrives before the file is read to the end."""
+    from kb.reading import pgn
+
+    text = ('[Event "G"]\n\n1. e4 e5 *\n\n' * 2000)
+    handle = io.StringIO(text)
+    segments = pgn.split_segments(handle)
+    next(segments)
+    assert handle.tell() < len(text) / 100
