@@ -6,8 +6,7 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.compare import isomorphic
-from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS
-from rdflib.namespace import Namespace
+from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS, Namespace
 
 import ontology
 from kb import themes, vocab
@@ -128,12 +127,13 @@ DOMAINS = {
     "Source": "sourceName checksum importedAt",
     "SourceRecord": "sourceFile gameNumber lineNumber",
 }
-INTEGER = set(
-    "elo uscf boardNum plyCount setup eventYear year baseTimeSeconds incrementSeconds fullMoveCount "
-    "roundNumber halfMoveClock fullMoveNumber whiteMaterial blackMaterial materialBalance pieceCount "
-    "plyInGame solverMoves mateIn puzzleRating puzzleRatingDeviation popularity nbPlays gameNumber "
-    "lineNumber difficulty".split()
-)
+INTEGER = {
+    "elo", "uscf", "boardNum", "plyCount", "setup", "eventYear", "year", "baseTimeSeconds",
+    "incrementSeconds", "fullMoveCount", "roundNumber", "halfMoveClock", "fullMoveNumber",
+    "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "plyInGame", "solverMoves",
+    "mateIn", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
+    "lineNumber", "difficulty",
+}
 BOOLEAN = {"whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside", "blackCastleQueenside",
            "solutionLegal"}
 DATETIME = {"utcDateTime", "importedAt"}
@@ -344,7 +344,8 @@ cp:event a owl:NamedIndividual, cp:Event ; cp:eventName "Russia vs Rest of the W
 cp:board a owl:NamedIndividual, cp:Board ; cp:boardNum 1 .
 cp:game a owl:NamedIndividual, cp:Match ; cp:round "3.1" ; cp:plyCount 71 ; cp:setup 0 ;
     cp:utcDateTime "2002-09-09T14:00:00Z"^^xsd:dateTime ; cp:gameUrl "https://lichess.org/abc"^^xsd:anyURI ;
-    cp:hasPlayerWhite cp:polgar ; cp:hasPlayerBlack cp:kasparov ; cp:hasEvent cp:event ; cp:hasBoard cp:board .
+    cp:hasPlayerWhite cp:polgar ; cp:hasPlayerBlack cp:kasparov ;
+    cp:hasEvent cp:event ; cp:hasBoard cp:board .
 cp:position a owl:NamedIndividual, cp:MateInTwo ; cp:hasMatch cp:game ; cp:hasPlayerWhite cp:polgar ;
     cp:move "1. Qxh7+ Kxh7 2. Rh3#" ; cp:whiteCastleKingside false ; cp:mateIn 2 ; cp:typePosition "final" .
 """
@@ -376,7 +377,8 @@ def test_hermit_accepts_a_typical_game(tmp_path) -> None:
     'cp:p a owl:NamedIndividual, cp:Player ; cp:elo 2300, 2350 .',
     'cp:p a owl:NamedIndividual, cp:Player ; cp:elo "2300" .',
     # hasMatch points from a position to a game; a player is not a game.
-    "cp:pos a owl:NamedIndividual, cp:Position ; cp:hasMatch cp:pl . cp:pl a owl:NamedIndividual, cp:Player .",
+    ("cp:pos a owl:NamedIndividual, cp:Position ; cp:hasMatch cp:pl ."
+     " cp:pl a owl:NamedIndividual, cp:Player ."),
 ], ids=["player-and-position", "two-elos", "string-elo", "player-as-game"])
 def test_hermit_reports_inconsistent_individuals(tmp_path, abox: str) -> None:
     world, _ = load_with_abox(tmp_path, abox)
