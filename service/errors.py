@@ -1,0 +1,47 @@
+"""One error shape for the whole service.
+
+Views raise ``ServiceError(status, message)``; one handler answers JSON
+(``{"ok": false, "error": …, "status": …}``) to clients that want JSON or an HTML error page to
+browsers. Unexpected exceptions become a 500 of the same shape, never a stack trace.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+
+class ServiceError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def wants_html() -> bool:
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"], default="application/json")
+    return best == "text/html" and not request.path.endswith(".json")
+
+
+def error_response(status: int, message: str) -> Response:
+    if wants_html():
+        return Response(render_template("error.html", status=status, message=message), status=status,
+                        mimetype="text/html")
+    response = jsonify({"ok": False, "error": message, "status": status})
+    response.status_code = status
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ServiceError)
+    def _service_error(exc: ServiceError) -> Response:
+        return error_response(exc.status, exc.message)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response:
+        return error_response(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        app.logger.exception("unhandled error")
+        return error_response(500, f"internal error: {type(exc).__name__}")
