@@ -70,7 +70,7 @@ def write_export(store: Store, fmt: str, output: BinaryIO, *, source: str | None
                  base_iri: str | None = None) -> None:
     rdf_format = FORMATS[fmt]
     quads = export_quads(store, fmt, source=source, base_iri=base_iri)
-    data = quads if rdf_format.supports_datasets else _unique_triples(quads)
+    data = quads if fmt == "nq" else _unique_triples(quads)  # one graph document otherwise
     prefixes = dict(PREFIXES)
     prefixes["kb"] = IriMinter(base_iri).base
     serialize(data, output, rdf_format, prefixes=prefixes if fmt in ("owl", "ttl") else None)
