@@ -197,11 +197,12 @@ MODERN_CODES: dict[str, str] = {
 }
 
 COUNTRY_CODES: dict[str, str] = {**PGN_STANDARD_CODES, **MODERN_CODES}
+_CODES_BY_NAME: dict[str, str] = {name.lower(): code for code, name in COUNTRY_CODES.items()}
 
 
 def country_code(event_country: str | None, site: str | None) -> str | None:
     """The event's country code from ``EventCountry`` (a code or a country name) or ``Site``."""
-    by_name = {name.lower(): code for code, name in COUNTRY_CODES.items()}
+    by_name = _CODES_BY_NAME
     for text in (event_country, site):
         if not text or text.strip() in ("?", "-"):
             continue

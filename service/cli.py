@@ -126,7 +126,8 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
         raise DataProblem(f"nothing imported: no readable game in {len(files)} file(s); "
                           f"{report.errors} error(s); the store is unchanged")
     rate = report.games / report.seconds if report.seconds else 0.0
-    click.echo(f"imported {report.games} games into source {names} "
+    label = "source" if len(report.sources) == 1 else f"{len(report.sources)} sources:"
+    click.echo(f"imported {report.games} games into {label} {names} "
                f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
                f"{rate:,.0f} games/s) -> {obj.store_location}")
 
