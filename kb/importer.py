@@ -14,14 +14,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Literal, Quad
+from pyoxigraph import Literal, Quad, RdfFormat, parse
 
 from .analysis import PositionAnalysis, analyse
 from .findings import Finding
 from .iris import IriMinter
-from .mapping import MappingContext, record_quads, source_quads
-from .ontology_graph import ontology_quads
-from .reading import read_records
+from .mapping import MappingContext, source_quads
+from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
+from .pipeline import PipelineSettings, UnitProcessor, work_units
 from .records import GameRecord
 from .store import Store
 from .themes import THEME_CLASSES
@@ -105,9 +105,13 @@ def analyse_record(record: GameRecord) -> PositionAnalysis | Finding:
 
 def import_files(store: Store, paths: list[str | Path], *, source: str | None = None,
                  themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
-                 progress: ProgressCallback | None = None,
+                 jobs: int = 1, progress: ProgressCallback | None = None,
                  on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
-    """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors."""
+    """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors.
+
+    With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
+    this process only loads what they return (``kb.pipeline``).
+    """
     started = dt.datetime.now(dt.timezone.utc)
     user_themes = validate_themes(themes)
     minter = IriMinter(base_iri)
@@ -121,42 +125,33 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
         source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
-
-    def note(finding: Finding, source_report: SourceReport) -> None:
-        report.findings.append(finding)
-        if finding.level == "error":
-            source_report.errors += 1
-        if on_finding is not None:
-            on_finding(finding)
+    settings = PipelineSettings(minter.base, user_themes, lang)
 
     def all_quads() -> Iterator[Quad]:
         yield from ontology_quads()
-        for source_report in report.sources:
-            ctx = MappingContext(minter, source_report.name, user_themes)
-            yield from source_quads(ctx)
-            for path in groups[source_report.name]:
-                for item in read_records(path, lang=lang, display_name=path.name):
-                    if isinstance(item, Finding):
-                        note(item, source_report)
-                    else:
-                        analysis = analyse_record(item)
-                        if isinstance(analysis, Finding):
-                            note(analysis, source_report)
-                            continue
-                        quads = record_quads(item, analysis, ctx)
-                        report.quads += len(quads)
-                        source_report.games += 1
-                        yield from quads
+        with UnitProcessor(settings, jobs) as processor:
+            for source_report in report.sources:
+                yield from source_quads(MappingContext(minter, source_report.name, user_themes))
+                units = (unit for path in groups[source_report.name]
+                         for unit in work_units(path, source_report.name, path.name, lang))
+                for result in processor.run(units):
+                    for finding in result.findings:
+                        report.findings.append(finding)
+                        source_report.errors += finding.level == "error"
+                        if on_finding is not None:
+                            on_finding(finding)
+                    source_report.games += result.games
+                    report.quads += result.quads
+                    if result.nquads:
+                        yield from parse(result.nquads, format=RdfFormat.N_QUADS)
                     if progress is not None:
                         progress(report)
-            yield from _meta_quads(minter, source_report, started)
+                yield from _meta_quads(minter, source_report, started)
 
     quads = _require_some_records(all_quads(), report)
     if quads is None:
         return report
     remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
-    from .ontology_graph import ONTOLOGY_GRAPH
-
     store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
                          remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
     report.seconds = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
@@ -175,6 +170,7 @@ def _require_some_records(quads: Iterator[Quad], report: ImportReport) -> Iterat
         if report.games > 0:
             break
     if report.games == 0:
+        quads.close()  # stop the workers; nothing is written
         return None
 
     def chained() -> Iterator[Quad]:

@@ -21,6 +21,7 @@ from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTr
 from kb.findings import Finding
 from kb.importer import ImportError_, ImportReport, import_files, remove_source
 from kb.iris import BASE_IRI_ENV, default_base_iri
+from kb.pipeline import default_jobs
 from kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
 from kb.vocab import PREFIXES
 
@@ -105,9 +106,11 @@ class _Progress:
               help="Assert this theme class for every position of the files (repeatable).")
 @click.option("--lang", default=None, metavar="CODE",
               help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for reading and analysis (default: the machine's cores).")
 @click.pass_obj
 def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
-                   lang: str | None) -> None:
+                   lang: str | None, jobs: int | None) -> None:
     """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
     progress = _Progress()
 
@@ -117,7 +120,8 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
 
     try:
         report = import_files(obj.open_store(), list(files), source=source, themes=themes,
-                              base_iri=obj.base_iri, lang=lang, progress=progress, on_finding=on_finding)
+                              base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), progress=progress,
+                              on_finding=on_finding)
     except ImportError_ as exc:
         raise UsageProblem(str(exc)) from None
     progress.done()

@@ -219,3 +219,16 @@ def test_literal_escaping_of_hostile_names(tmp_path: Path) -> None:
     store = EmbeddedStore(store_path)
     assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?p cp:name ?n FILTER(CONTAINS(?n, '<script>')) }") == 1
     assert Literal  # keep import used
+
+
+def test_parallel_import_gives_the_same_quads_as_one_job(tmp_path: Path) -> None:
+    files = [str(DATA / "pychess" / "mate_in_2.pgn"), str(DATA / "lichess" / "puzzles.csv"),
+             str(DATA / "pgn-extract" / "odds.pgn")]
+    results = []
+    for jobs in ("1", "2"):
+        store_path = tmp_path / f"s{jobs}"
+        result = run_cli("import", "--jobs", jobs, *files, store=store_path)
+        assert result.exit_code == 0, result.output
+        results.append({(q.subject, q.predicate, q.object, q.graph_name) for q in EmbeddedStore(store_path).quads()
+                        if "_meta" not in q.graph_name.value})
+    assert results[0] == results[1] and len(results[0]) > 20000

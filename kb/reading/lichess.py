@@ -35,26 +35,34 @@ def read_lichess_csv(path: str | Path, *, display_name: str | None = None) -> It
         yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
         return
     with handle:
-        reader = csv.DictReader(handle)
-        missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
-        if missing:
-            yield Finding("error", "csv-columns",
-                          f"not a lichess puzzle CSV: missing column(s) {', '.join(missing)}", file=name,
-                          line=1)
-            return
         number = 0
-        line = reader.line_num
         try:
-            for row in reader:
+            for item in iter_rows(handle, name):
+                if isinstance(item, Finding):
+                    yield item
+                    return
                 number += 1
-                yield _row_to_record(row, name, number, line + 1)
-                line = reader.line_num
+                row, line = item
+                yield row_to_record(row, name, number, line)
         except (csv.Error, OSError, EOFError, ValueError) as exc:
-            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
-                          game=number + 1, line=reader.line_num)
+            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name, game=number + 1)
 
 
-def _row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -> GameRecord | Finding:
+def iter_rows(handle, file_name: str) -> Iterator[tuple[dict[str, str], int] | Finding]:
+    """The CSV's rows with the line each starts on; a finding instead when columns are missing."""
+    reader = csv.DictReader(handle)
+    missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
+    if missing:
+        yield Finding("error", "csv-columns", f"not a lichess puzzle CSV: missing column(s) {', '.join(missing)}",
+                      file=file_name, line=1)
+        return
+    line = reader.line_num
+    for row in reader:
+        yield row, line + 1
+        line = reader.line_num
+
+
+def row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -> GameRecord | Finding:
     def finding(message: str, rule: str) -> Finding:
         return Finding("error", rule, message, file=file_name, game=number, line=line)
 

@@ -42,11 +42,17 @@ class Segment:
 
 
 def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
-    """Cut a PGN stream into game segments without parsing moves."""
+    """Cut a PGN stream into game segments without parsing moves.
+
+    A segment ends where the next game's tags begin, or — for games without tags — after a
+    result token (``1-0``, ``0-1``, ``1/2-1/2``, ``*``) outside comments and variations, so that
+    a segment is one game and game numbers are known before any parsing.
+    """
     header: list[str] = []
     moves: list[str] = []
     start_line = 0
-    depth = 0  # inside {…} comments, which may span lines and contain "[" at line start
+    braces = parens = 0  # {…} comments may span lines and hold "[" at a line start
+    ended = False
 
     def flush() -> Segment | None:
         if not header and not any(line.strip() for line in moves):
@@ -57,12 +63,13 @@ def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
 
     for number, line in enumerate(handle, start=1):
         stripped = line.lstrip()
-        if depth == 0 and stripped.startswith("["):
-            if moves and any(m.strip() for m in moves):
-                segment = flush()
-                if segment is not None:
-                    yield segment
-                header, moves = [], []
+        starts_tags = braces == 0 and stripped.startswith("[")
+        if (starts_tags and any(m.strip() for m in moves)) or (ended and stripped and not starts_tags):
+            segment = flush()
+            if segment is not None:
+                yield segment
+            header, moves, ended, parens = [], [], False, 0
+        if starts_tags:
             if not header and not moves:
                 start_line = number
             header.append(line)
@@ -74,23 +81,45 @@ def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
         if not header and not moves:
             start_line = number
         moves.append(line)
-        depth = _comment_depth_after(line, depth)
+        braces, parens, ended = _scan_movetext_line(line, braces, parens)
     segment = flush()
     if segment is not None:
         yield segment
 
 
-def _comment_depth_after(line: str, depth: int) -> int:
-    """Brace depth after ``line``; a ``;`` outside braces comments out the rest of the line."""
+_RESULT_TOKENS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+def _scan_movetext_line(line: str, braces: int, parens: int) -> tuple[int, int, bool]:
+    """Comment and variation depth after ``line``, and whether it ends the game with a result.
+
+    A ``;`` outside braces comments out the rest of the line; braces do not nest in PGN.
+    """
+    last_token: list[str] = []
+    token: list[str] = []
     for char in line:
-        if depth:
+        if braces:
             if char == "}":
-                depth = 0
-        elif char == "{":
-            depth = 1
+                braces = 0
+            continue
+        if char == "{":
+            braces = 1
         elif char == ";":
             break
-    return depth
+        elif char == "(":
+            parens += 1
+        elif char == ")":
+            parens = max(0, parens - 1)
+        if char.isspace() or char in "{}();":
+            if token:
+                last_token = token
+                token = []
+        else:
+            token.append(char)
+    if token:
+        last_token = token
+    ended = braces == 0 and parens == 0 and "".join(last_token) in _RESULT_TOKENS
+    return braces, parens, ended
 
 
 class _QuietGameBuilder(chess.pgn.GameBuilder):

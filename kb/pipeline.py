@@ -1,0 +1,185 @@
+"""The import pipeline in batches: read → analyse → map, in this process or in workers.
+
+A file is cut into *work units* (a few dozen PGN game segments or CSV rows, with the game numbers
+they start at), cheap to make because nothing is parsed yet. ``process_unit`` turns a unit into
+N-Quads bytes plus findings; it is pure, so with ``jobs`` > 1 units run in worker processes while
+the importer's process only loads the results. Results come back in file order, and at most a
+few units per worker are in flight, so memory stays flat however large the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyoxigraph import RdfFormat, serialize
+
+from .analysis import analyse
+from .findings import Finding
+from .iris import IriMinter
+from .mapping import MappingContext, record_quads
+from .reading import file_kind
+from .reading.lichess import iter_rows, row_to_record
+from .reading.pgn import Segment, parse_segment, split_segments
+from .reading.text import open_text
+from .records import GameRecord
+
+#: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
+UNIT_SIZE = 64
+#: Units in flight per worker before the reader waits (bounds memory).
+IN_FLIGHT_PER_JOB = 4
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    """What every worker needs to map games the same way as the importer's process."""
+
+    base_iri: str
+    user_themes: tuple[str, ...] = ()
+    lang: str | None = None
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    source: str
+    file_name: str
+    kind: str  # "pgn" | "lichess-csv" | "finding"
+    first_game: int
+    items: tuple = ()
+
+
+@dataclass
+class UnitResult:
+    nquads: bytes = b""
+    findings: list[Finding] = field(default_factory=list)
+    games: int = 0
+    quads: int = 0
+
+
+def default_jobs() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Iterator[WorkUnit]:
+    """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit."""
+    kind = file_kind(path)
+    try:
+        handle = open_text(path)
+    except (OSError, EOFError, ValueError) as exc:
+        yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}")
+        return
+    games = 0
+    with handle:
+        try:
+            items = split_segments(handle) if kind == "pgn" else iter_rows(handle, file_name)
+            batch: list = []
+            for item in items:
+                if isinstance(item, Finding):
+                    yield WorkUnit(source, file_name, "finding", games, (item,))
+                    return
+                batch.append(item)
+                if len(batch) == UNIT_SIZE:
+                    yield WorkUnit(source, file_name, kind, games, tuple(batch))
+                    games += len(batch)
+                    batch = []
+            if batch:
+                yield WorkUnit(source, file_name, kind, games, tuple(batch))
+                games += len(batch)
+        except (OSError, EOFError, ValueError, csv.Error) as exc:  # truncated gzip, corrupt zstd …
+            yield _finding_unit(source, file_name, games + 1, f"reading stopped: {exc}")
+
+
+def _finding_unit(source: str, file_name: str, game: int, message: str) -> WorkUnit:
+    finding = Finding("error", "file-unreadable", message, file=file_name, game=game or None)
+    return WorkUnit(source, file_name, "finding", game, (finding,))
+
+
+def _records(unit: WorkUnit, lang: str | None) -> Iterator[GameRecord | Finding]:
+    if unit.kind == "finding":
+        yield from unit.items
+    elif unit.kind == "pgn":
+        for offset, segment in enumerate(unit.items):
+            assert isinstance(segment, Segment)
+            items, _count = parse_segment(segment, unit.file_name, unit.first_game + offset, lang=lang)
+            yield from items
+    else:
+        for offset, (row, line) in enumerate(unit.items):
+            yield row_to_record(row, unit.file_name, unit.first_game + offset + 1, line)
+
+
+def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
+    """Read, analyse and map one unit. Never raises: every problem is a finding."""
+    result = UnitResult()
+    ctx = MappingContext(IriMinter(settings.base_iri), unit.source, settings.user_themes)
+    quads = []
+    for item in _records(unit, settings.lang):
+        if isinstance(item, Finding):
+            result.findings.append(item)
+            continue
+        try:
+            analysis = analyse(item.start_board(), item.solution)
+            record = record_quads(item, analysis, ctx)
+        except Exception as exc:  # a detector or mapping bug costs this game only
+            result.findings.append(Finding(
+                "error", "analysis-failed", f"analysis failed ({type(exc).__name__}: {exc}); game skipped",
+                file=item.location.file, game=item.location.game_number, line=item.location.line))
+            continue
+        quads.extend(record)
+        result.games += 1
+    result.quads = len(quads)
+    if quads:
+        result.nquads = serialize(quads, format=RdfFormat.N_QUADS)
+    return result
+
+
+_WORKER_SETTINGS: PipelineSettings | None = None
+
+
+def _init_worker(settings: PipelineSettings) -> None:
+    global _WORKER_SETTINGS
+    _WORKER_SETTINGS = settings
+
+
+def _work(unit: WorkUnit) -> UnitResult:
+    assert _WORKER_SETTINGS is not None
+    return process_unit(unit, _WORKER_SETTINGS)
+
+
+class UnitProcessor:
+    """Runs units in order, in-process (``jobs`` = 1) or in a pool of worker processes."""
+
+    def __init__(self, settings: PipelineSettings, jobs: int = 1) -> None:
+        self.settings = settings
+        self.jobs = max(1, jobs)
+        self._pool = None
+
+    def __enter__(self) -> UnitProcessor:
+        if self.jobs > 1:
+            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings,))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def run(self, units: Iterable[WorkUnit]) -> Iterator[UnitResult]:
+        if self._pool is None:
+            for unit in units:
+                yield process_unit(unit, self.settings)
+            return
+        pending: deque = deque()
+        limit = self.jobs * IN_FLIGHT_PER_JOB
+        for unit in units:
+            pending.append(self._pool.apply_async(_work, (unit,)))
+            if len(pending) >= limit:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
