@@ -80,13 +80,14 @@ def row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -
         moves = [chess.Move.from_uci(text) for text in moves_text]
     except ValueError as exc:
         return finding(f"puzzle {puzzle_id}: invalid UCI move: {exc}", "invalid-move")
-    replay = board.copy(stack=False)
-    for index, move in enumerate(moves):
-        if not replay.is_legal(move):
-            return finding(f"puzzle {puzzle_id}: illegal move {move.uci()} (move {index + 1} of Moves)",
-                           "illegal-move")
-        replay.push(move)
+    if not board.is_legal(moves[0]):
+        return finding(f"puzzle {puzzle_id}: illegal move {moves[0].uci()} (move 1 of Moves)", "illegal-move")
     board.push(moves[0])
+    solution = moves[1:]
+    try:
+        movetext = board.variation_san(solution)  # also checks every move is legal
+    except chess.IllegalMoveError as exc:
+        return finding(f"puzzle {puzzle_id}: {exc} (in Moves after the setup move)", "illegal-move")
     puzzle = LichessPuzzle(
         puzzle_id=puzzle_id,
         rating=_int_or_none(row.get("Rating")),
@@ -98,12 +99,11 @@ def row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -
         opening_tags=tuple((row.get("OpeningTags") or "").split()),
         setup_move_uci=moves[0].uci(),
     )
-    solution = moves[1:]
     return GameRecord(
         location=SourceLocation(file_name, number, line),
         headers={},
         start_fen=board.fen(),
         solution=solution,
-        movetext=board.variation_san(solution),
+        movetext=movetext,
         puzzle=puzzle,
     )

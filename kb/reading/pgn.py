@@ -95,6 +95,9 @@ def _scan_movetext_line(line: str, braces: int, parens: int) -> tuple[int, int, 
 
     A ``;`` outside braces comments out the rest of the line; braces do not nest in PGN.
     """
+    if not braces and not any(char in line for char in "{};()"):  # the common case, no scanning
+        tokens = line.split()
+        return 0, parens, parens == 0 and bool(tokens) and tokens[-1] in _RESULT_TOKENS
     last_token: list[str] = []
     token: list[str] = []
     for char in line:
