@@ -110,7 +110,10 @@ def run_python_load(url: str, seconds: int, connections: int) -> dict:
         t.join()
     elapsed = time.perf_counter() - started
     latencies.sort()
-    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+
+    def pick(fraction: float) -> float:
+        return latencies[min(len(latencies) - 1, int(fraction * len(latencies)))]
+
     return {"requests": len(latencies), "errors": 0, "non2xx": errors[0], "seconds": round(elapsed, 3),
             "p50_ms": round(statistics.median(latencies), 2), "p95_ms": round(pick(0.95), 2),
             "p99_ms": round(pick(0.99), 2), "requests_per_s": round(len(latencies) / elapsed, 1)}

@@ -188,7 +188,8 @@ def _meta_quads(minter: IriMinter, source: SourceReport, started: dt.datetime) -
     yield Quad(subject, RDF.type, CP.Source, graph)
     yield Quad(subject, CP.sourceName, Literal(source.name), graph)
     yield Quad(subject, CP.checksum, Literal(source.checksum), graph)
-    yield Quad(subject, CP.importedAt, Literal(started.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime), graph)
+    imported_at = Literal(started.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+    yield Quad(subject, CP.importedAt, imported_at, graph)
     for file in source.files:
         yield Quad(subject, DCTERMS.source, Literal(Path(file).name), graph)
 

@@ -158,9 +158,9 @@ def render_table(result: QuerySolutions) -> str:
     variables = [v.value for v in result.variables]
     rows = [[_term_text(row[name]) for name in variables] for row in result]
     widths = [max([len(name)] + [len(r[i]) for r in rows]) for i, name in enumerate(variables)]
-    lines = ["  ".join(name.ljust(w) for name, w in zip(variables, widths)),
+    lines = ["  ".join(name.ljust(w) for name, w in zip(variables, widths, strict=True)),
              "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
 

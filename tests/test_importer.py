@@ -73,7 +73,7 @@ def test_superclasses_and_inverses_are_inferred_in_their_own_graph(data_store: P
     inferred = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:PositionEnd } } GROUP BY ?g",
                       g=minter.inferred_graph("mate_in_2"))
     assert asserted == 0 and inferred == 96
-    assert scalar(store, "ASK { ?m cp:hasPosition ?p . ?p cp:hasMatch ?m }".replace("ASK", "SELECT (COUNT(*) AS ?n) WHERE")) > 0
+    assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?m cp:hasPosition ?p . ?p cp:hasMatch ?m }") > 0
 
 
 def test_typed_values_are_typed(data_store: Path) -> None:
@@ -232,3 +232,43 @@ def test_parallel_import_gives_the_same_quads_as_one_job(tmp_path: Path) -> None
         results.append({(q.subject, q.predicate, q.object, q.graph_name) for q in EmbeddedStore(store_path).quads()
                         if "_meta" not in q.graph_name.value})
     assert results[0] == results[1] and len(results[0]) > 20000
+
+
+def _count(store_path: Path, sparql: str) -> int:
+    rows = list(EmbeddedStore(store_path).query(sparql))
+    return int(rows[0][0].value)
+
+
+def test_a_game_two_sources_assert_is_answered_once_and_survives_removing_one(tmp_path: Path) -> None:
+    """The default graph is the merge (a set) of the sources, not Oxigraph's multiset union."""
+    store = tmp_path / "store"
+    game = str(DATA / "games" / "kasparov-deep-blue-1997.pgn")
+    for source in ("club", "bulletin"):
+        assert run_cli("import", "--source", source, game, store=store).exit_code == 0
+    matches = "SELECT (COUNT(*) AS ?n) WHERE { ?m a cp:Match }"
+    per_graph = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?m a cp:Match } }"
+    provenance = "SELECT (COUNT(*) AS ?n) WHERE { ?m a cp:Match ; dcterms:source ?record }"
+    merge = "SELECT (COUNT(*) AS ?n) WHERE { SELECT DISTINCT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } } }"
+    everything = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    assert _count(store, matches) == 6
+    assert _count(store, per_graph) == 12  # each source keeps its own copy
+    assert _count(store, provenance) == 12  # and its own source records
+    assert _count(store, everything) == _count(store, merge)
+
+    assert run_cli("remove-source", "club", store=store).exit_code == 0
+    assert _count(store, matches) == 6  # the bulletin still asserts them
+    assert _count(store, provenance) == 6  # the club's records went with it
+    assert _count(store, everything) == _count(store, merge)
+    assert run_cli("remove-source", "bulletin", store=store).exit_code == 0
+    assert _count(store, matches) == 0
+    assert _count(store, everything) == _count(store, merge)  # nothing left behind
+
+
+def test_exports_hold_named_graphs_only(tmp_path: Path, data_store: Path) -> None:
+    from pyoxigraph import DefaultGraph, RdfFormat, parse
+
+    out = tmp_path / "kb.nq"
+    assert run_cli("export", "--format", "nq", "-o", str(out), store=data_store).exit_code == 0
+    quads = list(parse(path=str(out), format=RdfFormat.N_QUADS))
+    assert quads and not any(isinstance(q.graph_name, DefaultGraph) for q in quads)
+    assert len(quads) == _count(data_store, "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")

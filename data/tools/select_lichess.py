@@ -66,7 +66,6 @@ def load(path):
 
 def select(rows):
     chosen = set()
-    count = {}
 
     def covered(theme):
         return sum(1 for r in rows if r["index"] in chosen and theme in r["themes"])

@@ -31,7 +31,8 @@ class Store(Protocol):
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None) -> QueryResult:
-        """Run a SPARQL query over the union of all graphs.
+        """Run a SPARQL query over the default graph, which holds the merge of all named graphs
+        (a triple two sources assert is one triple; ``GRAPH ?g`` reaches each source's copy).
 
         ``bindings`` maps variable names to typed terms, substituted before evaluation (SEP-0007,
         as Oxigraph implements it): a bound variable of a SELECT must appear in its projection.
@@ -45,7 +46,7 @@ class Store(Protocol):
         ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
-        """Every quad, or those in ``graphs``."""
+        """Every quad of the named graphs (or of ``graphs``); the default graph only repeats them."""
         ...
 
     def named_graphs(self) -> list[NamedNode]:

@@ -1,5 +1,11 @@
 """The embedded store: Oxigraph on disk, with imports that land whole or not at all.
 
+Every statement lives in its source's named graph (provenance) and once more in the default graph,
+which is kept equal to the *merge* (set union) of all named graphs. Queries run on that default
+graph: a triple that two sources both assert (the same game in two files) is one triple, as in
+Fuseki's union graph, whereas Oxigraph's own union-of-graphs view is a multiset that would answer it
+twice. ``GRAPH ?g`` still reaches each source's copy.
+
 A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink
 naming the live one. A write (import, remove-source) copies the live generation (a RocksDB
 checkpoint: hard links, cheap), bulk-loads into the copy, and only when the copy is complete and
@@ -17,7 +23,8 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from pyoxigraph import NamedNode, Quad, Store as OxStore, Variable
+from pyoxigraph import DefaultGraph, NamedNode, Quad, Variable
+from pyoxigraph import Store as OxStore
 
 from ..vocab import PREFIXES
 from .base import QueryResult, QuerySyntaxError, StoreError, Term
@@ -64,8 +71,7 @@ class EmbeddedStore:
               timeout: float | None = None) -> QueryResult:
         substitutions = {Variable(name): term for name, term in (bindings or {}).items()}
         try:
-            return self._reader().query(sparql, use_default_graph_as_union=True, prefixes=PREFIXES,
-                                        substitutions=substitutions or None)
+            return self._reader().query(sparql, prefixes=PREFIXES, substitutions=substitutions or None)
         except SyntaxError as exc:
             raise QuerySyntaxError(str(exc)) from exc
         except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError
@@ -73,9 +79,8 @@ class EmbeddedStore:
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
         store = self._reader()
-        if graphs is None:
-            yield from store.quads_for_pattern(None, None, None, None)
-            return
+        if graphs is None:  # the named graphs: the default graph only repeats them
+            graphs = self.named_graphs()
         for graph in graphs:
             yield from store.quads_for_pattern(None, None, None, graph)
 
@@ -115,13 +120,8 @@ class EmbeddedStore:
                 target = OxStore(str(staging))
             else:
                 target = OxStore(str(staging))
-            for graph in remove:
-                if target.contains_named_graph(graph):
-                    target.remove_graph(graph)
-            for subject, graph in remove_subjects:
-                for quad in list(target.quads_for_pattern(subject, None, None, graph)):
-                    target.remove(quad)
-            target.bulk_extend(quads)
+            _remove_from_merge(target, [g for g in remove if target.contains_named_graph(g)], remove_subjects)
+            target.bulk_extend(_with_merge_copies(quads))
             target.flush()
             del target
             os.rename(staging, self.path / name)
@@ -141,6 +141,42 @@ class EmbeddedStore:
             if entry.name.startswith("gen-") and entry.name != live:
                 shutil.rmtree(entry, ignore_errors=True)
         (self.path / (CURRENT + ".new")).unlink(missing_ok=True)
+
+
+def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
+                       subjects: Iterable[tuple[NamedNode, NamedNode]]) -> None:
+    """Drop ``graphs`` and the (subject, graph) statements, and from the default graph every triple
+    that no remaining named graph still asserts.
+
+    Iterators of an Oxigraph store read a snapshot, so the default graph can be edited while a
+    named graph is walked (a million-quad source is never held in memory).
+    """
+    leaving = set(graphs)
+    default = DefaultGraph()
+
+    def forget_if_unasserted(quad: Quad) -> None:
+        for other in target.quads_for_pattern(quad.subject, quad.predicate, quad.object, None):
+            if other.graph_name not in leaving and not isinstance(other.graph_name, DefaultGraph):
+                return
+        target.remove(Quad(quad.subject, quad.predicate, quad.object, default))
+
+    for subject, graph in subjects:
+        for quad in list(target.quads_for_pattern(subject, None, None, graph)):
+            target.remove(quad)
+            forget_if_unasserted(quad)
+    for graph in graphs:
+        for quad in target.quads_for_pattern(None, None, None, graph):
+            forget_if_unasserted(quad)
+    for graph in graphs:
+        target.remove_graph(graph)
+
+
+def _with_merge_copies(quads: Iterable[Quad]) -> Iterator[Quad]:
+    """Each quad, then its triple in the default graph (the merge of all sources)."""
+    default = DefaultGraph()
+    for quad in quads:
+        yield quad
+        yield Quad(quad.subject, quad.predicate, quad.object, default)
 
 
 def _lock_is_stale(lock_path: Path) -> bool:
