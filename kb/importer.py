@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Literal, Quad, RdfFormat, parse
+from pyoxigraph import Literal, Quad
 
 from .analysis import PositionAnalysis, analyse
 from .findings import Finding
@@ -24,6 +24,7 @@ from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from .pipeline import PipelineSettings, UnitProcessor, work_units
 from .records import GameRecord
 from .store import Store
+from .store.base import Statement
 from .themes import THEME_CLASSES
 from .vocab import CP, DCTERMS, RDF, XSD
 
@@ -127,7 +128,7 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
         source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
     settings = PipelineSettings(minter.base, user_themes, lang)
 
-    def all_quads() -> Iterator[Quad]:
+    def all_quads() -> Iterator[Statement]:
         yield from ontology_quads()
         with UnitProcessor(settings, jobs) as processor:
             for source_report in report.sources:
@@ -142,8 +143,8 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
                             on_finding(finding)
                     source_report.games += result.games
                     report.quads += result.quads
-                    if result.nquads:
-                        yield from parse(result.nquads, format=RdfFormat.N_QUADS)
+                    if result.batch is not None:
+                        yield result.batch
                     if progress is not None:
                         progress(report)
                 yield from _meta_quads(minter, source_report, started)
@@ -158,13 +159,13 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     return report
 
 
-def _require_some_records(quads: Iterator[Quad], report: ImportReport) -> Iterator[Quad] | None:
+def _require_some_records(quads: Iterator[Statement], report: ImportReport) -> Iterator[Statement] | None:
     """The quad stream, or ``None`` when not one game could be read (the store is not touched).
 
     The stream is consumed until the first game's quads appear; if the input ends before that,
     nothing is written.
     """
-    buffered: list[Quad] = []
+    buffered: list[Statement] = []
     for quad in quads:
         buffered.append(quad)
         if report.games > 0:
@@ -173,7 +174,7 @@ def _require_some_records(quads: Iterator[Quad], report: ImportReport) -> Iterat
         quads.close()  # stop the workers; nothing is written
         return None
 
-    def chained() -> Iterator[Quad]:
+    def chained() -> Iterator[Statement]:
         yield from buffered
         yield from quads
 

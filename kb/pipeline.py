@@ -28,6 +28,7 @@ from .reading.lichess import iter_rows, row_to_record
 from .reading.pgn import Segment, parse_segment, split_segments
 from .reading.text import open_text
 from .records import GameRecord
+from .store.base import SerializedBatch
 
 #: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
 UNIT_SIZE = 64
@@ -55,7 +56,7 @@ class WorkUnit:
 
 @dataclass
 class UnitResult:
-    nquads: bytes = b""
+    batch: SerializedBatch | None = None
     findings: list[Finding] = field(default_factory=list)
     games: int = 0
     quads: int = 0
@@ -133,7 +134,8 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
         result.games += 1
     result.quads = len(quads)
     if quads:
-        result.nquads = serialize(quads, format=RdfFormat.N_QUADS)
+        result.batch = SerializedBatch(serialize(quads, format=RdfFormat.N_QUADS),
+                                       serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES))
     return result
 
 

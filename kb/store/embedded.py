@@ -23,11 +23,11 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, Variable
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Variable
 from pyoxigraph import Store as OxStore
 
 from ..vocab import PREFIXES
-from .base import QueryResult, QuerySyntaxError, StoreError, Term
+from .base import QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreError, Term
 
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -94,7 +94,7 @@ class EmbeddedStore:
 
     # --- writing --------------------------------------------------------------------------
 
-    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Quad],
+    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
                        *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = ()) -> None:
         """Drop the graphs ``remove`` and add ``quads`` as one atomic step (see module doc)."""
         self.path.mkdir(parents=True, exist_ok=True)
@@ -121,7 +121,7 @@ class EmbeddedStore:
             else:
                 target = OxStore(str(staging))
             _remove_from_merge(target, [g for g in remove if target.contains_named_graph(g)], remove_subjects)
-            target.bulk_extend(_with_merge_copies(quads))
+            _load(target, quads)
             target.flush()
             del target
             os.rename(staging, self.path / name)
@@ -169,6 +169,39 @@ def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
             forget_if_unasserted(quad)
     for graph in graphs:
         target.remove_graph(graph)
+
+
+#: Serialised batches are joined up to this size before one bulk load (fewer, larger RocksDB files).
+LOAD_BYTES = 64 << 20
+
+
+def _load(target: OxStore, statements: Iterable[Statement]) -> None:
+    """Bulk-load quads and serialised batches into their named graphs and into the default graph."""
+    single: list[Quad] = []
+    nquads: list[bytes] = []
+    ntriples: list[bytes] = []
+    size = 0
+
+    def flush_batches() -> None:
+        nonlocal size
+        if nquads:
+            target.bulk_load(b"".join(nquads), format=RdfFormat.N_QUADS)
+            target.bulk_load(b"".join(ntriples), format=RdfFormat.N_TRIPLES)
+        nquads.clear()
+        ntriples.clear()
+        size = 0
+
+    for item in statements:
+        if isinstance(item, SerializedBatch):
+            nquads.append(item.nquads)
+            ntriples.append(item.ntriples)
+            size += len(item.nquads)
+            if size >= LOAD_BYTES:
+                flush_batches()
+        else:
+            single.append(item)
+    flush_batches()
+    target.bulk_extend(_with_merge_copies(single))
 
 
 def _with_merge_copies(quads: Iterable[Quad]) -> Iterator[Quad]:
