@@ -67,8 +67,11 @@ def directory_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def run_import(path: Path, jobs: int, workdir: Path) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS (MiB) of the import process tree, and the store's size in bytes."""
+def run_import(path: Path, jobs: int, workdir: Path, keep: Path | None = None) -> tuple[float, float, int]:
+    """Wall seconds, peak RSS (MiB) of the import process tree, and the store's size in bytes.
+
+    ``keep``: move the store there afterwards (``bench/queries_scale.py`` reuses it) instead of deleting it.
+    """
     store = workdir / f"store-{jobs}"
     shutil.rmtree(store, ignore_errors=True)
     argv = [sys.executable, "-m", "service.cli", "--store", str(store), "import", "--jobs", str(jobs), str(path)]
@@ -81,6 +84,8 @@ def run_import(path: Path, jobs: int, workdir: Path) -> tuple[float, float, int]
     if process.returncode not in (0, 1):  # 1 = some records skipped with findings, still imported
         raise RuntimeError(f"import failed ({process.returncode}): {stderr[-2000:]}")
     size = directory_bytes(store)
+    if keep is not None and not keep.exists():
+        shutil.move(str(store), str(keep))
     shutil.rmtree(store, ignore_errors=True)
     return seconds, usage.ru_maxrss / 1024.0, size
 
@@ -92,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default="1,2", help="comma-separated job counts to run")
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "chesskb-bench")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the csv stores as CORPUS_DIR/store-N for bench/queries_scale.py")
     args = parser.parse_args(argv)
 
     runs: list[ImportRun] = []
@@ -102,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             reference = python_chess_seconds(path)
             with tempfile.TemporaryDirectory(dir=args.corpus_dir) as workdir:
                 for jobs in (int(j) for j in args.jobs.split(",")):
-                    seconds, rss, size_bytes = run_import(path, jobs, Path(workdir))
+                    keep = args.corpus_dir / f"store-{size}" if args.keep and kind == "csv" else None
+                    seconds, rss, size_bytes = run_import(path, jobs, Path(workdir), keep)
                     runs.append(ImportRun(kind, size, jobs, round(seconds, 2), round(reference, 2),
                                           round(seconds / reference, 2), round(size / seconds),
                                           round(rss, 1), round(size_bytes / size)))

@@ -20,6 +20,7 @@ from .analysis import PositionAnalysis, analyse
 from .findings import Finding
 from .iris import IriMinter
 from .mapping import MappingContext, source_quads
+from .mining import engine_path
 from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from .pipeline import PipelineSettings, UnitProcessor, work_units
 from .records import GameRecord
@@ -106,15 +107,19 @@ def analyse_record(record: GameRecord) -> PositionAnalysis | Finding:
 
 def import_files(store: Store, paths: list[str | Path], *, source: str | None = None,
                  themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
-                 jobs: int = 1, progress: ProgressCallback | None = None,
+                 jobs: int = 1, mine: bool = False, progress: ProgressCallback | None = None,
                  on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
     """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors.
 
     With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
-    this process only loads what they return (``kb.pipeline``).
+    this process only loads what they return (``kb.pipeline``). ``mine`` runs the engine over every
+    game for exercises (``kb.mining``); without an engine it raises ``ImportError_`` before reading.
     """
     started = dt.datetime.now(dt.timezone.utc)
     user_themes = validate_themes(themes)
+    if mine and engine_path() is None:
+        raise ImportError_("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
+                           "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported")
     minter = IriMinter(base_iri)
     groups: dict[str, list[Path]] = {}
     for path in paths:
@@ -126,7 +131,7 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
         source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
-    settings = PipelineSettings(minter.base, user_themes, lang)
+    settings = PipelineSettings(minter.base, user_themes, lang, mine)
 
     def all_quads() -> Iterator[Statement]:
         yield from ontology_quads()

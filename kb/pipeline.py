@@ -9,6 +9,7 @@ few units per worker are in flight, so memory stays flat however large the file.
 
 from __future__ import annotations
 
+import atexit
 import csv
 import multiprocessing
 import os
@@ -17,12 +18,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import chess
+import chess.engine
 from pyoxigraph import RdfFormat, serialize
 
 from .analysis import analyse
 from .findings import Finding
 from .iris import IriMinter
 from .mapping import MappingContext, record_quads
+from .mapping.game import MinedPosition
+from .mining import mine_game, open_engine
 from .reading import file_kind
 from .reading.lichess import iter_rows, row_to_record
 from .reading.pgn import Segment, parse_segment, split_segments
@@ -43,6 +48,7 @@ class PipelineSettings:
     base_iri: str
     user_themes: tuple[str, ...] = ()
     lang: str | None = None
+    mine: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,7 +130,8 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
             continue
         try:
             analysis = analyse(item.start_board(), item.solution)
-            record = record_quads(item, analysis, ctx)
+            mined = _mine(item) if settings.mine and item.puzzle is None else ()
+            record = record_quads(item, analysis, ctx, mined)
         except Exception as exc:  # a detector or mapping bug costs this game only
             result.findings.append(Finding(
                 "error", "analysis-failed", f"analysis failed ({type(exc).__name__}: {exc}); game skipped",
@@ -137,6 +144,19 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
         result.batch = SerializedBatch(serialize(quads, format=RdfFormat.N_QUADS),
                                        serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES))
     return result
+
+
+_ENGINE: chess.engine.SimpleEngine | None = None
+
+
+def _mine(record: GameRecord) -> list[MinedPosition]:
+    """Exercises the engine finds in the game, each with its own analysis (one engine per process)."""
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = open_engine()
+        atexit.register(_ENGINE.quit)
+    return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution)))
+            for exercise in mine_game(_ENGINE, record.start_board(), record.solution)]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None

@@ -108,9 +108,12 @@ class _Progress:
               help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for reading and analysis (default: the machine's cores).")
+@click.option("--mine", is_flag=True,
+              help="Run the engine (stockfish) over every game and add a Position for each forced mate or "
+                   "decisive gain the game shows.")
 @click.pass_obj
 def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
-                   lang: str | None, jobs: int | None) -> None:
+                   lang: str | None, jobs: int | None, mine: bool) -> None:
     """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
     progress = _Progress()
 
@@ -120,7 +123,8 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
 
     try:
         report = import_files(obj.open_store(), list(files), source=source, themes=themes,
-                              base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), progress=progress,
+                              base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), mine=mine,
+                              progress=progress,
                               on_finding=on_finding)
     except ImportError_ as exc:
         raise UsageProblem(str(exc)) from None
@@ -131,9 +135,10 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
                           f"{report.errors} error(s); the store is unchanged")
     rate = report.games / report.seconds if report.seconds else 0.0
     label = "source" if len(report.sources) == 1 else f"{len(report.sources)} sources:"
+    rate_text = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"  # mining runs at a game every few seconds
     click.echo(f"imported {report.games} games into {label} {names} "
                f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
-               f"{rate:,.0f} games/s) -> {obj.store_location}")
+               f"{rate_text} games/s) -> {obj.store_location}")
 
 
 # --- query ----------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 import chess
 from pyoxigraph import Literal, NamedNode, Quad
@@ -13,6 +13,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 from ..analysis import PositionAnalysis
 from ..countries import country_code
 from ..iris import IriMinter, game_key, lichess_game_id
+from ..mining import MinedExercise
 from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
@@ -103,19 +104,26 @@ def source_quads(ctx: MappingContext) -> list[Quad]:
     ]
 
 
-def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext) -> list[Quad]:
-    """All quads for one record (asserted in the source graph, implied in the inferred graph)."""
+#: An exercise mined from a game (``kb.mining``) with the analysis of its position and solution.
+MinedPosition = tuple[MinedExercise, PositionAnalysis]
+
+
+def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext,
+                 mined: Sequence[MinedPosition] = ()) -> list[Quad]:
+    """All quads for one record (asserted in the source graph, implied in the inferred graph);
+    ``mined`` adds a Position of the game for each exercise the engine found in it."""
     out = _Quads(ctx)
     if record.puzzle is not None:
         _map_puzzle(record, analysis, ctx, out)
     else:
-        _map_game(record, analysis, ctx, out)
+        _map_game(record, analysis, ctx, out, mined)
     return out.items
 
 
 # --- PGN games ------------------------------------------------------------------------------
 
-def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads) -> None:
+def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
+              mined: Sequence[MinedPosition] = ()) -> None:
     tags = map_tags(record.headers)
     minter = ctx.minter
     roster = tuple(record.headers.get(t, "") for t in ("Event", "Site", "Date", "Round", "White", "Black"))
@@ -158,8 +166,28 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     _map_position(position, record, analysis, classes, out,
                   label=f"{class_label(_label_class(classes))} — {match_label}")
     out.value(position, "plyInGame", 0)
-    for prop, obj in (("hasMatch", match), ("hasEvent", event), ("hasBoard", board),
-                      ("hasPlayerWhite", white), ("hasPlayerBlack", black)):
+    links = (("hasMatch", match), ("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white),
+             ("hasPlayerBlack", black))
+    for prop, obj in links:
+        out.link(position, prop, obj)
+    for exercise, exercise_analysis in mined:
+        _map_mined(record, exercise, exercise_analysis, minter.position(key, exercise.ply), links, match_label, out)
+
+
+def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAnalysis, position: NamedNode,
+               links: Iterable[tuple[str, NamedNode]], match_label: str, out: _Quads) -> None:
+    """A Position the engine found in the game: its board before ``ply``, the game's line as solution."""
+    board = chess.Board(exercise.fen)
+    sans = board.variation_san(list(exercise.solution))
+    mined_record = replace(record, start_fen=exercise.fen, solution=list(exercise.solution), movetext=sans,
+                           comments={})
+    classes = {name: {"detected"} for name in analysis.classes}
+    move_number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
+    _map_position(position, mined_record, analysis, classes, out,
+                  label=f"{class_label(_label_class(classes))} — {match_label}, {move_number}")
+    out.value(position, "plyInGame", exercise.ply)
+    out.value(position, "goal", exercise.goal)
+    for prop, obj in links:
         out.link(position, prop, obj)
 
 

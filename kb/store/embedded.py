@@ -18,6 +18,7 @@ them read-only while an import runs, and notice the swap on their next request.
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -176,31 +177,50 @@ LOAD_BYTES = 64 << 20
 
 
 def _load(target: OxStore, statements: Iterable[Statement]) -> None:
-    """Bulk-load quads and serialised batches into their named graphs and into the default graph."""
+    """Bulk-load quads and serialised batches into their named graphs and into the default graph.
+
+    Batches are loaded by a writer thread (Oxigraph releases the GIL while it loads), so the
+    importer keeps collecting the workers' results meanwhile; at most one joined batch waits.
+    """
     single: list[Quad] = []
+    pending: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue(maxsize=1)
+    failure: list[BaseException] = []
+
+    def writer() -> None:
+        while (batch := pending.get()) is not None:
+            if failure:
+                continue
+            try:
+                target.bulk_load(batch[0], format=RdfFormat.N_QUADS)
+                target.bulk_load(batch[1], format=RdfFormat.N_TRIPLES)
+            except BaseException as exc:  # re-raised in the importer's thread below
+                failure.append(exc)
+
+    thread = threading.Thread(target=writer, name="chesskb-bulk-load", daemon=True)
+    thread.start()
     nquads: list[bytes] = []
     ntriples: list[bytes] = []
     size = 0
-
-    def flush_batches() -> None:
-        nonlocal size
-        if nquads:
-            target.bulk_load(b"".join(nquads), format=RdfFormat.N_QUADS)
-            target.bulk_load(b"".join(ntriples), format=RdfFormat.N_TRIPLES)
-        nquads.clear()
-        ntriples.clear()
-        size = 0
-
-    for item in statements:
-        if isinstance(item, SerializedBatch):
-            nquads.append(item.nquads)
-            ntriples.append(item.ntriples)
-            size += len(item.nquads)
-            if size >= LOAD_BYTES:
-                flush_batches()
-        else:
-            single.append(item)
-    flush_batches()
+    try:
+        for item in statements:
+            if isinstance(item, SerializedBatch):
+                nquads.append(item.nquads)
+                ntriples.append(item.ntriples)
+                size += len(item.nquads)
+                if size >= LOAD_BYTES:
+                    pending.put((b"".join(nquads), b"".join(ntriples)))
+                    nquads, ntriples, size = [], [], 0
+            else:
+                single.append(item)
+            if failure:
+                break
+        if nquads and not failure:
+            pending.put((b"".join(nquads), b"".join(ntriples)))
+    finally:
+        pending.put(None)
+        thread.join()
+    if failure:
+        raise failure[0]
     target.bulk_extend(_with_merge_copies(single))
 
 
