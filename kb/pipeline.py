@@ -9,7 +9,6 @@ few units per worker are in flight, so memory stays flat however large the file.
 
 from __future__ import annotations
 
-import atexit
 import csv
 import multiprocessing
 import os
@@ -154,9 +153,17 @@ def _mine(record: GameRecord) -> list[MinedPosition]:
     global _ENGINE
     if _ENGINE is None:
         _ENGINE = open_engine()
-        atexit.register(_ENGINE.quit)
     return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution)))
             for exercise in mine_game(_ENGINE, record.start_board(), record.solution)]
+
+
+def close_engine() -> None:
+    """Stop this process's engine. Explicitly, not at exit: python-chess runs the engine from a
+    non-daemon thread, and the interpreter waits for such threads *before* running atexit hooks."""
+    global _ENGINE
+    if _ENGINE is not None:
+        _ENGINE.quit()
+        _ENGINE = None
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None
@@ -187,6 +194,7 @@ class UnitProcessor:
         return self
 
     def __exit__(self, *exc_info) -> None:
+        close_engine()  # in-process mining (jobs = 1); workers' engines end with the workers
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()

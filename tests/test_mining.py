@@ -92,3 +92,18 @@ def test_mine_without_an_engine_says_so_and_leaves_the_store(tmp_path: Path, mon
     assert result.exit_code == 2
     assert "--mine needs a UCI engine" in result.output
     assert _rows(store, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") == before
+
+
+@needs_engine
+def test_mining_in_process_exits_cleanly(tmp_path: Path) -> None:
+    """With one job the engine runs in the importer's process; the process must still end."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    result = subprocess.run([sys.executable, "-m", "service.cli", "--store", str(tmp_path / "store"), "import",
+                             "--mine", "--jobs", "1", str(DATA / "pgn-extract" / "test-checkmate.pgn")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "imported 3 games" in result.stdout
