@@ -17,8 +17,7 @@ from kb.analysis.board_facts import game_phase
 from kb.names import name_key
 from kb.themes import LICHESS_THEME_CLASSES, ancestors
 from queries import QueryError, list_queries, load_query
-from tests.competency import (COMPETENCY, TRAPS, Game, build_store, read_games, read_puzzles,
-                              signature)
+from tests.competency import COMPETENCY, TRAPS, Game, build_store, read_games, read_puzzles, signature
 from tests.conftest import run_cli
 
 MATE_THEMES = {"mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5"}
@@ -293,7 +292,7 @@ def test_sponsored_by(kb):
 def test_winning_in_section_and_stage(kb, query, prop, value, default):
     tag = prop.capitalize()
     for params, wanted in (({}, default), ({prop: value}, value)):
-        expected = games_where(lambda g: winner(g) and g.h(tag).lower() == wanted.lower())
+        expected = games_where(lambda g, w=wanted: winner(g) and g.h(tag).lower() == w.lower())
         assert expected
         assert idents(kb, run(kb, query, **params)) == expected
 
