@@ -140,6 +140,7 @@ def main() -> None:
         store_path = args.store or build_data_store(Path(tmp))
         store = open_store(str(store_path))
         params = sample_params(store)
+        positions = next(iter(store.query("SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Position }")))["n"].value
         local = in_process(store, params, args.runs)
         process, base = start_server(store_path)
         try:
@@ -148,7 +149,6 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(10)
-    positions = next(iter(store.query("SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Position }")))["n"].value
     print(f"store: {store_path if args.store else 'data/ (all shipped collections)'}, {positions} positions; "
           f"{args.runs} runs per query")
     print(f"{'query':32} {'rows':>5} {'in-proc med':>12} {'p95':>8} {'HTTP med':>10} {'p95':>8}  (ms)")

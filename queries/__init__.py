@@ -9,6 +9,20 @@ Each file starts with a comment header the code reads::
 
 Parameters are bound as typed RDF terms through the store's variable substitution, never pasted
 into the query text, so a value such as ``"} DROP ALL #`` stays a harmless literal.
+
+Writing a query (the rules the 48 files follow):
+
+* Oxigraph substitutes a variable only when it is in the SELECT projection, so every parameter
+  variable is projected (``SELECT ?position … ?player``), grouped on in aggregates, and used at the
+  top level of the WHERE clause (a sub-SELECT does not see it). The column then shows the value
+  the query actually used.
+* Position queries bind ``?position``; game queries bind ``?match``.
+* Type ``name`` binds the parameter as ``kb.names.name_key`` of the value (case, accents and word
+  order dropped) and the query compares it with players' stored ``cp:nameKey``, word-bounded, so
+  "Polgar" finds "Polgár, Judit" and "Susan Polgar".
+* Type ``class`` binds ``cp:NAME``; ``?position a ?tactic`` includes subclasses because the
+  ``/inferred`` graphs carry every superclass type and queries run over the union default graph.
+* ``date`` takes YYYY-MM-DD, ``time`` HH:MM or HH:MM:SS; both become typed ``xsd`` literals.
 """
 
 from __future__ import annotations

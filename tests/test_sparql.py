@@ -299,3 +299,26 @@ def test_hostile_parameters_on_the_web_stay_literals_and_are_escaped(client):
     data = json.loads(client.get("/queries/positions-of-event.json", query_string={"event": hostile}).data)
     assert data["rows"] == []
     assert len(json.loads(client.get("/queries/positions-of-event.json").data)["rows"]) == 1
+
+
+def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client, store_path):
+    from kb.store import open_store
+    from queries import list_queries
+    from tests.conftest import run_cli
+
+    store = open_store(str(store_path))
+    position = _first(store, "SELECT ?p WHERE { ?p cp:hasMatch/cp:hasPlayerWhite/cp:nameKey \"alejandro sahuquillo\" }")
+    for query in list_queries():
+        params = {"position": position} if query.name == "same-position-elsewhere" else {}
+        expected = len(list(store.query(query.text, bindings=query.bind(params))))
+        assert expected > 0, query.name
+        web = json.loads(client.get(f"/queries/{query.name}.json", query_string=params).data)
+        assert len(web["rows"]) == expected, query.name
+        args = [arg for k, v in params.items() for arg in ("--param", f"{k}={v}")]
+        cli = run_cli("query", "--name", query.name, *args, "--format", "json", store=store_path)
+        assert cli.exit_code == 0, cli.output
+        assert len(json.loads(cli.output)["results"]["bindings"]) == expected, query.name
+
+
+def _first(store, sparql: str) -> str:
+    return next(iter(store.query(sparql)))["p"].value
