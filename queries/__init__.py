@@ -9,21 +9,37 @@ Each file starts with a comment header the code reads::
 
 Parameters are bound as typed RDF terms through the store's variable substitution, never pasted
 into the query text, so a value such as ``"} DROP ALL #`` stays a harmless literal.
+
+Writing a query (the rules the 48 files follow):
+
+* Oxigraph substitutes a variable only when it is in the SELECT projection, so every parameter
+  variable is projected (``SELECT ?position … ?player``), grouped on in aggregates, and used at the
+  top level of the WHERE clause (a sub-SELECT does not see it). The column then shows the value
+  the query actually used.
+* Position queries bind ``?position``; game queries bind ``?match``.
+* Type ``name`` binds the parameter as ``kb.names.name_key`` of the value (case, accents and word
+  order dropped) and the query compares it with players' stored ``cp:nameKey``, word-bounded, so
+  "Polgar" finds "Polgár, Judit" and "Susan Polgar".
+* Type ``class`` binds ``cp:NAME``; ``?position a ?tactic`` includes subclasses because the
+  ``/inferred`` graphs carry every superclass type and queries run over the union default graph.
+* ``date`` takes YYYY-MM-DD, ``time`` HH:MM or HH:MM:SS; both become typed ``xsd`` literals.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from importlib import resources
 
 from pyoxigraph import Literal, NamedNode
 
+from kb.names import name_key
 from kb.vocab import CP_IRI, XSD
 
 _HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
-PARAM_TYPES = ("string", "integer", "decimal", "date", "time", "iri", "class", "boolean")
+PARAM_TYPES = ("string", "name", "integer", "decimal", "date", "time", "iri", "class", "boolean")
 
 
 class QueryError(Exception):
@@ -72,14 +88,26 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
             return Literal(str(float(raw)), datatype=XSD.decimal)
         if param.type == "boolean":
             return Literal("true" if raw.lower() in ("1", "true", "yes") else "false", datatype=XSD.boolean)
-        if param.type in ("date", "time"):
-            return Literal(raw, datatype=XSD.term(param.type))
+        if param.type == "name":
+            key = name_key(raw)
+            if not key:
+                raise ValueError(f"{raw!r} has no letters to match a name")
+            return Literal(key)
+        if param.type == "date":
+            return Literal(dt.date.fromisoformat(raw.strip()).isoformat(), datatype=XSD.date)
+        if param.type == "time":
+            parts = raw.strip().split(":")
+            if len(parts) == 2:
+                parts.append("00")
+            return Literal(dt.time(*(int(x) for x in parts)).isoformat(), datatype=XSD.time)
         if param.type == "class":
             name = raw.split("#")[-1]
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", name):
                 raise ValueError(f"{raw!r} is not a class name")
             return NamedNode(CP_IRI + name)
         if param.type == "iri":
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*", raw):
+                raise ValueError(f"{raw!r} is not an absolute IRI")
             return NamedNode(raw)
     except ValueError as exc:
         raise QueryError(f"parameter {param.name!r} expects {param.type}: {exc}") from None

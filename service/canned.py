@@ -1,0 +1,112 @@
+"""``/queries``: the canned competency questions as pages, JSON and CSV.
+
+One function builds each page's data (``query_listing``, ``query_run``); HTML, ``.json`` and
+``.csv`` render that same data. Parameters come from the query string, are bound as typed RDF
+terms by ``CannedQuery.bind`` and never pasted into the query text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, render_template, request, url_for
+
+from queries import CannedQuery, QueryError, list_queries, load_query
+
+from .errors import ServiceError
+from .sparql import answer_response, run_query
+
+bp = Blueprint("canned", __name__)
+blueprint = bp
+
+
+def describe(query: CannedQuery) -> dict[str, Any]:
+    """The public JSON shape of one canned query (``/queries.json``)."""
+    return {
+        "name": query.name,
+        "title": query.title,
+        "description": query.description,
+        "params": [{"name": p.name, "type": p.type, "default": p.default, "help": p.help}
+                   for p in query.params],
+        "url": url_for("canned.show_query", name=query.name),
+    }
+
+
+def query_listing() -> list[dict[str, Any]]:
+    return [describe(q) for q in list_queries()]
+
+
+def _load(name: str) -> CannedQuery:
+    try:
+        return load_query(name)
+    except QueryError as exc:
+        raise ServiceError(404, str(exc)) from None
+
+
+def _given_params(query: CannedQuery) -> dict[str, str]:
+    known = {p.name for p in query.params}
+    return {key: value for key, value in request.args.items() if key in known and value != ""}
+
+
+def query_run(query: CannedQuery) -> dict[str, Any]:
+    """Run a canned query with the request's parameters; the rows as plain cells for the page."""
+    given = _given_params(query)
+    try:
+        bindings = query.bind(given)
+    except QueryError as exc:
+        raise ServiceError(400, str(exc)) from None
+    answer = run_query(query.text, bindings)
+    data = json.loads(answer.body)
+    variables = data["head"]["vars"]
+    rows = [{name: row.get(name) for name in variables} for row in data["results"]["bindings"]]
+    return {
+        **describe(query),
+        "values": {p.name: given.get(p.name, p.default) for p in query.params},
+        "vars": variables,
+        "rows": rows,
+        "truncated_at": answer.truncated_at,
+    }
+
+
+@bp.route("/queries")
+def list_queries_page() -> Response:
+    return Response(render_template("canned_list.html", queries=query_listing()), mimetype="text/html")
+
+
+@bp.route("/queries.json")
+def list_queries_json() -> Response:
+    return jsonify(query_listing())
+
+
+@bp.route("/queries/<name>.json")
+def show_query_json(name: str) -> Response:
+    result = query_run(_load(name))
+    response = jsonify(result)
+    if result["truncated_at"] is not None:
+        response.headers["X-Result-Truncated"] = str(result["truncated_at"])
+    return response
+
+
+@bp.route("/queries/<name>.csv")
+def show_query_csv(name: str) -> Response:
+    query = _load(name)
+    try:
+        bindings = query.bind(_given_params(query))
+    except QueryError as exc:
+        raise ServiceError(400, str(exc)) from None
+    response = answer_response(run_query(query.text, bindings, select_type="text/csv"))
+    response.headers["Content-Disposition"] = f'inline; filename="{query.name}.csv"'
+    return response
+
+
+@bp.route("/queries/<name>")
+def show_query(name: str) -> Response:
+    query = _load(name)
+    missing = [p.name for p in query.params if p.default is None and not request.args.get(p.name)]
+    result = None if missing else query_run(query)
+    return Response(render_template("canned_query.html", query=describe(query), result=result,
+                                    query_text=query.text,
+                                    values={p.name: request.args.get(p.name, p.default or "")
+                                            for p in query.params}),
+                    mimetype="text/html")

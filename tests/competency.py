@@ -1,0 +1,104 @@
+"""The competency fixture: a store and an independent reading of the same files.
+
+``tests/fixtures/competency.pgn`` holds five hand-written games carrying every tag the competency
+questions need (EventSponsor, Section, Stage, Board, NIC, UTCDate/UTCTime, TimeControl, Mode,
+Annotator, titles, e-mails, a program player) followed by the six real games of
+``data/games/kasparov-deep-blue-1997.pgn`` (copied verbatim; provenance in data/README.md).
+``competency-traps.pgn`` is one 18th-century trap (Légal's mate) imported with ``--theme Trap``;
+the real lichess sample ``data/lichess/puzzles.csv`` supplies the theme classes.
+
+The helpers here read the files with python-chess and the csv module, *not* through the store,
+so the tests' expected answers are worked out from the fixture rather than copied from a query.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from tests.conftest import DATA, run_cli
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+COMPETENCY = FIXTURES / "competency.pgn"
+TRAPS = FIXTURES / "competency-traps.pgn"
+PUZZLES = DATA / "lichess" / "puzzles.csv"
+
+ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+
+
+def build_store(path: Path) -> Path:
+    result = run_cli("import", str(COMPETENCY), str(PUZZLES), store=path)
+    assert result.exit_code == 0, result.output
+    result = run_cli("import", "--theme", "Trap", str(TRAPS), store=path)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@dataclass
+class Game:
+    number: int           # 1-based game number in its file
+    file: str
+    headers: dict[str, str]
+    start: chess.Board
+    end: chess.Board
+    plies: int
+
+    @property
+    def ident(self) -> tuple[str, object]:
+        return (self.file, self.number)
+
+    def h(self, tag: str) -> str:
+        return self.headers.get(tag, "")
+
+
+def read_games(path: Path = COMPETENCY) -> list[Game]:
+    games = []
+    with open(path, encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            board = game.board()
+            start = board.copy()
+            plies = 0
+            for move in game.mainline_moves():
+                board.push(move)
+                plies += 1
+            games.append(Game(len(games) + 1, path.name, dict(game.headers), start, board, plies))
+    return games
+
+
+@dataclass
+class Puzzle:
+    puzzle_id: str
+    board: chess.Board          # after the opponent's setup move: the solver is to move
+    solution_plies: int
+    rating: int
+    themes: set[str]
+    mate_in: int | None = None   # the solver's moves when the given solution ends in mate
+
+
+    @property
+    def ident(self) -> tuple[str, object]:
+        return ("puzzle", self.puzzle_id)
+
+
+def read_puzzles() -> list[Puzzle]:
+    out = []
+    for row in csv.DictReader(io.StringIO(PUZZLES.read_text(encoding="utf-8"))):
+        board = chess.Board(row["FEN"])
+        moves = row["Moves"].split()
+        board.push_uci(moves[0])
+        end = board.copy()
+        for move in moves[1:]:
+            end.push_uci(move)
+        mate_in = len(moves) // 2 if end.is_checkmate() and len(moves) % 2 == 0 else None
+        out.append(Puzzle(row["PuzzleId"], board, len(moves) - 1, int(row["Rating"]), set(row["Themes"].split()),
+                          mate_in))
+    return out
+
+
+def signature(board: chess.Board, color: chess.Color) -> str:
+    return "".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in ORDER)

@@ -1,0 +1,599 @@
+"""The 48 canned competency queries, each with its default and a non-default parameter.
+
+Expected answers come from reading the fixture files independently (``tests/competency.py``:
+python-chess over the PGN, the csv module over the lichess sample), never from the queries' output.
+Rows are identified by where they came from: (file, game number) for PGN games, ("puzzle", id).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import chess
+import pytest
+
+from kb.analysis.board_facts import game_phase
+from kb.names import name_key
+from kb.themes import LICHESS_THEME_CLASSES, ancestors
+from queries import QueryError, list_queries, load_query
+from tests.competency import COMPETENCY, TRAPS, Game, build_store, read_games, read_puzzles, signature
+from tests.conftest import run_cli
+
+MATE_THEMES = {"mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5"}
+WIN_THEMES = MATE_THEMES | {"crushing", "advantage"}
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory) -> Path:
+    return build_store(tmp_path_factory.mktemp("competency") / "store")
+
+
+@pytest.fixture(scope="module")
+def kb(store_path):
+    from kb.store import open_store
+
+    return open_store(str(store_path))
+
+
+GAMES = read_games()
+TRAP_GAMES = read_games(TRAPS)
+PUZZLES = read_puzzles()
+
+
+def G(*numbers: int) -> set:
+    return {(COMPETENCY.name, n) for n in numbers}
+
+
+def games_where(pred) -> set:
+    return {g.ident for g in GAMES if pred(g)}
+
+
+def puzzles_where(pred) -> set:
+    return {p.ident for p in PUZZLES if pred(p)}
+
+
+def run(kb, name: str, **params) -> list[dict]:
+    query = load_query(name)
+    result = kb.query(query.text, bindings=query.bind({k: str(v) for k, v in params.items()}))
+    names = [v.value for v in result.variables]
+    return [{n: (row[n].value if row[n] is not None else None) for n in names} for row in result]
+
+
+def idents(kb, rows: list[dict], column: str = "position") -> set:
+    iris = {row[column] for row in rows if row[column]}
+    if not iris:
+        return set()
+    values = " ".join(f"<{iri}>" for iri in iris)
+    found = kb.query(f"""SELECT ?x ?file ?n ?pid WHERE {{ VALUES ?x {{ {values} }}
+        OPTIONAL {{ ?x cp:puzzleId ?pid }}
+        OPTIONAL {{ {{ ?x cp:hasMatch ?m }} UNION {{ ?x a cp:Match BIND(?x AS ?m) }}
+                   ?m dcterms:source ?rec . ?rec cp:sourceFile ?file ; cp:gameNumber ?n }} }}""")
+    out = set()
+    for row in found:
+        if row["pid"] is not None:
+            out.add(("puzzle", row["pid"].value))
+        else:
+            out.add((row["file"].value, int(row["n"].value)))
+    return out
+
+
+def winner(game: Game) -> str | None:
+    """Who is winning a fixture game's position: the exercise's side, else the game's winner."""
+    if "mate in" in game.h("Termination"):
+        return "white" if game.start.turn == chess.WHITE else "black"
+    return {"1-0": "white", "0-1": "black"}.get(game.h("Result"))
+
+
+def puzzle_winner(p) -> str | None:
+    winning = p.themes & WIN_THEMES or p.mate_in
+    return ("white" if p.board.turn == chess.WHITE else "black") if winning else None
+
+
+def theme_classes(themes: set[str]) -> set[str]:
+    direct = {LICHESS_THEME_CLASSES[t] for t in themes if t in LICHESS_THEME_CLASSES}
+    return direct | {a for c in direct for a in ancestors(c)}
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+
+def test_all_48_questions_have_a_query():
+    names = {q.name for q in list_queries()}
+    assert len(names) == 48
+    for query in list_queries():
+        assert query.title and query.description, query.name
+
+
+def test_every_query_answers_with_its_defaults(kb):
+    for query in list_queries():
+        if any(p.default is None for p in query.params):
+            continue
+        assert run(kb, query.name), f"{query.name} has no answer on the fixture"
+
+
+# --- 1-11 ------------------------------------------------------------------------------------
+
+def test_mate_in_one(kb):
+    expected = games_where(lambda g: g.h("Termination") == "mate in 1") | puzzles_where(
+        lambda p: "mateIn1" in p.themes or p.mate_in == 1)
+    assert idents(kb, run(kb, "mate-in-one")) == expected
+    assert G(1, 2, 3, 5) <= expected
+
+
+def test_opening_traps(kb):
+    assert idents(kb, run(kb, "opening-traps")) == {(TRAPS.name, 1)}
+
+
+@pytest.mark.parametrize("player, numbers", [
+    ("Sahuquillo, Alejandro", (1,)),          # default
+    ("alejandro SAHUQUILLO", (1,)),            # order and case ignored
+    ("Judit Polgar", (2,)),                    # accent ignored ("Polgár, Judit" in the file)
+    ("Polgar", (2, 5)),                        # a surname matches both sisters
+    ("Kasparov, Garry", (2, 6, 7, 8, 9, 10, 11)),  # both spellings in the file
+])
+def test_positions_of_player(kb, player, numbers):
+    assert idents(kb, run(kb, "positions-of-player", player=player)) == G(*numbers)
+
+
+def test_positions_of_player_default(kb):
+    assert idents(kb, run(kb, "positions-of-player")) == G(1)
+
+
+def test_positions_by_tactic_includes_subclasses(kb):
+    forks = puzzles_where(lambda p: "fork" in p.themes)
+    assert forks and idents(kb, run(kb, "positions-by-tactic")) == forks
+    promotions = puzzles_where(lambda p: p.themes & {"promotion", "underPromotion"})
+    assert idents(kb, run(kb, "positions-by-tactic", tactic="Promotion")) == promotions
+    middle = puzzles_where(lambda p: "PositionMiddle" in theme_classes(p.themes))
+    assert idents(kb, run(kb, "positions-by-tactic", tactic="PositionMiddle")) == middle
+
+
+def test_drawn_rook_endgames(kb):
+    def rook_only(board):
+        return all(signature(board, c).replace("P", "") in ("KR", "KRR") for c in chess.COLORS)
+
+    expected = games_where(lambda g: g.h("Result") == "1/2-1/2" and rook_only(g.start)) | puzzles_where(
+        lambda p: "equality" in p.themes and ("rookEndgame" in p.themes or rook_only(p.board)))
+    assert G(4) <= expected
+    assert idents(kb, run(kb, "drawn-rook-endgames")) == expected
+
+
+def test_tactics_present(kb):
+    rows = {r["tactic"].split("#")[1]: int(r["positions"]) for r in run(kb, "tactics-present")}
+    assert rows["DoubleAttack"] == sum(1 for p in PUZZLES if "fork" in p.themes)
+    assert rows["Promotion"] == sum(1 for p in PUZZLES if p.themes & {"promotion", "underPromotion"})
+    assert all("PositionMiddle" in ancestors(name) for name in rows)
+
+
+@pytest.mark.parametrize("params, numbers", [
+    ({}, (2,)),
+    ({"player": "kasparov"}, (7, 9, 11)),
+])
+def test_positions_of_player_as_black(kb, params, numbers):
+    assert idents(kb, run(kb, "positions-of-player-as-black", **params)) == G(*numbers)
+
+
+@pytest.mark.parametrize("params, numbers", [
+    ({}, (2,)),
+    ({"event": "ibm man-machine"}, (6, 7, 8, 9, 10, 11)),
+])
+def test_positions_of_event(kb, params, numbers):
+    assert idents(kb, run(kb, "positions-of-event", **params)) == G(*numbers)
+
+
+@pytest.mark.parametrize("country", ["USA", "ESP", "ned"])
+def test_positions_in_country(kb, country):
+    wanted = country.upper()
+    expected = games_where(lambda g: g.h("EventCountry") == wanted or wanted in g.h("Site").split()
+                           or wanted in g.h("Event").split())
+    assert expected
+    assert idents(kb, run(kb, "positions-in-country", country=country)) == expected
+    if country == "USA":
+        assert idents(kb, run(kb, "positions-in-country")) == expected
+
+
+@pytest.mark.parametrize("year", [None, 1997, 1995])
+def test_positions_in_year(kb, year):
+    params = {} if year is None else {"year": year}
+    wanted = str(year or 2010)
+    assert idents(kb, run(kb, "positions-in-year", **params)) == games_where(
+        lambda g: g.h("Date").startswith(wanted))
+
+
+@pytest.mark.parametrize("round_, numbers", [(None, (1, 2)), (2, (3,)), (7, (5,))])
+def test_tactics_in_first_round(kb, round_, numbers):
+    params = {} if round_ is None else {"round": round_}
+    expected = games_where(lambda g: g.h("Round").split(".")[0] == str(round_ or 1)
+                           and "mate in" in g.h("Termination"))
+    assert expected == G(*numbers)
+    assert idents(kb, run(kb, "tactics-in-first-round", **params)) == expected
+
+
+# --- 12-23 -----------------------------------------------------------------------------------
+
+def test_winning_for_white(kb):
+    expected = games_where(lambda g: winner(g) == "white") | {(TRAPS.name, 1)} | puzzles_where(
+        lambda p: puzzle_winner(p) == "white")
+    assert G(1, 3, 5, 6, 7, 11) <= expected
+    assert idents(kb, run(kb, "winning-for-white")) == expected
+
+
+def test_winning_then_lost(kb):
+    expected = games_where(lambda g: "mate in" in g.h("Termination") and g.h("Result") == {
+        "white": "0-1", "black": "1-0"}[winner(g)])
+    assert expected == G(3)
+    assert idents(kb, run(kb, "winning-then-lost")) == expected
+
+
+@pytest.mark.parametrize("title", [None, "GM", "wgm"])
+def test_winning_with_titled_player(kb, title):
+    params = {} if title is None else {"title": title}
+    wanted = (title or "IM").upper()
+    expected = games_where(lambda g: winner(g) and wanted in (g.h("WhiteTitle"), g.h("BlackTitle")))
+    assert idents(kb, run(kb, "winning-with-titled-player", **params)) == expected
+
+
+def test_no_castling_either_side(kb):
+    expected = games_where(lambda g: not g.start.castling_rights) | puzzles_where(
+        lambda p: not p.board.castling_rights)
+    assert G(1, 2, 3, 4, 5) <= expected
+    assert idents(kb, run(kb, "no-castling-either-side")) == expected
+
+
+@pytest.mark.parametrize("elo", [None, 2790, 2200])
+def test_players_rated_above(kb, elo):
+    params = {} if elo is None else {"elo": elo}
+    limit = elo or 2300
+    expected = games_where(lambda g: any(g.h(t).isdigit() and int(g.h(t)) > limit
+                                         for t in ("WhiteElo", "BlackElo")))
+    assert idents(kb, run(kb, "players-rated-above", **params)) == expected
+
+
+def test_player_emails(kb):
+    expected = {(name_key(g.h(c)), g.h(c + "NA")) for g in GAMES for c in ("White", "Black") if g.h(c + "NA")}
+    rows = run(kb, "player-emails")
+    assert {(name_key(r["name"]), r["email"]) for r in rows} == expected
+
+
+def test_positions_with_program(kb):
+    expected = games_where(lambda g: "program" in (g.h("WhiteType"), g.h("BlackType"))
+                           or "(Computer)" in g.h("White") + g.h("Black"))
+    assert expected == G(3, 6, 7, 8, 9, 10, 11)
+    assert idents(kb, run(kb, "positions-with-program")) == expected
+
+
+@pytest.mark.parametrize("day", [None, 1])
+def test_positions_on_event_day(kb, day):
+    import datetime as dt
+
+    def event_day(g: Game) -> int | None:
+        try:
+            game = dt.date(*map(int, g.h("Date").split(".")))
+            start = dt.date(*map(int, g.h("EventDate").split(".")))
+        except ValueError:
+            return None
+        return (game - start).days + 1
+
+    params = {} if day is None else {"day": day}
+    expected = games_where(lambda g: event_day(g) == (day or 3))
+    assert expected
+    assert idents(kb, run(kb, "positions-on-event-day", **params)) == expected
+
+
+def test_sponsored_by(kb):
+    assert idents(kb, run(kb, "sponsored-by"), "match") == G(1)
+    assert run(kb, "sponsored-by", sponsor="Banco Santander") == []
+
+
+@pytest.mark.parametrize("query, prop, value, default", [
+    ("winning-in-section", "section", "OPEN", "Open"),
+    ("winning-in-stage", "stage", "semifinal", "Final"),
+])
+def test_winning_in_section_and_stage(kb, query, prop, value, default):
+    tag = prop.capitalize()
+    for params, wanted in (({}, default), ({prop: value}, value)):
+        expected = games_where(lambda g, w=wanted: winner(g) and g.h(tag).lower() == w.lower())
+        assert expected
+        assert idents(kb, run(kb, query, **params)) == expected
+
+
+@pytest.mark.parametrize("board, numbers", [(None, (1, 4)), (2, (2,))])
+def test_positions_on_board(kb, board, numbers):
+    params = {} if board is None else {"board": board}
+    assert games_where(lambda g: g.h("Board") == str(board or 1)) == G(*numbers)
+    assert idents(kb, run(kb, "positions-on-board", **params)) == G(*numbers)
+
+
+# --- 24-36 -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, tag, param, value", [
+    ("positions-by-opening", "Opening", "opening", None),
+    ("positions-by-opening", "Opening", "opening", "scandinavian"),
+    ("positions-by-variation", "Variation", "variation", None),
+    ("positions-by-variation", "Variation", "variation", "Mieses"),
+    ("positions-by-subvariation", "SubVariation", "subvariation", None),
+    ("positions-by-subvariation", "SubVariation", "subvariation", "classical"),
+])
+def test_positions_by_opening_tags(kb, query, tag, param, value):
+    wanted = value or load_query(query).params[0].default
+    expected = games_where(lambda g: wanted.lower() in g.h(tag).lower())
+    assert len(expected) == 1
+    params = {} if value is None else {param: value}
+    assert idents(kb, run(kb, query, **params)) == expected
+
+
+@pytest.mark.parametrize("eco", [None, "B00-B99", "A00-A09", "c93"])
+def test_positions_by_eco(kb, eco):
+    wanted = (eco or "B01").upper()
+    low, _, high = wanted.partition("-")
+    expected = games_where(lambda g: g.h("ECO") and low <= g.h("ECO") <= (high or low))
+    assert expected
+    assert idents(kb, run(kb, "positions-by-eco", **({} if eco is None else {"eco": eco}))) == expected
+
+
+@pytest.mark.parametrize("nic, numbers", [(None, (2,)), ("qg5.1", (1,))])
+def test_positions_by_nic(kb, nic, numbers):
+    assert idents(kb, run(kb, "positions-by-nic", **({} if nic is None else {"nic": nic}))) == G(*numbers)
+
+
+@pytest.mark.parametrize("time, numbers", [(None, (1,)), ("13:00", (1, 2))])
+def test_started_after(kb, time, numbers):
+    limit = time or "19:00"
+    expected = games_where(lambda g: g.h("Time") and g.h("Time")[:5] > limit)
+    assert expected == G(*numbers)
+    assert idents(kb, run(kb, "started-after", **({} if time is None else {"time": time}))) == expected
+
+
+@pytest.mark.parametrize("date", [None, "2010-01-01"])
+def test_played_before_utc(kb, date):
+    limit = (date or "2010-12-31").replace("-", ".")
+    expected = games_where(lambda g: g.h("UTCDate") and g.h("UTCDate") < limit)
+    assert expected
+    assert idents(kb, run(kb, "played-before-utc", **({} if date is None else {"date": date})), "match") == expected
+
+
+@pytest.mark.parametrize("params", [{}, {"from": "19:00", "to": "21:00:00"}])
+def test_played_between_utc(kb, params):
+    low, high = params.get("from", "13:00"), params.get("to", "14:00")
+    expected = games_where(lambda g: g.h("UTCTime") and low <= g.h("UTCTime")[:5] <= high[:5])
+    assert expected
+    assert idents(kb, run(kb, "played-between-utc", **params), "match") == expected
+
+
+@pytest.mark.parametrize("minutes", [None, 15])
+def test_fast_time_control(kb, minutes):
+    def base(g: Game) -> int | None:
+        first = g.h("TimeControl").split(":")[0].split("/")[-1].split("+")[0]
+        return int(first) if first.isdigit() else None
+
+    limit = (minutes or 5) * 60
+    expected = games_where(lambda g: base(g) is not None and base(g) <= limit)
+    assert expected
+    assert idents(kb, run(kb, "fast-time-control", **({} if minutes is None else {"minutes": minutes}))) == expected
+
+
+def test_ended_by_resignation(kb):
+    expected = games_where(lambda g: g.h("Result") in ("1-0", "0-1") and not g.end.is_checkmate()
+                           and g.h("Termination").lower() in ("", "normal"))
+    assert expected == G(6, 7, 11)
+    assert idents(kb, run(kb, "ended-by-resignation")) == expected
+
+
+@pytest.mark.parametrize("annotator, numbers", [(None, (1,)), ("rudolf", (1, 5))])
+def test_annotated_by(kb, annotator, numbers):
+    assert idents(kb, run(kb, "annotated-by", **({} if annotator is None else {"annotator": annotator}))) == G(*numbers)
+
+
+@pytest.mark.parametrize("mode, numbers", [(None, (1,)), ("ics", (2,))])
+def test_over_the_board(kb, mode, numbers):
+    assert games_where(lambda g: g.h("Mode").upper() == (mode or "OTB").upper()) == G(*numbers)
+    assert idents(kb, run(kb, "over-the-board", **({} if mode is None else {"mode": mode})), "match") == G(*numbers)
+
+
+@pytest.mark.parametrize("moves", [None, 40])
+def test_winning_in_long_games(kb, moves):
+    def length(g: Game) -> int:
+        played = (g.plies + 1) // 2 if g.start.turn == chess.WHITE else g.plies // 2 + (1 if g.plies else 0)
+        tagged = (int(g.h("PlyCount")) + 1) // 2 if g.h("PlyCount").isdigit() else 0
+        return max(played, tagged)
+
+    expected = games_where(lambda g: winner(g) and length(g) > (moves or 70))
+    assert expected
+    assert idents(kb, run(kb, "winning-in-long-games", **({} if moves is None else {"moves": moves}))) == expected
+
+
+# --- 37-48 -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("params, numbers", [
+    ({}, (2, 5)),
+    ({"n": 1, "player": "Sahuquillo"}, (1,)),
+    ({"n": 2, "player": "Polgar"}, ()),
+])
+def test_mate_in_n_by_player(kb, params, numbers):
+    assert idents(kb, run(kb, "mate-in-n-by-player", **params)) == G(*numbers)
+
+
+@pytest.mark.parametrize("phase", [None, "middlegame"])
+def test_positions_by_theme_and_phase(kb, phase):
+    expected = puzzles_where(lambda p: "fork" in p.themes and game_phase(p.board) == (phase or "endgame"))
+    assert expected
+    params = {} if phase is None else {"phase": phase}
+    assert idents(kb, run(kb, "positions-by-theme-and-phase", **params)) == expected
+
+
+def _position_of(kb, number: int) -> str:
+    rows = kb.query(f"""SELECT ?p WHERE {{ ?p cp:hasMatch/dcterms:source ?r .
+        ?r cp:gameNumber {number} ; cp:sourceFile "{COMPETENCY.name}" }}""")
+    return next(iter(rows))["p"].value
+
+
+def test_same_position_elsewhere(kb):
+    assert idents(kb, run(kb, "same-position-elsewhere", position=_position_of(kb, 1)), "other") == G(3)
+    start = chess.Board().fen()
+    expected = {g.ident for g in GAMES + TRAP_GAMES if g.start.fen() == start} - G(6)
+    assert idents(kb, run(kb, "same-position-elsewhere", position=_position_of(kb, 6)), "other") == expected
+    with pytest.raises(QueryError):
+        load_query("same-position-elsewhere").bind({})
+
+
+@pytest.mark.parametrize("player", [None, "deep blue"])
+def test_player_games(kb, player):
+    wanted = name_key(player or "Kasparov")
+    expected = games_where(lambda g: any(f" {wanted} " in f" {name_key(g.h(c))} " for c in ("White", "Black")))
+    rows = run(kb, "player-games", **({} if player is None else {"player": player}))
+    assert idents(kb, rows, "match") == expected
+    for row in rows:
+        game = next(g for g in GAMES if g.ident in idents(kb, [row], "match"))
+        assert row["result"] == game.h("Result")
+        other = "Black" if row["colour"] == "white" else "White"
+        assert name_key(row["opponent"]) == name_key(game.h(other))
+
+
+def _scores(games: list[Game]) -> dict[str, float]:
+    points: dict[str, float] = {}
+    for g in games:
+        white, black = {"1-0": (1, 0), "0-1": (0, 1), "1/2-1/2": (0.5, 0.5)}.get(g.h("Result"), (0, 0))
+        points[name_key(g.h("White"))] = points.get(name_key(g.h("White")), 0) + white
+        points[name_key(g.h("Black"))] = points.get(name_key(g.h("Black")), 0) + black
+    return points
+
+
+@pytest.mark.parametrize("event", [None, "Campeonato UOC"])
+def test_event_standings(kb, event):
+    wanted = (event or "IBM Man-Machine").lower()
+    expected = _scores([g for g in GAMES if wanted in g.h("Event").lower()])
+    rows = run(kb, "event-standings", **({} if event is None else {"event": event}))
+    assert {name_key(r["name"]): float(r["score"]) for r in rows} == expected
+    assert [float(r["score"]) for r in rows] == sorted((float(r["score"]) for r in rows), reverse=True)
+
+
+@pytest.mark.parametrize("event", [None, "Candidates"])
+def test_event_crosstable(kb, event):
+    wanted = (event or "IBM Man-Machine").lower()
+    games = [g for g in GAMES if wanted in g.h("Event").lower()]
+    rows = run(kb, "event-crosstable", **({} if event is None else {"event": event}))
+    assert len(rows) == 2 * len(games)
+    totals: dict[str, float] = {}
+    for r in rows:
+        totals[name_key(r["name"])] = totals.get(name_key(r["name"]), 0) + float(r["points"])
+    assert totals == _scores(games)
+
+
+@pytest.mark.parametrize("side, goal", [(None, None), ("black", "mate"), ("white", "draw"), ("black", "win")])
+def test_positions_by_side_and_goal(kb, side, goal):
+    side_, goal_ = side or "white", goal or "mate"
+    themes = {"mate": MATE_THEMES, "win": WIN_THEMES, "draw": {"equality"}}[goal_]
+    colour = chess.WHITE if side_ == "white" else chess.BLACK
+    expected = puzzles_where(lambda p: p.board.turn == colour and (
+        p.themes & themes or (goal_ != "draw" and p.mate_in)))
+    if goal_ in ("mate", "win"):
+        expected |= games_where(lambda g: "mate in" in g.h("Termination") and g.start.turn == colour)
+        expected |= {g.ident for g in GAMES + TRAP_GAMES
+                     if g.end.is_checkmate() and g.start.turn == colour and g.plies % 2 == 1}
+    assert expected
+    params = {k: v for k, v in (("side", side), ("goal", goal)) if v}
+    assert idents(kb, run(kb, "positions-by-side-and-goal", **params)) == expected
+
+
+@pytest.mark.parametrize("tactic, themes", [(None, {"fork"}), ("Pinning", {"pin"})])
+def test_exercises_by_difficulty(kb, tactic, themes):
+    chosen = [p for p in PUZZLES if p.themes & themes]
+    expected = [p.ident for p in sorted(chosen, key=lambda p: ((p.solution_plies + 1) // 2, p.rating))]
+    rows = run(kb, "exercises-by-difficulty", **({} if tactic is None else {"tactic": tactic}))
+    got = [("puzzle", next(iter(idents(kb, [r])))[1]) for r in rows]
+    assert set(got) == set(expected)
+    keys = [(int(r["solverMoves"]), int(r["rating"])) for r in rows]
+    assert keys == sorted(keys)
+
+
+@pytest.mark.parametrize("white, black", [(None, None), ("Q", "KR"), ("kp", "kp")])
+def test_positions_with_material(kb, white, black):
+    def fits(board: chess.Board, color: chess.Color, spec: str) -> bool:
+        spec = spec.upper() if spec.upper().startswith("K") else "K" + spec.upper()
+        have = signature(board, color)
+        return have.replace("P", "") == spec.replace("P", "") and ("P" in have) == ("P" in spec)
+
+    w, b = white or "KRP", black or "KR"
+    expected = games_where(lambda g: fits(g.start, chess.WHITE, w) and fits(g.start, chess.BLACK, b)) | \
+        puzzles_where(lambda p: fits(p.board, chess.WHITE, w) and fits(p.board, chess.BLACK, b))
+    assert expected
+    params = {k: v for k, v in (("white", white), ("black", black)) if v}
+    assert idents(kb, run(kb, "positions-with-material", **params)) == expected
+
+
+def test_sources(kb):
+    rows = {r["name"]: r for r in run(kb, "sources")}
+    assert set(rows) == {"competency", "competency-traps", "puzzles"}
+    assert int(rows["competency"]["games"]) == len(GAMES) == int(rows["competency"]["positions"])
+    players = {name_key(g.h(c)) for g in GAMES for c in ("White", "Black")}
+    assert int(rows["competency"]["players"]) == len(players)
+    assert int(rows["puzzles"]["positions"]) == len(PUZZLES)
+
+
+@pytest.mark.parametrize("player, variants", [
+    (None, {"Garry Kasparov", "Kasparov, Garry"}),
+    ("POLGAR", {"Polgár, Judit", "Polgar, Susan"}),
+])
+def test_players_by_name_variant(kb, player, variants):
+    rows = run(kb, "players-by-name-variant", **({} if player is None else {"player": player}))
+    assert {r["variant"] for r in rows} == variants
+    assert {r["source"] for r in rows} == {"competency"}
+
+
+def test_class_hierarchy_counts(kb):
+    rows = {r["class"].split("#")[1]: r for r in run(kb, "class-hierarchy-counts")}
+    assert int(rows["DoubleAttack"]["positions"]) == sum(1 for p in PUZZLES if "fork" in p.themes)
+    assert rows["DoubleAttack"]["parent"].endswith("#PositionMiddle")
+    assert int(rows["Trap"]["positions"]) == 1
+    middle = sum(1 for p in PUZZLES if "PositionMiddle" in theme_classes(p.themes))
+    assert int(rows["PositionMiddle"]["positions"]) == middle
+    assert int(rows["Lock"]["positions"]) == 0
+
+
+# --- parameters are terms, never text --------------------------------------------------------
+
+@pytest.mark.parametrize("hostile", ['"} DROP ALL #', "') } ; DELETE WHERE { ?s ?p ?o } #",
+                                     '" . } UNION { ?position ?p ?o } #', "\\\" } #"])
+def test_injection_stays_a_literal(kb, hostile):
+    for name, param in (("positions-of-event", "event"), ("annotated-by", "annotator"),
+                        ("positions-by-eco", "eco")):
+        rows = run(kb, name, **{param: hostile})
+        assert rows == []
+    bound = load_query("positions-of-event").bind({"event": hostile})["event"]
+    assert bound.value == hostile
+    assert idents(kb, run(kb, "positions-of-event")) == G(2)  # the store still holds everything
+
+
+def test_bad_parameters_are_clear_errors():
+    with pytest.raises(QueryError, match="expects integer"):
+        load_query("positions-in-year").bind({"year": "1997 } DROP"})
+    with pytest.raises(QueryError, match="not a class name"):
+        load_query("positions-by-tactic").bind({"tactic": "Fork> . ?x ?y <z"})
+    with pytest.raises(QueryError, match="not an absolute IRI"):
+        load_query("same-position-elsewhere").bind({"position": "x> } DROP ALL #"})
+    with pytest.raises(QueryError, match="has no parameter"):
+        load_query("mate-in-one").bind({"player": "x"})
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def test_cli_query_name_with_params(store_path):
+    result = run_cli("query", "--name", "positions-of-player", "--param", "player=judit polgár",
+                     "--format", "json", store=store_path)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["results"]["bindings"]
+    assert [r["who"]["value"].split("/")[-1].startswith("judit-polgar") for r in rows] == [True]
+    default = run_cli("query", "--name", "positions-in-year", "--format", "csv", store=store_path)
+    assert default.exit_code == 0 and default.output.count("\n") == 1 + len(games_where(
+        lambda g: g.h("Date").startswith("2010")))
+
+
+def test_cli_queries_lists_all():
+    result = run_cli("queries", "--format", "json")
+    listed = json.loads(result.output)
+    assert len(listed) == 48
+    assert {"name": "player", "type": "name", "default": "Sahuquillo, Alejandro",
+            "help": "player's name (any order, accents optional)"} in next(
+        q for q in listed if q["name"] == "positions-of-player")["params"]
+    text = run_cli("queries").output
+    assert "same-position-elsewhere" in text and "position (required)" in text

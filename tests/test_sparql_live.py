@@ -1,0 +1,152 @@
+"""A real client against the real server: SPARQLWrapper talking to ``chesskb serve`` on loopback.
+
+The server runs in a subprocess (waitress, worker processes), exactly as users start it. A runaway
+query (a cross product of four triple patterns) must be stopped with 503 while a second client
+keeps getting answers.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import rdflib
+from SPARQLWrapper import CSV, JSON, N3, POST, RDFXML, TSV, XML, SPARQLWrapper
+from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, QueryBadFormed
+
+from tests.competency import build_store
+from tests.conftest import ROOT
+
+CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
+PREFIX = f"PREFIX cp: <{CP}>\n"
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+TIMEOUT = 3.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def endpoint(tmp_path_factory):
+    store = build_store(tmp_path_factory.mktemp("live") / "store")
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "--store", str(store), "serve", "--host", "127.0.0.1",
+         "--port", str(port), "--query-timeout", str(TIMEOUT)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/sparql"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "?query=ASK%7B%7D", timeout=5).read()
+            break
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("server did not start: " + process.stdout.read().decode()) from None
+            time.sleep(0.2)
+    yield url
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def _client(url: str, query: str, fmt: str) -> SPARQLWrapper:
+    client = SPARQLWrapper(url)
+    client.setQuery(PREFIX + query)
+    client.setReturnFormat(fmt)
+    return client
+
+
+def test_sparqlwrapper_select_in_every_format(endpoint):
+    query = "SELECT ?position WHERE { ?position a cp:Trap }"
+    rows = _client(endpoint, query, JSON).queryAndConvert()["results"]["bindings"]
+    assert len(rows) == 1
+    trap = rows[0]["position"]["value"]
+    xml = _client(endpoint, query, XML).queryAndConvert()
+    assert [b.firstChild.data for b in xml.getElementsByTagName("uri")] == [trap]
+    csv_text = _client(endpoint, query, CSV).queryAndConvert().decode()
+    assert csv_text.split() == ["position", trap]
+    tsv_text = _client(endpoint, query, TSV).queryAndConvert().decode()
+    assert tsv_text.split() == ["?position", f"<{trap}>"]
+    post = _client(endpoint, query, JSON)
+    post.setMethod(POST)
+    assert post.queryAndConvert()["results"]["bindings"] == rows
+
+
+def test_sparqlwrapper_ask_construct_describe(endpoint):
+    assert _client(endpoint, "ASK { ?p a cp:MateInOne }", JSON).queryAndConvert()["boolean"] is True
+    construct = "CONSTRUCT { ?p cp:fen ?f } WHERE { ?p a cp:MateInOne ; cp:fen ?f }"
+    turtle = _client(endpoint, construct, N3).queryAndConvert()
+    graph = turtle if isinstance(turtle, rdflib.Graph) else rdflib.Graph().parse(data=turtle, format="turtle")
+    rdfxml = _client(endpoint, construct, RDFXML).queryAndConvert()
+    assert isinstance(rdfxml, rdflib.Graph) and len(rdfxml) == len(graph) > 5
+    count = _client(endpoint, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:MateInOne ; cp:fen ?f }",
+                    JSON).queryAndConvert()["results"]["bindings"][0]["n"]["value"]
+    assert len(graph) == int(count)
+
+
+def test_sparqlwrapper_sees_a_bad_query(endpoint):
+    with pytest.raises(QueryBadFormed):
+        _client(endpoint, "SELECT ?x WHERE { ?x }", JSON).queryAndConvert()
+
+
+def test_runaway_query_is_stopped_while_another_client_is_answered(endpoint):
+    outcome: dict[str, object] = {}
+
+    def runaway() -> None:
+        started = time.monotonic()
+        try:
+            _client(endpoint, RUNAWAY, JSON).queryAndConvert()
+            outcome["runaway"] = "answered"
+        except EndPointInternalError as exc:  # SPARQLWrapper's name for 5xx
+            outcome["runaway"] = str(exc)
+        except urllib.error.HTTPError as exc:
+            outcome["runaway"] = exc.code
+        outcome["runaway_seconds"] = time.monotonic() - started
+
+    thread = threading.Thread(target=runaway)
+    thread.start()
+    time.sleep(0.5)  # the runaway query now holds one worker
+    answered = []
+    while thread.is_alive() and len(answered) < 5:
+        started = time.monotonic()
+        rows = _client(endpoint, "SELECT ?p WHERE { ?p a cp:Trap }", JSON).queryAndConvert()
+        answered.append((time.monotonic() - started, len(rows["results"]["bindings"])))
+    thread.join(30)
+    assert answered and all(n == 1 for _, n in answered)
+    assert all(seconds < TIMEOUT for seconds, _ in answered)
+    assert outcome["runaway"] != "answered"
+    assert TIMEOUT - 0.5 <= outcome["runaway_seconds"] < TIMEOUT + 10
+    # the raw status and message, without SPARQLWrapper in the way
+    request = urllib.request.Request(endpoint + "?query=" + urllib.request.quote(RUNAWAY),
+                                     headers={"Accept": "application/sparql-results+json"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request, timeout=30)
+    assert info.value.code == 503
+    assert "limit" in json.loads(info.value.read())["error"]
+    assert _client(endpoint, "ASK { ?p a cp:Trap }", JSON).queryAndConvert()["boolean"] is True
+
+
+def test_canned_query_over_http(endpoint):
+    base = endpoint.rsplit("/", 1)[0]
+    with urllib.request.urlopen(base + "/queries/positions-of-player.json?player=polgar", timeout=10) as r:
+        data = json.loads(r.read())
+    assert len(data["rows"]) == 2
+
+
+def test_server_is_waitress(endpoint):
+    with urllib.request.urlopen(endpoint + "?query=ASK%7B%7D", timeout=10) as response:
+        assert response.headers["Server"] == "chesskb"  # waitress's ident, not werkzeug's dev server
