@@ -19,12 +19,14 @@ Both kinds skip the moves of a sequence already taken, so one combination is one
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
-from pathlib import Path
 
 import chess
 import chess.engine
+
+from .analysis.engine import EngineMissing, engine_path
+
+__all__ = ["EngineMissing", "MinedExercise", "engine_path", "mine_game", "open_engine"]
 
 MAX_MATE = 5
 SWING_CP = 300
@@ -34,22 +36,9 @@ MIN_GAIN = 2
 #: Search depth per position: enough for the mates and tactics a lesson uses, fast on two cores.
 DEPTH = int(os.environ.get("CHESSKB_MINE_DEPTH", "12"))
 
-PIECE_POINTS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
-
-
-class EngineMissing(RuntimeError):
-    """No UCI engine to mine with (the message says how to get one)."""
-
-
-def engine_path() -> str | None:
-    """The engine to use: ``$CHESSKB_ENGINE``, else ``stockfish`` on the PATH or in Debian's /usr/games."""
-    configured = os.environ.get("CHESSKB_ENGINE")
-    if configured:
-        return configured if Path(configured).is_file() or shutil.which(configured) else None
-    return shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
-
 
 def open_engine() -> chess.engine.SimpleEngine:
+    """A new engine of its own (tests, scripts); the importer uses ``shared_engine``."""
     path = engine_path()
     if path is None:
         raise EngineMissing("--mine needs a UCI engine: install Debian's 'stockfish' package "
@@ -57,6 +46,8 @@ def open_engine() -> chess.engine.SimpleEngine:
     engine = chess.engine.SimpleEngine.popen_uci(path)
     engine.configure({"Threads": 1})
     return engine
+
+PIECE_POINTS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-import chess.engine
 from pyoxigraph import RdfFormat, serialize
 
 from .analysis import analyse
@@ -26,7 +25,8 @@ from .findings import Finding
 from .iris import IriMinter
 from .mapping import MappingContext, record_quads
 from .mapping.game import MinedPosition
-from .mining import mine_game, open_engine
+from .analysis.engine import close_shared_engine, shared_engine
+from .mining import mine_game
 from .reading import file_kind
 from .reading.lichess import iter_rows, row_to_record
 from .reading.pgn import Segment, parse_segment, split_segments
@@ -145,25 +145,10 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
     return result
 
 
-_ENGINE: chess.engine.SimpleEngine | None = None
-
-
 def _mine(record: GameRecord) -> list[MinedPosition]:
     """Exercises the engine finds in the game, each with its own analysis (one engine per process)."""
-    global _ENGINE
-    if _ENGINE is None:
-        _ENGINE = open_engine()
     return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution)))
-            for exercise in mine_game(_ENGINE, record.start_board(), record.solution)]
-
-
-def close_engine() -> None:
-    """Stop this process's engine. Explicitly, not at exit: python-chess runs the engine from a
-    non-daemon thread, and the interpreter waits for such threads *before* running atexit hooks."""
-    global _ENGINE
-    if _ENGINE is not None:
-        _ENGINE.quit()
-        _ENGINE = None
+            for exercise in mine_game(shared_engine(), record.start_board(), record.solution)]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None
@@ -194,7 +179,7 @@ class UnitProcessor:
         return self
 
     def __exit__(self, *exc_info) -> None:
-        close_engine()  # in-process mining (jobs = 1); workers' engines end with the workers
+        close_shared_engine()  # in-process engine (jobs = 1); workers' engines end with the workers
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()

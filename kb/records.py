@@ -36,6 +36,7 @@ class LichessPuzzle:
     game_url: str | None
     opening_tags: tuple[str, ...]
     setup_move_uci: str
+    fen_before_setup: str = ""
 
 
 @dataclass
@@ -61,4 +62,10 @@ class GameRecord:
         return self.puzzle is not None
 
     def start_board(self) -> chess.Board:
+        """The exercise's board; for a lichess puzzle with the opponent's setup move on its move stack
+        (detectors ask what that move did: a recapture, a capture of a defender …)."""
+        if self.puzzle is not None and self.puzzle.fen_before_setup:
+            board = chess.Board(self.puzzle.fen_before_setup)
+            board.push(chess.Move.from_uci(self.puzzle.setup_move_uci))
+            return board
         return chess.Board(self.start_fen)

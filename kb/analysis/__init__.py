@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 import chess
 
 from .board_facts import board_facts
+from .detectors import detect
+from .line import Line
 from .solution import solution_facts
+from .verify import verify_mate
 
 FactValue = bool | int | str
 
@@ -25,9 +28,19 @@ class PositionAnalysis:
     classes: list[str] = field(default_factory=list)
 
 
-def analyse(board: chess.Board, solution: list[chess.Move]) -> PositionAnalysis:
-    """Board facts of ``board`` plus what replaying ``solution`` from it shows."""
+def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool = True) -> PositionAnalysis:
+    """Board facts of ``board``, what replaying ``solution`` shows, and the detected theme classes.
+
+    A mate claim is checked (``kb.analysis.verify``): by search up to mate in two, by the engine
+    beyond when one is installed and ``use_engine``; the status is stored, never guessed.
+    """
     facts: dict[str, FactValue] = dict(board_facts(board))
     solution_result = solution_facts(board, solution)
     facts.update(solution_result.facts)
-    return PositionAnalysis(facts=facts, classes=list(solution_result.classes))
+    classes = list(solution_result.classes)
+    if solution and facts.get("solutionLegal"):
+        mate_in = facts.get("mateIn")
+        if isinstance(mate_in, int):
+            facts["mateVerification"] = verify_mate(board, mate_in, solution[0], use_engine)
+        classes += [name for name in detect(Line(board, solution)) if name not in classes]
+    return PositionAnalysis(facts=facts, classes=classes)

@@ -82,6 +82,7 @@ def row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -
         return finding(f"puzzle {puzzle_id}: invalid UCI move: {exc}", "invalid-move")
     if not board.is_legal(moves[0]):
         return finding(f"puzzle {puzzle_id}: illegal move {moves[0].uci()} (move 1 of Moves)", "illegal-move")
+    fen_before_setup = board.fen()
     board.push(moves[0])
     solution = moves[1:]
     try:
@@ -98,6 +99,7 @@ def row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -
         game_url=(row.get("GameUrl") or "").strip() or None,
         opening_tags=tuple((row.get("OpeningTags") or "").split()),
         setup_move_uci=moves[0].uci(),
+        fen_before_setup=fen_before_setup,
     )
     return GameRecord(
         location=SourceLocation(file_name, number, line),

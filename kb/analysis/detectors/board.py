@@ -1,0 +1,140 @@
+"""Special moves, attacks on the king, how the line ends, and endgames by material."""
+
+from __future__ import annotations
+
+import chess
+
+from ..line import Line
+
+
+def promotion(line: Line) -> bool:
+    return any(p.move.promotion for p in line.solver_plies)
+
+
+def underpromotion(line: Line) -> bool:
+    return any(p.move.promotion not in (None, chess.QUEEN) for p in line.solver_plies)
+
+
+def en_passant(line: Line) -> bool:
+    return any(p.before.is_en_passant(p.move) for p in line.solver_plies)
+
+
+def castling(line: Line) -> bool:
+    return any(p.before.is_castling(p.move) for p in line.solver_plies)
+
+
+def advanced_pawn(line: Line) -> bool:
+    """A solver pawn moves to its 7th or 8th rank."""
+    far = (6, 7) if line.solver == chess.WHITE else (1, 0)
+    return any(p.piece.piece_type == chess.PAWN and chess.square_rank(p.move.to_square) in far
+               for p in line.solver_plies)
+
+
+def stalemate(line: Line) -> bool:
+    """The line ends in stalemate (the original's *Drowned*: the king drowns with no move)."""
+    return bool(line.plies) and line.end.is_stalemate()
+
+
+def perpetual_check(line: Line) -> bool:
+    """Every solver move checks and the line ends in a repeated position or with checks the opponent
+    cannot escape for good (the original's *ContinuousCheck*)."""
+    solver = line.solver_plies
+    if len(solver) < 2 or not all(p.is_check for p in solver):
+        return False
+    keys = [p.after.board_fen() + ("w" if p.after.turn else "b") for p in line.plies]
+    return len(keys) != len(set(keys)) or line.balance(line.end) < line.balance(line.start) - 2
+
+
+def attacking_f2f7(line: Line) -> bool:
+    target = chess.F7 if line.solver == chess.WHITE else chess.F2
+    king_home = chess.E8 if line.solver == chess.WHITE else chess.E1
+    return any(p.is_capture and p.move.to_square == target and p.before.king(not line.solver) == king_home
+               for p in line.solver_plies)
+
+
+def _king_side_score(line: Line, files: tuple[int, ...], corner_file: int, min_pieces: int) -> bool:
+    king = line.start.king(not line.solver)
+    back = 7 if line.solver == chess.WHITE else 0
+    if king is None or chess.square_rank(king) != back or chess.square_file(king) not in files:
+        return False
+    if chess.popcount(line.start.occupied) < min_pieces or not any(p.is_check for p in line.solver_plies):
+        return False
+    corner = chess.square(corner_file, back)
+    score = 0
+    for ply in line.solver_plies:
+        distance = chess.square_distance(ply.move.to_square, corner)
+        if distance <= 3:
+            score += ply.is_check + ply.is_capture
+        elif distance >= 5:
+            score -= 1
+    return score >= 2
+
+
+def kingside_attack(line: Line) -> bool:
+    """The opponent's king castled short (on its back rank, files g-h) and the solver's checks and
+    captures land near it."""
+    return _king_side_score(line, (6, 7), 7, 20)
+
+
+def queenside_attack(line: Line) -> bool:
+    return _king_side_score(line, (0, 1, 2), 0, 18)
+
+
+def king_in_centre_attack(line: Line) -> bool:
+    """The opponent's king is still on the d/e files of its first two ranks and the solver checks it."""
+    king = line.start.king(not line.solver)
+    home = (7, 6) if line.solver == chess.WHITE else (0, 1)
+    return king is not None and chess.square_file(king) in (3, 4) and chess.square_rank(king) in home \
+        and any(p.is_check for p in line.solver_plies)
+
+
+def exposed_king(line: Line) -> bool:
+    """The opponent's king is still in its own camp but has no pawn in front of it or diagonally in
+    front, and the solver checks it."""
+    king = line.start.king(not line.solver)
+    if king is None or not any(p.is_check for p in line.solver_plies):
+        return False
+    rank_from_own_side = 7 - chess.square_rank(king) if line.solver == chess.WHITE else chess.square_rank(king)
+    if rank_from_own_side < 2:  # still on its first two ranks: not walked out
+        return False
+    forward = -1 if line.solver == chess.WHITE else 1  # towards the solver: the king's "in front"
+    shield_rank = chess.square_rank(king) + forward
+    if not 0 <= shield_rank <= 7:
+        return False
+    shield = [chess.square(f, shield_rank) for f in range(8) if abs(f - chess.square_file(king)) <= 1]
+    return not any(line.start.piece_at(s) == chess.Piece(chess.PAWN, not line.solver) for s in shield)
+
+
+def weak_back_rank(line: Line) -> bool:
+    """The opponent's back rank is the weakness: the solver mates or wins material with a rook or queen
+    landing on it (the original's *WeakLine*)."""
+    back = 7 if line.solver == chess.WHITE else 0
+    return any(p.piece.piece_type in (chess.ROOK, chess.QUEEN) and chess.square_rank(p.move.to_square) == back
+               and (p.is_check or p.is_capture) for p in line.solver_plies) and \
+        (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 3)
+
+
+def endgame_class(*boards: chess.Board) -> str | None:
+    """The endgame type by material, when every board given (the position, and the one after the
+    first solution move, so a capture that just changed the material does not count) has the same
+    kind of pieces besides kings and pawns: ``PawnEndgame``, ``RookEndgame``, ``QueenEndgame``,
+    ``MinorPieceEndgame`` (bishops only, or knights only), ``OtherEndgame`` (one queen and rooks);
+    else ``None``."""
+    kinds = {frozenset(p.piece_type for p in b.piece_map().values()) - {chess.KING, chess.PAWN} for b in boards}
+    if len(kinds) != 1:
+        return None
+    (kind,) = kinds
+    if kind == {chess.QUEEN, chess.ROOK} and any(len(b.pieces(chess.QUEEN, chess.WHITE) | b.pieces(
+            chess.QUEEN, chess.BLACK)) != 1 for b in boards):
+        return None
+    return _ENDGAMES.get(kind)
+
+
+_ENDGAMES = {
+    frozenset(): "PawnEndgame",
+    frozenset({chess.ROOK}): "RookEndgame",
+    frozenset({chess.QUEEN}): "QueenEndgame",
+    frozenset({chess.BISHOP}): "MinorPieceEndgame",
+    frozenset({chess.KNIGHT}): "MinorPieceEndgame",
+    frozenset({chess.QUEEN, chess.ROOK}): "OtherEndgame",
+}

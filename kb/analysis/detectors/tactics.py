@@ -1,0 +1,319 @@
+"""Tactical motifs decided from the solver's moves and the boards around them.
+
+The definitions are the ones a chess teacher gives (seed-000 §6, the usual literature), made
+precise with python-chess's attack maps and pins: a fork attacks two valuable pieces at once from
+a safe square, a pin leaves a piece unable to move off a line to its king, and so on.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import chess
+
+from ..line import VALUES, Line, Ply, in_bad_spot, is_hanging
+
+SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
+
+
+def _between(a: chess.Square, b: chess.Square) -> chess.SquareSet:
+    return chess.SquareSet(chess.between(a, b))
+
+
+def _non_final(line: Line) -> list[Ply]:
+    return [p for p in line.solver_plies if p.index < len(line.plies) - 1]
+
+
+def fork(line: Line) -> bool:
+    """A solver move (not the last, not by the king) to a square where it is safe, attacking two
+    non-pawn pieces at once, each worth more than the mover or undefended and unable to take it."""
+    for ply in _non_final(line):
+        if ply.piece.piece_type == chess.KING:
+            continue
+        board, to = ply.after, ply.move.to_square
+        if in_bad_spot(board, to):
+            continue
+        targets = 0
+        for square in board.attacks(to):
+            victim = board.piece_at(square)
+            if victim is None or victim.color == line.solver or victim.piece_type == chess.PAWN:
+                continue
+            if VALUES[victim.piece_type] > VALUES[ply.piece.piece_type] or (
+                    is_hanging(board, square) and to not in board.attacks(square)):
+                targets += 1
+        if targets >= 2:
+            return True
+    return False
+
+
+def pin(line: Line) -> bool:
+    """An opponent piece pinned to its king cannot take a solver piece, or cannot escape an attack,
+    somewhere along the line."""
+    opponent = not line.solver
+    for ply in line.plies:
+        board = ply.after
+        if board.turn != opponent:
+            continue
+        for square in board.pieces(chess.PAWN, opponent) | board.pieces(chess.KNIGHT, opponent) | \
+                board.pieces(chess.BISHOP, opponent) | board.pieces(chess.ROOK, opponent) | \
+                board.pieces(chess.QUEEN, opponent):
+            if not board.is_pinned(opponent, square):
+                continue
+            pinned = board.piece_at(square)
+            assert pinned is not None
+            pin_line = board.pin(opponent, square)
+            # the pin stops a capture it would otherwise have
+            for target in board.attacks(square):
+                victim = board.piece_at(target)
+                if victim is not None and victim.color == line.solver and target not in pin_line and (
+                        VALUES[victim.piece_type] >= VALUES[pinned.piece_type] or is_hanging(board, target)):
+                    return True
+            # the pinned piece is attacked by something cheaper and cannot step away
+            attackers = board.attackers(line.solver, square)
+            if any(VALUES[board.piece_type_at(a) or chess.KING] < VALUES[pinned.piece_type] for a in attackers):
+                return True
+    return False
+
+
+def skewer(line: Line) -> bool:
+    """A valuable opponent piece attacked by a solver slider moved off the line, and the solver's
+    slider then took the piece that stood behind it."""
+    for ply in line.solver_plies[1:]:
+        if not ply.is_capture or ply.piece.piece_type not in SLIDERS or ply.after.is_checkmate():
+            continue
+        previous = line.plies[ply.index - 1]
+        if previous.move.from_square in _between(ply.move.from_square, ply.move.to_square):
+            captured = ply.captured
+            assert captured is not None
+            wins = VALUES[captured.piece_type] >= VALUES[ply.piece.piece_type] or not in_bad_spot(
+                ply.after, ply.move.to_square)
+            if VALUES[previous.piece.piece_type] > VALUES[captured.piece_type] and wins:
+                return True
+    return False
+
+
+def discovered_check(line: Line) -> bool:
+    """A solver move gives check, and the piece that moved is not the one checking."""
+    return any(ply.is_check and ply.move.to_square not in ply.checkers and not ply.before.is_castling(ply.move)
+               for ply in line.solver_plies)
+
+
+def discovered_attack(line: Line) -> bool:
+    """A discovered check, or a solver capture along a line its previous move opened."""
+    if discovered_check(line):
+        return True
+    solver = line.solver_plies
+    for earlier, later in pairwise(solver):
+        # the uncovering move made a threat of its own (check or capture): the opponent could not
+        # answer both, which is what makes a discovery a tactic rather than a rearrangement
+        forcing = earlier.is_check or earlier.is_capture
+        doubled = later.move.to_square == earlier.move.to_square  # a battery taking back on the same square
+        if forcing and not doubled and later.is_capture and earlier.move.from_square in _between(
+                later.move.from_square, later.move.to_square) and not earlier.before.is_castling(earlier.move):
+            return True
+    return False
+
+
+def double_check(line: Line) -> bool:
+    return any(len(ply.checkers) >= 2 for ply in line.solver_plies)
+
+
+def hanging_piece(line: Line) -> bool:
+    """The first solver move takes an undefended piece (not a pawn), which is not just the answer to a
+    capture of equal or greater value on that square, and the gain is still there after the reply."""
+    solver = line.solver_plies
+    if not solver or not solver[0].is_capture:
+        return False
+    first = solver[0]
+    captured = first.captured
+    assert captured is not None
+    if captured.piece_type == chess.PAWN or not is_hanging(first.before, first.move.to_square):
+        return False
+    previous = line.previous
+    if previous is not None and previous.captured is not None and previous.move.to_square == first.move.to_square \
+            and VALUES[previous.captured.piece_type] >= VALUES[captured.piece_type]:
+        return False
+    after_reply = line.plies[first.index + 1].after if first.index + 1 < len(line.plies) else first.after
+    return line.balance(after_reply) - line.balance(first.before) >= 2 or line.ends_in_mate
+
+
+def sacrifice(line: Line) -> bool:
+    """At some point of the line the solver is two or more points down on where it started, without a
+    promotion explaining it."""
+    start = line.balance(line.start)
+    if any(p.move.promotion for p in line.plies):
+        return False
+    # after the solver's later moves: the opponent has taken what was offered by then
+    return any(line.balance(p.after) - start <= -2 for p in line.solver_plies[1:])
+
+
+def trapped_piece(line: Line) -> bool:
+    """The solver takes a non-pawn piece that, when its side was last to move, stood in a bad spot and
+    had nowhere better to go: every move it had also landed in a bad spot (or it had none)."""
+    for ply in line.solver_plies:
+        captured = ply.captured
+        if ply.index == 0 or captured is None or captured.piece_type in (chess.PAWN, chess.KING):
+            continue
+        board = line.plies[ply.index - 1].before  # the opponent to move, before its last move
+        square = ply.move.to_square
+        if board.piece_at(square) != captured or not in_bad_spot(board, square):
+            continue
+        if board.is_check() or board.is_pinned(captured.color, square):
+            continue  # it could not move for another reason: not trapped
+        if all(_lands_badly(board, move) for move in board.legal_moves if move.from_square == square):
+            return True
+    return False
+
+
+def _lands_badly(board: chess.Board, move: chess.Move) -> bool:
+    taken = board.piece_type_at(move.to_square)
+    mover = board.piece_type_at(move.from_square)
+    if taken is not None and mover is not None and VALUES[taken] >= VALUES[mover]:
+        return False  # an even or better trade is an escape
+    probe = board.copy(stack=False)
+    probe.push(move)
+    return in_bad_spot(probe, move.to_square)
+
+
+def deflection(line: Line) -> bool:
+    """The solver's previous move forced the opponent's reply (it took what was offered, or answered a
+    check), that reply pulled a defender away from a square, and the solver now captures or promotes
+    there with a piece worth at least what it takes."""
+    for ply in line.solver_plies[1:]:
+        if not (ply.is_capture or ply.move.promotion) or ply.index < 2:
+            continue
+        reply, offer = line.plies[ply.index - 1], line.plies[ply.index - 2]
+        square = ply.move.to_square
+        captured = ply.captured
+        if captured is not None and VALUES[captured.piece_type] > VALUES[ply.piece.piece_type]:
+            continue
+        if offer.captured is not None and VALUES[offer.captured.piece_type] >= VALUES[offer.piece.piece_type]:
+            continue  # the solver's previous move simply won material: nothing was offered
+        forced = reply.move.to_square == offer.move.to_square or reply.before.is_check()
+        if not forced or square in (reply.move.to_square, offer.move.to_square):
+            continue
+        if square in reply.before.attacks(reply.move.from_square) and square not in reply.after.attacks(
+                reply.move.to_square):
+            return True
+    return False
+
+
+def attraction(line: Line) -> bool:
+    """The solver puts a piece on a square, the opponent's king, queen or rook takes it there, and the
+    solver's next move attacks that square: a check when the king was lured, else a later capture there."""
+    for ply in line.solver_plies:
+        if ply.index + 2 >= len(line.plies):
+            continue
+        reply, follow = line.plies[ply.index + 1], line.plies[ply.index + 2]
+        square = ply.move.to_square
+        if reply.move.to_square != square or reply.piece.piece_type not in (chess.KING, chess.QUEEN, chess.ROOK):
+            continue
+        if square not in follow.after.attacks(follow.move.to_square) and not (
+                reply.piece.piece_type == chess.KING and follow.is_check):
+            continue
+        if reply.piece.piece_type == chess.KING:
+            if follow.is_check:
+                return True
+        elif any(p.is_capture and p.move.to_square == square for p in line.plies[ply.index + 2:] if p.by_solver):
+            return True
+    return False
+
+
+def eliminate_defense(line: Line) -> bool:
+    """The solver captures a piece that defended a square where the solver captures next, without a
+    check in between (capturing the defender)."""
+    solver = line.solver_plies
+    for first, second in pairwise(solver):
+        if not first.is_capture or first.is_check or second.index != first.index + 2:
+            continue
+        captured = first.captured
+        assert captured is not None
+        if VALUES[first.piece.piece_type] < VALUES[captured.piece_type] and captured.piece_type != chess.KING:
+            continue
+        defenders = first.before.attackers(not line.solver, second.move.to_square)
+        if second.is_capture and first.move.to_square in defenders and first.move.to_square != second.move.to_square:
+            return True
+    return False
+
+
+def xray(line: Line) -> bool:
+    """The solver recaptures on a square through the square the opponent's recapturing piece left."""
+    for ply in line.solver_plies[1:]:
+        reply = line.plies[ply.index - 1]
+        if ply.is_capture and reply.is_capture and reply.move.to_square == ply.move.to_square and \
+                reply.move.from_square in _between(ply.move.from_square, ply.move.to_square):
+            return True
+    return False
+
+
+def zwischenzug(line: Line) -> bool:
+    """The opponent captured, the solver first played another forcing move and only then recaptured."""
+    for ply in line.solver_plies:
+        if ply.index < 1 or ply.index + 2 >= len(line.plies):
+            continue
+        taken = line.plies[ply.index - 1]
+        later = line.plies[ply.index + 2]
+        if taken.is_capture and not ply.is_capture and ply.is_check and later.by_solver and later.is_capture and \
+                later.move.to_square == taken.move.to_square and \
+                any(m.to_square == taken.move.to_square for m in ply.before.legal_moves if ply.before.is_capture(m)):
+            return True
+    return False
+
+
+def clearance(line: Line) -> bool:
+    """A solver slider moves to or through a square the solver's previous quiet move vacated."""
+    solver = line.solver_plies
+    for earlier, later in pairwise(solver):
+        if earlier.is_capture or earlier.is_check or later.piece.piece_type not in SLIDERS:
+            continue
+        vacated = earlier.move.from_square
+        if later.move.to_square == vacated or vacated in _between(later.move.from_square, later.move.to_square):
+            if not earlier.before.is_check():
+                return True
+    return False
+
+
+def interception(line: Line) -> bool:
+    """A solver piece steps between an opponent slider and the piece it defended, which the solver
+    then takes."""
+    solver = line.solver_plies
+    for earlier, later in pairwise(solver):
+        if not later.is_capture:
+            continue
+        target = later.move.to_square
+        for defender in earlier.before.attackers(not line.solver, target):
+            if earlier.before.piece_type_at(defender) in SLIDERS and \
+                    earlier.move.to_square in _between(defender, target) and \
+                    defender not in later.before.attackers(not line.solver, target):
+                return True
+    return False
+
+
+def quiet_move(line: Line) -> bool:
+    """A solver move before the last that neither checks, captures, escapes check, nor attacks anything,
+    is no king move and no advanced pawn push."""
+    for ply in _non_final(line):
+        if ply.is_check or ply.is_capture or ply.before.is_check() or ply.piece.piece_type == chess.KING:
+            continue
+        if ply.piece.piece_type == chess.PAWN and chess.square_rank(ply.move.to_square) in (
+                (5, 6, 7) if line.solver == chess.WHITE else (2, 1, 0)):
+            continue
+        attacked = [s for s in ply.after.attacks(ply.move.to_square) if ply.after.color_at(s) == (not line.solver)]
+        if not attacked:
+            return True
+    return False
+
+
+def defensive_move(line: Line) -> bool:
+    """The last solver move is quiet (or escapes check without checking or capturing) and was chosen
+    among at least three legal moves: the hard part was to defend, not to attack."""
+    if not line.plies or not line.plies[-1].by_solver or line.ends_in_mate:
+        return False
+    last = line.plies[-1]
+    if last.is_check or last.is_capture or last.move.promotion:
+        return False
+    if last.before.legal_moves.count() < 3:
+        return False
+    if last.before.is_check():
+        return True
+    return not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square))

@@ -1,0 +1,68 @@
+"""``chesskb classify FILE``: what the detectors see in each position of a file, ignoring its own themes.
+
+Nothing is stored: the file is read with the importer's readers and every position analysed as the
+importer would, so ``classify`` is how a teacher previews (or a benchmark scores) the automatic
+classification. One JSON object per line: ``{"id", "classes", "phase", "mateIn", "verified"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from kb.analysis import analyse
+from kb.findings import Finding
+from kb.reading import read_records
+from kb.records import GameRecord
+
+
+def classify_records(path: Path, *, use_engine: bool = True) -> Iterator[dict | Finding]:
+    """One result per readable record (a finding per unreadable one), in file order."""
+    for item in read_records(path):
+        if isinstance(item, Finding):
+            yield item
+            continue
+        yield classify_record(item, use_engine=use_engine)
+
+
+def classify_record(record: GameRecord, *, use_engine: bool = True) -> dict:
+    analysis = analyse(record.start_board(), record.solution, use_engine=use_engine)
+    facts = analysis.facts
+    verification = str(facts.get("mateVerification", ""))
+    mate_in = facts.get("mateIn")
+    return {
+        "id": record.puzzle.puzzle_id if record.puzzle is not None else record.location.game_number,
+        "classes": analysis.classes,
+        "phase": facts.get("gamePhase"),
+        "mateIn": mate_in if isinstance(mate_in, int) else None,
+        "verified": verification.startswith("verified") if mate_in is not None else None,
+    }
+
+
+@click.command("classify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "table"]), default="jsonl", show_default=True)
+@click.option("--no-engine", is_flag=True, help="Do not verify mates longer than two moves with stockfish.")
+def command(file: Path, fmt: str, no_engine: bool) -> None:
+    """Print the classes the detectors assign to each position of a PGN or lichess CSV file."""
+    errors = classified = 0
+    if fmt == "table":
+        click.echo(f"{'id':<10} {'phase':<10} {'mateIn':>6} {'verified':<8} classes")
+    for item in classify_records(file, use_engine=not no_engine):
+        if isinstance(item, Finding):
+            errors += 1
+            click.echo(str(item), err=True)
+            continue
+        classified += 1
+        if fmt == "jsonl":
+            sys.stdout.write(json.dumps(item, ensure_ascii=False) + "\n")
+        else:
+            verified = "" if item["verified"] is None else ("yes" if item["verified"] else "no")
+            click.echo(f"{item['id']!s:<10} {item['phase'] or '':<10} {item['mateIn'] or '':>6} {verified:<8} "
+                       f"{', '.join(item['classes'])}")
+    if errors and not classified:  # as import: what was readable was classified, the rest reported
+        sys.exit(1)
