@@ -597,3 +597,21 @@ def test_cli_queries_lists_all():
         q for q in listed if q["name"] == "positions-of-player")["params"]
     text = run_cli("queries").output
     assert "same-position-elsewhere" in text and "position (required)" in text
+
+
+def test_a_game_in_two_sources_is_counted_once(tmp_path):
+    """Oxigraph's union default graph repeats a statement once per graph holding it; the queries
+    must still count a game imported from two sources once."""
+    from kb.store import open_store
+
+    store_path = build_store(tmp_path / "store")
+    again = run_cli("import", "--source", "competency-again", str(COMPETENCY), store=store_path)
+    assert again.exit_code == 0, again.output
+    twice = open_store(str(store_path))
+    expected = _scores([g for g in GAMES if "ibm man-machine" in g.h("Event").lower()])
+    rows = run(twice, "event-standings")
+    assert {name_key(r["name"]): float(r["score"]) for r in rows} == expected
+    assert {int(r["games"]) for r in rows} == {6}
+    assert len(run(twice, "positions-of-event")) == 1
+    assert len(run(twice, "player-games")) == len(run(twice, "player-games", player="garry kasparov")) == 7
+    assert len(run(twice, "winning-then-lost")) == 1
