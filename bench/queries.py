@@ -39,8 +39,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def scaled_copies(directory: Path, copies: int) -> list[str]:
-    """``copies`` renamed copies of every shipped collection (distinct puzzle ids, game URLs and
-    events, so every copy mints new individuals): a bigger KB with the same shape as data/."""
+    """data/ once plus ``copies - 1`` renamed copies of the lichess sample (distinct puzzle ids and
+    game URLs, so every copy mints new individuals). PGN games are not copied: the KB identifies a
+    game by its moves, so a copy would be the same game again, held in one more source graph."""
     import csv
     import io
 
@@ -49,7 +50,7 @@ def scaled_copies(directory: Path, copies: int) -> list[str]:
         if path.suffix not in (".pgn", ".csv") or "tools" in path.parts:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        for k in range(copies):
+        for k in range(copies if path.suffix == ".csv" else 1):
             target = directory / f"{path.stem}-copy{k}{path.suffix}"
             if path.suffix == ".csv":
                 rows = list(csv.DictReader(io.StringIO(text)))
@@ -61,9 +62,9 @@ def scaled_copies(directory: Path, copies: int) -> list[str]:
                         if row.get("GameUrl"):
                             row["GameUrl"] = row["GameUrl"].replace("lichess.org/", f"lichess.org/c{k}")
                         writer.writerow(row)
+                out.append(str(target))
             else:
-                target.write_text(text.replace('[Event "', f'[Event "Copy {k} '), encoding="utf-8")
-            out.append(str(target))
+                out.append(str(path))
     return out
 
 
@@ -184,7 +185,7 @@ def main() -> None:
             process.terminate()
             process.wait(10)
     what = str(store_path) if args.store else "data/ (all shipped collections)" + (
-        f" x {args.copies} renamed copies" if args.copies > 1 else "")
+        f" + {args.copies - 1} renamed copies of the lichess sample" if args.copies > 1 else "")
     print(f"store: {what}, {positions} positions; "
           f"{args.runs} runs per query")
     print(f"{'query':32} {'rows':>5} {'in-proc med':>12} {'p95':>8} {'HTTP med':>10} {'p95':>8}  (ms)")
