@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import threading
 from typing import Any
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
@@ -46,14 +47,19 @@ def uses_service(sparql: str) -> bool:
 
 # --- running queries (shared with the canned-query pages) -----------------------------------
 
+_POOL_LOCK = threading.Lock()
+
+
 def _pool() -> WorkerPool | None:
+    """The app's query workers, started on first use (one pool per app, whatever the threads)."""
     store = current_app.extensions["chesskb.store"]
     if not isinstance(store, EmbeddedStore):
         return None
-    pool = current_app.extensions.get("chesskb.query_pool")
-    if pool is None:
-        pool = WorkerPool(store.location, size=int(current_app.config.get("QUERY_WORKERS", 2) or 2))
-        current_app.extensions["chesskb.query_pool"] = pool
+    with _POOL_LOCK:
+        pool = current_app.extensions.get("chesskb.query_pool")
+        if pool is None:
+            pool = WorkerPool(store.location, size=int(current_app.config.get("QUERY_WORKERS", 2) or 2))
+            current_app.extensions["chesskb.query_pool"] = pool
     return pool
 
 
