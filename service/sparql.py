@@ -88,7 +88,7 @@ def answer_response(answer: Answer) -> Response:
     response = Response(answer.body, status=200, content_type=mimetype)
     response.headers["Vary"] = "Accept"
     if answer.truncated_at is not None:
-        notice = f"result cut at {answer.truncated_at} rows (row limit)"
+        notice = f"result cut at {answer.truncated_at} rows (setting ROW_LIMIT)"
         response.headers["X-Result-Truncated"] = str(answer.truncated_at)
         response.headers["Warning"] = f'199 - "{notice}"'
     return response
