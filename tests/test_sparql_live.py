@@ -162,3 +162,14 @@ def test_query_editor_runs_in_a_real_browser(endpoint):
     dom = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=5000",
                           "--dump-dom", endpoint], capture_output=True, text=True, timeout=90, check=True).stdout
     assert 'class="yasqe"' in dom and 'class="yasr"' in dom and "CodeMirror" in dom
+
+
+def test_rdflib_service_clause_federates_into_the_endpoint(endpoint):
+    """rdflib's own SERVICE implementation (another real client) sends its sub-query here."""
+    local = rdflib.Graph()
+    local.add((rdflib.URIRef("urn:x:lesson"), rdflib.URIRef("urn:x:theme"), rdflib.URIRef(CP + "Trap")))
+    rows = list(local.query(f"""SELECT ?lesson ?position WHERE {{
+        ?lesson <urn:x:theme> ?theme .
+        SERVICE <{endpoint}> {{ ?position a ?theme }} }}"""))
+    assert len(rows) == 1 and str(rows[0][0]) == "urn:x:lesson"
+    assert "/position/" in str(rows[0][1])
