@@ -135,6 +135,16 @@ def _check_update_allowed() -> None:
         raise ServiceError(403, "SPARQL Update needs the update token (Authorization: Bearer …)")
 
 
+@bp.after_request
+def _cors(response: Response) -> Response:
+    """Browser-based SPARQL clients on other origins (YASGUI, notebooks) may read the endpoint, as
+    they can Fuseki's and Oxigraph's; it is read-only unless an update token is configured."""
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = "Accept, Content-Type, Authorization"
+    return response
+
+
 @bp.route("/sparql", methods=["GET", "POST"])
 def sparql_endpoint() -> Response:
     query, update = _request_operation()

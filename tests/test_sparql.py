@@ -322,3 +322,13 @@ def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client,
 
 def _first(store, sparql: str) -> str:
     return next(iter(store.query(sparql)))["p"].value
+
+
+def test_cors_for_browser_clients_on_other_origins(client):
+    preflight = client.options("/sparql", headers={"Origin": "https://yasgui.example",
+                                                   "Access-Control-Request-Method": "POST"})
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    response = client.get("/sparql", query_string={"query": TRAPS}, headers={"Origin": "https://yasgui.example"})
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
