@@ -332,3 +332,14 @@ def test_cors_for_browser_clients_on_other_origins(client):
     assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
     response = client.get("/sparql", query_string={"query": TRAPS}, headers={"Origin": "https://yasgui.example"})
     assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_combined_accept_header_is_chosen_by_query_form(client):
+    """One Accept listing both a result type and an RDF type (zazuko/vscode-sparql-notebook#56)."""
+    accept = "application/sparql-results+json,text/turtle"
+    select = client.get("/sparql", query_string={"query": TRAPS}, headers={"Accept": accept})
+    assert select.mimetype == "application/sparql-results+json"
+    construct = client.get("/sparql", query_string={"query": f"CONSTRUCT WHERE {{ ?p a <{CP}Trap> }}"},
+                           headers={"Accept": accept})
+    assert construct.mimetype == "text/turtle"
+    assert len(rdflib.Graph().parse(data=construct.data, format="turtle")) == 1
