@@ -1,6 +1,6 @@
 """Latency of every canned query, in-process and over HTTP, and throughput under 8 clients.
 
-    python bench/queries.py [--store PATH] [--runs N] [--seconds S]
+    python bench/queries.py [--store PATH | --copies K] [--runs N] [--seconds S]
 
 Without ``--store`` it imports every collection shipped in ``data/`` into a temporary store.
 In-process: ``store.query`` with the query's defaults, the result fully serialised to JSON.
@@ -38,10 +38,43 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def build_data_store(directory: Path) -> Path:
+def scaled_copies(directory: Path, copies: int) -> list[str]:
+    """data/ once plus ``copies - 1`` renamed copies of the lichess sample (distinct puzzle ids and
+    game URLs, so every copy mints new individuals). PGN games are not copied: the KB identifies a
+    game by its moves, so a copy would be the same game again, held in one more source graph."""
+    import csv
+    import io
+
+    out = []
+    for path in sorted((ROOT / "data").rglob("*")):
+        if path.suffix not in (".pgn", ".csv") or "tools" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for k in range(copies if path.suffix == ".csv" else 1):
+            target = directory / f"{path.stem}-copy{k}{path.suffix}"
+            if path.suffix == ".csv":
+                rows = list(csv.DictReader(io.StringIO(text)))
+                with open(target, "w", encoding="utf-8", newline="") as handle:
+                    writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+                    writer.writeheader()
+                    for row in rows:
+                        row["PuzzleId"] += f"x{k}"
+                        if row.get("GameUrl"):
+                            row["GameUrl"] = row["GameUrl"].replace("lichess.org/", f"lichess.org/c{k}")
+                        writer.writerow(row)
+                out.append(str(target))
+            else:
+                out.append(str(path))
+    return out
+
+
+def build_data_store(directory: Path, copies: int = 1) -> Path:
     store = directory / "store"
-    files = sorted(str(p) for p in (ROOT / "data").rglob("*") if p.suffix in (".pgn", ".csv")
-                   and "tools" not in p.parts)
+    if copies > 1:
+        files = scaled_copies(directory, copies)
+    else:
+        files = sorted(str(p) for p in (ROOT / "data").rglob("*") if p.suffix in (".pgn", ".csv")
+                       and "tools" not in p.parts)
     subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", *files],
                    cwd=ROOT, check=True, capture_output=True)
     return store
@@ -135,9 +168,11 @@ def main() -> None:
     parser.add_argument("--store", type=Path, default=None)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--copies", type=int, default=1,
+                        help="Import this many renamed copies of data/ (a bigger KB of the same shape).")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="chesskb-bench-queries-") as tmp:
-        store_path = args.store or build_data_store(Path(tmp))
+        store_path = args.store or build_data_store(Path(tmp), args.copies)
         store = open_store(str(store_path))
         params = sample_params(store)
         positions = next(iter(store.query("SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Position }")))["n"].value
@@ -149,7 +184,9 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(10)
-    print(f"store: {store_path if args.store else 'data/ (all shipped collections)'}, {positions} positions; "
+    what = str(store_path) if args.store else "data/ (all shipped collections)" + (
+        f" + {args.copies - 1} renamed copies of the lichess sample" if args.copies > 1 else "")
+    print(f"store: {what}, {positions} positions; "
           f"{args.runs} runs per query")
     print(f"{'query':32} {'rows':>5} {'in-proc med':>12} {'p95':>8} {'HTTP med':>10} {'p95':>8}  (ms)")
     for name, (median, p95, rows) in local.items():

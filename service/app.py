@@ -34,6 +34,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "BASE_IRI": None,              # base IRI of individuals
     "QUERY_TIMEOUT": 20.0,         # seconds before a query is stopped (503)
     "ROW_LIMIT": 10000,            # rows returned before a result is cut with a notice
+    "QUERY_WORKERS": 2,            # processes that run SPARQL queries (each can be killed on timeout)
     "UPDATE_TOKEN": None,          # bearer token that allows SPARQL Update; off when unset
     "ALLOW_SERVICE": False,        # federated SERVICE queries to other hosts
     "MAX_BODY_BYTES": 1 << 20,     # largest request body accepted

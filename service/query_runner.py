@@ -195,7 +195,8 @@ class WorkerPool:
             if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
                 worker.kill()
                 worker = _Worker(self.context, self.location)
-                raise QueryFailed(503, f"query stopped: it ran longer than the {timeout:g} s limit")
+                raise QueryFailed(503, f"query stopped: it ran longer than the {timeout:g} s limit "
+                                       "(setting QUERY_TIMEOUT)")
             reply = worker.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             worker.kill()

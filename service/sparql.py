@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import threading
 from typing import Any
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
@@ -46,14 +47,19 @@ def uses_service(sparql: str) -> bool:
 
 # --- running queries (shared with the canned-query pages) -----------------------------------
 
+_POOL_LOCK = threading.Lock()
+
+
 def _pool() -> WorkerPool | None:
+    """The app's query workers, started on first use (one pool per app, whatever the threads)."""
     store = current_app.extensions["chesskb.store"]
     if not isinstance(store, EmbeddedStore):
         return None
-    pool = current_app.extensions.get("chesskb.query_pool")
-    if pool is None:
-        pool = WorkerPool(store.location, size=int(current_app.config.get("QUERY_WORKERS", 2) or 2))
-        current_app.extensions["chesskb.query_pool"] = pool
+    with _POOL_LOCK:
+        pool = current_app.extensions.get("chesskb.query_pool")
+        if pool is None:
+            pool = WorkerPool(store.location, size=int(current_app.config.get("QUERY_WORKERS", 2) or 2))
+            current_app.extensions["chesskb.query_pool"] = pool
     return pool
 
 
@@ -82,7 +88,7 @@ def answer_response(answer: Answer) -> Response:
     response = Response(answer.body, status=200, content_type=mimetype)
     response.headers["Vary"] = "Accept"
     if answer.truncated_at is not None:
-        notice = f"result cut at {answer.truncated_at} rows (row limit)"
+        notice = f"result cut at {answer.truncated_at} rows (setting ROW_LIMIT)"
         response.headers["X-Result-Truncated"] = str(answer.truncated_at)
         response.headers["Warning"] = f'199 - "{notice}"'
     return response
@@ -127,6 +133,16 @@ def _check_update_allowed() -> None:
     given = request.headers.get("Authorization", "")
     if not given.startswith("Bearer ") or not hmac.compare_digest(given[7:].strip(), str(token)):
         raise ServiceError(403, "SPARQL Update needs the update token (Authorization: Bearer …)")
+
+
+@bp.after_request
+def _cors(response: Response) -> Response:
+    """Browser-based SPARQL clients on other origins (YASGUI, notebooks) may read the endpoint, as
+    they can Fuseki's and Oxigraph's; it is read-only unless an update token is configured."""
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = "Accept, Content-Type, Authorization"
+    return response
 
 
 @bp.route("/sparql", methods=["GET", "POST"])

@@ -21,6 +21,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from kb.analysis import analyse
+from kb.themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
 from tests.conftest import DATA, run_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -39,6 +41,10 @@ def build_store(path: Path) -> Path:
     return path
 
 
+def with_ancestors(classes: set[str]) -> set[str]:
+    return classes | {a for name in classes for a in ancestors(name)}
+
+
 @dataclass
 class Game:
     number: int           # 1-based game number in its file
@@ -47,6 +53,16 @@ class Game:
     start: chess.Board
     end: chess.Board
     plies: int
+    asserted: set[str]    # classes the file's Termination and the analysis give the start position
+    facts: dict
+
+    @property
+    def classes(self) -> set[str]:
+        return with_ancestors(self.asserted)
+
+    @property
+    def type_position(self) -> str:
+        return type_position_for(self.asserted or {"Position"})
 
     @property
     def ident(self) -> tuple[str, object]:
@@ -56,17 +72,22 @@ class Game:
         return self.headers.get(tag, "")
 
 
-def read_games(path: Path = COMPETENCY) -> list[Game]:
+def read_games(path: Path = COMPETENCY, themes: tuple[str, ...] = ()) -> list[Game]:
     games = []
     with open(path, encoding="utf-8") as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
             board = game.board()
             start = board.copy()
-            plies = 0
-            for move in game.mainline_moves():
+            moves = list(game.mainline_moves())
+            for move in moves:
                 board.push(move)
-                plies += 1
-            games.append(Game(len(games) + 1, path.name, dict(game.headers), start, board, plies))
+            analysis = analyse(start.copy(), moves)
+            asserted = set(themes) | set(analysis.classes)
+            termination = game.headers.get("Termination", "")
+            if termination.startswith("mate in "):
+                asserted.add(mate_in_class(int(termination.split()[-1])))
+            games.append(Game(len(games) + 1, path.name, dict(game.headers), start, board, len(moves),
+                              asserted, dict(analysis.facts)))
     return games
 
 
@@ -78,6 +99,12 @@ class Puzzle:
     rating: int
     themes: set[str]
     mate_in: int | None = None   # the solver's moves when the given solution ends in mate
+    asserted: set[str] | None = None   # lichess themes' classes and the analysis's classes
+    facts: dict | None = None
+
+    @property
+    def classes(self) -> set[str]:
+        return with_ancestors(self.asserted or set())
 
 
     @property
@@ -95,8 +122,11 @@ def read_puzzles() -> list[Puzzle]:
         for move in moves[1:]:
             end.push_uci(move)
         mate_in = len(moves) // 2 if end.is_checkmate() and len(moves) % 2 == 0 else None
-        out.append(Puzzle(row["PuzzleId"], board, len(moves) - 1, int(row["Rating"]), set(row["Themes"].split()),
-                          mate_in))
+        themes = set(row["Themes"].split())
+        analysis = analyse(board.copy(), [chess.Move.from_uci(m) for m in moves[1:]])
+        asserted = {LICHESS_THEME_CLASSES[t] for t in themes if t in LICHESS_THEME_CLASSES} | set(analysis.classes)
+        out.append(Puzzle(row["PuzzleId"], board, len(moves) - 1, int(row["Rating"]), themes, mate_in,
+                          asserted, dict(analysis.facts)))
     return out
 
 

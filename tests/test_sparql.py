@@ -322,3 +322,24 @@ def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client,
 
 def _first(store, sparql: str) -> str:
     return next(iter(store.query(sparql)))["p"].value
+
+
+def test_cors_for_browser_clients_on_other_origins(client):
+    preflight = client.options("/sparql", headers={"Origin": "https://yasgui.example",
+                                                   "Access-Control-Request-Method": "POST"})
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    response = client.get("/sparql", query_string={"query": TRAPS}, headers={"Origin": "https://yasgui.example"})
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_combined_accept_header_is_chosen_by_query_form(client):
+    """One Accept listing both a result type and an RDF type (zazuko/vscode-sparql-notebook#56)."""
+    accept = "application/sparql-results+json,text/turtle"
+    select = client.get("/sparql", query_string={"query": TRAPS}, headers={"Accept": accept})
+    assert select.mimetype == "application/sparql-results+json"
+    construct = client.get("/sparql", query_string={"query": f"CONSTRUCT WHERE {{ ?p a <{CP}Trap> }}"},
+                           headers={"Accept": accept})
+    assert construct.mimetype == "text/turtle"
+    assert len(rdflib.Graph().parse(data=construct.data, format="turtle")) == 1

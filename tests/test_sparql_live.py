@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 import rdflib
@@ -150,3 +151,25 @@ def test_canned_query_over_http(endpoint):
 def test_server_is_waitress(endpoint):
     with urllib.request.urlopen(endpoint + "?query=ASK%7B%7D", timeout=10) as response:
         assert response.headers["Server"] == "chesskb"  # waitress's ident, not werkzeug's dev server
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")
+def test_query_editor_runs_in_a_real_browser(endpoint):
+    """The vendored YASGUI loads and builds its editor and result panes (no CDN on these machines)."""
+    dom = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=5000",
+                          "--dump-dom", endpoint], capture_output=True, text=True, timeout=90, check=True).stdout
+    assert 'class="yasqe"' in dom and 'class="yasr"' in dom and "CodeMirror" in dom
+
+
+def test_rdflib_service_clause_federates_into_the_endpoint(endpoint):
+    """rdflib's own SERVICE implementation (another real client) sends its sub-query here."""
+    local = rdflib.Graph()
+    local.add((rdflib.URIRef("urn:x:lesson"), rdflib.URIRef("urn:x:theme"), rdflib.URIRef(CP + "Trap")))
+    rows = list(local.query(f"""SELECT ?lesson ?position WHERE {{
+        ?lesson <urn:x:theme> ?theme .
+        SERVICE <{endpoint}> {{ ?position a ?theme }} }}"""))
+    assert len(rows) == 1 and str(rows[0][0]) == "urn:x:lesson"
+    assert "/position/" in str(rows[0][1])

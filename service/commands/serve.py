@@ -17,13 +17,15 @@ from service.cli import CliContext
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="TCP port.")
 @click.option("--threads", type=click.IntRange(min=1), default=8, show_default=True,
               help="Request threads (waitress).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes running SPARQL queries (setting QUERY_WORKERS, default 2).")
 @click.option("--query-timeout", type=float, default=None,
               help="Seconds before a SPARQL query is stopped with 503 (setting QUERY_TIMEOUT, default 20).")
 @click.option("--row-limit", type=int, default=None,
               help="Rows returned before a result is cut with a notice (setting ROW_LIMIT, default 10000).")
 @click.pass_obj
-def command(obj: CliContext, host: str, port: int, threads: int, query_timeout: float | None,
-            row_limit: int | None) -> None:
+def command(obj: CliContext, host: str, port: int, threads: int, workers: int | None,
+            query_timeout: float | None, row_limit: int | None) -> None:
     """Serve the SPARQL endpoint, the canned queries and the pages over HTTP."""
     from waitress import create_server
 
@@ -31,6 +33,8 @@ def command(obj: CliContext, host: str, port: int, threads: int, query_timeout: 
 
     config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
                     "BASE_IRI": obj.base_iri}
+    if workers is not None:
+        config["QUERY_WORKERS"] = workers
     if query_timeout is not None:
         config["QUERY_TIMEOUT"] = query_timeout
     if row_limit is not None:
