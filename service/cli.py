@@ -330,6 +330,15 @@ _register_plugged_commands()
 def main() -> None:
     """Entry point: errors become one line on stderr and an exit code, never a traceback."""
     try:
+        _run()
+    finally:
+        from kb.analysis.engine import close_shared_engine
+
+        close_shared_engine()  # the engine's thread would otherwise keep the process from exiting
+
+
+def _run() -> None:
+    try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)

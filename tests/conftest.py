@@ -33,3 +33,12 @@ def data_store(tmp_path_factory) -> Path:
     result = run_cli("import", *files, store=store)
     assert result.exit_code == 0, result.output
     return store
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_the_engine():
+    """Analyses in this process may have started stockfish (mate verification); stop it at the end."""
+    yield
+    from kb.analysis.engine import close_shared_engine
+
+    close_shared_engine()

@@ -52,6 +52,16 @@ def shared_engine() -> chess.engine.SimpleEngine:
     return _ENGINE
 
 
+def _forget_inherited_engine() -> None:
+    """A forked child (an import worker) must not use its parent's engine: the thread that talks to it
+    exists only in the parent, so the child would wait forever. It starts its own on first use."""
+    global _ENGINE
+    _ENGINE = None
+
+
+os.register_at_fork(after_in_child=_forget_inherited_engine)
+
+
 def close_shared_engine() -> None:
     """Stop this process's engine. Explicitly, not at exit: python-chess runs the engine from a
     non-daemon thread, and the interpreter waits for such threads *before* running atexit hooks."""
