@@ -14,7 +14,7 @@ from __future__ import annotations
 import chess
 import chess.engine
 
-from .engine import EngineMissing, shared_engine
+from .engine import EngineMissing, engine_path, shared_engine
 
 SEARCH_LIMIT = 2
 #: The engine gets this long per claim; short forced mates are found in a few milliseconds.
@@ -56,7 +56,7 @@ def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = Non
     if mate_in <= SEARCH_LIMIT:
         found = forced_mate_within(board.copy(stack=False), mate_in, first)
         return "verified-search" if found else "refuted-search"
-    if not use_engine:
+    if not use_engine or engine_path() is None:
         return "unverified"
     try:
         engine = shared_engine()

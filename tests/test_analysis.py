@@ -1,0 +1,161 @@
+"""Position analysis on real positions: board facts, mate verification, theme detectors, classify.
+
+The detectors are judged against lichess's own theme labels of the CC0 puzzles in ``data/`` (an
+independent tagger and player votes), never against their own output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import chess
+import pytest
+
+from kb.analysis import analyse
+from kb.analysis.board_facts import board_facts
+from kb.analysis.engine import engine_path
+from kb.analysis.verify import forced_mate_within, verify_mate
+from kb.reading import read_records
+from kb.records import GameRecord
+from kb.themes import LICHESS_THEME_CLASSES
+
+from .conftest import DATA, run_cli
+
+needs_engine = pytest.mark.skipif(engine_path() is None, reason="no stockfish (scripts/setup.sh installs it)")
+
+PUZZLES = [r for r in read_records(DATA / "lichess" / "puzzles.csv") if isinstance(r, GameRecord)]
+
+
+@pytest.fixture(scope="module")
+def detected() -> dict[str, tuple[set[str], set[str]]]:
+    """Per puzzle: the classes lichess's labels map to, and the classes our detectors assign."""
+    out = {}
+    for record in PUZZLES:
+        assert record.puzzle is not None
+        truth = {LICHESS_THEME_CLASSES[t] for t in record.puzzle.themes if t in LICHESS_THEME_CLASSES}
+        out[record.puzzle.puzzle_id] = (truth, set(analyse(record.start_board(), record.solution,
+                                                           use_engine=False).classes))
+    return out
+
+
+def scores(detected, name: str) -> tuple[int, float, float]:
+    tp = sum(1 for truth, got in detected.values() if name in truth and name in got)
+    fp = sum(1 for truth, got in detected.values() if name not in truth and name in got)
+    fn = sum(1 for truth, got in detected.values() if name in truth and name not in got)
+    return tp + fn, tp / (tp + fp) if tp + fp else 0.0, tp / (tp + fn) if tp + fn else 0.0
+
+
+# The issue's targets. Each class has at least a few labelled puzzles in data/ (positives) and all
+# the others as negatives; precision bounds the false positives, recall the misses.
+EXACT = ["MateInOne", "MateInTwo", "MateInThree", "PawnEndgame", "RookEndgame", "QueenEndgame",
+         "MinorPieceEndgame", "Promotion"]
+MOTIFS = ["DoubleAttack", "Pinning", "Skewer", "DiscoveredAttack", "BackRankMate", "SmotheredMate", "HangingPiece",
+          "Sacrifice", "Deflection", "Attraction", "AttackCastledKing"]
+
+
+@pytest.mark.parametrize("name", EXACT)
+def test_mates_endgames_and_promotion_agree_with_lichess(detected, name):
+    labelled, precision, recall = scores(detected, name)
+    assert labelled >= 3, f"too few labelled {name} puzzles in data/ to judge"
+    assert recall >= 0.95 and precision >= 0.85, (name, precision, recall)
+
+
+@pytest.mark.parametrize("name", MOTIFS)
+def test_tactical_motifs_agree_with_lichess(detected, name):
+    labelled, precision, recall = scores(detected, name)
+    assert labelled >= 3, f"too few labelled {name} puzzles in data/ to judge"
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    assert f1 >= 0.7, (name, precision, recall)
+
+
+def test_motifs_macro_f1_meets_the_target(detected):
+    f1s = []
+    for name in MOTIFS:
+        _, p, r = scores(detected, name)
+        f1s.append(2 * p * r / (p + r) if p + r else 0.0)
+    assert sum(f1s) / len(f1s) >= 0.80 and min(f1s) >= 0.60
+
+
+def test_board_facts_of_a_real_puzzle():
+    (record,) = [r for r in PUZZLES if r.puzzle is not None and r.puzzle.puzzle_id == "000rZ"]
+    facts = board_facts(record.start_board())
+    board = chess.Board(record.start_fen)
+    assert facts["sideToMove"] == "black" and board.turn == chess.BLACK
+    assert facts["positionKey"] == " ".join(record.start_fen.split()[:3]) + " -"
+    assert facts["whiteMaterial"] - facts["blackMaterial"] == facts["materialBalance"]
+    assert facts["pieceCount"] == len(board.piece_map())
+    assert not any(facts[k] for k in ("whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
+                                      "blackCastleQueenside"))  # castling field "-"
+
+
+def test_mate_in_two_problems_are_proved_by_search():
+    records = [r for r in read_records(DATA / "pychess" / "mate_in_2.pgn") if isinstance(r, GameRecord)]
+    statuses = Counter(analyse(r.start_board(), r.solution, use_engine=False).facts.get("mateVerification")
+                       for r in records)
+    assert statuses == Counter({"verified-search": len(records)})
+
+
+def test_a_line_ending_in_mate_after_a_defensive_blunder_is_refuted():
+    """Fool's mate from pgn-extract's test file: after 1. f3 the line 1...e5 2. g4 Qh4# ends in mate,
+    but only because White helped; any other second move avoids mate in two."""
+    game = [r for r in read_records(DATA / "pgn-extract" / "test-checkmate.pgn") if isinstance(r, GameRecord)][0]
+    board = game.start_board()
+    board.push(game.solution[0])  # 1. f3
+    line = game.solution[1:]
+    analysis = analyse(board, line, use_engine=False)
+    assert analysis.facts["mateIn"] == 2 and "MateInTwo" in analysis.classes  # what the line shows …
+    assert analysis.facts["mateVerification"] == "refuted-search"              # … is not forced
+    assert not forced_mate_within(board.copy(), 2)
+    after_blunder = board.copy()
+    after_blunder.push(line[0])
+    after_blunder.push(line[1])
+    assert verify_mate(after_blunder, 1) == "verified-search"
+
+
+@needs_engine
+def test_engine_refutes_the_false_mates_in_three_of_a_real_collection():
+    """pychess's mate_in_3.pgn holds two 'mates' whose defence had better: Mason–Taubenhaus (1...Rg5?
+    loses at once; the real mate takes eight moves) and Neumann–Holzwarth (1...e2? allows Kg1#)."""
+    records = {r.location.game_number: r for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
+               if isinstance(r, GameRecord)}
+    statuses = {n: analyse(r.start_board(), r.solution).facts["mateVerification"] for n, r in records.items()}
+    assert statuses[22] == statuses[25] == "refuted-engine"
+    assert sum(1 for s in statuses.values() if s == "verified-engine") >= 35
+
+
+def test_without_an_engine_long_mates_stay_unverified(monkeypatch):
+    monkeypatch.setenv("CHESSKB_ENGINE", "none")
+    record = [r for r in read_records(DATA / "pychess" / "mate_in_3.pgn") if isinstance(r, GameRecord)][0]
+    assert analyse(record.start_board(), record.solution).facts["mateVerification"] == "unverified"
+    result = run_cli("stats", store=Path("/nonexistent-store-for-stats"))
+    assert "not found" in result.output and "unverified" in result.output
+
+
+def test_classify_prints_the_documented_shape_for_csv_and_pgn():
+    result = run_cli("classify", "--no-engine", str(DATA / "lichess" / "puzzles.csv"))
+    assert result.exit_code == 0
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert len(rows) == len(PUZZLES)
+    first = rows[0]
+    assert first == {"id": "000rZ", "classes": first["classes"], "phase": "middlegame", "mateIn": 1, "verified": True}
+    assert "MateInOne" in first["classes"]
+    assert all(set(r) == {"id", "classes", "phase", "mateIn", "verified"} for r in rows)
+    # the file's own themes are ignored: a puzzle lichess calls a fork but that is not one stays unlabelled
+    pgn = run_cli("classify", "--no-engine", str(DATA / "pychess" / "mate_in_2.pgn"))
+    pgn_rows = [json.loads(line) for line in pgn.output.splitlines()]
+    assert [r["id"] for r in pgn_rows] == list(range(1, len(pgn_rows) + 1))
+    assert all(r["mateIn"] == 2 and r["verified"] and "MateInTwo" in r["classes"] for r in pgn_rows)
+
+
+def test_imported_positions_carry_facts_status_and_detected_classes(data_store):
+    result = run_cli("query", "--format", "json", """
+        SELECT ?status (COUNT(*) AS ?n) WHERE { ?p a cp:MateInTwo ; cp:mateVerification ?status }
+        GROUP BY ?status""", store=data_store)
+    counts = {b["status"]["value"]: int(b["n"]["value"]) for b in json.loads(result.output)["results"]["bindings"]}
+    assert counts.get("verified-search", 0) >= 96
+    detected = run_cli("query", "--format", "json", """
+        SELECT (COUNT(*) AS ?n) WHERE { ?p cp:themeDetected cp:DoubleAttack ; cp:gamePhase ?phase ;
+                                         cp:materialSignature ?sig }""", store=data_store)
+    assert int(json.loads(detected.output)["results"]["bindings"][0]["n"]["value"]) > 0
