@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
 
-from queries import CannedQuery, QueryError, list_queries, load_query
+from queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
 
 from .errors import ServiceError
 from .sparql import answer_response, run_query
@@ -45,7 +45,7 @@ def _load(name: str) -> CannedQuery:
 
 
 def _given_params(query: CannedQuery) -> dict[str, str]:
-    known = {p.name for p in query.params}
+    known = {p.name for p in query.params} | set(PAGE_PARAMS)
     return {key: value for key, value in request.args.items() if key in known and value != ""}
 
 
@@ -54,9 +54,10 @@ def query_run(query: CannedQuery) -> dict[str, Any]:
     given = _given_params(query)
     try:
         bindings = query.bind(given)
+        text = query.paged_text(given)
     except QueryError as exc:
         raise ServiceError(400, str(exc)) from None
-    answer = run_query(query.text, bindings)
+    answer = run_query(text, bindings)
     data = json.loads(answer.body)
     variables = data["head"]["vars"]
     rows = [{name: row.get(name) for name in variables} for row in data["results"]["bindings"]]
@@ -91,11 +92,13 @@ def show_query_json(name: str) -> Response:
 @bp.route("/queries/<name>.csv")
 def show_query_csv(name: str) -> Response:
     query = _load(name)
+    given = _given_params(query)
     try:
-        bindings = query.bind(_given_params(query))
+        bindings = query.bind(given)
+        text = query.paged_text(given)
     except QueryError as exc:
         raise ServiceError(400, str(exc)) from None
-    response = answer_response(run_query(query.text, bindings, select_type="text/csv"))
+    response = answer_response(run_query(text, bindings, select_type="text/csv"))
     response.headers["Content-Disposition"] = f'inline; filename="{query.name}.csv"'
     return response
 

@@ -208,10 +208,11 @@ def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, 
     if name:
         try:
             canned = load_query(name)
-            bindings = canned.bind(_parse_params(params))
+            given = _parse_params(params)
+            bindings = canned.bind(given)
+            text = canned.paged_text(given)
         except QueryError as exc:
             raise UsageProblem(str(exc)) from None
-        text = canned.text
     else:
         if params:
             raise UsageProblem("--param goes with --name")

@@ -310,7 +310,7 @@ def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client,
     position = _first(store, "SELECT ?p WHERE { ?p cp:hasMatch/cp:hasPlayerWhite/cp:nameKey \"alejandro sahuquillo\" }")
     for query in list_queries():
         params = {"position": position} if query.name == "same-position-elsewhere" else {}
-        expected = len(list(store.query(query.text, bindings=query.bind(params))))
+        expected = len(list(store.query(query.paged_text(params), bindings=query.bind(params))))
         assert expected > 0, query.name
         web = json.loads(client.get(f"/queries/{query.name}.json", query_string=params).data)
         assert len(web["rows"]) == expected, query.name
@@ -318,6 +318,25 @@ def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client,
         cli = run_cli("query", "--name", query.name, *args, "--format", "json", store=store_path)
         assert cli.exit_code == 0, cli.output
         assert len(json.loads(cli.output)["results"]["bindings"]) == expected, query.name
+
+
+def test_canned_queries_come_in_pages_that_add_up_to_every_row(client, store_path):
+    """limit (default 100, 0 = all) and offset: the pages of a query are its rows, none twice."""
+    from tests.conftest import run_cli
+
+    every = json.loads(client.get("/queries/no-castling-either-side.json?limit=0").data)["rows"]
+    assert len(every) > 200
+    first = json.loads(client.get("/queries/no-castling-either-side.json").data)["rows"]
+    assert len(first) == 100
+    pages = [json.loads(client.get(f"/queries/no-castling-either-side.json?limit=100&offset={o}").data)["rows"]
+             for o in range(0, len(every), 100)]
+    key = [json.dumps(r, sort_keys=True) for page in pages for r in page]
+    assert len(key) == len(set(key)) == len(every)
+    assert set(key) == {json.dumps(r, sort_keys=True) for r in every}
+    cli = run_cli("query", "--name", "no-castling-either-side", "--param", "limit=0", "--format", "json",
+                  store=store_path)
+    assert len(json.loads(cli.output)["results"]["bindings"]) == len(every)
+    assert client.get("/queries/no-castling-either-side.json?limit=-1").status_code == 400
 
 
 def _first(store, sparql: str) -> str:
