@@ -18,7 +18,7 @@ from .engine import EngineMissing, engine_path, shared_engine
 
 SEARCH_LIMIT = 2
 #: The engine gets this long per claim; short forced mates are found in a few milliseconds.
-ENGINE_SECONDS = 0.5
+ENGINE_SECONDS = 0.1
 
 
 def forced_mate_within(board: chess.Board, moves: int, first: chess.Move | None = None) -> bool:
@@ -69,4 +69,5 @@ def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = Non
     mate = info["score"].pov(board.turn).mate()
     if mate is not None and 0 < mate <= mate_in:
         return "verified-engine"
-    return "refuted-engine"
+    # no mate found: a refutation only if the engine searched well past the claimed length in time
+    return "refuted-engine" if info.get("depth", 0) >= 2 * mate_in + 4 else "unverified"
