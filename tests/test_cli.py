@@ -162,3 +162,20 @@ def test_unknown_source_export_is_an_error(tmp_path: Path) -> None:
                              "ttl", "--source", "nope"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stderr.strip() == f"error: no source named 'nope' in {store}"
+
+
+def test_bench_queries_times_every_query_with_defaults(data_store) -> None:
+    from queries import list_queries
+
+    result = run_cli("bench-queries", "--repeat", "2", "--format", "json", store=data_store)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    with_defaults = {q.name for q in list_queries() if all(p.default is not None for p in q.params)}
+    assert {r["name"] for r in rows} == with_defaults
+    assert all(set(r) == {"name", "median_ms", "p95_ms", "rows"} and 0 <= r["median_ms"] <= r["p95_ms"]
+               for r in rows)
+    mate = next(r for r in rows if r["name"] == "mate-in-one")
+    count = run_cli("query", "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:MateInOne ; cp:fen ?f }",
+                    "--format", "json", store=data_store)
+    total = int(json.loads(count.output)["results"]["bindings"][0]["n"]["value"])
+    assert total > 0 and mate["rows"] == min(100, total)  # the first page
