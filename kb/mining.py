@@ -67,9 +67,9 @@ class _Seen:
     mate: int | None      # moves to mate for the side to move (negative: being mated)
 
 
-def _look(engine: chess.engine.SimpleEngine, board: chess.Board) -> _Seen:
+def _look(engine: chess.engine.SimpleEngine, board: chess.Board, game: object = None) -> _Seen:
     # without the move stack: a null move in it ('--' in PGN) cannot be sent to a UCI engine
-    info = engine.analyse(board.copy(stack=False), chess.engine.Limit(depth=DEPTH))
+    info = engine.analyse(board.copy(stack=False), chess.engine.Limit(depth=DEPTH), game=game)
     score = info["score"].pov(board.turn)
     pv = info.get("pv") or []
     return _Seen(pv[0] if pv else None, score.score(), score.mate())
@@ -86,7 +86,8 @@ def mine_game(engine: chess.engine.SimpleEngine, start: chess.Board, moves: list
         board = boards[-1].copy(stack=False)
         board.push(move)
         boards.append(board)
-    seen = [_look(engine, board) for board in boards[:-1]]
+    game = object()  # the hash table starts empty for every game: the same game gives the same exercises
+    seen = [_look(engine, board, game) for board in boards[:-1]]
     found: list[MinedExercise] = []
     ply = 0
     while ply < len(moves):
