@@ -24,9 +24,10 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
+from .analysis.board_facts import material
 from .analysis.engine import EngineMissing, engine_path
 
-__all__ = ["EngineMissing", "MinedExercise", "engine_path", "mine_game", "open_engine"]
+__all__ = ["EngineMissing", "MinedExercise", "engine_path", "material", "mine_game", "open_engine"]
 
 MAX_MATE = 5
 SWING_CP = 300
@@ -47,7 +48,6 @@ def open_engine() -> chess.engine.SimpleEngine:
     engine.configure({"Threads": 1})
     return engine
 
-PIECE_POINTS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
 @dataclass(frozen=True)
@@ -73,10 +73,6 @@ def _look(engine: chess.engine.SimpleEngine, board: chess.Board, game: object = 
     score = info["score"].pov(board.turn)
     pv = info.get("pv") or []
     return _Seen(pv[0] if pv else None, score.score(), score.mate())
-
-
-def material(board: chess.Board, colour: chess.Color) -> int:
-    return sum(PIECE_POINTS[p.piece_type] for p in board.piece_map().values() if p.color == colour)
 
 
 def mine_game(engine: chess.engine.SimpleEngine, start: chess.Board, moves: list[chess.Move]) -> list[MinedExercise]:

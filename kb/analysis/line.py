@@ -11,6 +11,8 @@ from functools import cached_property
 
 import chess
 
+from .board_facts import material
+
 #: Piece values for material questions; the king is worth more than anything it can be traded for.
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 99}
 
@@ -82,11 +84,6 @@ class Line:
     def balance(self, board: chess.Board) -> int:
         """Material (P1 N3 B3 R5 Q9) of the solver minus the opponent's on ``board``."""
         return material(board, self.solver) - material(board, not self.solver)
-
-
-def material(board: chess.Board, colour: chess.Color) -> int:
-    return sum(VALUES[p.piece_type] for p in board.piece_map().values()
-               if p.color == colour and p.piece_type != chess.KING)
 
 
 def _xray_attackers(board: chess.Board, square: chess.Square, by: chess.Color) -> chess.SquareSet:
