@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pyoxigraph import QueryResultsFormat, QuerySolutions
+from pyoxigraph import QueryResultsFormat, QuerySolutions  # noqa: E402
 
-from kb.store import open_store
-from queries import list_queries
+from kb.store import open_store  # noqa: E402
+from queries import list_queries  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
