@@ -58,7 +58,7 @@ def _language(lang: str) -> str:
 def to_english_map(lang: str) -> dict[str, str]:
     """Foreign piece letter → English letter (pawn letter → empty: SAN writes no pawn letter)."""
     letters = PIECE_LETTERS[_language(lang)]
-    return {foreign: ("" if english == "P" else english) for foreign, english in zip(letters, ENGLISH)}
+    return {foreign: ("" if english == "P" else english) for foreign, english in zip(letters, ENGLISH, strict=True)}
 
 
 def san_to_english(lang: str, san: str) -> str:
@@ -70,7 +70,7 @@ def san_to_english(lang: str, san: str) -> str:
 def english_san_to(lang: str, san: str) -> str:
     """An English SAN move shown with ``lang``'s letters, e.g. ``english_san_to("es", "Nf3") == "Cf3"``."""
     letters = PIECE_LETTERS[_language(lang)]
-    mapping = dict(zip(ENGLISH, letters))
+    mapping = dict(zip(ENGLISH, letters, strict=True))
     match = SAN_LIKE.fullmatch(san)
     if not match:
         return san

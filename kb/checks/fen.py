@@ -156,7 +156,8 @@ class _FenCheck:
     def _parse_placement(self, placement: str) -> None:
         ranks = placement.split("/")
         if len(ranks) != 8:
-            self._syntax("placement", f"{len(ranks)} rank{'s' if len(ranks) != 1 else ''} instead of 8 (ranks are separated by '/')")
+            plural = "s" if len(ranks) != 1 else ""
+            self._syntax("placement", f"{len(ranks)} rank{plural} instead of 8 (ranks are separated by '/')")
         squares: dict[int, chess.Piece] = {}
         board_ok = len(ranks) == 8
         for index, rank_text in enumerate(ranks):

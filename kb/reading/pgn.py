@@ -20,6 +20,7 @@ import chess
 import chess.pgn
 
 from ..findings import Finding
+from ..notation import guess_foreign_letters, to_english_movetext
 from ..records import GameRecord, SourceLocation
 from .text import open_text
 
@@ -28,6 +29,8 @@ from .text import open_text
 SUPPORTED_VARIANTS = {"", "standard", "chess", "normal", "from position", "chess960", "chess 960",
                       "fischerandom", "fischer random", "fischerrandom", "960"}
 
+# Cheap test before the careful one: a capital that is not an English piece letter before a square.
+_MAYBE_FOREIGN = re.compile(r"(?<![\w-])[AC-JLMOS-Z][a-h]?[1-8]?[x:]?[a-h][1-8]")
 _RESULT_AT_END = re.compile(r"\s*(1-0|0-1|1/2-1/2|\*)\s*$")
 
 
@@ -162,9 +165,15 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
     """
     movetext = segment.movetext
     if lang and lang != "en":
-        from ..notation import to_english_movetext
-
         movetext = to_english_movetext(movetext, lang)
+    elif _MAYBE_FOREIGN.search(movetext):
+        foreign = guess_foreign_letters(movetext)
+        if foreign:  # python-chess would read "Cf3" as "f3" without a word: never import a misreading
+            token, english = foreign[0]
+            return [Finding("error", "foreign-piece-letter",
+                            f"{token!r} uses a piece letter English does not ({len(foreign)} such move(s); "
+                            f"{english!r} in English?): import with --lang es/it/fr/de …; game skipped",
+                            file=file_name, game=games_before + 1, line=segment.line)], 1
     header = segment.header_text if segment.header_text.endswith("\n") or not segment.header_text \
         else segment.header_text + "\n"
     stream = io.StringIO(header + movetext)

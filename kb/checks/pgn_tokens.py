@@ -1,0 +1,191 @@
+"""A PGN tokenizer that knows where every token is (line and column), for the validator.
+
+python-chess's reader is built to import: it skips what it does not understand (a Spanish ``Cf3``
+becomes the pawn move ``f3``), ignores move numbers and loses positions. A validator has to see
+every character, so this scanner yields every token with its line and column — including the
+ones python-chess would drop — and leaves the chess to python-chess (``Board.parse_san``).
+
+It reads line by line and keeps only a bounded prefix of comment text, so a 100 MB comment or a
+file of any size costs memory for one line, not for the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+TokenKind = Literal[
+    "tag", "bad-tag", "comment", "unclosed-comment", "stray-brace", "open-rav", "close-rav", "nag",
+    "number", "move", "result", "annotation", "unknown",
+]
+
+#: How much of a comment's text a token keeps: enough to show it, not a 100 MB copy.
+COMMENT_KEEP = 200
+
+# A well-formed tag pair: name of letters, digits and underscores, one quoted value with \" and \\ escapes.
+TAG_PAIR = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
+_TAG_LINE_REST = re.compile(r"\s*(;.*)?$")
+# Tokens outside comments, tried in this order at each position.
+_TOKEN = re.compile(
+    r"(?P<space>\s+)"
+    r"|(?P<brace>\{)"
+    r"|(?P<close_brace>\})"
+    r"|(?P<semicolon>;)"
+    r"|(?P<open>\()"
+    r"|(?P<close>\))"
+    r"|(?P<nag>\$\d+)"
+    r"|(?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![\w/-]))"
+    r"|(?P<number>\d+\s*\.+|\d+(?=\s|$))"
+    r"|(?P<annotation>[!?]{1,2}(?![\w]))"
+    r"|(?P<null>--)"
+    r"|(?P<word>[A-Za-z0-9][A-Za-z0-9+#=:!?/\-]*)"
+    r"|(?P<other>.)",
+)
+_CAPTURE_IN_TEXT = re.compile(r"(?<![\w])[A-Za-z]?[a-h]?[1-8]?[x:][a-h][1-8]")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token: ``text`` is the token as written (a comment's first ``COMMENT_KEEP`` characters);
+    ``quiet_depth`` is, for a comment, the deepest capture-free level inside it (seed 002's metric)."""
+
+    kind: TokenKind
+    text: str
+    line: int
+    column: int
+    quiet_depth: int = 0
+
+
+def tokenize(lines: Iterable[str], first_line: int = 1) -> Iterator[Token]:
+    """Every token of a PGN text given as lines (with or without their newlines)."""
+    in_comment: tuple[int, int] | None = None  # where the open brace was
+    kept: list[str] = []
+    kept_len = 0
+    nesting = _CommentNesting()
+    number = first_line - 1
+    for number, raw in enumerate(lines, start=first_line):
+        line = raw.rstrip("\r\n")
+        position = 0
+        if in_comment is None:
+            stripped = line.lstrip()
+            if stripped.startswith("%"):
+                continue  # PGN escape line: ignored by definition
+            if stripped.startswith("["):
+                yield from _tag_tokens(line, number)
+                continue
+        while position < len(line):
+            if in_comment is not None:
+                end = line.find("}", position)
+                piece = line[position:] if end < 0 else line[position:end]
+                if kept_len < COMMENT_KEEP:
+                    kept.append(piece[:COMMENT_KEEP - kept_len])
+                    kept_len += len(kept[-1])
+                nesting.feed(piece)
+                if end < 0:
+                    break
+                yield Token("comment", "".join(kept).strip(), in_comment[0], in_comment[1], nesting.finish())
+                in_comment, kept, kept_len, nesting = None, [], 0, _CommentNesting()
+                position = end + 1
+                continue
+            match = _TOKEN.match(line, position)
+            assert match is not None  # the last alternative matches any character
+            kind = match.lastgroup
+            column = position + 1
+            position = match.end()
+            text = match.group()
+            if kind == "space":
+                continue
+            if kind == "brace":
+                in_comment = (number, column)
+            elif kind == "semicolon":
+                rest = line[position:]
+                yield Token("comment", rest.strip()[:COMMENT_KEEP], number, column,
+                            0 if _CAPTURE_IN_TEXT.search(rest) else 1)
+                break
+            elif kind == "close_brace":
+                yield Token("stray-brace", text, number, column)
+            elif kind == "open":
+                yield Token("open-rav", text, number, column)
+            elif kind == "close":
+                yield Token("close-rav", text, number, column)
+            elif kind in ("word", "null"):
+                yield Token("move", text, number, column)
+            elif kind == "other":
+                yield Token("unknown", text, number, column)
+            else:
+                yield Token(kind, text, number, column)  # type: ignore[arg-type]
+        if in_comment is not None:
+            kept.append(" ")
+            kept_len += 1
+            nesting.feed("\n")
+    if in_comment is not None:
+        yield Token("unclosed-comment", "".join(kept).strip(), in_comment[0], in_comment[1], nesting.finish())
+
+
+class _CommentNesting:
+    """Seed 002's metric inside one ``{…}`` comment, fed piece by piece.
+
+    Standard PGN comments do not nest, but the seed's dialect nests ``(…)`` and ``{…}`` inside
+    comments, and teachers write that way; so the text is read as the seed reads it: every ``(`` or
+    ``{`` opens a deeper comment, and the answer is the deepest level (the comment itself is 1)
+    whose own text has no capture. Pieces without brackets cost one regular-expression search.
+    """
+
+    def __init__(self) -> None:
+        self.captured = [False]  # one flag per open level, outermost first
+        self.deepest_quiet = 0
+
+    def feed(self, piece: str) -> None:
+        if not any(bracket in piece for bracket in "(){"):
+            if not self.captured[-1] and _CAPTURE_IN_TEXT.search(piece):
+                self.captured[-1] = True
+            return
+        for part in _BRACKETS.split(piece):
+            if part in ("(", "{"):
+                self.captured.append(False)
+            elif part == ")":
+                if len(self.captured) > 1:
+                    self._close()
+            elif part and not self.captured[-1] and _CAPTURE_IN_TEXT.search(part):
+                self.captured[-1] = True
+
+    def _close(self) -> None:
+        depth = len(self.captured)
+        if not self.captured.pop():
+            self.deepest_quiet = max(self.deepest_quiet, depth)
+
+    def finish(self) -> int:
+        """The deepest capture-free level (0: every level has a capture)."""
+        while self.captured:
+            self._close()
+        return self.deepest_quiet
+
+
+_BRACKETS = re.compile(r"([(){])")
+
+
+def _tag_tokens(line: str, number: int) -> Iterator[Token]:
+    """The tag pairs of a tag line (standard PGN allows several on one line); what is left that is
+    neither a tag pair nor a trailing ``;`` comment is one ``bad-tag`` token."""
+    position = len(line) - len(line.lstrip())
+    while position < len(line):
+        match = TAG_PAIR.match(line, position)
+        if match is None:
+            rest = line[position:]
+            if not _TAG_LINE_REST.fullmatch(rest):
+                yield Token("bad-tag", rest.strip()[:COMMENT_KEEP], number, position + 1)
+            return
+        yield Token("tag", match.group(), number, position + 1)
+        position = match.end()
+        while position < len(line) and line[position].isspace():
+            position += 1
+
+
+def tag_name_value(token: Token) -> tuple[str, str]:
+    """Name and unescaped value of a well-formed ``tag`` token."""
+    match = TAG_PAIR.match(token.text)
+    assert match is not None
+    value = re.sub(r"\\(.)", r"\1", match.group(2))
+    return match.group(1), value
