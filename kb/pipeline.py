@@ -30,7 +30,7 @@ from .mining import mine_game
 from .reading import file_kind
 from .reading.lichess import iter_rows, row_to_record
 from .reading.pgn import Segment, parse_segment, split_segments
-from .reading.text import open_text
+from .reading.text import looks_binary, open_text
 from .records import GameRecord
 from .store.base import SerializedBatch
 
@@ -75,6 +75,11 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Ite
     """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit."""
     kind = file_kind(path)
     try:
+        if looks_binary(path):
+            finding = Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
+                              file=file_name)
+            yield WorkUnit(source, file_name, "finding", 0, (finding,))
+            return
         handle = open_text(path)
     except (OSError, EOFError, ValueError) as exc:
         yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}")

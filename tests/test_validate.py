@@ -142,11 +142,11 @@ def test_every_finding_has_file_game_line_and_column(tmp_path: Path) -> None:
     findings = list(lint_file(path))
     assert len(findings) == 1
     finding = findings[0]
-    assert (finding.rule, finding.game, finding.line, finding.column) == ("move-illegal", 2, 9, 13)
+    assert (finding.rule, finding.game, finding.line, finding.column) == ("illegal-move", 2, 9, 13)
     result = run_cli("validate", str(path), "--format", "json")
     assert result.exit_code == 1
     assert json.loads(result.output)["findings"][0] == {
-        "level": "error", "rule": "move-illegal", "message": finding.message, "file": str(path),
+        "level": "error", "rule": "illegal-move", "message": finding.message, "file": str(path),
         "game": 2, "line": 9, "column": 13}
 
 
@@ -161,8 +161,8 @@ def test_every_finding_has_file_game_line_and_column(tmp_path: Path) -> None:
     ("3. e4 e5 *\n", "numbering-start"),
     ("1. e4 {a comment} e5 *\n", "move-number-missing"),
     ("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 b5 5. Nxb5 axb5 6. Bxb5 c6 7. Bxc6 dxc6 8. O-O Bg4 9. Ke2 *\n",
-     "move-illegal"),
-    ('[FEN "4k3/8/8/8/8/8/4K3/R6R w - - 0 1"]\n[SetUp "1"]\n\n1. Rd1 *\n', "move-ambiguous"),
+     "illegal-move"),
+    ('[FEN "4k3/8/8/8/8/8/4K3/R6R w - - 0 1"]\n[SetUp "1"]\n\n1. Rd1 *\n', "ambiguous-move"),
     ("1. e4 e5 2. Cf3 *\n", "foreign-piece-letter"),
     ("1. e4 e5 2. 0-0 *\n", "castling-zeros"),
     ('[Result "1-0"]\n\n1. e4 e5 0-1\n', "result-contradiction"),
@@ -176,13 +176,13 @@ def test_each_rule_is_found(text: str, rule: str) -> None:
 
 def test_a_move_after_a_bad_one_is_not_reported_again() -> None:
     findings = lint_text("1. e4 e5 2. Ke3 Nc6 3. Bb5 a6 *\n")
-    assert _rules(findings) == ["move-illegal"]
+    assert _rules(findings) == ["illegal-move"]
 
 
 def test_variations_are_replayed_from_the_position_before_the_last_move() -> None:
     assert _problems(lint_text("1. e4 e5 (1... c5 2. Nf3 (2. c3 d5) 2... d6) 2. Nf3 *\n")) == []
     illegal = lint_text("1. e4 e5 (1... Nf3) 2. Nf3 *\n")
-    assert _rules(_problems(illegal)) == ["move-illegal"]
+    assert _rules(_problems(illegal)) == ["illegal-move"]
 
 
 def test_foreign_letters_suggest_the_english_move_and_the_language() -> None:
@@ -220,7 +220,7 @@ def test_seed_run_1_nesting_metric_is_three_as_in_the_seed() -> None:
 def test_seed_run_2_a_game_without_tags_is_standard_pgn() -> None:
     """Run 2: the seed requires tags (syntax error at '1'); standard PGN does not, so only the
     nonsense move ``1d7`` is reported."""
-    assert _rules(_seed_run(2)) == ["move-illegal"]
+    assert _rules(_seed_run(2)) == ["illegal-move"]
 
 
 def test_seed_runs_3_4_5_numbering_rules_r1_r2_r3() -> None:

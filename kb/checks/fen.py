@@ -147,7 +147,7 @@ class _FenCheck:
         if fullmove is not None:
             if _FULLMOVE.fullmatch(fullmove):
                 self.fullmove = fullmove
-            elif fullmove.isdigit() and int(fullmove) == 0:
+            elif fullmove.isascii() and fullmove.isdigit() and int(fullmove) == 0:
                 self._syntax("fullmove_number", f"move number {fullmove!r} must be 1 or more")
             else:
                 self._syntax("fullmove_number", f"move number {fullmove!r} is not a number ≥ 1 without "
@@ -170,7 +170,7 @@ class _FenCheck:
             width = 0
             previous_digit = False
             for token in _RANK_TOKEN.findall(rank_text):
-                if token.isdigit() and token in "12345678":
+                if token in "12345678":
                     if previous_digit:
                         self._syntax("placement", f"{label} {rank_text!r}: two digits in a row; write the "
                                      "sum of the empty squares as one digit")
@@ -183,14 +183,15 @@ class _FenCheck:
                         squares[chess.square(width, rank_number - 1)] = chess.Piece.from_symbol(token)
                     width += 1
                 else:
-                    previous_digit = token.isdigit()
+                    digit = token in "09"  # 1-8 were handled above; other Unicode digits are just characters
+                    previous_digit = digit
                     hint = _FOREIGN_HINT.get(token.upper())
-                    what = f"digit {token!r} (empty squares are 1-8)" if token.isdigit() else f"{token!r}"
+                    what = f"digit {token!r} (empty squares are 1-8)" if digit else f"{token!r}"
                     extra = f"; FEN uses English letters: {hint}" if hint else ""
                     self._syntax("placement", f"{label} {rank_text!r}: {what} is not a piece letter "
                                  f"(KQRBNP, kqrbnp) or an empty-square digit{extra}")
                     board_ok = False
-                    width += 1 if not token.isdigit() else max(int(token), 0)
+                    width += int(token) if digit else 1
             if width != 8:
                 self._semantic("placement", f"{label} has {width} squares instead of 8 ({rank_text!r})")
                 board_ok = False

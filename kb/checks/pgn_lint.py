@@ -31,7 +31,7 @@ import chess
 
 from ..findings import Finding, Level
 from ..notation import GUESS_ORDER, PIECE_LETTERS, english_candidates, san_to_english
-from ..reading.text import open_binary, open_text
+from ..reading.text import looks_binary, open_text
 from .fen import board_from_fen, validate_fen
 from .pgn_tokens import Token, tag_name_value, tokenize
 
@@ -231,12 +231,12 @@ class PgnLinter:
         try:
             move = board.parse_san(san)
         except chess.AmbiguousMoveError:
-            self._add("error", "move-ambiguous", f"{token.text!r} is ambiguous here: "
+            self._add("error", "ambiguous-move", f"{token.text!r} is ambiguous here: "
                       f"{self._disambiguations(board, san)}", game, token)
             self._break(line)
             return
         except chess.IllegalMoveError:
-            self._add("error", "move-illegal", f"{token.text!r} is illegal in this position "
+            self._add("error", "illegal-move", f"{token.text!r} is illegal in this position "
                       f"({self._side(board)} to move, {board.fen()}){self._hint(board, text)}", game, token)
             self._break(line)
             return
@@ -287,7 +287,7 @@ class PgnLinter:
             except ValueError:
                 continue
         if not readings:
-            self._add("error", "move-invalid", f"{token.text!r} is not a move in standard algebraic notation",
+            self._add("error", "invalid-move", f"{token.text!r} is not a move in standard algebraic notation",
                       game, token)
             return None
         english, move = readings[0]
@@ -303,7 +303,7 @@ class PgnLinter:
         """Without a board (invalid FEN) only the token's shape can be checked."""
         english = text.replace("0", "O") if text.startswith("0-0") else text
         if not re.fullmatch(r"(?:[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[NBRQ])?|O-O(?:-O)?|--)[+#]{0,2}", english):
-            self._add("error", "move-invalid", f"{token.text!r} is not a move in standard algebraic notation",
+            self._add("error", "invalid-move", f"{token.text!r} is not a move in standard algebraic notation",
                       game, token)
 
     def _hint(self, board: chess.Board, text: str) -> str:
@@ -366,7 +366,7 @@ class PgnLinter:
         plycount = game.tags.get("PlyCount")
         if plycount is not None and main.board is not None:
             value, token = plycount
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):
                 self._add("error", "plycount-invalid", f"PlyCount {value!r} is not a number", game, token)
             elif int(value) != main.plies:
                 self._add("warning", "plycount-mismatch", f"PlyCount {value} but the main line has {main.plies} "
@@ -416,13 +416,13 @@ def lint_file(path: str | Path, display_name: str | None = None, lang: str | Non
     """All findings for a PGN file (plain, ``.gz``, ``.zst``; UTF-8 or Latin-1); never raises."""
     name = display_name or str(path)
     try:
-        with open_binary(path) as raw:
-            binary = b"\x00" in raw.read(8192)
+        binary = looks_binary(path)
     except (OSError, EOFError, ValueError) as exc:
         yield Finding("error", "file-unreadable", f"cannot read the file: {exc}", file=name)
         return
     if binary:
-        yield Finding("error", "file-binary", "the file holds NUL bytes: it is not a PGN text file", file=name)
+        yield Finding("error", "file-binary", "the file is not text (NUL or control bytes): not a PGN file",
+                      file=name)
         return
     linter = PgnLinter(name, lang)
     try:

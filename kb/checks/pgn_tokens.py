@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from ..reading.pgn import TAG_LINE
+
 TokenKind = Literal[
     "tag", "bad-tag", "comment", "unclosed-comment", "stray-brace", "open-rav", "close-rav", "nag",
     "number", "move", "result", "annotation", "unknown",
@@ -65,9 +67,16 @@ def tokenize(lines: Iterable[str], first_line: int = 1) -> Iterator[Token]:
     kept_len = 0
     nesting = _CommentNesting()
     number = first_line - 1
+    previous_blank = False
     for number, raw in enumerate(lines, start=first_line):
         line = raw.rstrip("\r\n")
         position = 0
+        if in_comment is not None and previous_blank and TAG_LINE.match(line.lstrip()):
+            # The importer's resynchronisation (``split_segments``): the next game's tags end a
+            # comment that was never closed, so one missing "}" does not swallow the rest of the file.
+            yield Token("unclosed-comment", "".join(kept).strip(), in_comment[0], in_comment[1], nesting.finish())
+            in_comment, kept, kept_len, nesting = None, [], 0, _CommentNesting()
+        previous_blank = not line.strip()
         if in_comment is None:
             stripped = line.lstrip()
             if stripped.startswith("%"):

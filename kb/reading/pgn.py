@@ -22,7 +22,7 @@ import chess.pgn
 from ..findings import Finding
 from ..notation import guess_foreign_letters, to_english_movetext
 from ..records import GameRecord, SourceLocation
-from .text import open_text
+from .text import looks_binary, open_text
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -31,6 +31,8 @@ SUPPORTED_VARIANTS = {"", "standard", "chess", "normal", "from position", "chess
 
 # Cheap test before the careful one: a capital that is not an English piece letter before a square.
 _MAYBE_FOREIGN = re.compile(r"(?<![\w-])[AC-JLMOS-Z][a-h]?[1-8]?[x:]?[a-h][1-8]")
+#: A line holding only a tag pair (possibly several): how a game's tags look.
+TAG_LINE = re.compile(r'(?:\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+$')
 _RESULT_AT_END = re.compile(r"\s*(1-0|0-1|1/2-1/2|\*)\s*$")
 
 
@@ -42,6 +44,8 @@ class Segment:
     header_text: str
     movetext: str
     line: int
+    #: A ``{`` comment was still open when the next game's tags began (see ``split_segments``).
+    unclosed_comment: bool = False
 
 
 def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
@@ -57,18 +61,26 @@ def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
     braces = parens = 0  # {…} comments may span lines and hold "[" at a line start
     ended = False
 
-    def flush() -> Segment | None:
+    previous_blank = False
+
+    def flush(unclosed: bool = False) -> Segment | None:
         if not header and not any(line.strip() for line in moves):
             return None
         text_header = "".join(header)
         text_moves = "".join(moves)
-        return Segment(text_header + text_moves, text_header, text_moves, start_line)
+        return Segment(text_header + text_moves, text_header, text_moves, start_line, unclosed)
 
     for number, line in enumerate(handle, start=1):
         stripped = line.lstrip()
+        # A comment never closed would swallow every later game; a tag pair alone on its line after a
+        # blank line is taken as the next game's start instead (the open comment is reported).
+        runaway = braces > 0 and previous_blank and TAG_LINE.match(stripped) is not None
+        previous_blank = not stripped
+        if runaway:
+            braces = 0
         starts_tags = braces == 0 and stripped.startswith("[")
         if (starts_tags and any(m.strip() for m in moves)) or (ended and stripped and not starts_tags):
-            segment = flush()
+            segment = flush(runaway)
             if segment is not None:
                 yield segment
             header, moves, ended, parens = [], [], False, 0
@@ -128,6 +140,19 @@ def _scan_movetext_line(line: str, braces: int, parens: int) -> tuple[int, int, 
     return braces, parens, ended
 
 
+#: Comments longer than this are cut: a 100 MB comment is an accident (or an attack), not a lesson,
+#: and would otherwise become a 100 MB literal in the store. Only movetext longer than
+#: ``LONG_MOVETEXT_CHARS`` is scanned, so ordinary games pay nothing.
+MAX_COMMENT_CHARS = 10_000
+LONG_MOVETEXT_CHARS = 200_000
+_LONG_COMMENT = re.compile(r"\{([^}]{%d})[^}]+" % MAX_COMMENT_CHARS)
+
+
+def _trim_long_comments(movetext: str) -> tuple[str, int]:
+    """``movetext`` with every ``{…}`` comment cut to ``MAX_COMMENT_CHARS``, and how many were cut."""
+    return _LONG_COMMENT.subn(lambda match: "{" + match.group(1) + " …", movetext)
+
+
 class _QuietGameBuilder(chess.pgn.GameBuilder):
     """python-chess's builder without its logging: errors stay data in ``game.errors``."""
 
@@ -140,6 +165,10 @@ def read_pgn(path: str | Path, *, lang: str | None = None,
     """Every game of a PGN file (``.pgn``, ``.pgn.gz``, ``.pgn.zst``) as a record or a finding."""
     name = display_name or str(path)
     try:
+        if looks_binary(path):
+            yield Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
+                          file=name)
+            return
         handle = open_text(path)
     except OSError as exc:
         yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
@@ -164,6 +193,10 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
     from ``games_before``.
     """
     movetext = segment.movetext
+    if segment.unclosed_comment:
+        return [Finding("error", "comment-unclosed", "a '{' comment is never closed (the next game's tags "
+                        "follow inside it); game skipped", file=file_name, game=games_before + 1,
+                        line=segment.line)], 1
     if lang and lang != "en":
         movetext = to_english_movetext(movetext, lang)
     elif _MAYBE_FOREIGN.search(movetext):
@@ -174,10 +207,17 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
                             f"{token!r} uses a piece letter English does not ({len(foreign)} such move(s); "
                             f"{english!r} in English?): import with --lang es/it/fr/de …; game skipped",
                             file=file_name, game=games_before + 1, line=segment.line)], 1
+    notes: list[GameRecord | Finding] = []
+    if len(movetext) > LONG_MOVETEXT_CHARS:
+        movetext, trimmed = _trim_long_comments(movetext)
+        if trimmed:
+            notes.append(Finding("warning", "comment-trimmed",
+                                 f"{trimmed} comment(s) longer than {MAX_COMMENT_CHARS:,} characters cut to that "
+                                 "length", file=file_name, game=games_before + 1, line=segment.line))
     header = segment.header_text if segment.header_text.endswith("\n") or not segment.header_text \
         else segment.header_text + "\n"
     stream = io.StringIO(header + movetext)
-    out: list[GameRecord | Finding] = []
+    out: list[GameRecord | Finding] = notes
     number = games_before
     while True:
         try:
@@ -213,6 +253,10 @@ def _record_or_finding(game: chess.pgn.Game, segment: Segment, movetext: str, fi
     except ValueError as exc:
         return Finding("error", "fen-invalid", f"invalid FEN: {exc}", file=file_name, game=number,
                        line=segment.line)
+    impossible = board.status() & _IMPOSSIBLE_POSITION
+    if impossible:
+        return Finding("error", "fen-invalid", f"the FEN is not a chess position ({_status_text(impossible)}); "
+                       "game skipped", file=file_name, game=number, line=segment.line)
     solution = list(game.mainline_moves())
     comments = {node.ply(): node.comment for node in game.mainline() if node.comment}
     if game.comment:
@@ -227,6 +271,22 @@ def _record_or_finding(game: chess.pgn.Game, segment: Segment, movetext: str, fi
         movetext=text,
         comments=comments,
     )
+
+
+#: Board defects that make a start position meaningless (python-chess reads such FENs without a
+#: word). Doubtful castling or en-passant fields are not here: python-chess cleans them, and real
+#: puzzle collections carry them.
+_IMPOSSIBLE_POSITION = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
+                        | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_TOO_MANY_WHITE_PAWNS
+                        | chess.STATUS_TOO_MANY_BLACK_PAWNS | chess.STATUS_PAWNS_ON_BACKRANK
+                        | chess.STATUS_TOO_MANY_WHITE_PIECES | chess.STATUS_TOO_MANY_BLACK_PIECES
+                        | chess.STATUS_OPPOSITE_CHECK)
+
+
+def _status_text(status: int) -> str:
+    names = [name[len("STATUS_"):].lower().replace("_", " ") for name in dir(chess)
+             if name.startswith("STATUS_") and name != "STATUS_VALID" and status & getattr(chess, name)]
+    return ", ".join(sorted(names))
 
 
 def _exported_movetext(game: chess.pgn.Game) -> str:

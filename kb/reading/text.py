@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 _CHUNK = 1 << 20
+_BINARY_SAMPLE = 8192
+#: Share of control bytes (other than tab, newlines, form feed) in a file's first bytes above which it
+#: is not text: a stray NUL in a comment is a broken game, a JPEG renamed .pgn is not a PGN file.
+_BINARY_CONTROL_SHARE = 0.05
 
 
 def open_binary(path: str | Path) -> BinaryIO:
@@ -28,6 +32,16 @@ def open_binary(path: str | Path) -> BinaryIO:
         raw = open(path, "rb")
         return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[return-value]
     return open(path, "rb")
+
+
+def looks_binary(path: str | Path) -> bool:
+    """Whether the file (decompressed) starts with bytes no text file has."""
+    with open_binary(path) as handle:
+        head = handle.read(_BINARY_SAMPLE)
+    if not head:
+        return False
+    control = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13))
+    return control / len(head) > _BINARY_CONTROL_SHARE
 
 
 def sniff_encoding(path: str | Path) -> str:
