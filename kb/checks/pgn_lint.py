@@ -38,6 +38,7 @@ from .pgn_tokens import Token, tag_name_value, tokenize
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _NUMBER = re.compile(r"(\d+)\s*(\.*)")
 _SUFFIX = re.compile(r"[!?]+$")
+_SAN_SHAPE = re.compile(r"(?:[NBRQK]?[a-h]?[1-8]?[x:]?[a-h][1-8](?:=?[NBRQ])?|O-O(?:-O)?|--|Z0)[+#]{0,2}")
 # Languages whose letters explain a foreign move, for the message ("Spanish/Italian …").
 _LANGUAGE_NAMES = {"es": "Spanish", "it": "Italian", "fr": "French", "de": "German", "pt": "Portuguese",
                    "nl": "Dutch", "pl": "Polish", "cs": "Czech", "hu": "Hungarian", "ro": "Romanian"}
@@ -217,10 +218,6 @@ class PgnLinter:
         line.white = not line.white
         line.first_move = False
         line.interrupted = False
-        if line.board is None:
-            self._check_token_shape(game, token, text)
-            return
-        board = line.board
         san = text
         if san.startswith("0-0"):
             self._add("warning", "castling-zeros", f"castling written with zeros {token.text!r}; PGN writes "
@@ -228,6 +225,10 @@ class PgnLinter:
             san = san.replace("0", "O")
         if self.lang:
             san = san_to_english(self.lang, san)
+        if line.board is None:
+            self._check_token_shape(game, token, san)
+            return
+        board = line.board
         try:
             move = board.parse_san(san)
         except chess.AmbiguousMoveError:
@@ -299,10 +300,18 @@ class PgnLinter:
                   f"in English notation: {english!r} (python-chess would misread it as a pawn move)", game, token)
         return move
 
-    def _check_token_shape(self, game: _Game, token: Token, text: str) -> None:
-        """Without a board (invalid FEN) only the token's shape can be checked."""
-        english = text.replace("0", "O") if text.startswith("0-0") else text
-        if not re.fullmatch(r"(?:[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](?:=?[NBRQ])?|O-O(?:-O)?|--)[+#]{0,2}", english):
+    def _check_token_shape(self, game: _Game, token: Token, san: str) -> None:
+        """Without a board (an invalid start, or after a move that could not be played) only the
+        token's shape can be checked."""
+        if _SAN_SHAPE.fullmatch(san):
+            return
+        candidates = [c for c in english_candidates(san) if _SAN_SHAPE.fullmatch(c)]
+        if candidates:
+            letter = next((c for c in san if c.isupper()), "?")
+            game.foreign_letters.add(letter)
+            self._add("error", "foreign-piece-letter", f"{token.text!r} uses the piece letter {letter!r}; in English "
+                      f"notation: {candidates[0]!r}", game, token)
+        else:
             self._add("error", "invalid-move", f"{token.text!r} is not a move in standard algebraic notation",
                       game, token)
 

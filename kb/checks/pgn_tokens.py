@@ -35,13 +35,14 @@ _TOKEN = re.compile(
     r"|(?P<brace>\{)"
     r"|(?P<close_brace>\})"
     r"|(?P<semicolon>;)"
+    r"|(?P<evaluation>\([=+\-]{1,2}\))"
     r"|(?P<open>\()"
     r"|(?P<close>\))"
     r"|(?P<nag>\$\d+)"
     r"|(?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![\w/-]))"
     r"|(?P<number>\d+\s*\.+|\d+(?=\s|$))"
-    r"|(?P<annotation>[!?]{1,2}(?![\w]))"
-    r"|(?P<null>--)"
+    r"|(?P<null>--(?=[\s)]|$))"
+    r"|(?P<annotation>[!?]{1,2}(?![\w])|[ae]\.\s?p\.|[=+\-]{1,2}(?=\s|$))"
     r"|(?P<word>[A-Za-z0-9][A-Za-z0-9+#=:!?/\-]*)"
     r"|(?P<other>.)",
 )
@@ -123,6 +124,8 @@ def tokenize(lines: Iterable[str], first_line: int = 1) -> Iterator[Token]:
                 yield Token("move", text, number, column)
             elif kind == "other":
                 yield Token("unknown", text, number, column)
+            elif kind == "evaluation":
+                yield Token("annotation", text, number, column)  # "(=)", "(+-)": a verdict, not a variation
             else:
                 yield Token(kind, text, number, column)  # type: ignore[arg-type]
         if in_comment is not None:
