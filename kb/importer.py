@@ -18,6 +18,7 @@ from pyoxigraph import Literal, Quad
 
 from .analysis import PositionAnalysis, analyse
 from .findings import Finding
+from .linking import refresh_links
 from .iris import IriMinter
 from .mapping import MappingContext, source_quads
 from .mining import engine_path
@@ -160,6 +161,7 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
     store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
                          remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
+    refresh_links(store, minter.base)  # a second, small write: players of the new source may link to others
     report.seconds = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
     return report
 
@@ -208,4 +210,5 @@ def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bo
         return False
     store.replace_graphs([graph, minter.inferred_graph(name)], [],
                          remove_subjects=[(minter.source(name), minter.meta_graph)])
+    refresh_links(store, minter.base)
     return True

@@ -63,7 +63,11 @@ class IriMinter:
     def lichess_position(self, puzzle_id: str) -> NamedNode:
         return self._iri("position", "lichess-" + puzzle_id)
 
-    def player(self, name: str) -> NamedNode:
+    def player(self, name: str, fide_id: str | None = None) -> NamedNode:
+        """A player by FIDE ID when the source gives one (two people with one name stay two), else
+        by the order-free name key (the same name written two ways meets)."""
+        if fide_id:
+            return self._iri("player", "fide-" + fide_id)
         key = name_key(name)
         return self._iri("player", slug(key.replace(" ", "-")) + "-" + digest(key, length=6))
 
@@ -93,6 +97,11 @@ class IriMinter:
 
     def source_record(self, source: str, game_number: int) -> NamedNode:
         return self._iri("source", source, "game", str(game_number))
+
+    @property
+    def links_graph(self) -> NamedNode:
+        """The named graph of links between individuals of different sources (``kb.linking``)."""
+        return self._iri("graph", "_links")
 
     @property
     def meta_graph(self) -> NamedNode:

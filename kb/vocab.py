@@ -95,6 +95,7 @@ ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
     "eventOf",          # Event -> Match|Position, inverse of hasEvent
     "boardOf",          # Board -> Match|Position, inverse of hasBoard
     "inSource",         # SourceRecord -> Source
+    "candidateSameAs",  # Player <-> Player: maybe the same person (kb.linking)
 )
 
 #: Data properties added in version 2 (typed, queryable values and computed position facts).

@@ -229,7 +229,9 @@ def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, ou
         out.types(player, ["Player"])
         out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
         return player
-    player = ctx.minter.player(str(name))
+    fide = tags.get(colour, "fideId")  # type: ignore[arg-type]
+    fide_id = str(fide).strip() if fide is not None and str(fide).strip().isdigit() and int(str(fide)) else None
+    player = ctx.minter.player(str(name), fide_id)
     out.types(player, ["Player"])
     out.add(player, RDFS.label, Literal(display_name(str(name))))
     out.add(player, SKOS.altLabel, Literal(str(name)))

@@ -1,0 +1,158 @@
+"""Linking players across sources when their names alone do not meet.
+
+The mapping already merges what is certain: one IRI per FIDE ID, else one IRI per order-free,
+accent-free name key ("Polgár, Judit" = "Judit Polgar"). What is left needs evidence from the
+whole knowledge base, so it is decided here, after every import and removal, and written to one
+graph of its own (``graph/_links``) that is recomputed from scratch each time:
+
+* ``owl:sameAs`` where the evidence is strong but the names differ: initials that fit exactly one
+  fuller name ("Tal, M." → "Tal, Mikhail" when there is no other M. Tal), a name without FIDE ID
+  whose key equals that of exactly one FIDE-identified player;
+* ``cp:candidateSameAs`` where it is weak: a surname alone ("Polgar" → Judit, Susan and Sofia),
+  initials that fit several people. Never a merge: three Polgars stay three people.
+
+``chesskb merge-report`` prints the same decisions with their reasons (``Link.reason``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pyoxigraph import NamedNode, Quad
+
+from .iris import IriMinter
+from .store.base import Store
+from .vocab import CP, OWL_IRI
+
+SAME_AS = NamedNode(OWL_IRI + "sameAs")
+
+
+@dataclass
+class PlayerNames:
+    """What the knowledge base knows about one Player individual's identity."""
+
+    iri: str
+    keys: set[str] = field(default_factory=set)
+    labels: set[str] = field(default_factory=set)
+    fide_ids: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Link:
+    """``kind`` is ``sameAs`` or ``candidate``; ``a`` < ``b`` so each pair is written once."""
+
+    a: str
+    b: str
+    kind: str
+    reason: str
+
+
+def players_in(store: Store) -> list[PlayerNames]:
+    rows = store.query(
+        "SELECT ?p ?key ?label ?fide WHERE { ?p a cp:Player ; cp:nameKey ?key . "
+        "OPTIONAL { ?p rdfs:label ?label } OPTIONAL { ?p cp:fideId ?fide } }")
+    players: dict[str, PlayerNames] = {}
+    for row in rows:
+        player = players.setdefault(row["p"].value, PlayerNames(row["p"].value))
+        player.keys.add(row["key"].value)
+        if row["label"] is not None:
+            player.labels.add(row["label"].value)
+        if row["fide"] is not None:
+            player.fide_ids.add(row["fide"].value)
+    return sorted(players.values(), key=lambda p: p.iri)
+
+
+def _words(key: str) -> tuple[frozenset[str], list[str]]:
+    """Full words and initials of a name key (``"m tal"`` -> ({"tal"}, ["m"]))."""
+    words = key.split()
+    return frozenset(w for w in words if len(w) > 1), [w for w in words if len(w) == 1]
+
+
+def _fits(short_key: str, full_key: str) -> bool:
+    """Whether a name with initials (or a surname alone) can be an abbreviation of a fuller one:
+    its full words all occur in the fuller name, and each initial starts a further word there."""
+    short_full, initials = _words(short_key)
+    long_full, long_initials = _words(full_key)
+    if not short_full or not short_full < long_full or long_initials:
+        return False
+    extra = sorted(long_full - short_full)
+    for initial in initials:
+        match = next((word for word in extra if word.startswith(initial)), None)
+        if match is None:
+            return False
+        extra.remove(match)
+    return True
+
+
+def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
+    """Every sameAs and candidate link between distinct players, with its reason."""
+    players = list(players)
+    links: dict[tuple[str, str], Link] = {}
+
+    def add(one: PlayerNames, other: PlayerNames, kind: str, reason: str) -> None:
+        a, b = sorted((one.iri, other.iri))
+        if (a, b) not in links or (kind == "sameAs" and links[(a, b)].kind != "sameAs"):
+            links[(a, b)] = Link(a, b, kind, reason)
+
+    by_key: dict[str, list[PlayerNames]] = defaultdict(list)
+    for player in players:
+        for key in player.keys:
+            by_key[key].append(player)
+    # A name without FIDE ID meets the FIDE-identified players of the same name.
+    for key, group in by_key.items():
+        with_fide = [p for p in group if p.fide_ids]
+        without = [p for p in group if not p.fide_ids]
+        for player in without:
+            if len(with_fide) == 1:
+                add(player, with_fide[0], "sameAs", f"same name ({key!r}); only one player of that name has a "
+                    f"FIDE ID ({min(with_fide[0].fide_ids)})")
+            for other in with_fide if len(with_fide) > 1 else ():
+                add(player, other, "candidate", f"same name ({key!r}) as {len(with_fide)} players with "
+                    "different FIDE IDs")
+    # Initials and surnames alone.
+    by_word: dict[str, list[PlayerNames]] = defaultdict(list)
+    for player in players:
+        for key in player.keys:
+            for word in _words(key)[0]:
+                by_word[word].append(player)
+    for player in players:
+        for key in player.keys:
+            full, initials = _words(key)
+            if not full or (not initials and len(full) > 1):
+                continue  # a complete name: nothing shorter to resolve
+            pool = {p.iri: p for word in full for p in by_word[word] if p.iri != player.iri}
+            fuller = [other for other in pool.values()
+                      if any(_fits(key, other_key) for other_key in other.keys)
+                      and not (player.fide_ids and other.fide_ids and player.fide_ids != other.fide_ids)]
+            if not fuller:
+                continue
+            if initials and len(fuller) == 1:
+                add(player, fuller[0], "sameAs", f"initials: {key!r} fits only {min(fuller[0].keys)!r}")
+                continue
+            why = "surname only" if not initials else f"initials fit {len(fuller)} players"
+            for other in fuller:
+                add(player, other, "candidate", f"{why}: {key!r} may be {min(other.keys)!r}")
+    return sorted(links.values(), key=lambda link: (link.a, link.b))
+
+
+def link_quads(links: Iterable[Link], graph: NamedNode) -> list[Quad]:
+    quads = []
+    for link in links:
+        a, b = NamedNode(link.a), NamedNode(link.b)
+        predicate = SAME_AS if link.kind == "sameAs" else CP.candidateSameAs
+        quads.append(Quad(a, predicate, b, graph))
+        quads.append(Quad(b, predicate, a, graph))  # both properties are symmetric: say it both ways
+    return quads
+
+
+def refresh_links(store: Store, base_iri: str | None = None) -> list[Link]:
+    """Recompute the links graph from the players in the store; rewrite it only when it changed."""
+    graph = IriMinter(base_iri).links_graph
+    links = compute_links(players_in(store))
+    wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in link_quads(links, graph)}
+    present = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([graph])}
+    if wanted != present:
+        store.replace_graphs([graph], link_quads(links, graph))
+    return links
