@@ -24,11 +24,12 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Variable
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 from pyoxigraph import Store as OxStore
 
 from ..vocab import PREFIXES
 from .base import QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreError, Term
+from .bindings import with_values
 
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -70,9 +71,8 @@ class EmbeddedStore:
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None) -> QueryResult:
-        substitutions = {Variable(name): term for name, term in (bindings or {}).items()}
         try:
-            return self._reader().query(sparql, prefixes=PREFIXES, substitutions=substitutions or None)
+            return self._reader().query(with_values(sparql, bindings or {}), prefixes=PREFIXES)
         except SyntaxError as exc:
             raise QuerySyntaxError(str(exc)) from exc
         except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError

@@ -1,0 +1,101 @@
+"""Binding query parameters by writing a ``VALUES`` block into the query text.
+
+pyoxigraph can bind variables itself (``substitutions``), but measured on a 100k-position store it
+evaluated ``positions-by-side-and-goal`` in 9.3 s that way against 1.6 s with the same values in a
+``VALUES`` block at the top of the query's WHERE group: the optimizer sees constants from the start
+instead of filtering complete results. A remote SPARQL server has no substitution API at all, so
+both backends bind through this one function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
+
+
+def with_values(sparql: str, bindings: Mapping[str, NamedNode | BlankNode | Literal | Triple]) -> str:
+    """``sparql`` with ``VALUES (?a ?b) { (ta tb) }`` as the first element of its WHERE group."""
+    if not bindings:
+        return sparql
+    for name in bindings:
+        if not _VARIABLE_NAME.fullmatch(name):
+            raise ValueError(f"not a SPARQL variable name: {name!r}")
+    names = " ".join(f"?{name}" for name in bindings)
+    terms = " ".join(str(term) for term in bindings.values())
+    block = f" VALUES ({names}) {{ ({terms}) }} "
+    position = _where_group_start(sparql)
+    return sparql[:position + 1] + block + sparql[position + 1:]
+
+
+def _where_group_start(sparql: str) -> int:
+    """Index of the ``{`` that opens the query's WHERE group (skipping comments, strings, IRIs,
+    braces inside projection expressions and a CONSTRUCT template)."""
+    depth_paren = 0
+    braces_to_skip = None  # decided when the query form is seen
+    index = 0
+    length = len(sparql)
+    while index < length:
+        char = sparql[index]
+        if char == "#":
+            newline = sparql.find("\n", index)
+            index = length if newline < 0 else newline + 1
+            continue
+        if char in "\"'":
+            index = _skip_string(sparql, index)
+            continue
+        if char == "<" and re.match(r"<[^\s<>\"{}|^`\\]*>", sparql[index:]):
+            index = sparql.index(">", index) + 1
+            continue
+        if braces_to_skip is None:
+            match = _FORM.match(sparql, index)
+            if match:
+                form = match.group(1).upper()
+                rest = sparql[match.end():].lstrip()
+                braces_to_skip = 1 if form == "CONSTRUCT" and not rest.upper().startswith("WHERE") else 0
+                index = match.end()
+                continue
+        if char == "(":
+            depth_paren += 1
+        elif char == ")":
+            depth_paren -= 1
+        elif char == "{" and depth_paren == 0 and braces_to_skip is not None:
+            if braces_to_skip == 0:
+                return index
+            index = _skip_group(sparql, index)
+            braces_to_skip -= 1
+            continue
+        index += 1
+    raise ValueError("the query has no WHERE group to bind parameters in")
+
+
+def _skip_string(text: str, index: int) -> int:
+    quote = text[index]
+    if text.startswith(quote * 3, index):
+        end = text.find(quote * 3, index + 3)
+        return len(text) if end < 0 else end + 3
+    index += 1
+    while index < len(text) and text[index] != quote:
+        index += 2 if text[index] == "\\" else 1
+    return index + 1
+
+
+def _skip_group(text: str, index: int) -> int:
+    depth = 0
+    while index < len(text):
+        char = text[index]
+        if char in "\"'":
+            index = _skip_string(text, index)
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return index
