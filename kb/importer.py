@@ -44,6 +44,9 @@ class SourceReport:
     checksum: str = ""
     games: int = 0
     errors: int = 0
+    matches: set[int] = field(default_factory=set)
+    positions: set[int] = field(default_factory=set)
+    players: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -148,6 +151,9 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
                         if on_finding is not None:
                             on_finding(finding)
                     source_report.games += result.games
+                    source_report.matches |= result.matches
+                    source_report.positions |= result.positions
+                    source_report.players |= result.players
                     report.quads += result.quads
                     if result.batch is not None:
                         yield result.batch
@@ -200,6 +206,9 @@ def _meta_quads(minter: IriMinter, source: SourceReport, started: dt.datetime) -
     yield Quad(subject, CP.importedAt, imported_at, graph)
     for file in source.files:
         yield Quad(subject, DCTERMS.source, Literal(Path(file).name), graph)
+    for prop, count in (("gameCount", source.matches), ("positionCount", source.positions),
+                        ("playerCount", source.players)):
+        yield Quad(subject, CP.term(prop), Literal(str(len(count)), datatype=XSD.integer), graph)
 
 
 def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bool:

@@ -10,6 +10,7 @@ few units per worker are in flight, so memory stays flat however large the file.
 from __future__ import annotations
 
 import csv
+import hashlib
 import multiprocessing
 import os
 from collections import deque
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-from pyoxigraph import RdfFormat, serialize
+from pyoxigraph import Quad, RdfFormat, serialize
 
 from .analysis import analyse
 from .findings import Finding
@@ -33,6 +34,7 @@ from .reading.pgn import Segment, parse_segment, split_segments
 from .reading.text import looks_binary, open_text
 from .records import GameRecord
 from .store.base import SerializedBatch
+from .vocab import CP, RDF
 
 #: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
 UNIT_SIZE = 64
@@ -65,6 +67,31 @@ class UnitResult:
     findings: list[Finding] = field(default_factory=list)
     games: int = 0
     quads: int = 0
+    #: Who the unit's statements describe, for the per-source counts the importer writes into the
+    #: meta graph (so ``chesskb sources`` and the ``sources`` query read three numbers instead of
+    #: scanning the store): 64-bit digests of match and position IRIs, player IRIs as text.
+    matches: set[int] = field(default_factory=set)
+    positions: set[int] = field(default_factory=set)
+    players: set[str] = field(default_factory=set)
+
+
+def _digest64(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
+    for quad in quads:
+        if quad.predicate != _RDF_TYPE:
+            continue
+        if quad.object == _MATCH:
+            result.matches.add(_digest64(quad.subject.value))
+        elif quad.object == _POSITION:
+            result.positions.add(_digest64(quad.subject.value))
+        elif quad.object == _PLAYER and not quad.subject.value.rsplit("/", 1)[-1].startswith("unknown-"):
+            result.players.add(quad.subject.value)
+
+
+_RDF_TYPE, _MATCH, _POSITION, _PLAYER = RDF.type, CP.Match, CP.Position, CP.Player
 
 
 def default_jobs() -> int:
@@ -144,6 +171,7 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
         quads.extend(record)
         result.games += 1
     result.quads = len(quads)
+    _count_individuals(quads, result)
     if quads:
         result.batch = SerializedBatch(serialize(quads, format=RdfFormat.N_QUADS),
                                        serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES))

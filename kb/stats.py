@@ -31,13 +31,16 @@ SELECT ?class (COUNT(DISTINCT ?position) AS ?n) WHERE {
 """
 
 _SOURCES = """
-SELECT ?metaGraph ?source ?name ?checksum ?importedAt (GROUP_CONCAT(DISTINCT ?file; separator=", ") AS ?files)
+SELECT ?metaGraph ?source ?name ?checksum ?importedAt ?games ?positions ?players
+       (GROUP_CONCAT(DISTINCT ?file; separator=", ") AS ?files)
 WHERE {
   GRAPH ?meta { ?source a cp:Source ; cp:sourceName ?name .
     OPTIONAL { ?source cp:checksum ?checksum } OPTIONAL { ?source cp:importedAt ?importedAt }
+    OPTIONAL { ?source cp:gameCount ?games } OPTIONAL { ?source cp:positionCount ?positions }
+    OPTIONAL { ?source cp:playerCount ?players }
     OPTIONAL { ?source dcterms:source ?file } }
   FILTER(?meta = ?metaGraph)
-} GROUP BY ?metaGraph ?source ?name ?checksum ?importedAt ORDER BY ?name
+} GROUP BY ?metaGraph ?source ?name ?checksum ?importedAt ?games ?positions ?players ORDER BY ?name
 """
 
 _SOURCE_COUNTS = """
@@ -73,7 +76,9 @@ def list_sources(store: Store, *, base_iri: str | None = None) -> list[dict[str,
     out = []
     for row in store.query(_SOURCES, bindings={"metaGraph": minter.meta_graph}):
         name = _value(row["name"])
-        counts = next(iter(store.query(_SOURCE_COUNTS, bindings={"graph": minter.source_graph(name)})))
+        counts = {"positions": row["positions"], "matches": row["games"], "players": row["players"]}
+        if any(value is None for value in counts.values()):  # a store written before counts were kept
+            counts = next(iter(store.query(_SOURCE_COUNTS, bindings={"graph": minter.source_graph(name)})))
         out.append({
             "name": name,
             "iri": _value(row["source"]),

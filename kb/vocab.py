@@ -120,6 +120,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "sourceThemeLabel",
     # Source and SourceRecord (provenance)
     "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedAt",
+    "gameCount", "positionCount", "playerCount",
 )
 
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a

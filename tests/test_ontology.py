@@ -124,7 +124,7 @@ DOMAINS = {
     "Match": "date round result opening variation subVariation eco nic time utcTime utcDate timeControl "
              "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
              "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl",
-    "Source": "sourceName checksum importedAt",
+    "Source": "sourceName checksum importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
 }
 INTEGER = {
@@ -132,7 +132,7 @@ INTEGER = {
     "incrementSeconds", "fullMoveCount", "roundNumber", "halfMoveClock", "fullMoveNumber",
     "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "plyInGame", "solverMoves",
     "mateIn", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
-    "lineNumber", "difficulty",
+    "lineNumber", "difficulty", "gameCount", "positionCount", "playerCount",
 }
 BOOLEAN = {"whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside", "blackCastleQueenside",
            "solutionLegal"}

@@ -636,3 +636,20 @@ def test_a_game_in_two_sources_is_counted_once(tmp_path):
     assert len(run(twice, "positions-of-event")) == 1
     assert len(run(twice, "player-games")) == len(run(twice, "player-games", player="garry kasparov")) == 7
     assert len(run(twice, "winning-then-lost")) == 1
+
+
+def test_source_counts_kept_on_import_equal_what_the_graphs_hold(data_store: Path) -> None:
+    """``sources`` reads counts the importer wrote; they must be what a full count finds."""
+    from kb.store import open_store
+
+    store = open_store(str(data_store))
+    listed = {row["name"].value: (int(row["games"].value), int(row["positions"].value), int(row["players"].value))
+              for row in store.query(load_query("sources").text)}
+    assert len(listed) >= 5
+    for name, counts in listed.items():
+        graph = f"<https://w3id.org/chesskb/id/graph/{name}>"
+        row = next(iter(store.query(f"""
+            SELECT (COUNT(DISTINCT ?m) AS ?g) (COUNT(DISTINCT ?p) AS ?n) (COUNT(DISTINCT ?pl) AS ?k) WHERE {{
+              GRAPH {graph} {{ {{ ?m a cp:Match }} UNION {{ ?p cp:fen ?fen }}
+                UNION {{ ?pl a cp:Player ; cp:nameKey ?key }} }} }}""")))
+        assert counts == (int(row["g"].value), int(row["n"].value), int(row["k"].value)), name
