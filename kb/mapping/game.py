@@ -184,9 +184,8 @@ def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAn
     classes = {name: {"detected"} for name in analysis.classes}
     move_number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
     _map_position(position, mined_record, analysis, classes, out,
-                  label=f"{class_label(_label_class(classes))} — {match_label}, {move_number}")
+                  label=f"{class_label(_label_class(classes))} — {match_label}, {move_number}", goal=exercise.goal)
     out.value(position, "plyInGame", exercise.ply)
-    out.value(position, "goal", exercise.goal)
     for prop, obj in links:
         out.link(position, prop, obj)
 
@@ -319,8 +318,32 @@ def _label_class(classes: dict[str, set[str]]) -> str:
 _ORIGIN_PROPERTY = {"detected": "themeDetected", "source": "themeFromSource", "user": "themeFromUser"}
 
 
+_MATE_CLASSES = frozenset({"MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFive", "OtherMate"})
+_GOAL_OF_THEME = {"mate": "mate", "crushing": "win", "advantage": "win", "equality": "draw"}
+
+
+def exercise_goal(classes: Iterable[str], facts: dict, themes: Iterable[str] = (),
+                  given: str | None = None) -> str | None:
+    """What the side to move must achieve: ``mate``, ``win`` or ``draw`` (None when nothing says).
+
+    Kept on every position as ``cp:goal`` so that "white to move and mate" is one indexed lookup
+    instead of five EXISTS tests per position (15 s → milliseconds at 100k positions). A mate found
+    by the analysis or named by a class or the source wins over a weaker stated goal.
+    """
+    if "mateIn" in facts or _MATE_CLASSES & set(classes) or "mate" in themes:
+        return "mate"
+    if given:
+        return given
+    goals = {_GOAL_OF_THEME[theme] for theme in themes if theme in _GOAL_OF_THEME}
+    return "win" if "win" in goals else ("draw" if "draw" in goals else None)
+
+
 def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAnalysis,
-                  classes: dict[str, set[str]], out: _Quads, *, label: str) -> None:
+                  classes: dict[str, set[str]], out: _Quads, *, label: str, goal: str | None = None) -> None:
+    themes = record.puzzle.themes if record.puzzle is not None else ()
+    goal = exercise_goal(classes, analysis.facts, themes, goal)
+    if goal is not None:
+        out.value(position, "goal", goal)
     out.types(position, list(classes) or ["Position"])
     out.add(position, RDFS.label, Literal(label))
     out.value(position, "fen", record.start_fen)
