@@ -1,0 +1,131 @@
+"""Every command against a real SPARQL 1.1 server: the ``oxigraph`` server from PyPI, started here.
+
+The same collections go into the embedded store and into the server; sources, stats, canned queries
+and exports must agree, and removing or re-importing a source must be exact on both.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.app import create_app
+from tests.conftest import DATA, run_cli
+
+FILES = [DATA / "pychess" / "mate_in_2.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn"]
+
+
+def _oxigraph_binary() -> str:
+    found = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
+    if not Path(found).exists():
+        pytest.fail("the oxigraph server binary is missing: scripts/setup.sh installs the 'oxigraph' package")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Iterator[dict[str, str]]:
+    port = _free_port()
+    process = subprocess.Popen([_oxigraph_binary(), "serve", "--location", str(tmp_path / "oxigraph"),
+                                "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/query?query=ASK%7B%7D", timeout=1).read()
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail(f"oxigraph serve exited: {process.stderr.read().decode()[:500]}")
+                time.sleep(0.1)
+        yield {"query": base + "/query", "update": base + "/update"}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _remote(server: dict[str, str], *args: str):
+    return run_cli("--store", server["query"], "--update-endpoint", server["update"], *args)
+
+
+def _sources(result) -> list[dict]:
+    return [{k: v for k, v in s.items() if k in ("name", "games", "positions", "players", "checksum")}
+            for s in json.loads(result.output)]
+
+
+def test_import_and_query_through_the_cli_agree_with_the_embedded_store(server, tmp_path: Path) -> None:
+    embedded = tmp_path / "embedded"
+    for path in FILES:
+        assert run_cli("import", "--jobs", "1", str(path), store=embedded).exit_code == 0
+        result = _remote(server, "import", "--jobs", "1", str(path))
+        assert result.exit_code == 0, result.output
+    remote_sources = _remote(server, "sources", "--format", "json")
+    assert _sources(remote_sources) == _sources(run_cli("sources", "--format", "json", store=embedded))
+    remote_stats = json.loads(_remote(server, "stats", "--format", "json").output)
+    local_stats = json.loads(run_cli("stats", "--format", "json", store=embedded).output)
+    remote_stats.pop("store"), local_stats.pop("store")
+    assert remote_stats == local_stats
+    for name in ("mate-in-one", "sources", "positions-by-side-and-goal"):
+        remote = _remote(server, "query", "--name", name, "--format", "json")
+        local = run_cli("query", "--name", name, "--format", "json", store=embedded)
+        assert remote.exit_code == 0, remote.output
+        rows = json.loads(remote.output)["results"]["bindings"]
+        assert sorted(map(json.dumps, rows)) == sorted(map(json.dumps, json.loads(local.output)["results"]["bindings"]))
+    assert _remote(server, "query", "ASK { ?p a cp:MateInTwo }").output.strip().lower().endswith("true")
+
+
+def _default_graph(server) -> set[str]:
+    """The statements queries see (import times aside). Blank nodes (the ontology's owl:unionOf
+    lists) get new labels each time a server loads them, so they are compared by number."""
+    result = _remote(server, "query", "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(?p != cp:importedAt) }",
+                     "--format", "tsv")
+    rows = result.output.splitlines()[1:]
+    return {row for row in rows if "_:" not in row} | {f"blank statements: {sum('_:' in row for row in rows)}"}
+
+
+def test_remove_source_and_reimport_are_exact_on_the_server(server, tmp_path: Path) -> None:
+    assert _remote(server, "import", "--jobs", "1", str(FILES[1])).exit_code == 0
+    before = _default_graph(server)
+    assert _remote(server, "import", "--jobs", "1", str(FILES[0])).exit_code == 0
+    assert _default_graph(server) > before
+    assert _remote(server, "remove-source", "mate_in_2").exit_code == 0
+    assert _default_graph(server) == before
+    assert _remote(server, "import", "--jobs", "1", str(FILES[1])).exit_code == 0  # unchanged file again
+    assert _default_graph(server) == before
+    graphs = _remote(server, "query", "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", "--format", "tsv")
+    assert "staging" not in graphs.output
+
+
+def test_a_failed_import_leaves_the_server_as_it_was(server, tmp_path: Path) -> None:
+    assert _remote(server, "import", "--jobs", "1", str(FILES[1])).exit_code == 0
+    before = _default_graph(server)
+    broken = tmp_path / "broken.pgn"
+    broken.write_bytes(b"\x00\x01\x02" * 1000)
+    assert _remote(server, "import", str(broken)).exit_code != 0
+    assert _default_graph(server) == before
+
+
+def test_serve_answers_from_the_remote_store(server) -> None:
+    assert _remote(server, "import", "--jobs", "1", str(FILES[0])).exit_code == 0
+    app = create_app({"STORE": server["query"], "UPDATE_ENDPOINT": server["update"], "TESTING": True})
+    client = app.test_client()
+    sparql = client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:MateInTwo }"},
+                        headers={"Accept": "application/sparql-results+json"})
+    assert sparql.status_code == 200
+    assert int(sparql.get_json()["results"]["bindings"][0]["n"]["value"]) > 50
+    page = client.get("/queries/mate-in-one.json")
+    assert page.status_code == 200
