@@ -33,7 +33,7 @@ import urllib.request
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 
-from pyoxigraph import (NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
+from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
                         parse_query_results, serialize)
 from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
@@ -42,8 +42,13 @@ from ..vocab import PREFIXES
 from .base import QueryResult, QuerySyntaxError, Statement, StoreError, Term, iter_quads
 from .bindings import with_values
 
-#: Triples per ``INSERT DATA`` request when the server has no Graph Store Protocol endpoint.
+#: Triples staged per round (one Graph Store Protocol POST per graph when the server has it).
 BATCH_TRIPLES = 5_000
+#: Triples per ``INSERT DATA`` request otherwise (Virtuoso compiles each request to SQL of bounded
+#: size and refuses 5,000 triples at once).
+DATA_TRIPLES = 1_000
+#: Triples per ``INSERT {…} WHERE {}`` request (statements with blank nodes).
+TEMPLATE_TRIPLES = 200
 #: Bytes of N-Triples per Graph Store Protocol POST.
 BATCH_BYTES = 8 << 20
 STAGING = "#staging-"
@@ -162,7 +167,7 @@ class RemoteStore:
                 raise StoreError("a remote store only takes statements in named graphs")
             batch[graph.value].append(quad)
             size += 1
-            if size >= BATCH_TRIPLES:
+            if size >= BATCH_TRIPLES and not _has_blank(quad):  # a blank-node structure (a list) stays in one request
                 self._send(batch, token, staged)
                 batch, size = defaultdict(list), 0
         if batch:
@@ -175,8 +180,17 @@ class RemoteStore:
             triples = serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES)
             if self.graph_store:
                 self._post_graph(staging, triples)
+            elif any(_has_blank(q) for q in quads):
+                # INSERT DATA may hold blank nodes (SPARQL 1.1), but Virtuoso refuses them there;
+                # an INSERT template with an empty WHERE means the same and every server takes it
+                # (in small pieces: Virtuoso compiles a template to SQL of bounded size).
+                for piece in _pieces(quads, TEMPLATE_TRIPLES):
+                    text = serialize([quad.triple for quad in piece], format=RdfFormat.N_TRIPLES).decode()
+                    self.update(f"INSERT {{ GRAPH {staging} {{ {text} }} }} WHERE {{}}")
             else:
-                self.update(f"INSERT DATA {{ GRAPH {staging} {{ {triples.decode()} }} }}")
+                for piece in _pieces(quads, DATA_TRIPLES):
+                    text = serialize([quad.triple for quad in piece], format=RdfFormat.N_TRIPLES).decode()
+                    self.update(f"INSERT DATA {{ GRAPH {staging} {{ {text} }} }}")
 
     def _post_graph(self, graph: NamedNode, ntriples: bytes) -> None:
         separator = "&" if "?" in self.graph_store else "?"
@@ -205,6 +219,23 @@ class RemoteStore:
         leftovers = [row["g"] for row in rows]
         if leftovers:
             self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in leftovers))
+
+
+def _has_blank(quad: Quad) -> bool:
+    return isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)
+
+
+def _pieces(quads: list[Quad], size: int) -> Iterator[list[Quad]]:
+    """``quads`` in pieces of about ``size``, cut only before a statement without blank nodes, so a
+    blank-node structure (an RDF list) is never split between two requests."""
+    piece: list[Quad] = []
+    for quad in quads:
+        if len(piece) >= size and not _has_blank(quad):
+            yield piece
+            piece = []
+        piece.append(quad)
+    if piece:
+        yield piece
 
 
 def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = None) -> str:
