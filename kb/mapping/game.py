@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 import chess
 from pyoxigraph import Literal, NamedNode, Quad
 
+from ..analysis.difficulty import estimate_difficulty
 from ..analysis import PositionAnalysis
 from ..countries import country_code
 from ..iris import IriMinter, game_key, lichess_game_id
@@ -344,6 +345,9 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     goal = exercise_goal(classes, analysis.facts, themes, goal)
     if goal is not None:
         out.value(position, "goal", goal)
+    rating = record.puzzle.rating if record.puzzle is not None else None
+    if record.solution:  # an exercise: something to find
+        out.value(position, "difficulty", estimate_difficulty(analysis.facts, classes, rating))
     out.types(position, list(classes) or ["Position"])
     out.add(position, RDFS.label, Literal(label))
     out.value(position, "fen", record.start_fen)
