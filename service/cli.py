@@ -229,16 +229,20 @@ def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, 
 # --- export, stats, sources -----------------------------------------------------------------
 
 @cli.command("export")
-@click.option("--format", "fmt", type=click.Choice(["owl", "ttl", "nt", "nq", "jsonld"]), required=True)
+@click.option("--format", "fmt", type=click.Choice(["owl", "ttl", "nt", "nq", "jsonld", "pgn"]), required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file (default: standard output).")
 @click.option("--source", default=None, help="Export only this source (with the ontology).")
 @click.pass_obj
 def export_command(obj: CliContext, fmt: str, output: Path | None, source: str | None) -> None:
-    """Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé."""
+    """Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé,
+    --format pgn the exercises as PGN (SetUp/FEN, solution and comments) for other chess software."""
     from kb.export import write_export
 
     store = obj.open_store()
+    if fmt == "pgn":
+        _export_pgn(store, output, source, obj.base_iri)
+        return
     if output is None:
         write_export(store, fmt, sys.stdout.buffer, source=source, base_iri=obj.base_iri)
         sys.stdout.flush()
@@ -248,6 +252,19 @@ def export_command(obj: CliContext, fmt: str, output: Path | None, source: str |
         write_export(store, fmt, handle, source=source, base_iri=obj.base_iri)
     partial.replace(output)
     click.echo(f"wrote {output} ({output.stat().st_size:,} bytes)", err=True)
+
+
+def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:
+    from kb.export_pgn import write_pgn
+
+    if output is None:
+        write_pgn(store, sys.stdout, source=source, base_iri=base_iri)
+        return
+    partial = output.with_name(output.name + ".partial")
+    with open(partial, "w", encoding="utf-8", newline="\n") as handle:
+        games = write_pgn(store, handle, source=source, base_iri=base_iri)
+    partial.replace(output)
+    click.echo(f"wrote {output} ({games:,} games)", err=True)
 
 
 def _engine_note() -> str:

@@ -1,0 +1,139 @@
+"""``chesskb export --format pgn``: a source (or the whole KB) back as PGN, so exercises travel to other
+chess software.
+
+Each exercise position becomes one game: the tags rebuilt from its Match, Event and players as the
+source stated them (read from the source's own named graph, so another source's spelling or date
+never leaks in), ``SetUp``/``FEN`` when it does not start from the initial position, and its movetext
+(solution and teacher comments) as imported. Tags the ontology has no property for were kept
+verbatim on import (``cp:pgnTag``) and are written back as they were.
+
+What does not come back: values that live on a Player across games (ratings, titles) are written only
+when the source gave the player exactly one; a lichess puzzle is written as a PGN exercise (its start
+position and solution, with ``PuzzleId``/``Rating``/``Themes`` tags), so re-importing it as PGN gives
+a game-identified position, not the lichess-identified one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import TextIO
+
+import chess
+from pyoxigraph import NamedNode
+
+from .iris import IriMinter
+from .store import Store, StoreError
+from .tags import TAG_TABLE
+
+SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+# Tags rebuilt from the tag table, by the entity that holds them.
+_TAGS_BY_ENTITY: dict[str, list[tuple[str, str]]] = defaultdict(list)
+for _tag, _spec in TAG_TABLE.items():
+    if _tag not in ("FEN", "SetUp"):
+        _TAGS_BY_ENTITY[_spec.entity].append((_tag, _spec.prop))
+
+
+def _values(store: Store, graph: NamedNode, subject: str) -> dict[str, list[str]]:
+    """Every literal a subject has in ``graph``, by property local name."""
+    rows = store.query(f"SELECT ?p ?o WHERE {{ GRAPH {graph} {{ <{subject}> ?p ?o FILTER(isLiteral(?o)) }} }}")
+    out: dict[str, list[str]] = defaultdict(list)
+    for row in rows:
+        out[re.split(r"[#/]", row["p"].value)[-1]].append(row["o"].value)
+    return out
+
+
+def _pgn_date(value: str) -> str:
+    """A cleaned date (``1988``, ``1988.11``) back in PGN form (``1988.??.??``, ``1988.11.??``)."""
+    parts = value.split(".")
+    if not all(part.isdigit() for part in parts) or len(parts) > 3:
+        return value
+    return ".".join(parts + ["??"] * (3 - len(parts)))
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def exercises(store: Store, graph: NamedNode) -> Iterator[dict[str, str | None]]:
+    rows = store.query(f"""
+        SELECT ?position ?fen ?moves ?match ?event ?white ?black ?board ?ply WHERE {{
+          GRAPH {graph} {{
+            ?position cp:fen ?fen .
+            OPTIONAL {{ ?position cp:move ?moves }}
+            OPTIONAL {{ ?position cp:plyInGame ?ply }}
+            OPTIONAL {{ ?position cp:hasMatch ?match }}
+            OPTIONAL {{ ?position cp:hasEvent ?event }}
+            OPTIONAL {{ ?position cp:hasPlayerWhite ?white }}
+            OPTIONAL {{ ?position cp:hasPlayerBlack ?black }}
+            OPTIONAL {{ ?position cp:hasBoard ?board }}
+          }}
+        }} ORDER BY ?match ?ply ?position""")
+    for row in rows:
+        yield {name: (row[name].value if row[name] is not None else None)
+               for name in ("position", "fen", "moves", "match", "event", "white", "black", "board", "ply")}
+
+
+def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -> str:
+    tags: dict[str, str] = {}
+    extra: list[str] = []
+    entities = {"match": exercise["match"], "event": exercise["event"], "white": exercise["white"],
+                "black": exercise["black"], "board": exercise["board"], "position": exercise["position"]}
+    for entity, subject in entities.items():
+        if subject is None:
+            continue
+        values = _values(store, graph, subject)
+        for tag, prop in _TAGS_BY_ENTITY.get(entity, ()):
+            found = sorted(values.get(prop, []))
+            # A game-level value is the game's; a player's name has several spellings only when the
+            # source wrote it several ways (any is right); a rating or title is written only when the
+            # source gave one value (another game's rating would be wrong).
+            if len(found) == 1 or (found and (entity in ("match", "event", "board") or prop == "name")):
+                tags[tag] = found[0]
+        if entity in ("white", "black") and "name" not in values:
+            written = [v for k, vs in values.items() if k == "altLabel" for v in vs]
+            if len(written) == 1:
+                tags["White" if entity == "white" else "Black"] = written[0]
+        if entity == "match":
+            extra = sorted(values.get("pgnTag", []))
+        if entity == "position":
+            puzzle = {key: values.get(key, []) for key in ("puzzleId", "puzzleRating", "sourceThemeLabel")}
+            if puzzle["puzzleId"]:
+                tags["PuzzleId"] = puzzle["puzzleId"][0]
+                if puzzle["puzzleRating"]:
+                    tags["Rating"] = puzzle["puzzleRating"][0]
+                tags["Themes"] = " ".join(sorted(puzzle["sourceThemeLabel"]))
+    if "Date" in tags:
+        tags["Date"] = _pgn_date(tags["Date"])
+    fen = exercise["fen"] or chess.STARTING_FEN
+    header = [f'[{tag} "{_escape(tags.get(tag, "?"))}"]' for tag in SEVEN_TAG_ROSTER]
+    header += [f'[{tag} "{_escape(value)}"]' for tag, value in sorted(tags.items()) if tag not in SEVEN_TAG_ROSTER]
+    verbatim_fen = next((t for t in extra if t.startswith("[FEN ")), None)
+    extra = [t for t in extra if not t.startswith("[FEN ")]
+    header += extra
+    if verbatim_fen is not None or fen != chess.STARTING_FEN:
+        header += ['[SetUp "1"]', verbatim_fen or f'[FEN "{fen}"]']
+    result = tags.get("Result", "*")
+    moves = (exercise["moves"] or "").strip()
+    return "\n".join(header) + "\n\n" + (f"{moves} {result}" if moves else result) + "\n"
+
+
+def write_pgn(store: Store, output: TextIO, *, source: str | None = None, base_iri: str | None = None) -> int:
+    """Write the exercises of ``source`` (or of every source) as PGN; returns the number of games."""
+    minter = IriMinter(base_iri)
+    if source is not None:
+        graph = minter.source_graph(source)
+        if graph not in store.named_graphs():
+            raise StoreError(f"no source named {source!r} in {store.location}")
+        graphs = [graph]
+    else:
+        graphs = [g for g in store.named_graphs() if g.value.startswith(minter.base + "graph/")
+                  and not g.value.endswith("/inferred") and not g.value.rsplit("/", 1)[-1].startswith("_")]
+    count = 0
+    for graph in graphs:
+        for exercise in exercises(store, graph):
+            output.write(game_text(store, graph, exercise))
+            output.write("\n")
+            count += 1
+    return count
