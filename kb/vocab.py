@@ -63,7 +63,7 @@ ADDED_THEME_CLASSES: dict[str, str] = {
 }
 
 #: Non-theme classes added in version 2 (provenance of what was imported).
-ADDED_OTHER_CLASSES: tuple[str, ...] = ("Source", "SourceRecord")
+ADDED_OTHER_CLASSES: tuple[str, ...] = ("Source", "SourceRecord", "Course", "Chapter", "ChapterItem")
 
 #: The five object properties of version 1 (functional).
 ORIGINAL_OBJECT_PROPERTIES: tuple[str, ...] = (
@@ -96,6 +96,9 @@ ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
     "boardOf",          # Board -> Match|Position, inverse of hasBoard
     "inSource",         # SourceRecord -> Source
     "candidateSameAs",  # Player <-> Player: maybe the same person (kb.linking)
+    "hasChapter",       # Course -> Chapter
+    "hasItem",          # Chapter -> ChapterItem
+    "exercise",         # ChapterItem -> Position
 )
 
 #: Data properties added in version 2 (typed, queryable values and computed position facts).
@@ -121,6 +124,8 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     # Source and SourceRecord (provenance)
     "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedAt",
     "gameCount", "positionCount", "playerCount",
+    # Courses (kb.courses)
+    "chapterOrder", "itemOrder", "level", "passPercent", "selection",
 )
 
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a

@@ -89,7 +89,8 @@ def test_original_terms_keep_their_iris(g: Graph) -> None:
 
 # --- Class axioms ---------------------------------------------------------------------------------
 
-TOP_LEVEL = {"Event", "Player", "Board", "Match", "Position", "Source", "SourceRecord"}
+TOP_LEVEL = {"Event", "Player", "Board", "Match", "Position", "Source", "SourceRecord", "Course", "Chapter",
+             "ChapterItem"}
 
 
 def test_class_tree_equals_themes_parent(g: Graph) -> None:
@@ -126,13 +127,16 @@ DOMAINS = {
              "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl",
     "Source": "sourceName checksum importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
+    "Chapter": "chapterOrder level passPercent selection",
+    "ChapterItem": "itemOrder",
 }
 INTEGER = {
     "elo", "uscf", "boardNum", "plyCount", "setup", "eventYear", "year", "baseTimeSeconds",
     "incrementSeconds", "fullMoveCount", "roundNumber", "halfMoveClock", "fullMoveNumber",
     "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "plyInGame", "solverMoves",
     "mateIn", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
-    "lineNumber", "difficulty", "gameCount", "positionCount", "playerCount",
+    "lineNumber", "difficulty", "gameCount", "positionCount", "playerCount", "chapterOrder", "itemOrder",
+    "passPercent",
 }
 BOOLEAN = {"whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside", "blackCastleQueenside",
            "solutionLegal"}

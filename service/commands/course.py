@@ -1,0 +1,56 @@
+"""``chesskb course import FILE | list | export IRI``: courses for learners (kb/courses.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from kb.courses import CourseError, courses_in, dump_course, export_course, import_course
+
+
+@click.group("course")
+def command() -> None:
+    """Courses: chapters of exercises by level, loaded from a YAML course file."""
+
+
+@command.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.pass_obj
+def import_command(obj, file: Path) -> None:
+    """Choose the course's exercises from the knowledge base and store the course (replacing it)."""
+    try:
+        course = import_course(obj.open_store(), file, base_iri=obj.base_iri)
+    except CourseError as exc:
+        click.echo(f"{file}: {exc}", err=True)
+        sys.exit(2)
+    exercises = sum(len(chapter.exercises) for chapter in course.chapters)
+    click.echo(f"imported course {course.id}: {len(course.chapters)} chapters, {exercises} exercises")
+
+
+@command.command("list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_obj
+def list_command(obj, fmt: str) -> None:
+    """The courses in the knowledge base."""
+    courses = courses_in(obj.open_store())
+    if fmt == "json":
+        click.echo(json.dumps(courses, ensure_ascii=False))
+        return
+    for course in courses:
+        click.echo(f"{course['iri']}  {course['title'] or ''}  ({course['chapters']} chapters, "
+                   f"{course['exercises']} exercises)")
+
+
+@command.command("export")
+@click.argument("iri")
+@click.pass_obj
+def export_command(obj, iri: str) -> None:
+    """The course as a course file, its exercises listed by hand (re-importable)."""
+    data = export_course(obj.open_store(), iri)
+    if not data["chapters"]:
+        click.echo(f"no course {iri}", err=True)
+        sys.exit(1)
+    click.echo(dump_course(data), nl=False)
