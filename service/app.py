@@ -16,6 +16,7 @@ from flask import Flask
 from kb.iris import default_base_iri
 from kb.store import Store, default_store_location, open_store
 
+from .result_cache import ResultCache
 from .errors import register_error_handlers
 
 #: Blueprint modules, registered in this order when the module exists.
@@ -69,6 +70,7 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]
     app.extensions["chesskb.store"] = store or open_store(app.config["STORE"],
                                                           update_endpoint=app.config["UPDATE_ENDPOINT"])
+    app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
     register_error_handlers(app)
     for module_name in BLUEPRINTS:
         try:

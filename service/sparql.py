@@ -24,6 +24,7 @@ from kb.vocab import PREFIXES, RDF
 from .errors import ServiceError, error_response
 from .negotiation import choose
 from .query_runner import GRAPH_FORMATS, SELECT_FORMATS, Answer, QueryFailed, WorkerPool, execute
+from .result_cache import cache_key
 
 bp = Blueprint("sparql", __name__)
 blueprint = bp
@@ -72,11 +73,18 @@ def run_query(sparql: str, bindings: dict[str, Any] | None = None, *,
     timeout = float(current_app.config["QUERY_TIMEOUT"])
     row_limit = int(current_app.config["ROW_LIMIT"])
     pool = _pool()
-    try:
+    store = current_app.extensions["chesskb.store"]
+
+    def run() -> Answer:
         if pool is None:
-            return execute(current_app.extensions["chesskb.store"], sparql, bindings, select_type,
-                           graph_type, row_limit)
+            return execute(store, sparql, bindings, select_type, graph_type, row_limit)
         return pool.run(sparql, bindings, select_type, graph_type, row_limit, timeout)
+
+    try:
+        cache = current_app.extensions.get("chesskb.results")
+        if cache is None:
+            return run()
+        return cache.get_or_run(cache_key(store, sparql, bindings, select_type, graph_type, row_limit), run)
     except QueryFailed as exc:
         raise ServiceError(exc.status, exc.message) from None
 

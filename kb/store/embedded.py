@@ -47,6 +47,11 @@ class EmbeddedStore:
 
     # --- reading --------------------------------------------------------------------------
 
+    def generation(self) -> str | None:
+        """Which generation queries read now: answers computed for it stay right until it changes
+        (the service caches them under this name)."""
+        return self._live_generation()
+
     def _live_generation(self) -> str | None:
         try:
             return os.readlink(self.path / CURRENT)
