@@ -150,7 +150,8 @@ def class_data(name: str) -> dict[str, Any]:
         "name": name, "iri": CP_IRI + name, "label": _label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
         "parent_url": _link(CP_IRI + PARENT[name]) if name in PARENT else None,
-        "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)} for c, p in PARENT.items() if p == name],
+        "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)}
+                       for c, p in PARENT.items() if p == name],
         "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"], "url": _link(r["p"]),
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for r in rows],
         "next": url_for("browse.class_page", name=name, page=page + 1, **extra)
@@ -195,7 +196,8 @@ def search_data(q: str) -> dict[str, Any]:
             if placement:
                 side = q.split()[1] if len(q.split()) > 1 and q.split()[1] in ("w", "b") else ""
                 needle = placement + (" " + side if side else "")
-                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": _link(r["s"]), "fen": r["fen"],
+                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": _link(r["s"]),
+                                        "fen": r["fen"],
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
                                        for r in _rows(FEN_SEARCH, q=Literal(needle))]
         elif _ECO.match(q):

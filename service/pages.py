@@ -180,7 +180,15 @@ PUZZLE_ROWS = ("puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity"
 
 
 def _known(value: str | None) -> bool:
-    return value is not None and value.strip() not in ("", "?", "??", "????.??.??")
+    """The original shows only significant values (seed-000 §8.3): not "?" and not the unknown result."""
+    return value is not None and value.strip() not in ("", "?", "??", "????.??.??", "*")
+
+
+#: Row labels from the interface strings; other rows use the ontology's property label.
+ROW_STRINGS = {"eventName": "event", "site": "site", "date": "date", "round": "round", "hasPlayerWhite": "white",
+               "hasPlayerBlack": "black", "result": "result", "opening": "opening", "variation": "variation",
+               "eco": "eco", "annotator": "annotator", "termination": "termination", "timeControl": "time_control",
+               "hasMatch": "game", "puzzleRating": "puzzle_rating"}
 
 
 def position_data(resource: Resource, lang: str) -> dict[str, Any]:
@@ -194,13 +202,17 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
 
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "") -> None:
         if _known(text):
-            rows.append({"property": prop_iri, "label": prop_label(prop_iri, lang), "value": text,
+            key = ROW_STRINGS.get(prop_iri[len(CP_IRI):]) if prop_iri.startswith(CP_IRI) else \
+                ("source" if prop_iri == DCTERMS_IRI + "source" else None)
+            label = strings(lang)[key] if key else prop_label(prop_iri, lang)
+            rows.append({"property": prop_iri, "label": label, "value": text,
                          "url": link_for(iri, lang) if iri else None, "note": note})
 
     match = _linked(resource, "hasMatch", lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
-    if event is not None and not event.iri.split("/")[-1].startswith("unknown-"):
-        row(CP_IRI + "eventName", event.first("eventName") or event.label, event.iri)
+    if event is not None:
+        if not event.iri.split("/")[-1].startswith("unknown-"):
+            row(CP_IRI + "eventName", event.first("eventName") or event.label, event.iri)
         for prop in EVENT_ROWS[:1]:
             for value in event.get(prop):
                 row(CP_IRI + prop, value.text)
@@ -208,7 +220,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         for prop in ("date", "round"):
             for value in match.get(prop):
                 row(CP_IRI + prop, value.text)
-    for colour, prop in (("white", "hasPlayerWhite"), ("black", "hasPlayerBlack")):
+    for prop in ("hasPlayerWhite", "hasPlayerBlack"):
         player = _linked(resource, prop, lang) or (_linked(match, prop, lang) if match else None)
         if player is None or player.iri.split("/")[-1].startswith("unknown-"):
             continue
