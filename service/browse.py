@@ -108,6 +108,12 @@ def class_counts() -> dict[str, int]:
             if row["class"].startswith(CP_IRI)}
 
 
+def _class_count(name: str) -> int:
+    rows = _rows("SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class",
+                 **{"class": NamedNode(CP_IRI + name)})
+    return int(rows[0]["n"]) if rows else 0
+
+
 def class_tree() -> dict[str, Any]:
     counts = class_counts()
     children: dict[str, list[str]] = defaultdict(list)
@@ -141,7 +147,7 @@ def class_data(name: str) -> dict[str, Any]:
     if name not in THEME_NAMES:
         raise ServiceError(404, f"no theme class named {name!r}")
     page = max(request.args.get("page", 1, type=int) or 1, 1)
-    total = class_counts().get(name, 0)
+    total = _class_count(name)
     # No ORDER BY: sorting a large class costs seconds; Oxigraph's index order is stable per store.
     rows = _rows(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
     lang = current_lang()

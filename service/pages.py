@@ -200,13 +200,13 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     line = boards.solution_line(fen, resource.first("move"), resource.first("solutionUci"), lang)
     rows: list[dict[str, Any]] = []
 
-    def row(prop_iri: str, text: str, iri: str | None = None, note: str = "") -> None:
+    def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if _known(text):
             key = ROW_STRINGS.get(prop_iri[len(CP_IRI):]) if prop_iri.startswith(CP_IRI) else \
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
             rows.append({"property": prop_iri, "label": label, "value": text,
-                         "url": link_for(iri, lang) if iri else None, "note": note})
+                         "url": link_for(iri, lang) if iri else href, "note": note})
 
     match = _linked(resource, "hasMatch", lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
@@ -231,7 +231,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             for value in match.get(prop):
                 row(CP_IRI + prop, value.text)
         for value in match.get("gameUrl"):
-            row(CP_IRI + "gameUrl", value.text)
+            row(CP_IRI + "gameUrl", value.text,
+                href=value.text if value.text.startswith(("https://", "http://")) else None)
         for link in match.links(DCTERMS_IRI + "source"):
             row(DCTERMS_IRI + "source", match.labels.get(link, link), link)
         row(CP_IRI + "hasMatch", match.label, match.iri)
