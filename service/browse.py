@@ -10,6 +10,7 @@ the store (the ``/inferred`` graphs), so a class's count includes its subclasses
 from __future__ import annotations
 
 import re
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -17,6 +18,7 @@ import chess
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 from pyoxigraph import Literal, NamedNode
 
+from kb.analysis.board_facts import position_key
 from kb.themes import PARENT, type_position
 from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
@@ -99,13 +101,22 @@ def home_json() -> Response:
 
 # --- the theme tree ----------------------------------------------------------------------------
 
-CLASS_COUNTS = """SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a cp:Position ; a ?class } GROUP BY ?class"""
+CLASS_COUNTS = """SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class"""
+COUNTS_TTL = 30.0  # seconds a computed tree is reused (a store changes only by whole imports)
 
 
 def class_counts() -> dict[str, int]:
-    """Positions per theme class, subclasses included (inferred superclass types are stored)."""
-    return {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(CLASS_COUNTS)
-            if row["class"].startswith(CP_IRI)}
+    """Positions per theme class, subclasses included (inferred superclass types are stored).
+
+    Only theme classes are kept, and only positions are members of theme classes, so the count
+    needs no ``?p a cp:Position`` join (which costs seconds at 100k positions)."""
+    cache = current_app.extensions.setdefault("chesskb.class_counts", {})
+    if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
+        return cache["counts"]
+    counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(CLASS_COUNTS)
+              if row["class"].startswith(CP_IRI) and row["class"][len(CP_IRI):] in THEME_NAMES}
+    cache.update(at=time.monotonic(), counts=counts)
+    return counts
 
 
 def _class_count(name: str) -> int:
@@ -174,19 +185,45 @@ def class_page(name: str) -> Response:
 
 # --- search ------------------------------------------------------------------------------------
 
+# Query shapes matter at 100k positions (bench/pages.py): Oxigraph joins the result of a UNION with
+# the patterns after it by scanning those patterns whole, so every pattern sits inside the branches or
+# in OPTIONAL/FILTER EXISTS, and each search starts from the one property it filters on.
 SEARCHES: dict[str, str] = {
-    "players": """SELECT ?q ?s ?label WHERE { ?s a cp:Player ; rdfs:label ?label ; cp:nameKey ?key
-        FILTER(CONTAINS(LCASE(?label), ?q) || CONTAINS(?key, ?q)) } LIMIT 50""",
-    "events": """SELECT ?q ?s ?label WHERE { ?s a cp:Event ; cp:eventName ?name ; rdfs:label ?label
-        FILTER(CONTAINS(LCASE(?name), ?q)) } LIMIT 50""",
-    "openings": """SELECT ?q ?s ?label WHERE { ?s a cp:Match ; rdfs:label ?label
-        { ?s cp:opening ?o } UNION { ?s cp:variation ?o }
-        FILTER(CONTAINS(LCASE(?o), ?q)) } LIMIT 50""",
+    "players": """SELECT ?q ?s ?label WHERE { ?s cp:nameKey ?key OPTIONAL { ?s rdfs:label ?label }
+        FILTER(CONTAINS(?key, ?q) || CONTAINS(LCASE(STR(?label)), ?q)) } LIMIT 50""",
+    "events": """SELECT ?q ?s ?label WHERE { ?s cp:eventName ?name FILTER(CONTAINS(LCASE(?name), ?q))
+        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
+    "openings": """SELECT ?q ?s ?label WHERE { ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
+        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
 }
-ECO_SEARCH = """SELECT ?q ?s ?label WHERE { ?s a cp:Match ; cp:eco ?q ; rdfs:label ?label } LIMIT 100"""
-FEN_SEARCH = """SELECT ?q ?s ?label ?fen WHERE { ?s a cp:Position ; cp:positionKey ?key ; cp:fen ?fen
-    OPTIONAL { ?s rdfs:label ?label } FILTER(STRSTARTS(?key, ?q)) } LIMIT 100"""
+ECO_SEARCH = """SELECT ?q ?s ?label WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+FEN_SEARCH = """SELECT ?s ?label ?fen WHERE { VALUES ?key { %s } ?s cp:positionKey ?key ; cp:fen ?fen
+    OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
 _ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
+_KEY_TEXT = re.compile(r"^[A-Za-z0-9/ -]+$")
+
+
+def fen_keys(text: str) -> list[str]:
+    """The ``positionKey`` values a FEN (or only its piece placement, with or without the side to
+    move) can have: exact for a full FEN; for a placement, every side and every castling right the
+    placement allows (no en passant). Looking keys up is an index hit; a prefix scan is not."""
+    fields = text.split()
+    try:
+        if len(fields) >= 4:
+            return [position_key(chess.Board(" ".join(fields[:4]) + " 0 1"))]
+        board = chess.Board(fields[0] + " w - - 0 1")
+    except ValueError:
+        return []
+    sides = [fields[1]] if len(fields) > 1 and fields[1] in ("w", "b") else ["w", "b"]
+    keys = []
+    for side in sides:
+        board.turn = side == "w"
+        for mask in range(16):
+            rights = "".join(c for i, c in enumerate("KQkq") if mask & (1 << i)) or "-"
+            board.set_castling_fen(rights)
+            if board.clean_castling_rights() == board.castling_rights:
+                keys.append(position_key(board))
+    return list(dict.fromkeys(keys))
 
 
 def search_data(q: str) -> dict[str, Any]:
@@ -194,18 +231,13 @@ def search_data(q: str) -> dict[str, Any]:
     groups: dict[str, list[dict[str, Any]]] = {}
     if q:
         if "/" in q:
-            placement = q.split()[0]
-            try:
-                chess.Board(placement + " w - - 0 1")
-            except ValueError:
-                placement = ""
-            if placement:
-                side = q.split()[1] if len(q.split()) > 1 and q.split()[1] in ("w", "b") else ""
-                needle = placement + (" " + side if side else "")
+            keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
+            if keys:
+                values = " ".join(f'"{key}"' for key in keys)
                 groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": _link(r["s"]),
                                         "fen": r["fen"],
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
-                                       for r in _rows(FEN_SEARCH, q=Literal(needle))]
+                                       for r in _rows(FEN_SEARCH % values)]
         elif _ECO.match(q):
             groups["games"] = [_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper()))]
         if len(q) >= 2 and "/" not in q:
@@ -236,13 +268,13 @@ def search_json() -> Response:
 PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel WHERE {
   { ?m cp:hasPlayerWhite ?p ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour) }
   UNION { ?m cp:hasPlayerBlack ?p ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour) }
-  ?m a cp:Match . OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
+  FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
   OPTIONAL { ?m cp:date ?date } OPTIONAL { ?opponent rdfs:label ?opponentLabel } } LIMIT 1000"""
 PLAYER_POSITIONS = """SELECT ?p ?pos ?label ?fen WHERE {
-  { ?pos cp:hasPlayerWhite ?p } UNION { ?pos cp:hasPlayerBlack ?p }
-  ?pos a cp:Position ; cp:fen ?fen OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
+  { ?pos cp:hasPlayerWhite ?p ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?p ; cp:fen ?fen }
+  OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
 EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
-  ?m cp:hasEvent ?e ; a cp:Match OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:round ?round }
+  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:round ?round }
   OPTIONAL { ?m cp:result ?result }
   OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
   OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""

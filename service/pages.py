@@ -17,7 +17,7 @@ import chess
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
 from kb.themes import PARENT
-from kb.vocab import CP_IRI, DCTERMS_IRI
+from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 
 from . import boards
 from .errors import ServiceError
@@ -41,9 +41,8 @@ def term_labels(lang: str) -> dict[str, str]:
     """rdfs:label of every ontology term in ``lang`` (English fallback), read once per app."""
     cache: dict[str, dict[str, str]] = current_app.extensions.setdefault("chesskb.term_labels", {})
     if lang not in cache:
-        rows = current_app.extensions["chesskb.store"].query(
-            "SELECT ?term ?label WHERE { ?term rdfs:label ?label "
-            f"FILTER(STRSTARTS(STR(?term), \"{CP_IRI}\")) }}")
+        rows = current_app.extensions["chesskb.store"].query(  # the ontology's graph: no scan of all labels
+            f"SELECT ?term ?label WHERE {{ GRAPH <{ONTOLOGY_IRI}> {{ ?term rdfs:label ?label }} }}")
         found: dict[str, dict[str, str]] = {}
         for row in rows:
             found.setdefault(row["term"].value, {})[row["label"].language or ""] = row["label"].value
@@ -270,7 +269,7 @@ def _linked(resource: Resource | None, prop: str, lang: str) -> Resource | None:
     links = resource.links(prop)
     if not links:
         return None
-    found = load(links[0], lang)
+    found = load(links[0], lang, inverse=False)
     return found[0] if found else None
 
 

@@ -22,6 +22,11 @@ from kb.vocab import CP_IRI, PREFIXES, RDF_IRI, RDFS_IRI, SKOS_IRI
 
 DESCRIBE = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
 WHERE { ?s ?p ?o OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""
+#: The same without the inverse links a player or event has to every game (thousands for a club
+#: player): what a position page needs of the things it links to.
+DESCRIBE_OWN = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
+WHERE { ?s ?p ?o FILTER(?p NOT IN (cp:whitePlayerOf, cp:blackPlayerOf, cp:eventOf, cp:boardOf, cp:hasPosition))
+        OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""
 
 #: Media type -> rdflib serialiser name, for the formats every page is offered in.
 RDF_FORMATS: dict[str, str] = {
@@ -45,9 +50,9 @@ def store():
     return current_app.extensions["chesskb.store"]
 
 
-def describe_graph(iri: str) -> rdflib.Graph:
+def describe_graph(iri: str, *, inverse: bool = True) -> rdflib.Graph:
     """The resource's statements and the labels of its objects, as an rdflib graph (empty if unknown)."""
-    result = store().query(DESCRIBE, bindings={"s": NamedNode(iri)})
+    result = store().query(DESCRIBE if inverse else DESCRIBE_OWN, bindings={"s": NamedNode(iri)})
     data = serialize(result, format=RdfFormat.N_TRIPLES)
     graph = rdflib.Graph()
     for prefix, namespace in PREFIXES.items():
@@ -160,9 +165,9 @@ def resource_from_graph(iri: str, graph: rdflib.Graph, lang: str) -> Resource:
     return resource
 
 
-def load(iri: str, lang: str) -> tuple[Resource, rdflib.Graph] | None:
+def load(iri: str, lang: str, *, inverse: bool = True) -> tuple[Resource, rdflib.Graph] | None:
     """The resource and its graph, or None when the store says nothing about ``iri``."""
-    graph = describe_graph(iri)
+    graph = describe_graph(iri, inverse=inverse)
     if (rdflib.URIRef(iri), None, None) not in graph:
         return None
     return resource_from_graph(iri, graph, lang), graph
