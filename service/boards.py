@@ -85,10 +85,12 @@ class Ply:
     comment: str = ""
     solver: bool = True   # played by the side that solves (else an automatic reply)
     alternatives: dict[str, str] = field(default_factory=dict)  # uci -> teacher's comment
+    san_en: str = ""      # the English SAN, so a learner may type either
 
     def as_dict(self) -> dict[str, Any]:
-        return {"uci": self.uci, "san": self.san, "fen": self.fen, "number": self.number,
-                "comment": self.comment, "solver": self.solver, "alternatives": self.alternatives}
+        return {"uci": self.uci, "san": self.san, "san_en": self.san_en or self.san, "fen": self.fen,
+                "number": self.number, "comment": self.comment, "solver": self.solver,
+                "alternatives": self.alternatives}
 
 
 @dataclass
@@ -133,9 +135,11 @@ def _from_movetext(fen: str, movetext: str, lang: str) -> Line | None:
         board = parent.board()
         alternatives = {alt.move.uci(): " ".join(alt.comment.split()) or _first_comment(alt)
                         for alt in parent.variations[1:]}
+        san = board.san(node.move)
         plies.append(Ply(
             uci=node.move.uci(),
-            san=localise_san(board.san(node.move), lang),
+            san=localise_san(san, lang),
+            san_en=san,
             fen=node.board().fen(),
             number=_number(board),
             comment=" ".join(node.comment.split()),
@@ -166,10 +170,11 @@ def _from_uci(fen: str, solution_uci: str, lang: str) -> Line:
         if move not in board.legal_moves:
             break
         number = _number(board)
-        san = localise_san(board.san(move), lang)
+        san = board.san(move)
         mover = board.turn
         board.push(move)
-        plies.append(Ply(uci=move.uci(), san=san, fen=board.fen(), number=number, solver=mover == solver))
+        plies.append(Ply(uci=move.uci(), san=localise_san(san, lang), san_en=san, fen=board.fen(), number=number,
+                         solver=mover == solver))
     return Line(fen=chess.Board(fen).fen(), plies=plies)
 
 

@@ -40,7 +40,7 @@ STRINGS: dict[str, dict[str, str]] = {
                    "on the board, query with SPARQL.",
         "sparql": "SPARQL", "browse_themes": "Browse the themes", "not_found": "Not found",
         "players_in": "Players", "in_games": "Appears in", "board": "Board",
-        "language": "Español",
+        "language": "Español", "type_move": "Or type your move (Nf3, e8=Q or g1f3)", "play": "Play",
     },
     "es": {
         "home": "Inicio", "themes": "Temas", "search": "Buscar", "questions": "Preguntas",
@@ -71,7 +71,7 @@ STRINGS: dict[str, dict[str, str]] = {
                    "tema, resuelve en el tablero, consulta con SPARQL.",
         "sparql": "SPARQL", "browse_themes": "Explorar los temas", "not_found": "No encontrado",
         "players_in": "Jugadores", "in_games": "Aparece en", "board": "Tablero",
-        "language": "English",
+        "language": "English", "type_move": "O escribe tu jugada (Cf3, e8=D o g1f3)", "play": "Jugar",
     },
 }
 

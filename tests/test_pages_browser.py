@@ -160,3 +160,37 @@ def test_hostile_text_does_not_run_in_the_browser(browser, tmp_path):
         context.close()
     finally:
         server.shutdown()
+
+
+def drag_move(page, uci: str) -> None:
+    start = page.locator(f"#board rect.square.{uci[:2]}").bounding_box()
+    end = page.locator(f"#board rect.square.{uci[2:4]}").bounding_box()
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=5)
+    page.mouse.up()
+
+
+def test_typed_and_dragged_moves_in_spanish(page, base_url):
+    url, data = a_mate_in_two(page, base_url)
+    page.goto(url + "&lang=es")
+    page.wait_for_selector("#board svg")
+    plies = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")["plies"]
+    assert plies[0]["san"] == plies[0]["san_en"].translate(str.maketrans("KQRBN", "RDTAC"))
+    board = chess.Board(data["fen"])
+    wrong = next(m for m in board.legal_moves if m.uci() != plies[0]["uci"])
+    page.fill("#move-input", board.san(wrong).translate(str.maketrans("KQRBN", "RDTAC")))
+    page.press("#move-input", "Enter")
+    assert "Esa no es la jugada" in page.inner_text("#solve-status")
+    page.fill("#move-input", plies[0]["san"])  # Spanish letters (Txg6+) are understood
+    page.press("#move-input", "Enter")
+    page.wait_for_selector('#board[data-ply="2"]')
+    drag_move(page, plies[2]["uci"])
+    if len(plies) > 3:
+        page.wait_for_selector('#board[data-ply="4"]')
+        page.fill("#move-input", plies[4]["uci"])
+        page.press("#move-input", "Enter")
+    page.wait_for_selector('#board[data-solved="true"]')
+    assert "¡Resuelto!" in page.inner_text("#solve-status")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "solve-spanish-typed-dragged.png"), full_page=True)

@@ -180,14 +180,65 @@
     tryMove(selected, sq);
   }
 
-  svg.addEventListener("click", function (event) {
-    var target = event.target;
+  function squareAt(target) {
     var rect = target && target.closest ? target.closest("rect.square") : null;
-    if (!rect) { return; }
+    if (!rect) { return null; }
     for (var k = 0; k < rect.classList.length; k++) {
-      if (/^[a-h][1-8]$/.test(rect.classList[k])) { onSquare(rect.classList[k]); return; }
+      if (/^[a-h][1-8]$/.test(rect.classList[k])) { return rect.classList[k]; }
+    }
+    return null;
+  }
+
+  svg.addEventListener("click", function (event) {
+    var sq = squareAt(event.target);
+    if (sq) { onSquare(sq); }
+  });
+
+  // Dragging: press on a piece, release on another square (a click on the same square still
+  // selects). The release target is found by position, since the pointer was captured elsewhere.
+  var dragFrom = null;
+  svg.addEventListener("pointerdown", function (event) {
+    var sq = squareAt(event.target);
+    var pieces = placement(fen);
+    dragFrom = (sq && pieces[sq] && colourOf(pieces[sq]) === turn() && !busy && !done) ? sq : null;
+  });
+  svg.addEventListener("pointerup", function (event) {
+    if (!dragFrom) { return; }
+    var over = squareAt(document.elementFromPoint(event.clientX, event.clientY));
+    var from = dragFrom;
+    dragFrom = null;
+    if (over && over !== from) {
+      event.preventDefault();
+      selected = null;
+      tryMove(from, over);
+      suppressClick = true;
     }
   });
+  var suppressClick = false;
+  svg.addEventListener("click", function (event) {
+    if (suppressClick) { suppressClick = false; event.stopImmediatePropagation(); }
+  }, true);
+
+  // Typing a move (keyboard and screen-reader users): UCI, or SAN in English or the page's letters.
+  function plain(san) { return san.replace(/[+#!?]/g, ""); }
+  var form = document.getElementById("move-form");
+  var input = document.getElementById("move-input");
+  if (form && input) {
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (busy || done) { return; }
+      var text = input.value.trim();
+      input.value = "";
+      if (/^[a-h][1-8][a-h][1-8][qrbn]?$/.test(text)) { tryMove(text.slice(0, 2), text.slice(2, 4)); return; }
+      var expected = plies[index];
+      if (plain(text) === plain(expected.san) || (expected.san_en && plain(text) === plain(expected.san_en))) {
+        tryMove(expected.uci.slice(0, 2), expected.uci.slice(2, 4));
+      } else {
+        if (!started) { started = true; counts.attempts += 1; saveCounts(); }
+        say((S.wrong || "Not the move.") + " (" + text + ")", "wrong");
+      }
+    });
+  }
 
   function restart() {
     index = 0;
