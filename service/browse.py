@@ -24,7 +24,7 @@ from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
 from .errors import ServiceError
 from .i18n import current_lang
-from .resources import Resource
+from .resources import Resource, valid_iri
 
 bp = Blueprint("browse", __name__)
 blueprint = bp
@@ -278,8 +278,9 @@ EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?b
   OPTIONAL { ?m cp:result ?result }
   OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
   OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""
-SOURCE_GAMES = """SELECT ?src ?m ?label ?number WHERE { ?rec cp:inSource ?src ; cp:gameNumber ?number .
-  ?m dcterms:source ?rec OPTIONAL { ?m rdfs:label ?label } } ORDER BY ?number LIMIT 500"""
+SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:gameNumber ?number .
+  ?m dcterms:source ?rec OPTIONAL { ?m rdfs:label ?label } }"""
+SOURCE_PAGE = 100  # games per source page
 MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
   OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
 
@@ -319,12 +320,30 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
                            for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))],
                 **standings(games)}
     if kind == "source":
-        games = _rows(SOURCE_GAMES, src=iri)
-        return {"games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]),
-                           "number": r["number"]} for r in games]}
+        return source_games(resource.iri)
     if kind == "match":
         return {"positions": [_position_hit(r) for r in _rows(MATCH_POSITIONS, m=iri)]}
     return {}
+
+
+def source_games(source_iri: str) -> dict[str, Any]:
+    """One page of a source's games in file order. Record IRIs are ``<source>/game/N`` (kb.iris), so
+    a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
+    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    first = (page - 1) * SOURCE_PAGE + 1
+    records = " ".join(f"<{source_iri}/game/{n}>" for n in range(first, first + SOURCE_PAGE))
+    if not valid_iri(f"{source_iri}/game/1"):
+        raise ServiceError(400, f"not a source IRI: {source_iri!r}")
+    rows = sorted(_rows(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
+    lang = current_lang()
+    extra = {"lang": lang} if lang != "en" else {}
+    return {
+        "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "number": r["number"]}
+                  for r in rows],
+        "page": page,
+        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if rows else None,
+        "previous": url_for("pages.page", iri=source_iri, page=page - 1, **extra) if page > 1 else None,
+    }
 
 
 def _position_hit(row: dict[str, Any]) -> dict[str, Any]:

@@ -391,3 +391,30 @@ def test_movetext_reads_back_from_the_fixture():
     game = chess.pgn.read_game(io.StringIO((FIXTURES / "hostile.pgn").read_text(encoding="utf-8")))
     assert "</script>" in game.headers["Black"] and '"' in game.headers["Site"]
     assert [v.move.uci() for v in game.variations] == ["a1a8", "a1b1"]
+
+
+def test_source_page_lists_every_game_in_file_order_by_pages(client):
+    source = next(s for s in client.get("/index.json").get_json()["sources"] if s["name"] == "puzzles")
+    numbers = []
+    page = 1
+    while True:
+        data = client.get("/page.json", query_string={"iri": source["iri"], "page": page}).get_json()
+        assert data["kind"] == "source"
+        if not data["games"]:
+            break
+        numbers += [int(g["number"]) for g in data["games"]]
+        page += 1
+    assert numbers == list(range(1, len(puzzles()) + 1))
+    body = client.get("/page", query_string={"iri": source["iri"], "page": 2}, headers=BROWSER).get_data(as_text=True)
+    assert '<li value="101">' in body and 'rel="prev"' in body and 'rel="next"' in body
+
+
+def test_browse_pages_have_json_by_parameter_and_class_iris_have_pages(client):
+    assert client.get("/classes", query_string={"format": "json"}).get_json()["tree"]["name"] == "Position"
+    assert client.get("/search", query_string={"q": "a06", "format": "json"}).get_json()["total"] >= 1
+    assert "counts" in client.get("/", headers={"Accept": "application/json"}).get_json()
+    mate = client.get("/page", query_string={"iri": CP_IRI + "MateInTwo"}, headers={"Accept": "text/turtle"})
+    graph = rdflib.Graph().parse(data=mate.get_data(as_text=True), format="turtle")
+    assert (CP.MateInTwo, rdflib.RDFS.subClassOf, CP.PositionEnd) in graph
+    spanish = client.get("/class/MateInTwo", query_string={"lang": "es"}, headers=BROWSER).get_data(as_text=True)
+    assert "Mate en dos" in spanish
