@@ -57,9 +57,9 @@ def _wants_json(suffix: bool = False) -> bool:
 
 
 def _answer(template: str, data: dict[str, Any], as_json: bool) -> Response:
-    if as_json:
-        return jsonify(data)
-    return Response(render_template(template, d=data), mimetype="text/html")
+    response = jsonify(data) if as_json else Response(render_template(template, d=data), mimetype="text/html")
+    response.headers["Vary"] = "Accept"
+    return response
 
 
 def _link(iri: str | None) -> str | None:

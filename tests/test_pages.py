@@ -418,3 +418,13 @@ def test_browse_pages_have_json_by_parameter_and_class_iris_have_pages(client):
     assert (CP.MateInTwo, rdflib.RDFS.subClassOf, CP.PositionEnd) in graph
     spanish = client.get("/class/MateInTwo", query_string={"lang": "es"}, headers=BROWSER).get_data(as_text=True)
     assert "Mate en dos" in spanish
+
+
+def test_html_pages_announce_their_rdf_alternates(client):
+    iri, fen, _ = puzzle_position(puzzles()[5])
+    body = client.get("/page", query_string={"iri": iri}, headers=BROWSER).get_data(as_text=True)
+    alternates = dict(re.findall(r'<link rel="alternate" type="([^"]+)" href="([^"]+)">', body))
+    assert set(alternates) >= {"text/turtle", "application/rdf+xml", "application/ld+json", "application/n-triples"}
+    for media, href in alternates.items():
+        response = client.get(html.unescape(href))
+        assert response.status_code == 200 and response.mimetype == media
