@@ -132,9 +132,11 @@ def _from_movetext(fen: str, movetext: str, lang: str) -> Line | None:
     while node.variations:
         parent = node
         node = parent.variations[0]
+        if not node.move:  # a null move ("--") cannot be played on a board: the line stops there
+            break
         board = parent.board()
         alternatives = {alt.move.uci(): " ".join(alt.comment.split()) or _first_comment(alt)
-                        for alt in parent.variations[1:]}
+                        for alt in parent.variations[1:] if alt.move}
         san = board.san(node.move)
         plies.append(Ply(
             uci=node.move.uci(),

@@ -428,3 +428,21 @@ def test_html_pages_announce_their_rdf_alternates(client):
     for media, href in alternates.items():
         response = client.get(html.unescape(href))
         assert response.status_code == 200 and response.mimetype == media
+
+
+def test_every_imported_position_has_a_page_whose_line_replays(client, app):
+    """All shipped collections, every position: the page renders and its solution line is legal."""
+    store = app.extensions["chesskb.store"]
+    iris = [row["p"].value for row in store.query("SELECT ?p WHERE { ?p a cp:Position }")]
+    assert len(iris) > 400
+    for iri in iris:
+        response = client.get("/page", query_string={"iri": iri}, headers=BROWSER)
+        assert response.status_code == 200, iri
+        body = response.get_data(as_text=True)
+        line = json.loads(embedded(body, "application/json")[0])
+        board = chess.Board(line["fen"])
+        for ply in line["plies"]:
+            move = chess.Move.from_uci(ply["uci"])
+            assert move in board.legal_moves, (iri, ply)
+            board.push(move)
+            assert board.fen() == ply["fen"]
