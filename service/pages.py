@@ -246,6 +246,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
                for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
                and t[len(CP_IRI):] != "Position"]
     return {
+        "title": _title(resource, lang),
         "fen": fen,
         "legend": boards.legend(fen).as_dict(),
         "board_svg": boards.board_svg(board),
@@ -255,6 +256,19 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
     }
+
+
+def _title(resource: Resource, lang: str) -> str:
+    """The position's label with its class named in the page's language: labels are written
+    ``<class label> — <game>`` in English by the importer (kb.mapping.game)."""
+    head, sep, rest = resource.label.partition(" — ")
+    if not sep or lang == "en":
+        return resource.label
+    english = term_labels("en")
+    for class_iri in resource.types:
+        if english.get(class_iri, "").lower() == head.lower():
+            return f"{prop_label(class_iri, lang)} — {rest}"
+    return resource.label
 
 
 def _solve_strings(lang: str) -> dict[str, str]:
