@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import chess
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
+                   url_for)
 
 from kb.themes import PARENT
 from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
@@ -67,15 +68,13 @@ def prop_label(iri: str, lang: str) -> str:
 
 @bp.app_context_processor
 def _template_helpers() -> dict[str, Any]:
-    """Language, strings and link helpers for every template (the base layout uses them too)."""
-    try:
-        lang = current_lang()
-    except RuntimeError:
-        lang = "en"
+    """Language, strings and link helpers for every template (the base layout uses them too);
+    outside a request (a template rendered to a file) the language is English and there is no switch."""
+    lang = current_lang() if has_request_context() else "en"
     return {"lang": lang, "t": strings(lang),
             "link_for": lambda iri: link_for(iri, lang),
             "prop_label": lambda iri: prop_label(iri, lang),
-            "lang_switch": _lang_switch_url(lang)}
+            "lang_switch": _lang_switch_url(lang) if has_request_context() else None}
 
 
 def _lang_switch_url(lang: str) -> str:
@@ -173,7 +172,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
 #: Rows of the game table, in the original's order (seed-000 §8.3): (entity, property, string key).
 MATCH_ROWS = ("date", "round", "result", "opening", "variation", "subVariation", "eco", "nic",
               "timeControl", "termination", "annotator", "plyCount", "mode")
-EVENT_ROWS = ("site", "eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section",
+EVENT_ROWS = ("eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section",
               "stage")
 PUZZLE_ROWS = ("puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag")
 
@@ -212,9 +211,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     if event is not None:
         if not event.iri.split("/")[-1].startswith("unknown-"):
             row(CP_IRI + "eventName", event.first("eventName") or event.label, event.iri)
-        for prop in EVENT_ROWS[:1]:
-            for value in event.get(prop):
-                row(CP_IRI + prop, value.text)
+        for value in event.get("site"):  # the original's order: Event, Site, Date, Round, White, Black …
+            row(CP_IRI + "site", value.text)
     if match is not None:
         for prop in ("date", "round"):
             for value in match.get(prop):
@@ -236,7 +234,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             row(DCTERMS_IRI + "source", match.labels.get(link, link), link)
         row(CP_IRI + "hasMatch", match.label, match.iri)
     if event is not None:
-        for prop in EVENT_ROWS[1:]:
+        for prop in EVENT_ROWS:
             for value in event.get(prop):
                 row(CP_IRI + prop, value.text)
     for prop in PUZZLE_ROWS:
