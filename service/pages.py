@@ -170,8 +170,9 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
 # --- the exercise page -------------------------------------------------------------------------
 
 #: Rows of the game table, in the original's order (seed-000 §8.3): (entity, property, string key).
-MATCH_ROWS = ("date", "round", "result", "opening", "variation", "subVariation", "eco", "nic",
-              "timeControl", "termination", "annotator", "plyCount", "mode")
+MATCH_ROWS = ("date", "round", "result", "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime",
+              "utcDate", "timeControl", "termination", "annotator", "plyCount")
+BOARD_ROWS = ("boardNum", "mode")
 EVENT_ROWS = ("eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section",
               "stage")
 PUZZLE_ROWS = ("puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag")
@@ -221,7 +222,10 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         player = _linked(resource, prop, lang) or (_linked(match, prop, lang) if match else None)
         if player is None or player.iri.split("/")[-1].startswith("unknown-"):
             continue
-        notes = [v.text for v in player.get("title")] + [f"Elo {v.text}" for v in player.get("elo")]
+        notes = [v.text for v in player.get("title") if _known(v.text)] + \
+            [f"{label} {v.text}" for prop, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
+             for v in player.get(prop) if _known(v.text)] + \
+            [v.text for v in player.get("typePlayer") if _known(v.text)]
         row(CP_IRI + prop, player.label, player.iri, ", ".join(notes))
     if match is not None:
         for prop in MATCH_ROWS[2:]:
@@ -233,6 +237,11 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         for link in match.links(DCTERMS_IRI + "source"):
             row(DCTERMS_IRI + "source", match.labels.get(link, link), link)
         row(CP_IRI + "hasMatch", match.label, match.iri)
+    board_resource = _linked(resource, "hasBoard", lang)
+    if board_resource is not None:
+        for prop in BOARD_ROWS:
+            for value in board_resource.get(prop):
+                row(CP_IRI + prop, value.text)
     if event is not None:
         for prop in EVENT_ROWS:
             for value in event.get(prop):

@@ -448,3 +448,25 @@ def test_every_imported_position_has_a_page_whose_line_replays(client, app):
             assert move in board.legal_moves, (iri, ply)
             board.push(move)
             assert board.fen() == ply["fen"]
+
+
+def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
+    """tests/fixtures/every-tag.pgn fills every tag of the original's data table (seed-000 §8.3)."""
+    from kb.store import open_store
+    from service.app import create_app
+
+    path = FIXTURES / "every-tag.pgn"
+    game = chess.pgn.read_game(io.StringIO(path.read_text(encoding="utf-8")))
+    store = tmp_path / "store"
+    assert run_cli("import", str(path), store=store).exit_code == 0
+    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    position = next(p for p in client.get("/class/Position.json").get_json()["positions"]
+                    if p["fen"] == game.headers["FEN"])
+    body = client.get(position["url"], headers=BROWSER).get_data(as_text=True)
+    start = body.index('<section class="game">')
+    table = html.unescape(body[start:body.index("</section>", start)])
+    for tag in ("Event", "Site", "Round", "Result", "WhiteTitle", "BlackTitle", "WhiteElo", "BlackElo", "WhiteUSCF",
+                "EventType", "EventRounds", "EventSponsor", "Section", "Stage", "Board", "Opening", "Variation",
+                "SubVariation", "ECO", "NIC", "TimeControl", "Termination", "Annotator", "Mode", "Time"):
+        assert game.headers[tag] in table, tag
+    assert "Sahuquillo" in table and "Rudolf" in table
