@@ -24,8 +24,8 @@ from . import boards
 from .errors import ServiceError
 from .i18n import current_lang, strings
 from .negotiation import choose
-from .resources import (ALT_LABEL, RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise,
-                        short_name, valid_iri)
+from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, short_name,
+                        valid_iri)
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
@@ -339,4 +339,4 @@ def by_iri(rest: str) -> Response:
     return resource_response(iri, suffix=suffix)
 
 
-__all__ = ["bp", "page_data", "link_for", "prop_label", "ALT_LABEL"]
+__all__ = ["bp", "page_data", "link_for", "prop_label"]

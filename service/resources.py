@@ -18,7 +18,7 @@ import rdflib
 from flask import current_app
 from pyoxigraph import NamedNode, RdfFormat, serialize
 
-from kb.vocab import CP_IRI, PREFIXES, RDF_IRI, RDFS_IRI, SKOS_IRI
+from kb.vocab import CP_IRI, PREFIXES, RDF_IRI, RDFS_IRI
 
 DESCRIBE = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
 WHERE { ?s ?p ?o OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""
@@ -182,5 +182,3 @@ def kind_of(resource: Resource) -> str | None:
             return kind
     return None
 
-
-ALT_LABEL = SKOS_IRI + "altLabel"
