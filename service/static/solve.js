@@ -147,7 +147,9 @@
     return found ? alternatives[found] : "";
   }
 
-  function tryMove(from, to) {
+  // A click or drag cannot name a promotion piece: the line's own piece is taken. A typed UCI move
+  // (e7e8n) names it and must match.
+  function tryMove(from, to, promotion) {
     var uci = from + to;
     if (!started) {
       started = true;
@@ -157,7 +159,8 @@
     var expected = plies[index].uci;
     mark("selected", []);
     selected = null;
-    if (expected.slice(0, 4) === uci) {
+    var promotionMatches = !promotion || expected.length < 5 || expected.charAt(4) === promotion;
+    if (expected.slice(0, 4) === uci && promotionMatches) {
       var comment = plies[index].comment;
       play(index);
       afterSolverMove(comment);
@@ -229,7 +232,10 @@
       if (busy || done) { return; }
       var text = input.value.trim();
       input.value = "";
-      if (/^[a-h][1-8][a-h][1-8][qrbn]?$/.test(text)) { tryMove(text.slice(0, 2), text.slice(2, 4)); return; }
+      if (/^[a-h][1-8][a-h][1-8][qrbn]?$/.test(text)) {
+        tryMove(text.slice(0, 2), text.slice(2, 4), text.charAt(4) || null);
+        return;
+      }
       var expected = plies[index];
       if (plain(text) === plain(expected.san) || (expected.san_en && plain(text) === plain(expected.san_en))) {
         tryMove(expected.uci.slice(0, 2), expected.uci.slice(2, 4));
