@@ -107,9 +107,11 @@ class Line:
 
 def solution_line(fen: str, movetext: str | None, solution_uci: str | None, lang: str = "en") -> Line:
     """The main line from ``fen``: from the movetext (with its comments and variations) when it
-    parses from that position, else from the stored UCI solution; SAN in ``lang``'s letters."""
+    parses from that position into the stored UCI solution, else from that solution alone; SAN in
+    ``lang``'s letters."""
     line = _from_movetext(fen, movetext, lang) if movetext else None
-    if line is None or not line.plies:
+    if line is None or not line.plies or (solution_uci and [p.uci for p in line.plies] != solution_uci.split()):
+        # the importer's checked solution wins over text that reads differently (an unclosed comment …)
         line = _from_uci(fen, solution_uci or "", lang)
     return line
 

@@ -470,3 +470,18 @@ def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
                 "SubVariation", "ECO", "NIC", "TimeControl", "Termination", "Annotator", "Mode", "Time"):
         assert game.headers[tag] in table, tag
     assert "Sahuquillo" in table and "Rudolf" in table
+
+
+def test_solution_line_falls_back_to_the_stored_uci_and_stops_at_what_cannot_be_played():
+    from service.boards import solution_line
+
+    start = chess.STARTING_FEN
+    fallback = solution_line(start, "1. e4 {unclosed", "e2e4 e7e5 e1e8 g1f3")
+    assert [p.uci for p in fallback.plies] == ["e2e4", "e7e5"]  # an illegal move ends the line
+    assert [p.solver for p in fallback.plies] == [True, False]
+    nulls = solution_line(start, "1. e4 -- 2. d4", None)
+    assert [p.uci for p in nulls.plies] == ["e2e4"]
+    commented = solution_line(start, "1. e4 { best by test } ( 1. d4 d5 { also good } ) 1... e5", None, "es")
+    assert commented.plies[0].comment == "best by test"
+    assert commented.plies[0].alternatives == {"d2d4": "also good"}
+    assert solution_line(start, "1. Nf3", None, "es").plies[0].san == "Cf3"
