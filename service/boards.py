@@ -1,0 +1,191 @@
+"""A position for the page: python-chess's SVG board, the original's legend, and the solution line.
+
+Everything chess is computed here with python-chess, server-side, so the solving script in the
+browser only compares moves and swaps pieces: each ply carries its UCI, SAN, the teacher's comment
+and the FEN after it, and each solver ply the comments of the alternatives the source gave.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+import chess.pgn
+import chess.svg
+
+from .i18n import localise_san
+
+
+def board_svg(board: chess.Board, *, size: int = 360, coordinates: bool = True,
+              flipped: bool | None = None) -> str:
+    """python-chess's board with every piece defined in ``<defs>``.
+
+    python-chess defines only the pieces on the board; the solving script may promote to a piece
+    that was not there, so the missing definitions are added (they are python-chess's own).
+    """
+    if flipped is None:
+        flipped = board.turn == chess.BLACK
+    svg = chess.svg.board(board, size=size, coordinates=coordinates, flipped=flipped)
+    present = set(re.findall(r'<g id="([a-z]+-[a-z]+)"', svg))
+    missing = "".join(chess.svg.PIECES[symbol] for symbol in "PNBRQKpnbrqk"
+                      if _piece_id(symbol) not in present)
+    if missing:
+        svg = svg.replace("<defs>", "<defs>" + missing, 1) if "<defs>" in svg else \
+            svg.replace("<desc>", f"<defs>{missing}</defs><desc>", 1)
+    return svg
+
+
+def _piece_id(symbol: str) -> str:
+    colour = "white" if symbol.isupper() else "black"
+    return f"{colour}-{chess.piece_name(chess.PIECE_SYMBOLS.index(symbol.lower()))}"
+
+
+@dataclass
+class Legend:
+    """The original diagram's legend (seed-000 §8.4): side to move, castling, counters."""
+
+    side_to_move: str
+    castling: dict[str, dict[str, bool]]
+    en_passant: str | None
+    halfmove_clock: int
+    move_number: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"side_to_move": self.side_to_move, "castling": self.castling,
+                "en_passant": self.en_passant, "halfmove_clock": self.halfmove_clock,
+                "move_number": self.move_number}
+
+
+def legend(fen: str) -> Legend:
+    board = chess.Board(fen)
+    ep_field = fen.split()[3] if len(fen.split()) > 3 else "-"
+    return Legend(
+        side_to_move="white" if board.turn == chess.WHITE else "black",
+        castling={
+            "white": {"kingside": board.has_kingside_castling_rights(chess.WHITE),
+                      "queenside": board.has_queenside_castling_rights(chess.WHITE)},
+            "black": {"kingside": board.has_kingside_castling_rights(chess.BLACK),
+                      "queenside": board.has_queenside_castling_rights(chess.BLACK)},
+        },
+        en_passant=None if ep_field == "-" else ep_field,
+        halfmove_clock=board.halfmove_clock,
+        move_number=board.fullmove_number,
+    )
+
+
+@dataclass
+class Ply:
+    uci: str
+    san: str
+    fen: str              # after the move
+    number: str           # "1." or "1..." for display
+    comment: str = ""
+    solver: bool = True   # played by the side that solves (else an automatic reply)
+    alternatives: dict[str, str] = field(default_factory=dict)  # uci -> teacher's comment
+    san_en: str = ""      # the English SAN, so a learner may type either
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"uci": self.uci, "san": self.san, "san_en": self.san_en or self.san, "fen": self.fen,
+                "number": self.number, "comment": self.comment, "solver": self.solver,
+                "alternatives": self.alternatives}
+
+
+@dataclass
+class Line:
+    """The solution as the learner meets it: start FEN, the plies, the comment before the first."""
+
+    fen: str
+    plies: list[Ply]
+    intro: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"fen": self.fen, "intro": self.intro, "plies": [p.as_dict() for p in self.plies]}
+
+
+def solution_line(fen: str, movetext: str | None, solution_uci: str | None, lang: str = "en") -> Line:
+    """The main line from ``fen``: from the movetext (with its comments and variations) when it
+    parses from that position into the stored UCI solution, else from that solution alone; SAN in
+    ``lang``'s letters."""
+    line = _from_movetext(fen, movetext, lang) if movetext else None
+    if line is None or not line.plies or (solution_uci and [p.uci for p in line.plies] != solution_uci.split()):
+        # the importer's checked solution wins over text that reads differently (an unclosed comment …)
+        line = _from_uci(fen, solution_uci or "", lang)
+    return line
+
+
+def _number(board: chess.Board) -> str:
+    return f"{board.fullmove_number}." if board.turn == chess.WHITE else f"{board.fullmove_number}..."
+
+
+def _from_movetext(fen: str, movetext: str, lang: str) -> Line | None:
+    text = f'[FEN "{fen}"]\n[SetUp "1"]\n\n{movetext} *\n'
+    try:
+        game = chess.pgn.read_game(io.StringIO(text))
+    except (ValueError, IndexError):
+        return None
+    if game is None or game.errors:
+        return None
+    solver = game.board().turn
+    plies: list[Ply] = []
+    node: chess.pgn.GameNode = game
+    while node.variations:
+        parent = node
+        node = parent.variations[0]
+        if not node.move:  # a null move ("--") cannot be played on a board: the line stops there
+            break
+        board = parent.board()
+        alternatives = {alt.move.uci(): " ".join(alt.comment.split()) or _first_comment(alt)
+                        for alt in parent.variations[1:] if alt.move}
+        san = board.san(node.move)
+        plies.append(Ply(
+            uci=node.move.uci(),
+            san=localise_san(san, lang),
+            san_en=san,
+            fen=node.board().fen(),
+            number=_number(board),
+            comment=" ".join(node.comment.split()),
+            solver=board.turn == solver,
+            alternatives=alternatives,
+        ))
+    return Line(fen=chess.Board(fen).fen(), plies=plies, intro=" ".join(game.comment.split()))
+
+
+def _first_comment(node: chess.pgn.ChildNode) -> str:
+    """A variation's first comment (the teacher's reason, often after the reply: ``(28. Bd6+ Kc8 {wins})``)."""
+    while node.variations:
+        node = node.variations[0]
+        if node.comment:
+            return " ".join(node.comment.split())
+    return ""
+
+
+def _from_uci(fen: str, solution_uci: str, lang: str) -> Line:
+    board = chess.Board(fen)
+    solver = board.turn
+    plies: list[Ply] = []
+    for token in solution_uci.split():
+        try:
+            move = chess.Move.from_uci(token)
+        except ValueError:
+            break
+        if move not in board.legal_moves:
+            break
+        number = _number(board)
+        san = board.san(move)
+        mover = board.turn
+        board.push(move)
+        plies.append(Ply(uci=move.uci(), san=localise_san(san, lang), san_en=san, fen=board.fen(), number=number,
+                         solver=mover == solver))
+    return Line(fen=chess.Board(fen).fen(), plies=plies)
+
+
+def line_text(line: Line) -> list[dict[str, str]]:
+    """The line as numbered tokens for the HTML solution (a number only before white or first moves)."""
+    out = []
+    for index, ply in enumerate(line.plies):
+        show_number = index == 0 or ply.number.endswith(".") and not ply.number.endswith("...")
+        out.append({"number": ply.number if show_number else "", "san": ply.san, "comment": ply.comment})
+    return out

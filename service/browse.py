@@ -1,0 +1,390 @@
+"""Browsing: the home page, the theme tree, class pages, search, and the listings on the pages of
+players, events, sources and games.
+
+Each view builds plain data once; HTML renders it and the ``.json`` twin (or ``?format=json``)
+returns it as is. Queries bind the user's text as typed literals (never pasted into SPARQL).
+Class counts come from one GROUP BY over ``rdf:type``: a position's superclasses are already in
+the store (the ``/inferred`` graphs), so a class's count includes its subclasses.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from typing import Any
+
+import chess
+from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from pyoxigraph import Literal, NamedNode
+
+from kb.analysis.board_facts import position_key
+from kb.themes import PARENT, type_position
+from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
+
+from .errors import ServiceError
+from .i18n import current_lang
+from .resources import Resource, valid_iri
+
+bp = Blueprint("browse", __name__)
+blueprint = bp
+
+PAGE_SIZE = 24
+THEME_NAMES = ("Position",) + tuple(PARENT)
+
+
+def _store():
+    return current_app.extensions["chesskb.store"]
+
+
+def _rows(sparql: str, **bindings: Any) -> list[dict[str, Any]]:
+    """Rows of a SELECT as dicts of plain Python values (IRIs and literals as strings)."""
+    result = _store().query(sparql, bindings={k: v for k, v in bindings.items()} or None)
+    names = [v.value for v in result.variables]
+    out = []
+    for solution in result:
+        row = {}
+        for name in names:
+            term = solution[name]
+            row[name] = None if term is None else term.value
+        out.append(row)
+    return out
+
+
+def _wants_json(suffix: bool = False) -> bool:
+    return suffix or (request.args.get("format") or "").lower() == "json" or \
+        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+
+
+def _answer(template: str, data: dict[str, Any], as_json: bool) -> Response:
+    response = jsonify(data) if as_json else Response(render_template(template, d=data), mimetype="text/html")
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+def _link(iri: str | None) -> str | None:
+    from .pages import link_for
+
+    return link_for(iri, current_lang()) if iri else None
+
+
+def _label(name: str) -> str:
+    from .pages import prop_label
+
+    return prop_label(CP_IRI + name, current_lang())
+
+
+# --- home --------------------------------------------------------------------------------------
+
+COUNTS = """SELECT ?class (COUNT(?s) AS ?n) WHERE {
+  VALUES ?class { cp:Position cp:Match cp:Player cp:Event cp:Source } ?s a ?class } GROUP BY ?class"""
+
+
+def home_data() -> dict[str, Any]:
+    counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(COUNTS)}
+    sources = _rows("SELECT ?s ?name WHERE { ?s a cp:Source ; cp:sourceName ?name } ORDER BY ?name")
+    return {"counts": counts,
+            "sources": [{"iri": r["s"], "name": r["name"], "url": _link(r["s"])} for r in sources],
+            "links": {"classes": url_for("browse.classes"), "search": url_for("browse.search"),
+                      "queries": "/queries", "sparql": "/sparql"}}
+
+
+@bp.route("/")
+def home() -> Response:
+    return _answer("home.html", home_data(), _wants_json())
+
+
+@bp.route("/index.json")
+def home_json() -> Response:
+    return jsonify(home_data())
+
+
+# --- the theme tree ----------------------------------------------------------------------------
+
+CLASS_COUNTS = """SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class"""
+COUNTS_TTL = 30.0  # seconds a computed tree is reused (a store changes only by whole imports)
+
+
+def class_counts() -> dict[str, int]:
+    """Positions per theme class, subclasses included (inferred superclass types are stored).
+
+    Only theme classes are kept, and only positions are members of theme classes, so the count
+    needs no ``?p a cp:Position`` join (which costs seconds at 100k positions)."""
+    cache = current_app.extensions.setdefault("chesskb.class_counts", {})
+    if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
+        return cache["counts"]
+    counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(CLASS_COUNTS)
+              if row["class"].startswith(CP_IRI) and row["class"][len(CP_IRI):] in THEME_NAMES}
+    cache.update(at=time.monotonic(), counts=counts)
+    return counts
+
+
+def _class_count(name: str) -> int:
+    """One class's count: from the tree's counts when they are fresh, else one COUNT of that class."""
+    cache = current_app.extensions.get("chesskb.class_counts")
+    if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
+        return cache["counts"].get(name, 0)
+    rows = _rows("SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class",
+                 **{"class": NamedNode(CP_IRI + name)})
+    return int(rows[0]["n"]) if rows else 0
+
+
+def class_tree() -> dict[str, Any]:
+    counts = class_counts()
+    children: dict[str, list[str]] = defaultdict(list)
+    for child, parent in PARENT.items():
+        children[parent].append(child)
+    order = {name: i for i, name in enumerate(ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES))}
+
+    def node(name: str) -> dict[str, Any]:
+        return {"name": name, "label": _label(name), "count": counts.get(name, 0), "url": _link(CP_IRI + name),
+                "original": name in ORIGINAL_CLASSES, "typePosition": type_position(name),
+                "children": [node(c) for c in sorted(children.get(name, []), key=lambda c: order.get(c, 999))]}
+
+    return node("Position")
+
+
+@bp.route("/classes")
+def classes() -> Response:
+    return _answer("classes.html", {"tree": class_tree()}, _wants_json())
+
+
+@bp.route("/classes.json")
+def classes_json() -> Response:
+    return jsonify({"tree": class_tree()})
+
+
+# The page is cut from the type index alone (subquery), then only its 24 members are joined with their
+# FEN and label: OFFSET over the joined rows cost 6 s for the last page of 100k positions, this 80 ms.
+CLASS_MEMBERS = """SELECT ?class ?p ?label ?fen WHERE {
+  { SELECT ?class ?p WHERE { ?p a ?class } LIMIT %d OFFSET %d }
+  ?p cp:fen ?fen OPTIONAL { ?p rdfs:label ?label } }"""
+
+
+def class_data(name: str) -> dict[str, Any]:
+    if name not in THEME_NAMES:
+        raise ServiceError(404, f"no theme class named {name!r}")
+    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    total = _class_count(name)
+    # No ORDER BY: sorting a large class costs seconds; the index order is stable for a given store.
+    rows = _rows(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
+    lang = current_lang()
+    extra = {"lang": lang} if lang != "en" else {}
+    return {
+        "name": name, "iri": CP_IRI + name, "label": _label(name), "count": total, "page": page,
+        "page_size": PAGE_SIZE, "parent": PARENT.get(name),
+        "parent_url": _link(CP_IRI + PARENT[name]) if name in PARENT else None,
+        "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)}
+                       for c, p in PARENT.items() if p == name],
+        "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"], "url": _link(r["p"]),
+                       "board": url_for("pages.board_image", fen=r["fen"], size=160)} for r in rows],
+        "next": url_for("browse.class_page", name=name, page=page + 1, **extra)
+        if page * PAGE_SIZE < total else None,
+        "previous": url_for("browse.class_page", name=name, page=page - 1, **extra) if page > 1 else None,
+    }
+
+
+@bp.route("/class/<name>")
+def class_page(name: str) -> Response:
+    as_json = name.endswith(".json")
+    return _answer("class.html", class_data(name[:-5] if as_json else name), _wants_json(as_json))
+
+
+# --- search ------------------------------------------------------------------------------------
+
+# Query shapes matter at 100k positions (bench/pages.py): Oxigraph joins the result of a UNION with
+# the patterns after it by scanning those patterns whole, so every pattern sits inside the branches or
+# in OPTIONAL/FILTER EXISTS, and each search starts from the one property it filters on.
+SEARCHES: dict[str, str] = {
+    "players": """SELECT ?q ?s ?label WHERE { ?s cp:nameKey ?key OPTIONAL { ?s rdfs:label ?label }
+        FILTER(CONTAINS(?key, ?q) || CONTAINS(LCASE(STR(?label)), ?q)) } LIMIT 50""",
+    "events": """SELECT ?q ?s ?label WHERE { ?s cp:eventName ?name FILTER(CONTAINS(LCASE(?name), ?q))
+        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
+    "openings": """SELECT ?q ?s ?label WHERE { ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
+        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
+}
+ECO_SEARCH = """SELECT ?q ?s ?label WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+FEN_SEARCH = """SELECT ?s ?label ?fen WHERE { VALUES ?key { %s } ?s cp:positionKey ?key ; cp:fen ?fen
+    OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+_ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
+_KEY_TEXT = re.compile(r"^[A-Za-z0-9/ -]+$")
+
+
+def fen_keys(text: str) -> list[str]:
+    """The ``positionKey`` values a FEN (or only its piece placement, with or without the side to
+    move) can have: exact for a full FEN; for a placement, every side and every castling right the
+    placement allows (no en passant). Looking keys up is an index hit; a prefix scan is not."""
+    fields = text.split()
+    try:
+        if len(fields) >= 4:
+            return [position_key(chess.Board(" ".join(fields[:4]) + " 0 1"))]
+        board = chess.Board(fields[0] + " w - - 0 1")
+    except ValueError:
+        return []
+    sides = [fields[1]] if len(fields) > 1 and fields[1] in ("w", "b") else ["w", "b"]
+    keys = []
+    for side in sides:
+        board.turn = side == "w"
+        for mask in range(16):
+            rights = "".join(c for i, c in enumerate("KQkq") if mask & (1 << i)) or "-"
+            board.set_castling_fen(rights)
+            if board.clean_castling_rights() == board.castling_rights:
+                keys.append(position_key(board))
+    return list(dict.fromkeys(keys))
+
+
+def search_data(q: str) -> dict[str, Any]:
+    q = " ".join(q.split())[:200]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    if q:
+        if "/" in q:
+            keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
+            if keys:
+                values = " ".join(f'"{key}"' for key in keys)
+                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": _link(r["s"]),
+                                        "fen": r["fen"],
+                                        "board": url_for("pages.board_image", fen=r["fen"], size=120)}
+                                       for r in _rows(FEN_SEARCH % values)]
+        elif _ECO.match(q):
+            groups["games"] = [_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper()))]
+        if len(q) >= 2 and "/" not in q:
+            needle = Literal(q.lower())
+            for group, sparql in SEARCHES.items():
+                hits = [_hit(r) for r in _rows(sparql, q=needle)]
+                if hits:
+                    groups[group] = hits
+    return {"q": q, "groups": groups, "total": sum(len(v) for v in groups.values())}
+
+
+def _hit(row: dict[str, Any]) -> dict[str, Any]:
+    return {"iri": row["s"], "label": row["label"] or row["s"], "url": _link(row["s"])}
+
+
+@bp.route("/search")
+def search() -> Response:
+    return _answer("search.html", search_data(request.args.get("q", "")), _wants_json())
+
+
+@bp.route("/search.json")
+def search_json() -> Response:
+    return jsonify(search_data(request.args.get("q", "")))
+
+
+# --- listings on resource pages (used by service.pages) -----------------------------------------
+
+PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel WHERE {
+  { ?m cp:hasPlayerWhite ?p ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour) }
+  UNION { ?m cp:hasPlayerBlack ?p ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour) }
+  FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
+  OPTIONAL { ?m cp:date ?date } OPTIONAL { ?opponent rdfs:label ?opponentLabel } } LIMIT 1000"""
+PLAYER_POSITIONS = """SELECT ?p ?pos ?label ?fen WHERE {
+  { ?pos cp:hasPlayerWhite ?p ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?p ; cp:fen ?fen }
+  OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
+EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
+  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:round ?round }
+  OPTIONAL { ?m cp:result ?result }
+  OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
+  OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""
+SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:gameNumber ?number .
+  ?m dcterms:source ?rec OPTIONAL { ?m rdfs:label ?label } }"""
+SOURCE_PAGE = 100  # games per source page
+MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
+  OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
+
+_SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+
+
+def _round_key(value: str | None) -> tuple:
+    parts = re.findall(r"\d+", value or "")
+    return (0, tuple(int(p) for p in parts)) if parts else (1, (value or "",))
+
+
+def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
+    """The extra sections of a player, event, source or game page."""
+    iri = NamedNode(resource.iri)
+    if kind == "player":
+        games = _rows(PLAYER_GAMES, p=iri)
+        positions = _rows(PLAYER_POSITIONS, p=iri)
+        return {
+            "name_variants": sorted({v.text for v in resource.get("http://www.w3.org/2004/02/skos/core#altLabel")}),
+            "ratings": sorted({v.text for v in resource.get("elo")}, key=lambda x: (len(x), x)),
+            "titles": sorted({v.text for v in resource.get("title")}),
+            "games": sorted(({"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]),
+                              "colour": r["colour"], "result": r["result"], "date": r["date"],
+                              "opponent": r["opponentLabel"], "opponent_url": _link(r["opponent"])} for r in games),
+                            key=lambda g: (g["date"] or "", g["label"])),
+            "positions": [_position_hit(r) for r in positions],
+        }
+    if kind == "event":
+        games = _rows(EVENT_GAMES, e=iri)
+        by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in games:
+            by_round[r["round"] or "?"].append({
+                "iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "result": r["result"],
+                "white": r["whiteLabel"], "white_url": _link(r["white"]), "black": r["blackLabel"],
+                "black_url": _link(r["black"])})
+        return {"rounds": [{"round": k, "games": sorted(v, key=lambda g: g["label"])}
+                           for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))],
+                **standings(games)}
+    if kind == "source":
+        return source_games(resource.iri)
+    if kind == "match":
+        return {"positions": [_position_hit(r) for r in _rows(MATCH_POSITIONS, m=iri)]}
+    return {}
+
+
+def source_games(source_iri: str) -> dict[str, Any]:
+    """One page of a source's games in file order. Record IRIs are ``<source>/game/N`` (kb.iris), so
+    a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
+    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    first = (page - 1) * SOURCE_PAGE + 1
+    records = " ".join(f"<{source_iri}/game/{n}>" for n in range(first, first + SOURCE_PAGE))
+    if not valid_iri(f"{source_iri}/game/1"):
+        raise ServiceError(400, f"not a source IRI: {source_iri!r}")
+    rows = sorted(_rows(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
+    lang = current_lang()
+    extra = {"lang": lang} if lang != "en" else {}
+    return {
+        "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "number": r["number"]}
+                  for r in rows],
+        "page": page,
+        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if rows else None,
+        "previous": url_for("pages.page", iri=source_iri, page=page - 1, **extra) if page > 1 else None,
+    }
+
+
+def _position_hit(row: dict[str, Any]) -> dict[str, Any]:
+    iri = row.get("pos")
+    return {"iri": iri, "label": row.get("label") or iri, "url": _link(iri), "fen": row["fen"],
+            "board": url_for("pages.board_image", fen=row["fen"], size=120)}
+
+
+def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """Points, games played and a crosstable from the games' results (unfinished games count as
+    played but score nothing); players ordered by points, then name."""
+    points: dict[str, float] = defaultdict(float)
+    played: dict[str, int] = defaultdict(int)
+    names: dict[str, str] = {}
+    cross: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for g in games:
+        white, black = g.get("white"), g.get("black")
+        if not white or not black:
+            continue
+        names[white] = g.get("whiteLabel") or white
+        names[black] = g.get("blackLabel") or black
+        score = _SCORES.get(g.get("result") or "")
+        if score is None:
+            continue
+        played[white] += 1
+        played[black] += 1
+        points[white] += score[0]
+        points[black] += score[1]
+        cross[white][black].append({1.0: "1", 0.0: "0", 0.5: "½"}[score[0]])
+        cross[black][white].append({1.0: "1", 0.0: "0", 0.5: "½"}[score[1]])
+    order = sorted(names, key=lambda p: (-points[p], names[p]))
+    return {
+        "standings": [{"iri": p, "name": names[p], "url": _link(p), "points": points[p], "played": played[p]}
+                      for p in order],
+        "crosstable": [{"iri": p, "name": names[p], "cells": [" ".join(cross[p][q]) if p != q else "—"
+                                                                for q in order]} for p in order],
+    }

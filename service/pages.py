@@ -1,0 +1,342 @@
+"""``/page?iri=``: a page for every individual, and the same resource as linked data.
+
+One URL answers HTML to browsers and Turtle, RDF/XML, JSON-LD or N-Triples to whoever asks for
+them (``Accept``, ``?format=``); ``/page.json`` is the page's data as plain JSON. Every HTML page
+embeds its resource as JSON-LD. When the configured base IRI points at this service
+(``http://host/id/``), the IRI's own path (``/id/position/…``) answers the same way, so IRIs
+dereference. Positions get the exercise page (``position.html``); players, events and sources get
+their listings (``service.browse``) under the generic property table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import chess
+from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
+                   url_for)
+
+from kb.themes import PARENT
+from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
+
+from . import boards
+from .errors import ServiceError
+from .i18n import current_lang, strings
+from .negotiation import choose
+from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, short_name,
+                        valid_iri)
+
+bp = Blueprint("pages", __name__)
+blueprint = bp
+
+HTML = "text/html"
+JSON = "application/json"
+OFFERED = [HTML, *RDF_FORMATS, JSON]
+THEME_CLASS_NAMES = frozenset(PARENT) | {"Position"}
+
+
+# --- links and labels shared by every template -----------------------------------------------
+
+def term_labels(lang: str) -> dict[str, str]:
+    """rdfs:label of every ontology term in ``lang`` (English fallback), read once per app."""
+    cache: dict[str, dict[str, str]] = current_app.extensions.setdefault("chesskb.term_labels", {})
+    if lang not in cache:
+        rows = current_app.extensions["chesskb.store"].query(  # the ontology's graph: no scan of all labels
+            f"SELECT ?term ?label WHERE {{ GRAPH <{ONTOLOGY_IRI}> {{ ?term rdfs:label ?label }} }}")
+        found: dict[str, dict[str, str]] = {}
+        for row in rows:
+            found.setdefault(row["term"].value, {})[row["label"].language or ""] = row["label"].value
+        cache[lang] = {term: by_lang.get(lang) or by_lang.get("en") or by_lang.get("") or next(iter(by_lang.values()))
+                       for term, by_lang in found.items()}
+    return cache[lang]
+
+
+def link_for(iri: str | None, lang: str = "en") -> str | None:
+    """Where a link to ``iri`` goes: a theme class to its class page, anything else to its page."""
+    if not iri:
+        return None
+    extra = {"lang": lang} if lang != "en" else {}
+    if iri.startswith(CP_IRI) and iri[len(CP_IRI):] in THEME_CLASS_NAMES:
+        return url_for("browse.class_page", name=iri[len(CP_IRI):], **extra)
+    return url_for("pages.page", iri=iri, **extra)
+
+
+def prop_label(iri: str, lang: str) -> str:
+    return term_labels(lang).get(iri) or short_name(iri)
+
+
+@bp.app_context_processor
+def _template_helpers() -> dict[str, Any]:
+    """Language, strings and link helpers for every template (the base layout uses them too);
+    outside a request (a template rendered to a file) the language is English and there is no switch."""
+    lang = current_lang() if has_request_context() else "en"
+    return {"lang": lang, "t": strings(lang),
+            "link_for": lambda iri: link_for(iri, lang),
+            "prop_label": lambda iri: prop_label(iri, lang),
+            "lang_switch": _lang_switch_url(lang) if has_request_context() else None}
+
+
+def _lang_switch_url(lang: str) -> str:
+    args = request.args.to_dict()
+    args["lang"] = "en" if lang == "es" else "es"
+    return request.path + "?" + "&".join(f"{k}={_quote(v)}" for k, v in args.items())
+
+
+def _quote(value: str) -> str:
+    return quote(value, safe="")
+
+
+# --- the views ---------------------------------------------------------------------------------
+
+def _iri_arg() -> str:
+    iri = (request.args.get("iri") or "").strip()
+    if not iri:
+        raise ServiceError(400, "give the resource as ?iri=")
+    if not valid_iri(iri):
+        raise ServiceError(400, f"not an absolute IRI: {iri!r}")
+    return iri
+
+
+def _load(iri: str, lang: str):
+    found = load(iri, lang)
+    if found is None:
+        raise ServiceError(404, f"nothing is known about <{iri}> in this knowledge base")
+    return found
+
+
+@bp.route("/page")
+def page() -> Response:
+    return resource_response(_iri_arg())
+
+
+@bp.route("/page.json")
+def page_json() -> Response:
+    lang = current_lang()
+    resource, _ = _load(_iri_arg(), lang)
+    return jsonify(page_data(resource, lang))
+
+
+def resource_response(iri: str, *, suffix: str | None = None) -> Response:
+    """The negotiated answer for one resource: HTML page, plain JSON or an RDF serialisation."""
+    media = choose(OFFERED, HTML, suffix=suffix)
+    lang = current_lang()
+    resource, graph = _load(iri, lang)
+    if media == JSON:
+        response = jsonify(page_data(resource, lang))
+    elif media in RDF_FORMATS:
+        body = serialise(graph, media)
+        response = Response(body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""))
+    else:
+        data = page_data(resource, lang)
+        jsonld = script_json(serialise(graph, "application/ld+json"))
+        template = "position.html" if data["kind"] == "position" else "resource.html"
+        extra = {"solution_json": script_data(data["solution"]) if data["kind"] == "position" else None}
+        response = Response(render_template(template, r=resource, d=data, jsonld=jsonld,
+                                            formats=_format_links(iri), **extra), mimetype=HTML)
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+def _format_links(iri: str) -> list[dict[str, str]]:
+    names = {"text/turtle": "Turtle", "application/rdf+xml": "RDF/XML", "application/ld+json": "JSON-LD",
+             "application/n-triples": "N-Triples"}
+    aliases = {"text/turtle": "ttl", "application/rdf+xml": "rdf", "application/ld+json": "jsonld",
+               "application/n-triples": "nt"}
+    links = [{"name": names[m], "type": m, "url": url_for("pages.page", iri=iri, format=aliases[m])}
+             for m in RDF_FORMATS]
+    links.append({"name": "JSON", "type": JSON, "url": url_for("pages.page_json", iri=iri)})
+    return links
+
+
+def page_data(resource: Resource, lang: str) -> dict[str, Any]:
+    """Everything a page shows, as plain data (the ``.json`` twin is exactly this)."""
+    kind = kind_of(resource)
+    data: dict[str, Any] = {
+        **resource.as_dict(),
+        "kind": kind or "resource",
+        "url": link_for(resource.iri, lang),
+        "type_labels": [{"iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)} for t in resource.types],
+    }
+    if kind == "position":
+        data.update(position_data(resource, lang))
+    elif kind in ("player", "event", "source", "match"):
+        from . import browse
+
+        data.update(browse.listing_for(kind, resource, lang))
+    return data
+
+
+# --- the exercise page -------------------------------------------------------------------------
+
+#: Rows of the game table, in the original's order (seed-000 §8.3): (entity, property, string key).
+MATCH_ROWS = ("date", "round", "result", "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime",
+              "utcDate", "timeControl", "termination", "annotator", "plyCount")
+BOARD_ROWS = ("boardNum", "mode")
+EVENT_ROWS = ("eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section",
+              "stage")
+PUZZLE_ROWS = ("puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag")
+
+
+def _known(value: str | None) -> bool:
+    """The original shows only significant values (seed-000 §8.3): not "?" and not the unknown result."""
+    return value is not None and value.strip() not in ("", "?", "??", "????.??.??", "*")
+
+
+#: Row labels from the interface strings; other rows use the ontology's property label.
+ROW_STRINGS = {"eventName": "event", "site": "site", "date": "date", "round": "round", "hasPlayerWhite": "white",
+               "hasPlayerBlack": "black", "result": "result", "opening": "opening", "variation": "variation",
+               "eco": "eco", "annotator": "annotator", "termination": "termination", "timeControl": "time_control",
+               "hasMatch": "game", "puzzleRating": "puzzle_rating"}
+
+
+def position_data(resource: Resource, lang: str) -> dict[str, Any]:
+    fen = resource.first("fen") or chess.STARTING_FEN
+    try:
+        board = chess.Board(fen)
+    except ValueError:
+        raise ServiceError(500, f"the stored FEN of <{resource.iri}> is not valid: {fen!r}") from None
+    line = boards.solution_line(fen, resource.first("move"), resource.first("solutionUci"), lang)
+    rows: list[dict[str, Any]] = []
+
+    def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
+        if _known(text):
+            key = ROW_STRINGS.get(prop_iri[len(CP_IRI):]) if prop_iri.startswith(CP_IRI) else \
+                ("source" if prop_iri == DCTERMS_IRI + "source" else None)
+            label = strings(lang)[key] if key else prop_label(prop_iri, lang)
+            rows.append({"property": prop_iri, "label": label, "value": text,
+                         "url": link_for(iri, lang) if iri else href, "note": note})
+
+    match = _linked(resource, "hasMatch", lang)
+    event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
+    if event is not None:
+        if not event.iri.split("/")[-1].startswith("unknown-"):
+            row(CP_IRI + "eventName", event.first("eventName") or event.label, event.iri)
+        for value in event.get("site"):  # the original's order: Event, Site, Date, Round, White, Black …
+            row(CP_IRI + "site", value.text)
+    if match is not None:
+        for prop in ("date", "round"):
+            for value in match.get(prop):
+                row(CP_IRI + prop, value.text)
+    for prop in ("hasPlayerWhite", "hasPlayerBlack"):
+        player = _linked(resource, prop, lang) or (_linked(match, prop, lang) if match else None)
+        if player is None or player.iri.split("/")[-1].startswith("unknown-"):
+            continue
+        notes = [v.text for v in player.get("title") if _known(v.text)] + \
+            [f"{label} {v.text}" for prop, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
+             for v in player.get(prop) if _known(v.text)] + \
+            [v.text for v in player.get("typePlayer") if _known(v.text)]
+        row(CP_IRI + prop, player.label, player.iri, ", ".join(notes))
+    if match is not None:
+        for prop in MATCH_ROWS[2:]:
+            for value in match.get(prop):
+                row(CP_IRI + prop, value.text)
+        for value in match.get("gameUrl"):
+            row(CP_IRI + "gameUrl", value.text,
+                href=value.text if value.text.startswith(("https://", "http://")) else None)
+        for link in match.links(DCTERMS_IRI + "source"):
+            row(DCTERMS_IRI + "source", match.labels.get(link, link), link)
+        row(CP_IRI + "hasMatch", match.label, match.iri)
+    board_resource = _linked(resource, "hasBoard", lang)
+    if board_resource is not None:
+        for prop in BOARD_ROWS:
+            for value in board_resource.get(prop):
+                row(CP_IRI + prop, value.text)
+    if event is not None:
+        for prop in EVENT_ROWS:
+            for value in event.get(prop):
+                row(CP_IRI + prop, value.text)
+    for prop in PUZZLE_ROWS:
+        for value in resource.get(prop):
+            row(CP_IRI + prop, value.text)
+    classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)}
+               for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
+               and t[len(CP_IRI):] != "Position"]
+    return {
+        "title": _title(resource, lang),
+        "fen": fen,
+        "legend": boards.legend(fen).as_dict(),
+        "board_svg": boards.board_svg(board),
+        "game": rows,
+        "classes": classes,
+        "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang)},
+        "solution_text": boards.line_text(line),
+        "movetext": resource.first("move") or "",
+    }
+
+
+def _title(resource: Resource, lang: str) -> str:
+    """The position's label with its class named in the page's language: labels are written
+    ``<class label> — <game>`` in English by the importer (kb.mapping.game)."""
+    head, sep, rest = resource.label.partition(" — ")
+    if not sep or lang == "en":
+        return resource.label
+    english = term_labels("en")
+    for class_iri in resource.types:
+        if english.get(class_iri, "").lower() == head.lower():
+            return f"{prop_label(class_iri, lang)} — {rest}"
+    return resource.label
+
+
+def _solve_strings(lang: str) -> dict[str, str]:
+    s = strings(lang)
+    return {key: s[key] for key in ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count",
+                                      "restart", "white", "black", "to_move")}
+
+
+def _linked(resource: Resource | None, prop: str, lang: str) -> Resource | None:
+    if resource is None:
+        return None
+    links = resource.links(prop)
+    if not links:
+        return None
+    found = load(links[0], lang, inverse=False)
+    return found[0] if found else None
+
+
+# --- boards as images (small boards in listings) ---------------------------------------------
+
+@bp.route("/board.svg")
+def board_image() -> Response:
+    fen = request.args.get("fen", "")
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        raise ServiceError(400, f"invalid FEN {fen!r}: {exc}") from None
+    size = min(max(request.args.get("size", 200, type=int) or 200, 64), 800)
+    svg = boards.board_svg(board, size=size, coordinates=request.args.get("coordinates") == "1")
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+# --- IRIs that dereference here ----------------------------------------------------------------
+
+@bp.record_once
+def _route_base_iri(state) -> None:
+    """Serve ``<base path>/<rest>`` when the base IRI has a path (``http://host/id/`` -> ``/id/…``);
+    each request checks that the base IRI's host is this service's."""
+    base = state.app.config.get("BASE_IRI") or ""
+    path = urlsplit(base).path
+    if not path or path == "/" or not path.endswith("/"):
+        return
+    state.app.add_url_rule(path + "<path:rest>", "pages.by_iri", by_iri)
+
+
+def by_iri(rest: str) -> Response:
+    base = current_app.config["BASE_IRI"]
+    if urlsplit(base).netloc.lower() != request.host.lower():
+        raise ServiceError(404, f"{request.path} is not served here (the base IRI is {base})")
+    suffix = None
+    for ext in (".ttl", ".rdf", ".jsonld", ".nt", ".json"):
+        if rest.endswith(ext):
+            rest, suffix = rest[: -len(ext)], ext
+            break
+    iri = base + quote(rest, safe="/-._~")  # the minter's quoting (kb.iris); Flask gave it decoded
+    if suffix == ".json":
+        resource, _ = _load(iri, current_lang())
+        return jsonify(page_data(resource, current_lang()))
+    return resource_response(iri, suffix=suffix)
+
+
+__all__ = ["bp", "page_data", "link_for", "prop_label"]
