@@ -37,3 +37,17 @@ def test_bound_query_gives_the_same_answers_as_oxigraph_substitution() -> None:
 def test_bad_variable_names_are_refused() -> None:
     with pytest.raises(ValueError):
         with_values("SELECT * { ?s ?p ?o }", {"o} . DROP ALL #": WHITE})
+
+
+def test_parameters_reach_subqueries_and_union_branches_as_substitution_would() -> None:
+    store = Store()
+    store.update('INSERT DATA { <http://a> <http://n> 5 . <http://b> <http://n> 50 . '
+                 '<http://c> <http://t> <http://K> }')
+    moves = Literal("10", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+    union = "SELECT ?s ?moves WHERE { { ?s <http://n> ?n FILTER(?n > ?moves) } UNION { ?s <http://m> ?n } }"
+    assert [row["s"].value for row in store.query(with_values(union, {"moves": moves}))] == ["http://b"]
+    sub = "SELECT ?class ?s WHERE { { SELECT ?class ?s WHERE { ?s <http://t> ?class } LIMIT 5 } }"
+    rows = list(store.query(with_values(sub, {"class": NamedNode("http://K")})))
+    assert [row["s"].value for row in rows] == ["http://c"]
+    data = 'SELECT ?x ?side WHERE { VALUES ?x { "{not a group}" } }'
+    assert with_values(data, {"side": WHITE}).count("VALUES (?side)") == 1

@@ -19,17 +19,70 @@ _FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 
 
 def with_values(sparql: str, bindings: Mapping[str, NamedNode | BlankNode | Literal | Triple]) -> str:
-    """``sparql`` with ``VALUES (?a ?b) { (ta tb) }`` as the first element of its WHERE group."""
+    """``sparql`` with ``VALUES (?a ?b) { (ta tb) }`` at the start of every group pattern that
+    mentions a bound variable (the WHERE group, subqueries, UNION branches, OPTIONAL and EXISTS
+    groups).
+
+    Binding each group, not only the outermost, is what makes this the same as substituting the
+    variable everywhere (SEP-0007, what pyoxigraph's ``substitutions`` do): a FILTER inside a UNION
+    branch or a subquery sees only its own group's variables, so a VALUES block at the top would
+    leave the variable unbound there.
+    """
     if not bindings:
         return sparql
     for name in bindings:
         if not _VARIABLE_NAME.fullmatch(name):
             raise ValueError(f"not a SPARQL variable name: {name!r}")
-    names = " ".join(f"?{name}" for name in bindings)
-    terms = " ".join(str(term) for term in bindings.values())
-    block = f" VALUES ({names}) {{ ({terms}) }} "
-    position = _where_group_start(sparql)
-    return sparql[:position + 1] + block + sparql[position + 1:]
+    start = _where_group_start(sparql)
+    insertions = []
+    for opening, closing in _groups(sparql, start):
+        text = sparql[opening:closing]
+        mentioned = [name for name in bindings if re.search(rf"[?$]{name}(?![A-Za-z0-9_])", text)]
+        if opening == start:
+            mentioned = list(bindings)  # the WHERE group binds every parameter (it may be projected)
+        elif re.match(r"\s*SELECT\b", sparql[opening + 1:closing], re.IGNORECASE):
+            continue  # "{ SELECT … }" holds only the subquery; its own WHERE group is bound instead
+        if mentioned:
+            names = " ".join(f"?{name}" for name in mentioned)
+            terms = " ".join(str(bindings[name]) for name in mentioned)
+            insertions.append((opening + 1, f" VALUES ({names}) {{ ({terms}) }} "))
+    for position, block in sorted(insertions, reverse=True):
+        sparql = sparql[:position] + block + sparql[position:]
+    return sparql
+
+
+_VALUES_BEFORE = re.compile(r"VALUES\s*(?:[?$][A-Za-z_][A-Za-z0-9_]*|\([^()]*\))\s*$", re.IGNORECASE)
+
+
+def _groups(sparql: str, start: int) -> list[tuple[int, int]]:
+    """(opening, closing) indexes of every group pattern from the WHERE group on (not of VALUES
+    data blocks), skipping strings, IRIs and comments."""
+    groups: list[tuple[int, int]] = []
+    stack: list[tuple[int, bool]] = []  # (opening index, is a group pattern)
+    index = start
+    while index < len(sparql):
+        char = sparql[index]
+        if char == "#":
+            newline = sparql.find("\n", index)
+            index = len(sparql) if newline < 0 else newline + 1
+            continue
+        if char in "\"'":
+            index = _skip_string(sparql, index)
+            continue
+        if char == "<" and re.match(r"<[^\s<>\"{}|^`\\]*>", sparql[index:]):
+            index = sparql.index(">", index) + 1
+            continue
+        if char == "{":
+            is_data = bool(_VALUES_BEFORE.search(sparql[max(0, index - 300):index]))
+            stack.append((index, not is_data))
+        elif char == "}" and stack:
+            opening, is_group = stack.pop()
+            if is_group:
+                groups.append((opening, index))
+            if not stack:
+                break
+        index += 1
+    return groups
 
 
 def _where_group_start(sparql: str) -> int:
