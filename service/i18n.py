@@ -41,6 +41,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "sparql": "SPARQL", "browse_themes": "Browse the themes", "not_found": "Not found",
         "players_in": "Players", "in_games": "Appears in", "board": "Board",
         "language": "Español", "type_move": "Or type your move (Nf3, e8=Q or g1f3)", "play": "Play",
+        "courses": "Courses", "chapter": "Chapter", "level": "Level", "beginner": "beginner",
+        "intermediate": "intermediate", "advanced": "advanced", "locked": "Locked: pass the previous chapter",
+        "passed": "Passed", "pass_at": "Passed at", "solved_of": "solved", "export_progress": "Save my progress",
+        "import_progress": "Load my progress", "progress_note": "Your progress stays in this browser; "
+        "save it to a file to take it to another one.",
     },
     "es": {
         "home": "Inicio", "themes": "Temas", "search": "Buscar", "questions": "Preguntas",
@@ -72,6 +77,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "sparql": "SPARQL", "browse_themes": "Explorar los temas", "not_found": "No encontrado",
         "players_in": "Jugadores", "in_games": "Aparece en", "board": "Tablero",
         "language": "English", "type_move": "O escribe tu jugada (Cf3, e8=D o g1f3)", "play": "Jugar",
+        "courses": "Cursos", "chapter": "Capítulo", "level": "Nivel", "beginner": "principiante",
+        "intermediate": "intermedio", "advanced": "avanzado", "locked": "Bloqueado: aprueba el capítulo anterior",
+        "passed": "Aprobado", "pass_at": "Se aprueba con", "solved_of": "resueltos",
+        "export_progress": "Guardar mi progreso", "import_progress": "Cargar mi progreso",
+        "progress_note": "Tu progreso se queda en este navegador; guárdalo en un fichero para llevarlo a otro.",
     },
 }
 

@@ -93,3 +93,27 @@ def test_bad_course_files_are_refused_with_the_reason(store: Path, tmp_path: Pat
     result = run_cli("course", "import", str(file), store=store)
     assert result.exit_code == 2 and message in result.output
     assert len(json.loads(run_cli("course", "list", "--format", "json", store=store).output)) == 1
+
+
+def test_course_pages_html_json_spanish_and_escaping(store: Path, tmp_path: Path) -> None:
+    from service.app import create_app
+
+    client = create_app({"STORE": str(store), "TESTING": True, "QUERY_WORKERS": 0}).test_client()
+    listing = client.get("/courses.json").get_json()["courses"]
+    assert [c["id"] for c in listing] == ["first-steps"]
+    course = client.get("/course/first-steps.json").get_json()
+    assert [c["level"] for c in course["chapters"]] == ["beginner", "intermediate", "intermediate", "advanced",
+                                                        "advanced"]
+    assert [e["iri"] for e in course["chapters"][0]["exercises"]] == [iri for iri, _ in _chapters(store)[0][2]]
+    spanish = client.get("/course/first-steps?lang=es").get_data(as_text=True)
+    assert "Capítulo 1: Mate en una" in spanish and "principiante" in spanish
+    assert client.get("/course/none").status_code == 404
+    hostile = tmp_path / "hostile.yaml"
+    hostile.write_text("id: hostile\ntitle: '<script>alert(1)</script>'\nchapters:\n"
+                       "  - {title: '\"><img src=x onerror=alert(2)>', level: beginner, select: {theme: MateInOne, "
+                       "limit: 2}}\n", encoding="utf-8")
+    assert run_cli("course", "import", str(hostile), store=store).exit_code == 0
+    body = client.get("/course/hostile").get_data(as_text=True)
+    assert "<script>alert(1)" not in body and "&lt;script&gt;alert(1)" in body
+    assert "<img src=x" not in body
+    assert run_cli("remove-source", "course-hostile", store=store).exit_code in (0, 1)

@@ -1,0 +1,97 @@
+"""Courses in the browser: ``/courses`` and ``/course/<id>`` (``.json`` twins).
+
+The server lists each chapter's exercises in order with its level and pass percentage; the
+learner's progress never leaves the browser (seed 001 §5.4: no server accounts). ``course.js`` reads
+the counters the exercise pages keep in localStorage (``chesskb:<exercise IRI>``, written by
+``solve.js``), marks solved exercises, locks a chapter until the previous one is passed, and exports
+or imports the learner's progress as a JSON file. Without JavaScript every chapter is open.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, url_for
+
+from kb.iris import IriMinter
+
+from .browse import _answer, _link, _rows, _wants_json
+from .errors import ServiceError
+from .i18n import current_lang
+
+bp = Blueprint("courses", __name__)
+blueprint = bp
+
+COURSES = """SELECT ?course ?title ?lang (COUNT(DISTINCT ?chapter) AS ?chapters) WHERE {
+  ?course a cp:Course ; rdfs:label ?title BIND(LANG(?title) AS ?lang)
+  OPTIONAL { ?course cp:hasChapter ?chapter } } GROUP BY ?course ?title ?lang ORDER BY ?course"""
+COURSE = """SELECT ?course ?chapter ?order ?level ?pass ?place ?exercise ?label ?fen ?difficulty WHERE {
+  ?course cp:hasChapter ?chapter .
+  ?chapter cp:chapterOrder ?order ; cp:level ?level ; cp:passPercent ?pass ; cp:hasItem ?item .
+  ?item cp:itemOrder ?place ; cp:exercise ?exercise .
+  ?exercise cp:fen ?fen OPTIONAL { ?exercise rdfs:label ?label } OPTIONAL { ?exercise cp:difficulty ?difficulty }
+} ORDER BY ?order ?place"""
+TITLES = """SELECT ?course ?s ?t ?l WHERE {
+  { BIND(?course AS ?s) } UNION { ?course cp:hasChapter ?s }
+  ?s rdfs:label ?t BIND(LANG(?t) AS ?l) }"""
+
+
+def _pick(texts: dict[str, str], lang: str) -> str:
+    return texts.get(lang) or texts.get("en") or next(iter(texts.values()), "")
+
+
+def courses_data() -> dict[str, Any]:
+    lang = current_lang()
+    found: dict[str, dict[str, Any]] = {}
+    for row in _rows(COURSES):
+        course = found.setdefault(row["course"], {"iri": row["course"], "titles": {}, "chapters": int(row["chapters"])})
+        course["titles"][row["lang"] or "en"] = row["title"]
+    courses = []
+    for iri, course in found.items():
+        course_id = iri.rstrip("/").rsplit("/", 1)[-1]
+        courses.append({"id": course_id, "iri": iri, "title": _pick(course["titles"], lang),
+                        "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id,
+                                                                       **({"lang": lang} if lang != "en" else {}))})
+    return {"courses": courses}
+
+
+@bp.route("/courses")
+def courses_page() -> Response:
+    return _answer("courses.html", courses_data(), _wants_json())
+
+
+@bp.route("/courses.json")
+def courses_json() -> Response:
+    return _answer("courses.html", courses_data(), True)
+
+
+def course_data(course_id: str) -> dict[str, Any]:
+    lang = current_lang()
+    iri = IriMinter(current_app.config["BASE_IRI"])._iri("course", course_id)
+    rows = _rows(COURSE, course=iri)
+    if not rows:
+        raise ServiceError(404, f"no course {course_id!r}")
+    titles: dict[str, dict[str, str]] = {}
+    for row in _rows(TITLES, course=iri):
+        titles.setdefault(row["s"], {})[row["l"] or "en"] = row["t"]
+    chapters: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        chapter = chapters.get(row["chapter"])
+        if chapter is None:
+            chapter = chapters[row["chapter"]] = {
+                "iri": row["chapter"], "order": int(row["order"]), "level": row["level"],
+                "title": _pick(titles.get(row["chapter"], {}), lang), "pass_percent": int(row["pass"]),
+                "exercises": []}
+        chapter["exercises"].append({
+            "iri": row["exercise"], "label": row["label"] or row["exercise"], "fen": row["fen"],
+            "difficulty": int(row["difficulty"]) if row["difficulty"] else None, "url": _link(row["exercise"]),
+            "board": url_for("pages.board_image", fen=row["fen"], size=120)})
+    return {"id": course_id, "iri": iri.value, "title": _pick(titles.get(iri.value, {}), lang),
+            "chapters": sorted(chapters.values(), key=lambda c: c["order"])}
+
+
+@bp.route("/course/<course_id>")
+def course_page(course_id: str) -> Response:
+    as_json = course_id.endswith(".json")
+    data = course_data(course_id[:-5] if as_json else course_id)
+    return _answer("course.html", data, _wants_json(as_json))
