@@ -132,6 +132,9 @@ def test_solution_reveals_without_javascript_on_a_phone(browser, base_url):
     assert page.is_visible("details.solution p.line")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "phone-no-js.png"), full_page=True)
+    for path in ("/", "/classes", "/class/MateInOne", "/search?q=kasparov"):
+        page.goto(base_url + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 376, path
     context.close()
 
 
