@@ -24,7 +24,7 @@ from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
 from .errors import ServiceError
 from .i18n import current_lang
-from .resources import Resource, valid_iri
+from .resources import Resource, describe_graph, script_json, serialise, valid_iri
 
 bp = Blueprint("browse", __name__)
 blueprint = bp
@@ -186,8 +186,15 @@ def class_data(name: str) -> dict[str, Any]:
 
 @bp.route("/class/<name>")
 def class_page(name: str) -> Response:
-    as_json = name.endswith(".json")
-    return _answer("class.html", class_data(name[:-5] if as_json else name), _wants_json(as_json))
+    as_json = _wants_json(name.endswith(".json"))
+    data = class_data(name[:-5] if name.endswith(".json") else name)
+    if as_json:
+        return _answer("class.html", data, True)
+    # the class itself (labels, comments, superclass, lichess themes) as JSON-LD inside the page
+    jsonld = script_json(serialise(describe_graph(data["iri"]), "application/ld+json"))
+    response = Response(render_template("class.html", d=data, jsonld=jsonld), mimetype="text/html")
+    response.headers["Vary"] = "Accept"
+    return response
 
 
 # --- search ------------------------------------------------------------------------------------

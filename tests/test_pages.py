@@ -420,6 +420,8 @@ def test_browse_pages_have_json_by_parameter_and_class_iris_have_pages(client):
     assert (CP.MateInTwo, rdflib.RDFS.subClassOf, CP.PositionEnd) in graph
     spanish = client.get("/class/MateInTwo", query_string={"lang": "es"}, headers=BROWSER).get_data(as_text=True)
     assert "Mate en dos" in spanish
+    embedded_class = rdflib.Graph().parse(data=embedded(spanish, "application/ld+json")[0], format="json-ld")
+    assert (CP.MateInTwo, rdflib.RDFS.label, rdflib.Literal("Mate en dos", lang="es")) in embedded_class
 
 
 def test_html_pages_announce_their_rdf_alternates(client):

@@ -118,6 +118,13 @@ def test_solve_by_clicking_with_a_wrong_move_refused(page, base_url):
     assert plies[0]["san"] in page.inner_text("details.solution p.line")
 
 
+def wider_than_the_screen(page) -> list[str]:
+    """What sticks out on the right (for the failure message)."""
+    return page.evaluate("""Array.from(document.querySelectorAll('body *'))
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5)
+        .map(e => e.tagName + ' ' + (e.textContent || '').slice(0, 40))""")
+
+
 def test_solution_reveals_without_javascript_on_a_phone(browser, base_url):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 740},
                                   is_mobile=True, device_scale_factor=2)
@@ -127,11 +134,15 @@ def test_solution_reveals_without_javascript_on_a_phone(browser, base_url):
     page.wait_for_selector("#board svg")
     assert not page.is_visible("#solve")  # nothing to click without the script
     width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 375 + 1  # no horizontal scrolling on a phone
+    assert width <= 375 + 1, (page.url, width, wider_than_the_screen(page))  # no horizontal scrolling
     page.click("details.solution summary")
     assert page.is_visible("details.solution p.line")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "phone-no-js.png"), full_page=True)
+    for path in ("/", "/classes", "/class/MateInOne", "/search?q=kasparov"):
+        page.goto(base_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 376, (path, width, wider_than_the_screen(page))
     context.close()
 
 
