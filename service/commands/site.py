@@ -1,0 +1,49 @@
+"""``chesskb site -o DIR [--source NAME]``: the knowledge base (or one source) as a static web site."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from kb.export import write_export
+from kb.store import EmbeddedStore, StoreError
+from service.app import create_app
+from service.static_site import build_site
+
+
+def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None) -> int:
+    """Pages of ``store`` (one ``source`` of it, when given) and its ``.owl`` export into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "chesskb.owl", "wb") as handle:
+        write_export(store, "owl", handle, source=source, base_iri=base_iri)
+    if source is None:
+        app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=store)
+        return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}) + 1
+    with tempfile.TemporaryDirectory(prefix="chesskb-site-") as tmp:
+        only = EmbeddedStore(Path(tmp) / "store")  # the source alone, with its provenance
+        quads = list(write_quads(store, source, base_iri))
+        only.replace_graphs([], quads)
+        app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=only)
+        return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}) + 1
+
+
+def write_quads(store, source: str, base_iri: str | None):
+    from kb.export import export_quads
+
+    yield from export_quads(store, "nq", source=source, base_iri=base_iri)
+
+
+@click.command("site")
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write the site into.")
+@click.option("--source", default=None, help="Only this source.")
+@click.pass_obj
+def command(obj, out_dir: Path, source: str | None) -> None:
+    """Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."""
+    try:
+        files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {files} files to {out_dir} (open {out_dir / 'index.html'})")

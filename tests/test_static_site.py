@@ -1,0 +1,84 @@
+"""``chesskb site`` and ``chesskb html``: the pages as files with relative links, working from disk."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import rdflib
+
+from tests.conftest import DATA, run_cli
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _links(root: Path) -> tuple[int, list[str]]:
+    """Every local link of every page, and the ones that do not resolve to a file."""
+    total, broken = 0, []
+    for page in root.rglob("*.html"):
+        for link in re.findall(r'(?:href|src)="([^"]*)"', page.read_text(encoding="utf-8")):
+            target = link.split("#")[0]
+            if not target or target.startswith(("http://", "https://")):
+                continue
+            total += 1
+            if target.startswith("/") or not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(root)} -> {link}")
+    return total, broken
+
+
+@pytest.fixture(scope="module")
+def html_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "mate-in-2"
+    result = run_cli("html", str(DATA / "pychess" / "mate_in_2.pgn"), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_html_writes_a_linked_site_with_the_owl_export(html_site: Path) -> None:
+    total, broken = _links(html_site)
+    assert total > 1000 and broken == []
+    pages = list((html_site / "resource").glob("*.html"))
+    positions = [p for p in pages if 'id="solution-data"' in p.read_text(encoding="utf-8")]
+    assert len([p for p in positions if not p.name.endswith(".es.html")]) == 96
+    assert (html_site / "index.es.html").exists() and (html_site / "static" / "solve.js").exists()
+    graph = rdflib.Graph().parse(html_site / "chesskb.owl", format="xml")
+    mate_in_two = rdflib.URIRef("http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#MateInTwo")
+    assert len(set(graph.subjects(rdflib.RDF.type, mate_in_two))) >= 90
+    home = (html_site / "index.html").read_text(encoding="utf-8")
+    assert "/sparql" not in home and 'action="/search"' not in home and "chesskb.owl" in home
+
+
+def test_site_of_one_source_holds_only_that_source(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    for path in (DATA / "games" / "kasparov-deep-blue-1997.pgn", FIXTURES / "hostile.pgn"):
+        assert run_cli("import", str(path), store=store).exit_code == 0
+    out = tmp_path / "site"
+    result = run_cli("site", "-o", str(out), "--source", "kasparov-deep-blue-1997", store=store)
+    assert result.exit_code == 0, result.output
+    text = " ".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
+    assert "Kasparov" in text and "Deep Blue" in text
+    assert "Mallory" not in text and "<script>alert" not in text
+    assert _links(out)[1] == []
+    assert run_cli("site", "-o", str(tmp_path / "none"), "--source", "nope", store=store).exit_code != 0
+
+
+def test_hostile_text_is_escaped_in_the_static_site(tmp_path: Path) -> None:
+    out = tmp_path / "hostile"
+    assert run_cli("html", str(FIXTURES / "hostile.pgn"), "-o", str(out)).exit_code == 0
+    for page in out.rglob("*.html"):
+        body = page.read_text(encoding="utf-8")
+        # Executable scripts are ours; data scripts (JSON, JSON-LD) may hold the text but cannot
+        # be closed early by it: every <script> is closed by its own </script>.
+        executable = re.findall(r"<script(?![^>]*application/(?:ld\+)?json)[^>]*>(.*?)</script>", body, re.S)
+        assert all("alert(" not in script for script in executable), page
+        assert body.count("<script") == body.count("</script>"), page
+        assert "<script>alert" not in body and "<img src=x" not in body
+
+
+def test_html_refuses_a_file_without_games(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.pgn"
+    empty.write_text("", encoding="utf-8")
+    result = run_cli("html", str(empty), "-o", str(tmp_path / "out"))
+    assert result.exit_code != 0 and "nothing" in result.output
+    assert not (tmp_path / "out" / "index.html").exists()
