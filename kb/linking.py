@@ -11,6 +11,9 @@ graph of its own (``graph/_links``) that is recomputed from scratch each time:
 * ``cp:candidateSameAs`` where it is weak: a surname alone ("Polgar" → Judit, Susan and Sofia),
   initials that fit several people. Never a merge: three Polgars stay three people.
 
+Events get the same treatment (``compute_event_links``): one name and year with the site written
+more or less fully is ``sameAs``; a year known on one side only is a candidate.
+
 ``chesskb merge-report`` prints the same decisions with their reasons (``Link.reason``).
 """
 
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 from pyoxigraph import NamedNode, Quad
 
 from .iris import IriMinter
+from .names import fold, name_key
 from .store.base import Store
 from .vocab import CP, OWL_IRI
 
@@ -137,6 +141,55 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
     return sorted(links.values(), key=lambda link: (link.a, link.b))
 
 
+@dataclass
+class EventNames:
+    """An Event individual's name key, site words and the years its games were played."""
+
+    iri: str
+    name: str
+    site: frozenset[str]
+    years: set[str] = field(default_factory=set)
+
+
+def events_in(store: Store) -> list[EventNames]:
+    rows = store.query(
+        "SELECT ?e ?name ?site ?year WHERE { ?e a cp:Event ; cp:eventName ?name . OPTIONAL { ?e cp:site ?site } "
+        "OPTIONAL { ?e cp:eventYear ?year } OPTIONAL { ?m cp:hasEvent ?e ; cp:year ?year } }")
+    events: dict[str, EventNames] = {}
+    for row in rows:
+        iri = row["e"].value
+        event = events.get(iri)
+        if event is None:
+            site = frozenset(fold(row["site"].value).split()) if row["site"] is not None else frozenset()
+            event = events[iri] = EventNames(iri, name_key(row["name"].value), site)
+        if row["year"] is not None:
+            event.years.add(row["year"].value)
+    return sorted(events.values(), key=lambda e: e.iri)
+
+
+def compute_event_links(events: Iterable[EventNames]) -> list[Link]:
+    """Events of one name met as different individuals because the site or year was written
+    differently: the same year and one site a part of the other ("Thessaloniki" / "Thessaloniki
+    GRE", or no site) is ``sameAs``; a year known on one side only is a candidate."""
+    by_name: dict[str, list[EventNames]] = defaultdict(list)
+    for event in events:
+        if event.name:
+            by_name[event.name].append(event)
+    links: list[Link] = []
+    for name, group in by_name.items():
+        for index, one in enumerate(group):
+            for other in group[index + 1:]:
+                a, b = sorted((one.iri, other.iri))
+                sites_fit = one.site <= other.site or other.site <= one.site
+                if not sites_fit:
+                    continue
+                if one.years and one.years == other.years:
+                    links.append(Link(a, b, "sameAs", f"event {name!r} in {min(one.years)}, one site within the other"))
+                elif not one.years or not other.years:
+                    links.append(Link(a, b, "candidate", f"event {name!r}: the year is known on one side only"))
+    return links
+
+
 def link_quads(links: Iterable[Link], graph: NamedNode) -> list[Quad]:
     quads = []
     for link in links:
@@ -150,7 +203,7 @@ def link_quads(links: Iterable[Link], graph: NamedNode) -> list[Quad]:
 def refresh_links(store: Store, base_iri: str | None = None) -> list[Link]:
     """Recompute the links graph from the players in the store; rewrite it only when it changed."""
     graph = IriMinter(base_iri).links_graph
-    links = compute_links(players_in(store))
+    links = compute_links(players_in(store)) + compute_event_links(events_in(store))
     wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in link_quads(links, graph)}
     present = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([graph])}
     if wanted != present:

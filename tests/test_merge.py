@@ -126,3 +126,22 @@ def test_initials_that_fit_several_players_are_only_candidates() -> None:
             PlayerNames("c", {"wang yue"})]
     kinds = {(link.a, link.b): link.kind for link in compute_links(fide)}
     assert kinds == {("a", "c"): "candidate", ("b", "c"): "candidate"}
+
+
+def test_events_written_with_more_or_less_site_are_linked(tmp_path: Path) -> None:
+    one = tmp_path / "bulletin.pgn"
+    one.write_text('[Event "Linares"]\n[Site "Linares"]\n[Date "1994.02.25"]\n[White "Karpov, Anatoly"]\n'
+                   '[Black "Kasparov, Garry"]\n[Result "*"]\n\n1. d4 Nf6 *\n\n'
+                   '[Event "Linares"]\n[Site "Linares"]\n[Date "1993.??.??"]\n[White "Karpov, Anatoly"]\n'
+                   '[Black "Anand, Viswanathan"]\n[Result "*"]\n\n1. e4 c5 *\n', encoding="utf-8")
+    two = tmp_path / "database.pgn"
+    two.write_text('[Event "Linares"]\n[Site "Linares ESP"]\n[Date "1994.03.01"]\n[White "Topalov, Veselin"]\n'
+                   '[Black "Karpov, Anatoly"]\n[Result "*"]\n\n1. c4 e5 *\n\n'
+                   '[Event "Linares"]\n[Site "Dos Hermanas ESP"]\n[Date "1994.??.??"]\n[White "Topalov, Veselin"]\n'
+                   '[Black "Shirov, Alexei"]\n[Result "*"]\n\n1. Nf3 d5 *\n', encoding="utf-8")
+    store = tmp_path / "store"
+    for path in (one, two):
+        assert run_cli("import", str(path), store=store).exit_code == 0
+    links = [link for link in _report(store)["links"] if "/event/" in link["a"]]
+    assert [link["kind"] for link in links] == ["sameAs"]  # 1994 Linares = Linares ESP; 1993 and Dos Hermanas stay apart
+    assert "1994" in links[0]["reason"]

@@ -16,7 +16,7 @@ from typing import Any
 import click
 from pyoxigraph import NamedNode
 
-from kb.linking import compute_links, players_in
+from kb.linking import compute_event_links, compute_links, events_in, players_in
 from kb.store.base import Store
 
 # Statements about a game that differ between sources for bookkeeping reasons, not disagreement.
@@ -90,7 +90,7 @@ def _short(iri: str) -> str:
 
 
 def merge_report(store: Store) -> dict[str, Any]:
-    links = compute_links(players_in(store))
+    links = compute_links(players_in(store)) + compute_event_links(events_in(store))
     return {
         "games": merged_games(store),
         "players": merged_players(store),
@@ -123,6 +123,6 @@ def command(obj, fmt: str) -> None:
     click.echo(f"Events shared by sources: {len(report['events'])}")
     for event in report["events"]:
         click.echo(f"  {event['label'] or event['iri']}: {', '.join(event['sources'])}")
-    click.echo(f"Links between players: {len(report['links'])}")
+    click.echo(f"Links between players and between events: {len(report['links'])}")
     for link in report["links"]:
         click.echo(f"  {link['kind']}: {link['a']} ~ {link['b']} ({link['reason']})")
