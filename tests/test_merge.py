@@ -143,5 +143,6 @@ def test_events_written_with_more_or_less_site_are_linked(tmp_path: Path) -> Non
     for path in (one, two):
         assert run_cli("import", str(path), store=store).exit_code == 0
     links = [link for link in _report(store)["links"] if "/event/" in link["a"]]
-    assert [link["kind"] for link in links] == ["sameAs"]  # 1994 Linares = Linares ESP; 1993 and Dos Hermanas stay apart
+    # 1994 Linares = Linares ESP; 1993 and Dos Hermanas stay apart
+    assert [link["kind"] for link in links] == ["sameAs"]
     assert "1994" in links[0]["reason"]
