@@ -26,6 +26,7 @@ BLUEPRINTS: tuple[str, ...] = (
     "service.pages",
     "service.browse",
     "service.courses",
+    "service.authoring",
 )
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>).

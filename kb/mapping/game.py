@@ -18,7 +18,7 @@ from ..mining import MinedExercise
 from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
-from ..themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
+from ..themes import LICHESS_THEME_CLASSES, THEME_CLASSES, ancestors, mate_in_class, type_position_for
 from ..vocab import CP, DCTERMS, RDF, RDFS, SKOS, XSD
 
 _INVERSES = {
@@ -300,6 +300,13 @@ def _themes(record: GameRecord, analysis: PositionAnalysis, tags: MappedTags | N
         for theme in record.puzzle.themes:
             if theme in LICHESS_THEME_CLASSES:
                 add(LICHESS_THEME_CLASSES[theme], "source")
+    # A PGN exercise may name its themes (``[Themes "DoubleAttack fork"]``: ontology class names or
+    # lichess theme names), as the authoring page and ``export --format pgn`` write them.
+    for theme in record.headers.get("Themes", "").replace(",", " ").split():
+        if theme in THEME_CLASSES:
+            add(theme, "source")
+        elif theme in LICHESS_THEME_CLASSES:
+            add(LICHESS_THEME_CLASSES[theme], "source")
     termination = record.headers.get("Termination", "")
     match = _MATE_IN_TERMINATION.search(termination)
     if match:

@@ -1,0 +1,184 @@
+"""The teachers' authoring page: write an exercise in the browser and save it into a source.
+
+Off unless ``AUTHOR_TOKEN`` is configured (``CHESSKB_AUTHOR_TOKEN`` or ``serve --author-token``);
+every write needs the token (``X-Author-Token`` header), compared in constant time. The teacher
+pastes a FEN (checked by the strict seed-004 validator, ``kb.checks.fen``), plays the solution on
+the board (each move checked by python-chess here, so the page needs no chess code), types a comment
+per move, ticks the themes, and saves. The exercise becomes one PGN game (``SetUp``/``FEN``, the
+line with its comments, ``[Themes "…"]``), appended to the named source: the source is written back
+as PGN (``kb.export_pgn``) plus the new game and re-imported in one atomic write, so authored
+exercises go through the same reading, analysis and mapping as any file — and download as PGN.
+"""
+
+from __future__ import annotations
+
+import hmac
+import io
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from kb.checks.fen import board_from_fen, validate_fen
+from kb.export_pgn import write_pgn
+from kb.importer import ImportError_, import_files
+from kb.iris import IriMinter
+from kb.themes import THEME_CLASSES
+
+from . import boards
+from .errors import ServiceError
+
+bp = Blueprint("authoring", __name__)
+blueprint = bp
+
+_SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def _token() -> str:
+    token = current_app.config.get("AUTHOR_TOKEN")
+    if not token:
+        raise ServiceError(404, "authoring is off on this service (no AUTHOR_TOKEN configured)")
+    return str(token)
+
+
+def _require_token() -> None:
+    expected = _token()
+    given = request.headers.get("X-Author-Token", "")
+    if not hmac.compare_digest(given.encode(), expected.encode()):
+        raise ServiceError(403, "the authoring token is missing or wrong")
+
+
+@bp.route("/author")
+def author_page() -> Response:
+    _token()  # 404 when authoring is off
+    themes = sorted(THEME_CLASSES)
+    return Response(render_template("author.html", themes=themes), mimetype="text/html")
+
+
+def _start(fen: str) -> chess.Board:
+    errors = validate_fen(fen)
+    if errors:
+        raise ServiceError(422, "; ".join(f"{e.kind} error in {e.field}: {e.message}" for e in errors))
+    board = board_from_fen(fen)
+    if board is None:
+        raise ServiceError(422, "the FEN does not describe a board")
+    return board
+
+
+def _replay(board: chess.Board, moves: list[str]) -> list[str]:
+    """The SAN of each move (UCI), played from ``board``; a move that is not legal is refused."""
+    sans = []
+    for number, uci in enumerate(moves, start=1):
+        try:
+            move = chess.Move.from_uci(str(uci))
+        except ValueError:
+            raise ServiceError(422, f"move {number}: {uci!r} is not a move") from None
+        if move not in board.legal_moves:
+            promotion = chess.Move(move.from_square, move.to_square, chess.QUEEN)
+            if move.promotion is None and promotion in board.legal_moves:
+                move = promotion
+            else:
+                raise ServiceError(422, f"move {number}: {board.san(move) if board.is_pseudo_legal(move) else uci} "
+                                        "is not legal here")
+        sans.append(board.san(move))
+        board.push(move)
+    return sans
+
+
+@bp.route("/author/check", methods=["POST"])
+def check() -> Response:
+    """Validate the FEN and the line so far; answer the board after it (SVG) and each move's SAN."""
+    _require_token()
+    data = request.get_json(silent=True) or {}
+    fen = str(data.get("fen", ""))
+    errors = validate_fen(fen)
+    if errors:
+        return jsonify({"valid": False, "errors": [e.to_dict() for e in errors]})
+    board = _start(fen)
+    sans = _replay(board, [str(m) for m in data.get("moves", [])])
+    return jsonify({"valid": True, "errors": [], "san": sans, "fen": board.fen(), "turn": "white" if board.turn else "black",
+                    "over": board.is_game_over(), "svg": boards.board_svg(board, size=360, coordinates=True)})
+
+
+def exercise_pgn(data: dict[str, Any]) -> tuple[str, chess.pgn.Game]:
+    """The exercise as a PGN game, after checking every part of it."""
+    fen = str(data.get("fen", ""))
+    board = _start(fen)
+    moves = data.get("moves") or []
+    if not moves:
+        raise ServiceError(422, "play the solution on the board: an exercise needs at least one move")
+    ucis = [str(m.get("uci", "")) if isinstance(m, dict) else str(m) for m in moves]
+    comments = [str(m.get("comment", "")).strip() if isinstance(m, dict) else "" for m in moves]
+    _replay(board.copy(), ucis)
+    themes = [str(t) for t in data.get("themes", [])]
+    unknown = [t for t in themes if t not in THEME_CLASSES]
+    if unknown:
+        raise ServiceError(422, f"unknown theme(s): {', '.join(unknown)}")
+    game = chess.pgn.Game()
+    game.headers["Event"] = str(data.get("event") or "Exercises")
+    game.headers["Site"] = str(data.get("site") or "?")
+    game.headers["White"] = str(data.get("white") or "?")
+    game.headers["Black"] = str(data.get("black") or "?")
+    game.headers["Result"] = "*"
+    if data.get("title"):
+        game.headers["Annotator"] = str(data["title"])
+    game.setup(board)
+    if themes:
+        game.headers["Themes"] = " ".join(themes)
+    if data.get("intro"):
+        game.comment = str(data["intro"])
+    node: chess.pgn.GameNode = game
+    for uci, comment in zip(ucis, comments, strict=True):
+        move = chess.Move.from_uci(uci)
+        if move not in node.board().legal_moves:
+            move = chess.Move(move.from_square, move.to_square, chess.QUEEN)
+        node = node.add_variation(move, comment=comment)
+    exporter = chess.pgn.StringExporter(headers=True, variations=True, comments=True)
+    return game.accept(exporter) + "\n", game
+
+
+@bp.route("/author/pgn", methods=["POST"])
+def as_pgn() -> Response:
+    """The exercise as PGN (a download), without saving it."""
+    _require_token()
+    text, _ = exercise_pgn(request.get_json(silent=True) or {})
+    response = Response(text, mimetype="application/x-chess-pgn")
+    response.headers["Content-Disposition"] = 'attachment; filename="exercise.pgn"'
+    return response
+
+
+@bp.route("/author/save", methods=["POST"])
+def save() -> Response:
+    """Append the exercise to a source (created if new) and re-import that source atomically."""
+    _require_token()
+    data = request.get_json(silent=True) or {}
+    source = str(data.get("source") or "authored")
+    if not _SOURCE_NAME.fullmatch(source):
+        raise ServiceError(422, "source name: letters, digits, '-', '_' and '.', up to 64")
+    text, game = exercise_pgn(data)
+    store = current_app.extensions["chesskb.store"]
+    base_iri = current_app.config["BASE_IRI"]
+    existing = io.StringIO()
+    if IriMinter(base_iri).source_graph(source) in store.named_graphs():
+        write_pgn(store, existing, source=source, base_iri=base_iri)
+    with tempfile.TemporaryDirectory(prefix="chesskb-author-") as tmp:
+        path = Path(tmp) / f"{source}.pgn"
+        path.write_text(existing.getvalue() + text, encoding="utf-8")
+        try:
+            report = import_files(store, [path], source=source, base_iri=base_iri, jobs=1)
+        except ImportError_ as exc:
+            raise ServiceError(422, str(exc)) from None
+    if report.errors or report.games == 0:
+        raise ServiceError(422, "; ".join(str(f) for f in report.findings) or "nothing imported")
+    from kb.analysis.board_facts import position_key
+
+    key = position_key(game.board())
+    rows = store.query(f'SELECT ?p WHERE {{ GRAPH {IriMinter(base_iri).source_graph(source)} '
+                       f'{{ ?p cp:positionKey "{key}" ; cp:plyInGame 0 }} }}')
+    iris = [row["p"].value for row in rows]
+    return jsonify({"saved": True, "source": source, "games": report.games, "pgn": text,
+                    "position": iris[0] if iris else None})

@@ -1,0 +1,144 @@
+"""The teachers' authoring page (service/authoring.py): token, strict FEN, legal solution, saving into
+a source and downloading as PGN; and in a real browser, a teacher writing an exercise by clicking."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from kb.store import open_store
+from service.app import create_app
+from tests.conftest import DATA, run_cli
+
+TOKEN = "teacher-secret"
+BACK_RANK = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+HEADERS = {"X-Author-Token": TOKEN}
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Path:
+    path = tmp_path / "store"
+    assert run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=path).exit_code == 0
+    return path
+
+
+def _client(store: Path, token: str | None = TOKEN):
+    return create_app({"STORE": str(store), "TESTING": True, "QUERY_WORKERS": 0, "AUTHOR_TOKEN": token}).test_client()
+
+
+def test_authoring_is_off_without_a_token_and_refuses_a_wrong_one(store: Path) -> None:
+    assert _client(store, None).get("/author").status_code == 404
+    client = _client(store)
+    assert client.get("/author").status_code == 200
+    body = {"fen": BACK_RANK, "moves": [{"uci": "a1a8"}]}
+    assert client.post("/author/save", json=body).status_code == 403
+    assert client.post("/author/save", json=body, headers={"X-Author-Token": "guess"}).status_code == 403
+
+
+def test_invalid_fens_and_illegal_solutions_are_refused(store: Path) -> None:
+    client = _client(store)
+    for fen in ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 01", "6k1/5ppp/8/8/8/8/8/R5KK w - - 0 1", "8/8/8 w - - 0 1"):
+        checked = client.post("/author/check", json={"fen": fen}, headers=HEADERS).get_json()
+        assert checked["valid"] is False and checked["errors"]
+        assert client.post("/author/save", json={"fen": fen, "moves": [{"uci": "a1a8"}]}, headers=HEADERS).status_code == 422
+    illegal = client.post("/author/save", json={"fen": BACK_RANK, "moves": [{"uci": "a1b3"}]}, headers=HEADERS)
+    assert illegal.status_code == 422 and "not legal" in illegal.get_json()["error"]
+    assert client.post("/author/save", json={"fen": BACK_RANK, "moves": []}, headers=HEADERS).status_code == 422
+    assert client.post("/author/save", json={"fen": BACK_RANK, "moves": [{"uci": "a1a8"}], "themes": ["Nope"]},
+                       headers=HEADERS).status_code == 422
+    assert "authored" not in {s["name"] for s in _sources(store)}
+
+
+def _sources(store: Path) -> list[dict]:
+    import json
+
+    return json.loads(run_cli("sources", "--format", "json", store=store).output)
+
+
+def test_saved_exercises_join_the_source_with_themes_comments_and_analysis(store: Path) -> None:
+    client = _client(store)
+    first = {"fen": BACK_RANK, "moves": [{"uci": "a1a8", "comment": "the back rank is weak"}],
+             "themes": ["BackRankMate"], "source": "my-lessons", "title": "Lesson 1"}
+    saved = client.post("/author/save", json=first, headers=HEADERS).get_json()
+    assert saved["saved"] and saved["games"] == 1
+    second = {"fen": "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+              "moves": [{"uci": "h5f7", "comment": "Scholar's mate"}], "themes": ["MateInOne"], "source": "my-lessons"}
+    again = client.post("/author/save", json=second, headers=HEADERS).get_json()
+    assert again["games"] == 2
+    kb = open_store(str(store))
+    themes = {(row["p"].value, row["c"].value.rsplit("#", 1)[1]) for row in kb.query(
+        "SELECT ?p ?c WHERE { GRAPH <https://w3id.org/chesskb/id/graph/my-lessons> { ?p cp:themeFromSource ?c } }")}
+    assert (saved["position"], "BackRankMate") in themes and (again["position"], "MateInOne") in themes
+    detected = {row["c"].value.rsplit("#", 1)[1] for row in kb.query(
+        f"SELECT ?c WHERE {{ <{saved['position']}> cp:themeDetected ?c }}")}
+    assert "MateInOne" in detected  # the importer's own analysis ran on the authored exercise
+    page = client.get("/page", query_string={"iri": saved["position"]}, headers={"Accept": "text/html"})
+    assert "the back rank is weak" in page.get_data(as_text=True)
+    assert {s["name"]: s["games"] for s in _sources(store)}["my-lessons"] == 2
+
+
+def test_download_as_pgn_reads_back_with_python_chess(store: Path) -> None:
+    response = _client(store).post("/author/pgn", json={
+        "fen": BACK_RANK, "moves": [{"uci": "a1a8", "comment": "mate"}], "themes": ["BackRankMate"]}, headers=HEADERS)
+    assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
+    game = chess.pgn.read_game(__import__("io").StringIO(response.get_data(as_text=True)))
+    assert game.headers["FEN"] == BACK_RANK and game.headers["SetUp"] == "1" and game.headers["Themes"] == "BackRankMate"
+    assert [(node.move.uci(), node.comment) for node in game.mainline()] == [("a1a8", "mate")]
+
+
+# -- in a real browser -----------------------------------------------------------------------------
+
+@pytest.fixture()
+def served(store: Path) -> Iterator[str]:
+    from tests.test_pages_browser import serve
+
+    import os
+
+    os.environ["CHESSKB_AUTHOR_TOKEN"] = TOKEN
+    try:
+        url, server = serve(store)
+    finally:
+        del os.environ["CHESSKB_AUTHOR_TOKEN"]
+    yield url
+    server.shutdown()
+
+
+def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -> None:
+    from tests.test_pages_browser import ARTIFACTS, CHROMIUM, sync_api
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1100, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(served + "/author")
+        page.fill("#token", TOKEN)
+        page.fill("#fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 01")
+        page.click("#check-fen")
+        page.wait_for_selector("#fen-errors li")
+        assert "leading zeros" in page.inner_text("#fen-errors")
+        page.fill("#fen", BACK_RANK)
+        page.click("#check-fen")
+        page.wait_for_selector("#author-board svg")
+        page.click("#author-board rect.square.a1")
+        page.click("#author-board rect.square.b3")  # not a rook move: refused
+        page.wait_for_function("document.getElementById('move-status').textContent.startsWith('Refused')")
+        page.click("#author-board rect.square.a1")
+        page.click("#author-board rect.square.a8")
+        page.wait_for_selector("#moves li .san")
+        assert page.inner_text("#moves li .san").strip() == "Ra8#"
+        page.fill("#moves li input", "the back rank")
+        page.check("input[name=theme][value=BackRankMate]")
+        page.fill("#source", "browser-lessons")
+        page.click("#save")
+        page.wait_for_function("document.getElementById('save-status').textContent.startsWith('Saved')")
+        page.screenshot(path=str(ARTIFACTS / "authoring-saved.png"), full_page=True)
+        page.click("#save-status a")
+        page.wait_for_selector("#board svg")
+        assert "the back rank" in page.content()
+        browser.close()
+        assert not errors, errors
+    assert "browser-lessons" in {s["name"] for s in _sources(store)}
