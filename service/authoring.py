@@ -100,8 +100,9 @@ def check() -> Response:
         return jsonify({"valid": False, "errors": [e.to_dict() for e in errors]})
     board = _start(fen)
     sans = _replay(board, [str(m) for m in data.get("moves", [])])
-    return jsonify({"valid": True, "errors": [], "san": sans, "fen": board.fen(), "turn": "white" if board.turn else "black",
-                    "over": board.is_game_over(), "svg": boards.board_svg(board, size=360, coordinates=True)})
+    return jsonify({"valid": True, "errors": [], "san": sans, "fen": board.fen(),
+                    "turn": "white" if board.turn else "black", "over": board.is_game_over(),
+                    "svg": boards.board_svg(board, size=360, coordinates=True)})
 
 
 def exercise_pgn(data: dict[str, Any]) -> tuple[str, chess.pgn.Game]:
