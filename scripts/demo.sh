@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 STORE=${CHESSKB_STORE:-./chesskb-store}
 .venv/bin/chesskb --store "$STORE" import data/lichess/puzzles.csv data/pychess/*.pgn data/seed/*.pgn \
-  data/games/*.pgn data/pgn-extract/*.pgn
+  data/games/*.pgn data/pgn-extract/*.pgn data/openings/*.pgn
+for course in data/courses/*.yaml; do .venv/bin/chesskb --store "$STORE" course import "$course"; done
 .venv/bin/chesskb --store "$STORE" stats
 exec .venv/bin/chesskb --store "$STORE" serve --host "${HOST:-127.0.0.1}" --port "${PORT:-8080}"

@@ -259,7 +259,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         "board_svg": boards.board_svg(board),
         "game": rows,
         "classes": classes,
-        "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang)},
+        "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang),
+                     "opening": _is_opening_line(fen, resource)},
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
     }
@@ -281,7 +282,16 @@ def _title(resource: Resource, lang: str) -> str:
 def _solve_strings(lang: str) -> dict[str, str]:
     s = strings(lang)
     return {key: s[key] for key in ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count",
-                                      "restart", "white", "black", "to_move")}
+                                      "restart", "white", "black", "to_move", "left_book")}
+
+
+def _is_opening_line(fen: str, resource: Resource) -> bool:
+    """An opening line to practise (seed 001's opening chapters): a game from the initial position
+    whose source names its opening. The learner who leaves it is told the book move and why."""
+    if fen.split(" ")[0] != chess.STARTING_BOARD_FEN:
+        return False
+    match = _linked(resource, "hasMatch", "en")
+    return match is not None and bool(match.first("opening") or match.first("eco"))
 
 
 def _linked(resource: Resource | None, prop: str, lang: str) -> Resource | None:

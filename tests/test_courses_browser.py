@@ -82,3 +82,30 @@ def test_a_learner_passes_chapter_one_and_chapter_two_unlocks(browser, course_ur
     page.wait_for_selector("#chapter-1.passed")
     assert "locked" not in page.get_attribute("#chapter-2", "class")
     fresh.close()
+
+
+def test_an_opening_line_says_where_and_why_the_learner_left_the_book(browser, tmp_path_factory) -> None:
+    store = tmp_path_factory.mktemp("openings") / "store"
+    assert run_cli("import", str(DATA / "openings" / "seed-001-openings.pgn"), store=store).exit_code == 0
+    assert run_cli("course", "import", str(DATA / "courses" / "openings.yaml"), store=store).exit_code == 0
+    url, server = serve(store)
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.goto(url + "/course/openings")
+        assert page.locator("#chapter-1 li[data-iri]").count() == 19
+        page.click("#chapter-1 li:nth-child(1) a.exercise-link")
+        page.wait_for_selector("#board svg")
+        data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
+        assert data["opening"] is True
+        book = data["plies"][0]
+        wrong = "a2a3" if book["uci"] != "a2a3" else "h2h3"
+        click_move(page, wrong)
+        page.wait_for_selector(f'#board[data-refused="{wrong}"]')
+        status = page.inner_text("#solve-status")
+        assert f"left the book at move 1: the book move is {book['san']}" in status
+        assert book["comment"] in status
+        _solve_here(page)
+        assert "Solved" in page.inner_text("#solve-status")
+        page.screenshot(path=str(ARTIFACTS / "opening-line.png"), full_page=True)
+    finally:
+        server.shutdown()

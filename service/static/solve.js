@@ -167,7 +167,16 @@
       return;
     }
     var why = alternativeComment(uci);
-    say((S.wrong || "Not the move.") + (why ? " " + why : ""), "wrong");
+    if (data.opening) {
+      // An opening line: say where the learner left the book, which move it plays and why.
+      var book = plies[index];
+      var moveNumber = Math.floor(index / 2) + 1;
+      var text = (S.left_book || "You left the book at move {n}: the book move is {san}.")
+        .replace("{n}", String(moveNumber)).replace("{san}", book.san);
+      say(text + (book.comment ? " " + book.comment : "") + (why ? " " + why : ""), "wrong");
+    } else {
+      say((S.wrong || "Not the move.") + (why ? " " + why : ""), "wrong");
+    }
     boardEl.setAttribute("data-refused", uci);
   }
 
