@@ -183,3 +183,28 @@ def save() -> Response:
     iris = [row["p"].value for row in rows]
     return jsonify({"saved": True, "source": source, "games": report.games, "pgn": text,
                     "position": iris[0] if iris else None})
+
+
+@bp.route("/author/course", methods=["POST"])
+def save_course() -> Response:
+    """Create or replace a course from its description (the course file's text, YAML), so a teacher
+    builds courses in the browser too; the same checks as ``chesskb course import``."""
+    _require_token()
+    import yaml
+
+    from kb.courses import CourseError, course_graph, course_quads, resolve_course
+
+    text = (request.get_json(silent=True) or {}).get("course", "")
+    try:
+        data = yaml.safe_load(str(text))
+        if not isinstance(data, dict):
+            raise CourseError("a course is a mapping with id, title and chapters")
+        store = current_app.extensions["chesskb.store"]
+        course = resolve_course(data, store, base_iri=current_app.config["BASE_IRI"])
+    except (CourseError, yaml.YAMLError) as exc:
+        raise ServiceError(422, str(exc)) from None
+    base_iri = current_app.config["BASE_IRI"]
+    store.replace_graphs([course_graph(course.id, base_iri)], course_quads(course, base_iri))
+    return jsonify({"saved": True, "course": course.id, "chapters": len(course.chapters),
+                    "exercises": sum(len(c.exercises) for c in course.chapters)})
+

@@ -141,6 +141,32 @@ def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -
         page.click("#save-status a")
         page.wait_for_selector("#board svg")
         assert "the back rank" in page.content()
+        # ... and builds a course of it, in the same page, without a file
+        page.goto(served + "/author")
+        page.fill("#token", TOKEN)
+        page.fill("#course-text", "id: from-browser\ntitle: From the browser\nchapters:\n"
+                                  "  - {title: Lesson one, level: beginner, select: {source: browser-lessons}}\n")
+        page.click("#save-course")
+        page.wait_for_function("document.getElementById('course-status').textContent.startsWith('Saved')")
+        page.click("#course-status a")
+        page.wait_for_selector("#chapter-1 li[data-iri]")
+        assert page.locator("#chapter-1 li[data-iri]").count() == 1
         browser.close()
         assert not errors, errors
     assert "browser-lessons" in {s["name"] for s in _sources(store)}
+
+
+def test_a_course_is_built_in_the_browser_form_without_files(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    assert run_cli("import", str(DATA / "lichess" / "puzzles.csv"), store=store).exit_code == 0
+    client = _client(store)
+    text = ("id: club-week-1\ntitle: {en: Club week 1}\nchapters:\n"
+            "  - {title: Mates, level: beginner, select: {theme: MateInOne, limit: 3}}\n"
+            "  - {title: Forks, level: intermediate, select: {theme: DoubleAttack, limit: 2}}\n")
+    assert client.post("/author/course", json={"course": text}).status_code == 403
+    saved = client.post("/author/course", json={"course": text}, headers=HEADERS).get_json()
+    assert saved == {"saved": True, "course": "club-week-1", "chapters": 2, "exercises": 5}
+    page = client.get("/course/club-week-1.json").get_json()
+    assert [len(c["exercises"]) for c in page["chapters"]] == [3, 2]
+    bad = client.post("/author/course", json={"course": text.replace("MateInOne", "Mate1")}, headers=HEADERS)
+    assert bad.status_code == 422 and "unknown class" in bad.get_json()["error"]

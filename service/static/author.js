@@ -122,6 +122,20 @@
     });
   });
 
+  $("save-course").addEventListener("click", function () {
+    $("course-status").textContent = "Saving…";
+    request("/author/course", { course: $("course-text").value }).then(function (response) {
+      if (!response.ok) { return problem(response).then(function (text) { $("course-status").textContent = "Not saved: " + text; }); }
+      return response.json().then(function (data) {
+        var link = document.createElement("a");
+        link.href = "/course/" + encodeURIComponent(data.course);
+        link.textContent = "open it";
+        $("course-status").textContent = "Saved: " + data.chapters + " chapters, " + data.exercises + " exercises — ";
+        $("course-status").appendChild(link);
+      });
+    });
+  });
+
   $("download").addEventListener("click", function () {
     request("/author/pgn", exercise()).then(function (response) {
       if (!response.ok) { return problem(response).then(function (text) { $("save-status").textContent = text; }); }
