@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,18 @@ def _stop_the_engine():
     from kb.analysis.engine import close_shared_engine
 
     close_shared_engine()
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright (both installed by scripts/setup.sh), one per test module."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is not installed (scripts/setup.sh installs it)")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()

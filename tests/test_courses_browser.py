@@ -5,12 +5,13 @@ an upload into a fresh browser."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA, run_cli
-from tests.test_pages_browser import ARTIFACTS, CHROMIUM, click_move, serve, sync_api  # noqa: F401
+from tests.test_pages_browser import ARTIFACTS, click_move, serve
 
 COURSE = DATA / "courses" / "first-steps.yaml"
 
@@ -24,14 +25,6 @@ def course_url(tmp_path_factory) -> Iterator[str]:
     url, server = serve(store)
     yield url + "/course/first-steps"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def _solve_here(page) -> None:

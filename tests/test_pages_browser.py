@@ -49,14 +49,6 @@ def base_url(data_store) -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
 @pytest.fixture()
 def page(browser):
     context = browser.new_context(viewport={"width": 1100, "height": 900})

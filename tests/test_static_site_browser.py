@@ -3,13 +3,12 @@ and solve it by clicking, exactly as on the served site."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA, run_cli
-from tests.test_pages_browser import ARTIFACTS, CHROMIUM, click_move, sync_api  # noqa: F401
+from tests.test_pages_browser import ARTIFACTS, click_move
 
 
 @pytest.fixture(scope="module")
@@ -17,14 +16,6 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("static") / "site"
     assert run_cli("html", str(DATA / "pychess" / "mate_in_2.pgn"), "-o", str(out)).exit_code == 0
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def test_static_site_from_files_walk_the_tree_and_solve(browser, site: Path) -> None:

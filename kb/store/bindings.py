@@ -61,17 +61,11 @@ def _groups(sparql: str, start: int) -> list[tuple[int, int]]:
     stack: list[tuple[int, bool]] = []  # (opening index, is a group pattern)
     index = start
     while index < len(sparql):
+        after = _past_literal(sparql, index)
+        if after is not None:
+            index = after
+            continue
         char = sparql[index]
-        if char == "#":
-            newline = sparql.find("\n", index)
-            index = len(sparql) if newline < 0 else newline + 1
-            continue
-        if char in "\"'":
-            index = _skip_string(sparql, index)
-            continue
-        if char == "<" and re.match(r"<[^\s<>\"{}|^`\\]*>", sparql[index:]):
-            index = sparql.index(">", index) + 1
-            continue
         if char == "{":
             is_data = bool(_VALUES_BEFORE.search(sparql[max(0, index - 300):index]))
             stack.append((index, not is_data))
@@ -93,17 +87,11 @@ def _where_group_start(sparql: str) -> int:
     index = 0
     length = len(sparql)
     while index < length:
+        after = _past_literal(sparql, index)
+        if after is not None:
+            index = after
+            continue
         char = sparql[index]
-        if char == "#":
-            newline = sparql.find("\n", index)
-            index = length if newline < 0 else newline + 1
-            continue
-        if char in "\"'":
-            index = _skip_string(sparql, index)
-            continue
-        if char == "<" and re.match(r"<[^\s<>\"{}|^`\\]*>", sparql[index:]):
-            index = sparql.index(">", index) + 1
-            continue
         if braces_to_skip is None:
             match = _FORM.match(sparql, index)
             if match:
@@ -124,6 +112,23 @@ def _where_group_start(sparql: str) -> int:
             continue
         index += 1
     raise ValueError("the query has no WHERE group to bind parameters in")
+
+
+def _past_literal(sparql: str, index: int) -> int | None:
+    """Where a comment, a string or an IRI starting at ``index`` ends (braces inside them are not
+    structure), or ``None`` when none starts there."""
+    char = sparql[index]
+    if char == "#":
+        newline = sparql.find("\n", index)
+        return len(sparql) if newline < 0 else newline + 1
+    if char in "\"'":
+        return _skip_string(sparql, index)
+    if char == "<" and _IRI.match(sparql, index):
+        return sparql.index(">", index) + 1
+    return None
+
+
+_IRI = re.compile(r"<[^\s<>\"{}|^`\\]*>")
 
 
 def _skip_string(text: str, index: int) -> int:
