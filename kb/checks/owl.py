@@ -208,7 +208,10 @@ def quickxplain(items: Sequence[str], bad: Callable[[list[str]], bool]) -> list[
 def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> list[Inconsistency]:
     """Minimal sets of culprit individuals (up to ``max_conflicts`` disjoint ones) and, for each,
     the minimal statements and the ontology axioms they break."""
-    background, groups = group_by_individual(data)
+    annotations = annotation_properties()
+    background, groups = group_by_individual([t for t in data if t.predicate.value not in annotations])
+    labels = {t.subject.value: t.object.value for t in data
+              if t.predicate == RDFS_LABEL and isinstance(t.object, Literal)}
     remaining = list(groups)
     conflicts: list[Inconsistency] = []
     messages: dict[tuple[str, ...], str | None] = {}
@@ -240,7 +243,7 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
             statements = [statements[int(k)] for k in quickxplain(keys, bad_statements)]
         final = probe(background + statements)
         conflicts.append(Inconsistency(
-            individuals=[{"iri": name, "label": _label(groups[name])} for name in culprits],
+            individuals=[{"iri": name, "label": labels.get(name, "")} for name in culprits],
             statements=[_statement(t) for t in statements],
             axioms=axioms_involved(statements, data),
             reasoner_message=final.rejected,
@@ -250,11 +253,14 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
     return conflicts
 
 
-def _label(triples: Iterable[Triple]) -> str:
-    for triple in triples:
-        if triple.predicate == RDFS_LABEL and isinstance(triple.object, Literal):
-            return triple.object.value
-    return ""
+def annotation_properties() -> frozenset[str]:
+    """Predicates without logical meaning (labels, provenance notes): they cannot take part in an
+    inconsistency, so narrowing leaves them out and needs fewer reasoner runs."""
+    import rdflib
+
+    graph = _ontology_rdflib()
+    declared = {str(s) for s in graph.subjects(rdflib.RDF.type, rdflib.OWL.AnnotationProperty)}
+    return frozenset(declared | {RDFS_IRI + "label", RDFS_IRI + "comment", RDFS_IRI + "seeAlso"})
 
 
 def _statement(triple: Triple) -> str:

@@ -14,6 +14,7 @@ import click
 
 from kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from kb.checks.runner import WHOLE_LIMIT, CheckReport, check_store
+from kb.store import StoreError
 
 
 @click.command("check")
@@ -40,6 +41,8 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
     except JavaMissing as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except StoreError as exc:
+        raise click.UsageError(str(exc)) from None
     except ReasonerFailed as exc:
         click.echo(f"error: the reasoner failed: {exc}", err=True)
         sys.exit(1)
