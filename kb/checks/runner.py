@@ -20,6 +20,7 @@ from pyoxigraph import Triple
 
 from ..iris import IriMinter
 from ..store import Store, StoreError
+from ..vocab import XSD_IRI
 from . import owl
 from .cache import CheckCache, cache_key, graph_hash
 
@@ -115,7 +116,8 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         _check_whole(report, cache, everything, hashes, reasoner, whole_limit, progress)
     cache.save()
     for datatype, count in sorted(retyped.items()):
-        report.notes.append(f"{count} literal(s) of datatype {datatype} were given to {reasoner} as "
+        short = datatype.replace(XSD_IRI, "xsd:")
+        report.notes.append(f"{count} literal(s) of datatype {short} were given to {reasoner} as "
                             "xsd:string (outside the OWL 2 datatype map); their typed values were not reasoned on")
     report.unsatisfiable_classes = sorted(set(report.unsatisfiable_classes))
     return report
