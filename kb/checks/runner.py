@@ -131,7 +131,9 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit",
     verdict = owl.run_reasoner(data, reasoner=reasoner)
     inconsistencies: list[dict[str, Any]] = []
     if not verdict.consistent:
-        conflicts = owl.explain(data, lambda subset: owl.run_reasoner(subset, reasoner=reasoner))
+        probe = owl.consistency_only if reasoner == "hermit" else \
+            (lambda subset: owl.run_reasoner(subset, reasoner=reasoner))
+        conflicts = owl.explain(data, probe)
         inconsistencies = [{"source": name, **c.to_dict()} for c in conflicts]
         if not inconsistencies:  # the reasoner disagreed with itself on the parts: report the whole
             inconsistencies = [{"source": name, "individuals": [], "statements": [], "axioms": [],

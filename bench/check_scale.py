@@ -1,0 +1,115 @@
+"""HermiT consistency-checking time at 1k, 10k and 100k positions (issue 6).
+
+For each size N a knowledge base of N distinct lichess positions is built from the real puzzle
+rows (``bench/corpus.py csv``, imported with ``chesskb import``; the 100k one is made by copying the
+10k source graph ten times under distinct IRIs, because importing 100k rows alone takes about five
+minutes). Printed per size: statements, the reasoner copy (owlready2 load + HermiT through Java),
+and the full ``chesskb check`` of the source (reasoning + SHACL, no cache), each timed once.
+A size is skipped, with the reason printed, when the time predicted from the smaller sizes exceeds
+``--budget`` seconds.
+
+    python bench/check_scale.py --sizes 1000,10000,100000 --budget 180
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+import corpus  # noqa: E402
+from pyoxigraph import RdfFormat, parse, serialize  # noqa: E402
+
+from kb.checks.owl import reasoner_copy, run_reasoner  # noqa: E402
+from kb.checks.runner import check_source  # noqa: E402
+from kb.iris import IriMinter  # noqa: E402
+from kb.store import open_store  # noqa: E402
+
+WORK = Path("/tmp/chesskb-bench/check")
+
+
+def build_store(n: int) -> Path:
+    """A store of n puzzle positions (one source ``puzzles-n``), reused when it already exists."""
+    store = WORK / f"store-{n}"
+    if (store / "CURRENT").exists():
+        return store
+    WORK.mkdir(parents=True, exist_ok=True)
+    rows = WORK / f"puzzles-{n}.csv"
+    corpus.build("csv", n, rows)
+    env = dict(os.environ, CHESSKB_ENGINE="none")
+    subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", str(rows),
+                    "--jobs", "2"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    return store
+
+
+def source_triples(store: Path, n: int) -> list:
+    graph = IriMinter().source_graph(f"puzzles-{n}")
+    return [quad.triple for quad in open_store(str(store)).quads([graph])]
+
+
+def replicate(triples: list, copies: int) -> list:
+    """``copies`` disjoint copies of a KB: every individual IRI moved under ``…/id/rK/``."""
+    base = IriMinter().base
+    text = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8")
+    out = []
+    for k in range(copies):
+        moved = text.replace(f"<{base}", f"<{base}r{k}/")
+        out.extend(parse(moved.encode("utf-8"), format=RdfFormat.N_TRIPLES))
+    return out
+
+
+def measure(label: str, triples: list, *, full: bool) -> float:
+    started = time.monotonic()
+    data, retyped = reasoner_copy(triples)
+    verdict = run_reasoner(data)
+    hermit = time.monotonic() - started
+    line = (f"{label:>8}  statements {len(triples):>9,}  HermiT {hermit:8.1f} s  "
+            f"consistent={verdict.consistent}  unsatisfiable={len(verdict.unsatisfiable_classes)}")
+    if full:
+        started = time.monotonic()
+        result = check_source(label, triples)
+        line += f"  check+SHACL {time.monotonic() - started:8.1f} s  violations={len(result['shacl_violations'])}"
+    print(line, flush=True)
+    return hermit
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--budget", type=float, default=180.0, help="skip a size predicted to take longer (s)")
+    parser.add_argument("--no-shacl", action="store_true", help="time the reasoner only")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"# HermiT via owlready2 {__import__('owlready2').VERSION}, java at {os.popen('which java').read().strip()}")
+    timings: list[tuple[int, float]] = []
+    ten_k: list | None = None
+    for n in sizes:
+        if len(timings) >= 2:
+            (n1, t1), (n2, t2) = timings[-2:]
+            growth = (t2 / t1) ** (1 / max(1e-9, math.log10(n2 / n1)))
+            predicted = t2 * growth ** math.log10(n / n2)
+            if predicted > args.budget:
+                print(f"{n:>8}  skipped: predicted {predicted:.0f} s from the {n1}->{n2} growth "
+                      f"(x{t2 / t1:.1f}), over the {args.budget:.0f} s budget")
+                continue
+        if n > 10_000 and n % 10_000 == 0 and ten_k is not None:
+            triples = replicate(ten_k, n // 10_000)
+        else:
+            triples = source_triples(build_store(n), n)
+        if n == 10_000:
+            ten_k = triples
+        hermit = measure(str(n), triples, full=not args.no_shacl and n <= 10_000)
+        timings.append((n, hermit))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
