@@ -164,6 +164,10 @@ def test_a_string_where_an_integer_is_required_is_named(tmp_path: Path) -> None:
     assert any(a == "Range(cp:elo xsd:integer)" for a in report["inconsistencies"][0]["axioms"])
     # SHACL says the same in its own words.
     assert any(v["iri"] == player and v["path"] == "cp:elo" for v in report["shacl_violations"])
+    # A source too big to classify is checked for consistency only, and still named.
+    code, quick = check(store, "--classify-limit", "0", "--no-cache", "--no-shacl")
+    assert code == 1 and culprits(quick) == {player}
+    assert any("consistency only" in note for note in quick["notes"])
 
 
 def test_source_option_checks_one_source(tmp_path: Path) -> None:

@@ -30,6 +30,12 @@ WHOLE_LIMIT = 300_000
 
 ALL_SOURCES = "(all sources)"
 
+#: Default for ``--classify-limit``: up to this many statements a source is given to owlready2's
+#: ``sync_reasoner`` (consistency, classification and realisation); above it, HermiT is asked for
+#: consistency only (2.5x faster at 10k positions). Unsatisfiable classes then come from the
+#: ontology alone: it has no nominals, so a consistent ABox cannot make a class unsatisfiable.
+CLASSIFY_LIMIT = 200_000
+
 
 @dataclass
 class CheckReport:
@@ -80,7 +86,8 @@ def source_names(store: Store, base_iri: str | None = None) -> list[str]:
 
 def check_store(store: Store, *, source: str | None = None, reasoner: str = "hermit",
                 base_iri: str | None = None, use_cache: bool = True, shacl: bool = True,
-                whole_limit: int = WHOLE_LIMIT, progress: Callable[[str], None] | None = None) -> CheckReport:
+                whole_limit: int = WHOLE_LIMIT, classify_limit: int = CLASSIFY_LIMIT,
+                progress: Callable[[str], None] | None = None) -> CheckReport:
     """Check one source or every source of ``store`` (see the module docstring)."""
     owl.java_executable()  # fail early and clearly: nothing can be checked without Java
     minter = IriMinter(base_iri)
@@ -105,15 +112,18 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         else:
             if progress:
                 progress(f"checking {name} ({len(triples)} statements)")
-            result = check_source(name, triples, reasoner=reasoner, shacl=shacl)
+            result = check_source(name, triples, reasoner=reasoner, shacl=shacl, classify_limit=classify_limit)
             cache.put(name, key, result)
             report.checked.append(name)
         _merge(report, result)
         retyped.update(result.get("retyped", {}))
+        if result.get("mode") == "consistency":
+            report.notes.append(f"{name}: {result['statements']} statements exceed the classification limit "
+                                f"({classify_limit}, --classify-limit): HermiT checked consistency only")
         if source is None and len(names) > 1:
             everything.extend(triples)
     if len(names) > 1:
-        _check_whole(report, cache, everything, hashes, reasoner, whole_limit, progress)
+        _check_whole(report, cache, everything, hashes, reasoner, whole_limit, classify_limit, progress)
     cache.save()
     for datatype, count in sorted(retyped.items()):
         short = datatype.replace(XSD_IRI, "xsd:")
@@ -123,12 +133,18 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
     return report
 
 
-def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit",
-                 shacl: bool = True) -> dict[str, Any]:
+def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", shacl: bool = True,
+                 classify_limit: int = CLASSIFY_LIMIT) -> dict[str, Any]:
     """The cacheable result of checking one source: plain JSON data."""
     started = time.monotonic()
     data, retyped = owl.reasoner_copy(triples)
-    verdict = owl.run_reasoner(data, reasoner=reasoner)
+    consistency_only = reasoner == "hermit" and len(data) > classify_limit
+    if consistency_only:
+        verdict = owl.consistency_only(data)
+        if verdict.consistent:
+            verdict.unsatisfiable_classes = owl.run_reasoner([]).unsatisfiable_classes
+    else:
+        verdict = owl.run_reasoner(data, reasoner=reasoner)
     inconsistencies: list[dict[str, Any]] = []
     if not verdict.consistent:
         probe = owl.consistency_only if reasoner == "hermit" else \
@@ -150,6 +166,7 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit",
         "unsatisfiable_classes": verdict.unsatisfiable_classes,
         "shacl_violations": violations,
         "retyped": dict(retyped),
+        "mode": "consistency" if consistency_only else "classification",
         "seconds": round(time.monotonic() - started, 3),
     }
 
@@ -161,7 +178,7 @@ def _merge(report: CheckReport, result: dict[str, Any]) -> None:
 
 
 def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple], hashes: list[str],
-                 reasoner: str, whole_limit: int, progress: Callable[[str], None] | None) -> None:
+                 reasoner: str, whole_limit: int, classify_limit: int, progress: Callable[[str], None] | None) -> None:
     """All sources together: what no single source shows (two sources that contradict each other)."""
     if report.inconsistencies:
         report.notes.append(f"{ALL_SOURCES}: not reasoned over together while a source is inconsistent")
@@ -179,7 +196,7 @@ def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple
     else:
         if progress:
             progress(f"checking {ALL_SOURCES} together ({len(unique)} statements)")
-        result = check_source(ALL_SOURCES, unique, reasoner=reasoner, shacl=False)
+        result = check_source(ALL_SOURCES, unique, reasoner=reasoner, shacl=False, classify_limit=classify_limit)
         cache.put(ALL_SOURCES, key, result)
         report.checked.append(ALL_SOURCES)
     _merge(report, result)

@@ -13,7 +13,7 @@ import sys
 import click
 
 from kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
-from kb.checks.runner import WHOLE_LIMIT, CheckReport, check_store
+from kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from kb.store import StoreError
 
 
@@ -26,9 +26,11 @@ from kb.store import StoreError
 @click.option("--no-shacl", is_flag=True, help="Only reason; skip the SHACL data rules.")
 @click.option("--whole-limit", type=click.IntRange(min=0), default=WHOLE_LIMIT, show_default=True,
               help="Reason over all sources together only up to this many statements.")
+@click.option("--classify-limit", type=click.IntRange(min=0), default=CLASSIFY_LIMIT, show_default=True,
+              help="Above this many statements a source is checked for consistency only (no realisation).")
 @click.pass_obj
 def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no_shacl: bool,
-            whole_limit: int) -> None:
+            whole_limit: int, classify_limit: int) -> None:
     """Reason over the knowledge base (OWL) and validate its data (SHACL); name what is wrong."""
     def progress(message: str) -> None:
         if fmt == "text":
@@ -37,6 +39,7 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
     try:
         report = check_store(obj.open_store(), source=source, reasoner=reasoner, base_iri=obj.base_iri,
                              use_cache=not no_cache, shacl=not no_shacl, whole_limit=whole_limit,
+                             classify_limit=classify_limit,
                              progress=progress)
     except JavaMissing as exc:
         click.echo(f"error: {exc}", err=True)
