@@ -103,6 +103,9 @@ def test_a_consistent_store_exits_0_and_checks_all_sources_together(tmp_path: Pa
     text = run_cli("check", store=store)
     assert text.exit_code == 0 and text.stdout.startswith("consistent (hermit)")
     assert "from cache (unchanged since last check): " in text.stdout
+    code, split = check(store, "--whole-limit", "10", "--no-cache", "--no-shacl")
+    assert code == 0 and sorted(split["checked"]) == ["mate_in_3", "seed-000-sample"]
+    assert any("--whole-limit" in note for note in split["notes"])
 
 
 # --- inconsistent on purpose ---------------------------------------------------------------------

@@ -99,7 +99,8 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
     cache = CheckCache.beside(store.location) if use_cache else CheckCache(None)
     report = CheckReport(reasoner=reasoner)
     retyped: Counter[str] = Counter()
-    everything: list[Triple] = []
+    everything: list[Triple] = []  # kept only while it fits the whole-KB limit (memory)
+    total = 0
     hashes: list[str] = []
     for name in names:
         triples = [quad.triple for quad in store.quads([minter.source_graph(name)])]
@@ -120,10 +121,12 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         if result.get("mode") == "consistency":
             report.notes.append(f"{name}: {result['statements']} statements exceed the classification limit "
                                 f"({classify_limit}, --classify-limit): HermiT checked consistency only")
-        if source is None and len(names) > 1:
+        total += len(triples)
+        if len(names) > 1 and total <= whole_limit:
             everything.extend(triples)
     if len(names) > 1:
-        _check_whole(report, cache, everything, hashes, reasoner, whole_limit, classify_limit, progress)
+        _check_whole(report, cache, everything if total <= whole_limit else None, total, hashes, reasoner,
+                     whole_limit, classify_limit, progress)
     cache.save()
     for datatype, count in sorted(retyped.items()):
         short = datatype.replace(XSD_IRI, "xsd:")
@@ -177,18 +180,19 @@ def _merge(report: CheckReport, result: dict[str, Any]) -> None:
     report.shacl_violations.extend(result["shacl_violations"])
 
 
-def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple], hashes: list[str],
-                 reasoner: str, whole_limit: int, classify_limit: int, progress: Callable[[str], None] | None) -> None:
+def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple] | None, total: int,
+                 hashes: list[str], reasoner: str, whole_limit: int, classify_limit: int,
+                 progress: Callable[[str], None] | None) -> None:
     """All sources together: what no single source shows (two sources that contradict each other)."""
     if report.inconsistencies:
         report.notes.append(f"{ALL_SOURCES}: not reasoned over together while a source is inconsistent")
         return
-    unique = list(dict.fromkeys(everything))
-    if len(unique) > whole_limit:
-        report.notes.append(f"{ALL_SOURCES}: not reasoned over together: {len(unique)} statements exceed "
+    if everything is None:
+        report.notes.append(f"{ALL_SOURCES}: not reasoned over together: {total} statements exceed "
                             f"the whole-KB limit of {whole_limit} (--whole-limit); each source was checked "
                             "with the ontology on its own")
         return
+    unique = list(dict.fromkeys(everything))
     key = cache_key("+".join(sorted(hashes)), reasoner)
     result = cache.get(ALL_SOURCES, key)
     if result is not None:
