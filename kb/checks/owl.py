@@ -154,7 +154,7 @@ def run_reasoner(data: Sequence[Triple], *, reasoner: str = "hermit") -> Verdict
             world.close()
 
 
-def consistency_only(data: Sequence[Triple]) -> Verdict:
+def consistency_only(data: Sequence[Triple], *, timeout: float | None = None) -> Verdict:
     """Only "is it consistent?", asked of HermiT directly (``-k``: satisfiability of owl:Thing).
 
     The narrowing runs the reasoner dozens of times on parts of a source; HermiT's consistency
@@ -171,7 +171,10 @@ def consistency_only(data: Sequence[Triple]) -> Verdict:
             serialize(data, handle, RdfFormat.N_TRIPLES)
         command = [java, f"-Xmx{reasoning.JAVA_MEMORY}M", "-cp", reasoning._HERMIT_CLASSPATH,
                    "org.semanticweb.HermiT.cli.CommandLine", "-k", path.as_uri()]
-        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ReasonerFailed(f"HermiT did not finish within {timeout:.0f} s") from None
     if done.returncode == 0 and "is satisfiable" in done.stdout:
         return Verdict(consistent=True)
     message = done.stderr or done.stdout

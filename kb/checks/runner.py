@@ -106,7 +106,8 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         triples = [quad.triple for quad in store.quads([minter.source_graph(name)])]
         content = graph_hash(triples)
         hashes.append(content)
-        key = cache_key(content + (":shacl" if shacl else ""), reasoner)
+        mode = ":consistency" if len(triples) > classify_limit else ":classification"
+        key = cache_key(content + mode + (":shacl" if shacl else ""), reasoner)
         result = cache.get(name, key)
         if result is not None:
             report.cached.append(name)
