@@ -28,10 +28,16 @@ from kb.store import StoreError
               help="Reason over all sources together only up to this many statements.")
 @click.option("--classify-limit", type=click.IntRange(min=0), default=CLASSIFY_LIMIT, show_default=True,
               help="Above this many statements a source is checked for consistency only (no realisation).")
+@click.option("--java-memory", type=click.IntRange(min=256), default=None, metavar="MB",
+              help="The reasoner's Java heap (default owlready2's 2000 MB; 100k positions need about 8000).")
 @click.pass_obj
 def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no_shacl: bool,
-            whole_limit: int, classify_limit: int) -> None:
+            whole_limit: int, classify_limit: int, java_memory: int | None) -> None:
     """Reason over the knowledge base (OWL) and validate its data (SHACL); name what is wrong."""
+    if java_memory is not None:
+        from owlready2 import reasoning
+
+        reasoning.JAVA_MEMORY = java_memory
     def progress(message: str) -> None:
         if fmt == "text":
             click.echo(message + " …", err=True)
@@ -47,7 +53,8 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
     except StoreError as exc:
         raise click.UsageError(str(exc)) from None
     except ReasonerFailed as exc:
-        click.echo(f"error: the reasoner failed: {exc}", err=True)
+        hint = " (raise the heap with --java-memory MB)" if "OutOfMemory" in str(exc) else ""
+        click.echo(f"error: the reasoner failed: {exc}{hint}", err=True)
         sys.exit(1)
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
