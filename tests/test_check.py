@@ -289,3 +289,17 @@ def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data
 
     verdict = run_reasoner([t for t in parse(path=str(single), format=RdfFormat.RDF_XML)])
     assert verdict.consistent and verdict.unsatisfiable_classes == []
+
+
+def test_axioms_named_are_the_ones_the_statements_break() -> None:
+    from kb.checks.owl import axioms_involved
+
+    base = IriMinter().base
+    position, thing = NamedNode(base + "position/p"), NamedNode(base + "player/x")
+    # A position's game that is a player: hasMatch's range (Match) is disjoint with Player.
+    axioms = axioms_involved([(Quad(position, CP.hasMatch, thing)).triple, Quad(thing, RDF_TYPE, CP.Player).triple])
+    assert "Range(cp:hasMatch cp:Match)" in axioms
+    assert any(a.startswith("DisjointClasses(") for a in axioms)
+    assert "FunctionalProperty(cp:hasMatch)" not in axioms  # one value only
+    two = axioms_involved([Quad(position, CP.fen, Literal("a")).triple, Quad(position, CP.fen, Literal("b")).triple])
+    assert two == ["FunctionalProperty(cp:fen)"]

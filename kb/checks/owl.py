@@ -277,7 +277,7 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
         conflicts.append(Inconsistency(
             individuals=[{"iri": name, "label": labels.get(name, "")} for name in culprits],
             statements=[_statement(t) for t in statements],
-            axioms=axioms_involved(statements, data),
+            axioms=axioms_involved(statements),
             reasoner_message=final.rejected,
             minimal=minimal,
         ))
@@ -313,9 +313,10 @@ def _term(term: NamedNode | BlankNode | Literal) -> str:
 
 # --- the ontology axioms a set of statements touches ----------------------------------------------
 
-def axioms_involved(statements: Sequence[Triple], data: Sequence[Triple] = ()) -> list[str]:
-    """The ontology axioms about the classes and properties in ``statements`` that can make them
-    clash: disjointness, functionality, ranges and domains (in words, for the report)."""
+def axioms_involved(statements: Sequence[Triple]) -> list[str]:
+    """The ontology axioms that the (minimal) ``statements`` break, in words for the report:
+    disjoint classes the individuals fall into, functional properties given two values, datatype
+    ranges a literal misses, and the domains and ranges that put an individual in a disjoint class."""
     import rdflib
     from rdflib.collection import Collection
 
@@ -329,29 +330,39 @@ def axioms_involved(statements: Sequence[Triple], data: Sequence[Triple] = ()) -
             for value in graph.objects(rdflib.URIRef(prop), bound):
                 if isinstance(value, rdflib.URIRef):
                     classes.add(str(value))
-    superclasses = {c: _superclasses(graph, c, rdflib) for c in classes}
+    everything = set().union(*(_superclasses(graph, c, rdflib) for c in classes)) if classes else set()
     found: list[str] = []
-    everything = set().union(*superclasses.values()) if superclasses else set()
+    clashing: set[str] = set()
     for members_node in graph.subjects(rdflib.RDF.type, owl.AllDisjointClasses):
         members = graph.value(members_node, owl.members)
         listed = [str(m) for m in Collection(graph, members)] if members is not None else []
         hit = [m for m in listed if m in everything]
         if len(hit) >= 2:
+            clashing.update(hit)
             found.append("DisjointClasses(" + " ".join(_name(m) for m in listed) + ")")
     for left, right in graph.subject_objects(owl.disjointWith):
         if str(left) in everything and str(right) in everything:
+            clashing.update((str(left), str(right)))
             found.append(f"DisjointClasses({_name(str(left))} {_name(str(right))})")
+    values: dict[tuple[str, str], set] = {}
+    for t in statements:
+        values.setdefault((t.subject.value, t.predicate.value), set()).add(t.object)
     for prop in sorted(properties):
         node = rdflib.URIRef(prop)
-        kinds = set(graph.objects(node, rdflib.RDF.type))
-        if owl.FunctionalProperty in kinds:
+        if owl.FunctionalProperty in set(graph.objects(node, rdflib.RDF.type)) and any(
+                len(objs) > 1 for (_, p), objs in values.items() if p == prop):
             found.append(f"FunctionalProperty({_name(prop)})")
-        for value in graph.objects(node, rdfs.range):
-            if isinstance(value, rdflib.URIRef):
-                found.append(f"Range({_name(prop)} {_name(str(value))})")
-        for value in graph.objects(node, rdfs.domain):
-            if isinstance(value, rdflib.URIRef):
-                found.append(f"Domain({_name(prop)} {_name(str(value))})")
+        literals = [t.object for t in statements if t.predicate.value == prop and isinstance(t.object, Literal)]
+        for bound, word in ((rdfs.range, "Range"), (rdfs.domain, "Domain")):
+            for value in graph.objects(node, bound):
+                if not isinstance(value, rdflib.URIRef):
+                    continue
+                if str(value).startswith(XSD_IRI):
+                    relevant = any(lit.datatype.value != str(value) for lit in literals)
+                else:
+                    relevant = bool(_superclasses(graph, str(value), rdflib) & clashing)
+                if relevant:
+                    found.append(f"{word}({_name(prop)} {_name(str(value))})")
     return sorted(set(found))
 
 
