@@ -303,3 +303,15 @@ def test_axioms_named_are_the_ones_the_statements_break() -> None:
     assert "FunctionalProperty(cp:hasMatch)" not in axioms  # one value only
     two = axioms_involved([Quad(position, CP.fen, Literal("a")).triple, Quad(position, CP.fen, Literal("b")).triple])
     assert two == ["FunctionalProperty(cp:fen)"]
+
+
+def test_text_report_escapes_control_characters_in_data() -> None:
+    from kb.checks.runner import CheckReport
+    from service.commands.check import render_text
+
+    report = CheckReport(reasoner="hermit", shacl_violations=[
+        {"iri": "https://w3id.org/chesskb/id/player/x", "label": "Evil\x1b[2J\x07 name", "path": "cp:name",
+         "message": "a player's name is not empty"}])
+    text = render_text(report)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "Evil\\x1b[2J\\x07 name" in text and "1 SHACL violation(s):" in text
