@@ -194,7 +194,8 @@ def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple
                             "with the ontology on its own")
         return
     unique = list(dict.fromkeys(everything))
-    key = cache_key("+".join(sorted(hashes)), reasoner)
+    mode = ":consistency" if len(unique) > classify_limit else ":classification"
+    key = cache_key("+".join(sorted(hashes)) + mode, reasoner)
     result = cache.get(ALL_SOURCES, key)
     if result is not None:
         report.cached.append(ALL_SOURCES)
