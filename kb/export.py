@@ -3,6 +3,12 @@
 ``owl`` is RDF/XML of the ontology plus the individuals, one self-contained file for Protégé
 (the original's output was OWL); the other formats are the usual RDF serialisations. Inferred
 triples are left out of ``owl`` (a reasoner in Protégé derives them again) and kept elsewhere.
+
+The ``owl`` file is made for Protégé and its reasoners: every individual is declared an
+``owl:NamedIndividual`` (Protégé and owlready2 list individuals by that declaration), and the
+literals whose datatype is outside the OWL 2 datatype map (``xsd:date``, ``xsd:time``), which
+HermiT refuses to load, are written as ``xsd:string`` with the same ISO text. The other formats
+keep every literal exactly as stored.
 """
 
 from __future__ import annotations
@@ -12,10 +18,11 @@ from typing import BinaryIO
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, serialize
 
+from .checks.owl import reasoner_copy
 from .iris import IriMinter
 from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from .store import Store, StoreError
-from .vocab import PREFIXES
+from .vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI
 
 FORMATS: dict[str, RdfFormat] = {
     "owl": RdfFormat.RDF_XML,
@@ -66,11 +73,29 @@ def _unique_triples(quads: Iterator[Quad]) -> Iterator[Triple]:
             yield triple
 
 
+_RDF_TYPE = NamedNode(RDF_IRI + "type")
+_NAMED_INDIVIDUAL = NamedNode(OWL_IRI + "NamedIndividual")
+
+
+def protege_triples(triples: Iterator[Triple]) -> Iterator[Triple]:
+    """The triples of the ``owl`` export: individuals declared, literals in the OWL 2 datatype map."""
+    declared: set[NamedNode] = set()
+    for triple in triples:
+        subject = triple.subject
+        if (triple.predicate == _RDF_TYPE and isinstance(subject, NamedNode) and subject not in declared
+                and triple.object.value.startswith(CP_IRI) and not subject.value.startswith(CP_IRI)):
+            declared.add(subject)
+            yield Triple(subject, _RDF_TYPE, _NAMED_INDIVIDUAL)
+        yield from reasoner_copy([triple])[0]
+
+
 def write_export(store: Store, fmt: str, output: BinaryIO, *, source: str | None = None,
                  base_iri: str | None = None) -> None:
     rdf_format = FORMATS[fmt]
     quads = export_quads(store, fmt, source=source, base_iri=base_iri)
     data = quads if fmt == "nq" else _unique_triples(quads)  # one graph document otherwise
+    if fmt == "owl":
+        data = protege_triples(data)
     prefixes = dict(PREFIXES)
     prefixes["kb"] = IriMinter(base_iri).base
     serialize(data, output, rdf_format, prefixes=prefixes if fmt in ("owl", "ttl") else None)

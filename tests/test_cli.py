@@ -97,6 +97,17 @@ def _to_rdflib(term):
     return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
 
 
+CP = rdflib.Namespace("http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#")
+
+
+def _for_hermit(triple):
+    """The owl export writes xsd:date/xsd:time literals as strings (HermiT refuses those datatypes)."""
+    s, p, o = triple
+    if isinstance(o, rdflib.Literal) and o.datatype in (rdflib.XSD.date, rdflib.XSD.time):
+        return s, p, rdflib.Literal(str(o))
+    return triple
+
+
 def test_owl_export_parses_back_to_the_same_triples_and_loads_in_owlready2(tmp_path: Path) -> None:
     store = tmp_path / "s"
     assert run_cli("import", str(DATA / "pychess" / "mate_in_3.pgn"), str(DATA / "seed" / "seed-000-sample.pgn"),
@@ -106,9 +117,13 @@ def test_owl_export_parses_back_to_the_same_triples_and_loads_in_owlready2(tmp_p
     assert result.exit_code == 0
     graph = rdflib.Graph().parse(out, format="xml")
     exported = {t for t in graph if not isinstance(t[0], rdflib.BNode) and not isinstance(t[2], rdflib.BNode)}
-    expected = {t for t in _store_triples(store)
+    declared = {t for t in exported if t[2] == rdflib.OWL.NamedIndividual}
+    expected = {_for_hermit(t) for t in _store_triples(store)
                 if not isinstance(t[0], rdflib.BNode) and not isinstance(t[2], rdflib.BNode)}
-    assert exported == expected
+    assert exported - declared == expected
+    assert {s for s, _, _ in declared} == {s for s, p, o in expected
+                                           if p == rdflib.RDF.type and str(o).startswith(str(CP))
+                                           and not str(s).startswith(str(CP))}
     import owlready2
 
     world = owlready2.World()

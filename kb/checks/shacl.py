@@ -1,0 +1,127 @@
+"""Data validation beside OWL: the SHACL shapes in ``ontology/shapes.ttl`` (pyshacl) plus the two
+rules SHACL cannot decide, checked with python-chess and ``datetime``.
+
+OWL reasoning is open-world, so a position without a FEN or a rating of -5 is not an inconsistency
+to HermiT; it is a violation here. Every violation is reported with the individual's IRI and label,
+the property (path) and a message, the same shape whether SHACL or Python found it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import chess
+from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
+
+from ..vocab import CP_IRI, RDFS_IRI
+
+SHAPES_FILE = "shapes.ttl"
+_LABEL = RDFS_IRI + "label"
+_SH = "http://www.w3.org/ns/shacl#"
+_PGN_DATE = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})$")
+#: Properties holding a PGN date string (unknown parts already left out by the importer).
+PGN_DATE_PROPERTIES = ("date", "eventDate", "utcDate")
+
+
+def shapes_text() -> str:
+    """The shapes as Turtle, read as package data (works from a wheel as from a checkout)."""
+    return resources.files("ontology").joinpath(SHAPES_FILE).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _shapes_and_ontology():
+    import rdflib
+
+    import ontology
+
+    shapes = rdflib.Graph().parse(data=shapes_text(), format="turtle")
+    onto = rdflib.Graph().parse(data=ontology.turtle_text(), format="turtle")
+    return shapes, onto
+
+
+def validate(triples: Sequence[Triple]) -> list[dict[str, Any]]:
+    """Every violation of the shapes and of the FEN and date rules in ``triples`` (one source)."""
+    labels = {t.subject.value: t.object.value for t in triples
+              if t.predicate.value == _LABEL and isinstance(t.subject, NamedNode)}
+    found = list(_shacl_violations(triples, labels)) + list(_python_violations(triples, labels))
+    unique = {(v["iri"], v["path"], v["message"]): v for v in found}
+    return sorted(unique.values(), key=lambda v: (v["iri"], v["path"], v["message"]))
+
+
+def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iterator[dict[str, Any]]:
+    import rdflib
+    from pyshacl import validate as pyshacl_validate
+
+    shapes, onto = _shapes_and_ontology()
+    data = rdflib.Graph()
+    data.parse(data=serialize(triples, format=RdfFormat.N_TRIPLES), format="nt")
+    # The ontology is mixed in so sh:targetClass cp:Position reaches a cp:MateInTwo (rdfs:subClassOf).
+    conforms, results, _text = pyshacl_validate(data, shacl_graph=shapes, ont_graph=onto, inference="none",
+                                               advanced=False, allow_warnings=True)
+    if conforms:
+        return
+    sh = rdflib.Namespace(_SH)
+    for result in results.subjects(rdflib.RDF.type, sh.ValidationResult):
+        focus = results.value(result, sh.focusNode)
+        path = results.value(result, sh.resultPath)
+        value = results.value(result, sh.value)
+        message = results.value(result, sh.resultMessage)
+        text = str(message) if message is not None else "violates the shape"
+        if value is not None:
+            text += f" (value: {value!s})"
+        iri = str(focus)
+        yield {"iri": iri, "label": labels.get(iri, ""), "path": _short(str(path) if path else ""),
+               "message": text}
+
+
+def _python_violations(triples: Iterable[Triple], labels: dict[str, str]) -> Iterator[dict[str, Any]]:
+    date_properties = {CP_IRI + name for name in PGN_DATE_PROPERTIES}
+    for triple in triples:
+        obj, predicate = triple.object, triple.predicate.value
+        if not isinstance(obj, Literal):
+            continue
+        iri = triple.subject.value
+        if predicate == CP_IRI + "fen":
+            problem = fen_problem(obj.value)
+            if problem:
+                yield {"iri": iri, "label": labels.get(iri, ""), "path": "cp:fen",
+                       "message": f"invalid FEN {obj.value!r}: {problem}"}
+        elif predicate in date_properties:
+            problem = date_problem(obj.value)
+            if problem:
+                yield {"iri": iri, "label": labels.get(iri, ""), "path": _short(predicate),
+                       "message": f"{obj.value!r} {problem}"}
+
+
+def fen_problem(fen: str) -> str | None:
+    """Why ``fen`` is not a legal chess position (python-chess decides), or None."""
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        return str(exc)
+    status = board.status()
+    if status == chess.STATUS_VALID:
+        return None
+    names = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
+    return "not a legal position: " + ", ".join(names)
+
+
+def date_problem(text: str) -> str | None:
+    """Why a complete PGN date ``YYYY.MM.DD`` is not a calendar date, or None."""
+    match = _PGN_DATE.match(text)
+    if match is None:
+        return None  # partial or free-form dates are the pattern's business
+    try:
+        dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError as exc:
+        return f"is not a real date ({exc})"
+    return None
+
+
+def _short(iri: str) -> str:
+    return "cp:" + iri[len(CP_IRI):] if iri.startswith(CP_IRI) else iri

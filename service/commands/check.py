@@ -1,0 +1,100 @@
+"""``chesskb check``: is the knowledge base consistent, and does its data follow the rules?
+
+Runs HermiT (or Pellet) over the ontology and each source, narrows any inconsistency down to the
+individuals and axioms involved, lists unsatisfiable classes and every SHACL violation. Exit 0 when
+all is well, 1 for an inconsistency or a violation, 2 when Java (the reasoners' runtime) is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
+from kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
+from kb.store import StoreError
+
+
+@click.command("check")
+@click.option("--source", default=None, help="Check only this source (with the ontology).")
+@click.option("--reasoner", type=click.Choice(REASONERS), default="hermit", show_default=True,
+              help="OWL reasoner (Pellet in owlready2 >= 0.50 needs Java 25).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--no-cache", is_flag=True, help="Check every source again, even if unchanged since the last check.")
+@click.option("--no-shacl", is_flag=True, help="Only reason; skip the SHACL data rules.")
+@click.option("--whole-limit", type=click.IntRange(min=0), default=WHOLE_LIMIT, show_default=True,
+              help="Reason over all sources together only up to this many statements.")
+@click.option("--classify-limit", type=click.IntRange(min=0), default=CLASSIFY_LIMIT, show_default=True,
+              help="Above this many statements a source is checked for consistency only (no realisation).")
+@click.option("--java-memory", type=click.IntRange(min=256), default=None, metavar="MB",
+              help="The reasoner's Java heap (default owlready2's 2000 MB; 100k positions need about 8000).")
+@click.pass_obj
+def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no_shacl: bool,
+            whole_limit: int, classify_limit: int, java_memory: int | None) -> None:
+    """Reason over the knowledge base (OWL) and validate its data (SHACL); name what is wrong."""
+    if java_memory is not None:
+        from owlready2 import reasoning
+
+        reasoning.JAVA_MEMORY = java_memory
+    def progress(message: str) -> None:
+        if fmt == "text":
+            click.echo(message + " …", err=True)
+
+    try:
+        report = check_store(obj.open_store(), source=source, reasoner=reasoner, base_iri=obj.base_iri,
+                             use_cache=not no_cache, shacl=not no_shacl, whole_limit=whole_limit,
+                             classify_limit=classify_limit,
+                             progress=progress)
+    except JavaMissing as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except StoreError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ReasonerFailed as exc:
+        hint = " (raise the heap with --java-memory MB)" if "OutOfMemory" in str(exc) else ""
+        click.echo(f"error: the reasoner failed: {exc}{hint}", err=True)
+        sys.exit(1)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(report))
+    sys.exit(0 if report.ok else 1)
+
+
+def render_text(report: CheckReport) -> str:
+    """The report for a person: verdict first, then what is wrong, then what was checked."""
+    lines = [f"{'consistent' if report.consistent else 'INCONSISTENT'} ({report.reasoner})"]
+    for number, item in enumerate(report.inconsistencies, start=1):
+        lines.append(f"inconsistency {number} in {item['source']}"
+                     + ("" if item.get("minimal", True) else " (not narrowed down fully)") + ":")
+        for individual in item["individuals"]:
+            label = f"  \"{individual['label']}\"" if individual.get("label") else ""
+            lines.append(f"  individual <{individual['iri']}>{label}")
+        for statement in item["statements"]:
+            lines.append(f"  statement  {statement}")
+        for axiom in item["axioms"]:
+            lines.append(f"  axiom      {axiom}")
+        if item.get("reasoner_message"):
+            lines.append(f"  reasoner   {item['reasoner_message']}")
+    for iri in report.unsatisfiable_classes:
+        lines.append(f"unsatisfiable class <{iri}>")
+    if report.shacl_violations:
+        lines.append(f"{len(report.shacl_violations)} SHACL violation(s):")
+        for violation in report.shacl_violations:
+            label = f" \"{violation['label']}\"" if violation.get("label") else ""
+            lines.append(f"  <{violation['iri']}>{label} {violation['path']}: {violation['message']}")
+    else:
+        lines.append("no SHACL violations")
+    if report.checked:
+        lines.append("checked: " + ", ".join(report.checked))
+    if report.cached:
+        lines.append("from cache (unchanged since last check): " + ", ".join(report.cached))
+    lines.extend(f"note: {note}" for note in report.notes)
+    return "\n".join(_printable(line) for line in lines)
+
+
+def _printable(text: str) -> str:
+    """Data is hostile text: control characters (an escape sequence in a label) are shown escaped."""
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
