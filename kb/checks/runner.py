@@ -73,15 +73,12 @@ class CheckReport:
 
 
 def source_names(store: Store, base_iri: str | None = None) -> list[str]:
-    """Every source with an asserted graph in the store, by name."""
+    """Every source with an asserted graph in the store, by name: the sources the meta graph lists
+    (the store also holds graphs that are not sources: the links between sources, courses)."""
     minter = IriMinter(base_iri)
-    prefix = minter.source_graph("").value
-    names = []
-    for graph in store.named_graphs():
-        value = graph.value
-        if value.startswith(prefix) and not value.endswith("/inferred") and graph != minter.meta_graph:
-            names.append(value[len(prefix):])
-    return sorted(names)
+    graphs = set(store.named_graphs())
+    rows = store.query(f"SELECT ?name WHERE {{ GRAPH {minter.meta_graph} {{ ?s a cp:Source ; cp:sourceName ?name }} }}")
+    return sorted(row["name"].value for row in rows if minter.source_graph(row["name"].value) in graphs)
 
 
 def check_store(store: Store, *, source: str | None = None, reasoner: str = "hermit",
