@@ -73,15 +73,25 @@ class CheckReport:
 
 
 def source_names(store: Store, base_iri: str | None = None) -> list[str]:
-    """Every source with an asserted graph in the store, by name."""
+    """Every source with an asserted graph in the store, by name (``_meta`` and ``_links`` are the
+    store's own graphs, not sources)."""
     minter = IriMinter(base_iri)
     prefix = minter.source_graph("").value
     names = []
     for graph in store.named_graphs():
         value = graph.value
-        if value.startswith(prefix) and not value.endswith("/inferred") and graph != minter.meta_graph:
+        if value.startswith(prefix) and not value.endswith("/inferred") and not value[len(prefix):].startswith("_"):
             names.append(value[len(prefix):])
     return sorted(names)
+
+
+def link_triples(store: Store, base_iri: str | None = None) -> list[Triple]:
+    """The links between individuals of different sources (``owl:sameAs`` …), which only the
+    all-sources pass can weigh: a sameAs can join two individuals that contradict each other."""
+    graph = IriMinter(base_iri).source_graph("_links")
+    if graph not in store.named_graphs():
+        return []
+    return [quad.triple for quad in store.quads([graph])]
 
 
 def check_store(store: Store, *, source: str | None = None, reasoner: str = "hermit",
@@ -123,9 +133,17 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
             report.notes.append(f"{name}: {result['statements']} statements exceed the classification limit "
                                 f"({classify_limit}, --classify-limit): HermiT checked consistency only")
         total += len(triples)
-        if len(names) > 1 and total <= whole_limit:
+        if source is None and total <= whole_limit:
             everything.extend(triples)
-    if len(names) > 1:
+    links = link_triples(store, base_iri) if source is None else []
+    if links:
+        report.notes.append(f"{ALL_SOURCES} includes the {len(links)} statements of the links graph "
+                            "(owl:sameAs between individuals of different sources)")
+        hashes.append("links:" + graph_hash(links))
+        total += len(links)
+        if total <= whole_limit:
+            everything.extend(links)
+    if len(names) > 1 or (links and names):
         _check_whole(report, cache, everything if total <= whole_limit else None, total, hashes, reasoner,
                      whole_limit, classify_limit, progress)
     cache.save()
