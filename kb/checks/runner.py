@@ -137,8 +137,8 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
             everything.extend(triples)
     links = link_triples(store, base_iri) if source is None else []
     if links:
-        report.notes.append(f"{ALL_SOURCES} includes the {len(links)} statements of the links graph "
-                            "(owl:sameAs between individuals of different sources)")
+        report.notes.append(f"the links graph ({len(links)} statements: owl:sameAs between individuals of "
+                            f"different sources) belongs to the {ALL_SOURCES} pass")
         hashes.append("links:" + graph_hash(links))
         total += len(links)
         if total <= whole_limit:
