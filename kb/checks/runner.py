@@ -81,6 +81,15 @@ def source_names(store: Store, base_iri: str | None = None) -> list[str]:
     return sorted(row["name"].value for row in rows if minter.source_graph(row["name"].value) in graphs)
 
 
+def link_triples(store: Store, base_iri: str | None = None) -> list[Triple]:
+    """The links between individuals of different sources (``owl:sameAs`` …), which only the
+    all-sources pass can weigh: a sameAs can join two individuals that contradict each other."""
+    graph = IriMinter(base_iri).source_graph("_links")
+    if graph not in store.named_graphs():
+        return []
+    return [quad.triple for quad in store.quads([graph])]
+
+
 def check_store(store: Store, *, source: str | None = None, reasoner: str = "hermit",
                 base_iri: str | None = None, use_cache: bool = True, shacl: bool = True,
                 whole_limit: int = WHOLE_LIMIT, classify_limit: int = CLASSIFY_LIMIT,
@@ -120,9 +129,17 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
             report.notes.append(f"{name}: {result['statements']} statements exceed the classification limit "
                                 f"({classify_limit}, --classify-limit): HermiT checked consistency only")
         total += len(triples)
-        if len(names) > 1 and total <= whole_limit:
+        if source is None and total <= whole_limit:
             everything.extend(triples)
-    if len(names) > 1:
+    links = link_triples(store, base_iri) if source is None else []
+    if links:
+        report.notes.append(f"the links graph ({len(links)} statements: owl:sameAs between individuals of "
+                            f"different sources) belongs to the {ALL_SOURCES} pass")
+        hashes.append("links:" + graph_hash(links))
+        total += len(links)
+        if total <= whole_limit:
+            everything.extend(links)
+    if len(names) > 1 or (links and names):
         _check_whole(report, cache, everything if total <= whole_limit else None, total, hashes, reasoner,
                      whole_limit, classify_limit, progress)
     cache.save()
