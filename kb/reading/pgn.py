@@ -207,6 +207,11 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
                             f"{token!r} uses a piece letter English does not ({len(foreign)} such move(s); "
                             f"{english!r} in English?): import with --lang es/it/fr/de …; game skipped",
                             file=file_name, game=games_before + 1, line=segment.line)], 1
+    if segment.header_text and "\n\n" in movetext.strip():
+        # The segmenter decided this movetext belongs to these tags; python-chess would end the game at a
+        # blank line inside it (after a game comment, say), making a tagless second game of the moves
+        # and giving two games one number. Without the blank lines the file's game is read whole.
+        movetext = "\n".join(line for line in movetext.splitlines() if line.strip()) + "\n"
     notes: list[GameRecord | Finding] = []
     if len(movetext) > LONG_MOVETEXT_CHARS:
         movetext, trimmed = _trim_long_comments(movetext)
