@@ -146,3 +146,15 @@ def test_events_written_with_more_or_less_site_are_linked(tmp_path: Path) -> Non
     # 1994 Linares = Linares ESP; 1993 and Dos Hermanas stay apart
     assert [link["kind"] for link in links] == ["sameAs"]
     assert "1994" in links[0]["reason"]
+
+
+def test_pgn_extracts_duplicate_pair_is_one_game_with_both_records(tmp_path: Path) -> None:
+    """pgn-extract's own duplicate test: the same game twice, the second copy with a redundant
+    SetUp/FEN of the initial position. Same moves from the same start: one Match, two records."""
+    store = tmp_path / "store"
+    assert run_cli("import", str(DATA / "pgn-extract" / "test-setup-in.pgn"), store=store).exit_code == 0
+    rows = _select(store, "SELECT ?m (COUNT(DISTINCT ?r) AS ?n) WHERE { ?m a cp:Match ; dcterms:source ?r } "
+                          "GROUP BY ?m")
+    assert [row["n"] for row in rows] == ["2"]
+    games = _report(store)["games"]
+    assert len(games) == 1 and [e["record"].split(", ")[1] for e in games[0]["found_in"]] == ["game 1", "game 2"]
