@@ -229,29 +229,58 @@ def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, 
 # --- export, stats, sources -----------------------------------------------------------------
 
 @cli.command("export")
-@click.option("--format", "fmt", type=click.Choice(["owl", "ttl", "nt", "nq", "jsonld", "pgn"]), required=True)
+@click.option("--format", "fmt", type=click.Choice(["owl", "owlxml", "ttl", "nt", "nq", "jsonld", "pgn"]),
+              required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file (default: standard output).")
 @click.option("--source", default=None, help="Export only this source (with the ontology).")
 @click.pass_obj
 def export_command(obj: CliContext, fmt: str, output: Path | None, source: str | None) -> None:
     """Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé,
-    --format pgn the exercises as PGN (SetUp/FEN, solution and comments) for other chess software."""
+    owlxml the same in OWL/XML (written by the OWL API; needs Java), --format pgn the exercises as
+    PGN (SetUp/FEN, solution and comments) for other chess software."""
     from kb.export import write_export
 
     store = obj.open_store()
     if fmt == "pgn":
         _export_pgn(store, output, source, obj.base_iri)
         return
+    if fmt == "owlxml":
+        write_export = _owlxml_writer()
     if output is None:
         write_export(store, fmt, sys.stdout.buffer, source=source, base_iri=obj.base_iri)
         sys.stdout.flush()
         return
     partial = output.with_name(output.name + ".partial")
-    with open(partial, "wb") as handle:
-        write_export(store, fmt, handle, source=source, base_iri=obj.base_iri)
+    try:
+        with open(partial, "wb") as handle:
+            write_export(store, fmt, handle, source=source, base_iri=obj.base_iri)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a failed export leaves no half-written file behind
+        raise
     partial.replace(output)
     click.echo(f"wrote {output} ({output.stat().st_size:,} bytes)", err=True)
+
+
+def _owlxml_writer():
+    """``write_owlxml`` with Java's absence (exit 2) and the OWL API's refusal (exit 1) as one line."""
+    from kb.export_owlxml import ConversionFailed, JavaMissing, write_owlxml
+
+    def write(store: Store, fmt: str, output, **options) -> None:
+        try:
+            write_owlxml(store, output, **options)
+        except JavaMissing as exc:
+            raise JavaNeeded(str(exc)) from None
+        except ConversionFailed as exc:
+            raise DataProblem(str(exc)) from None
+
+    return write
+
+
+class JavaNeeded(click.ClickException):
+    """Exit 2: the command needs Java and there is none."""
+
+    exit_code = 2
 
 
 def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:

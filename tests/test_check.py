@@ -291,6 +291,47 @@ def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data
     assert verdict.consistent and verdict.unsatisfiable_classes == []
 
 
+def _owlready_statements(path: Path) -> tuple[int, set]:
+    """What owlready2 reads from an ontology document: all its statements, and those without blank nodes."""
+    import owlready2
+
+    world = owlready2.World()
+    world.get_ontology(path.as_uri()).load()
+    graph = world.as_rdflib_graph()
+    named = {t for t in graph if not isinstance(t[0], rdflib.BNode) and not isinstance(t[2], rdflib.BNode)}
+    total = len(graph)
+    world.close()
+    return total, named
+
+
+def test_owlxml_export_says_in_owl_xml_exactly_what_the_owl_export_says(data_store: Path,
+                                                                         tmp_path: Path) -> None:
+    rdfxml, owlxml = tmp_path / "kb.owl", tmp_path / "kb.owx"
+    for fmt, out in (("owl", rdfxml), ("owlxml", owlxml)):
+        assert run_cli("export", "--format", fmt, "--source", "mate_in_2", "-o", str(out),
+                       store=data_store).exit_code == 0
+    head = owlxml.read_text(encoding="utf-8")[:2000]
+    assert "<Ontology xmlns=\"http://www.w3.org/2002/07/owl#\"" in head
+    assert 'ontologyIRI="http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl"' in head
+    assert 'versionIRI="' in head
+    total_owl, named_owl = _owlready_statements(rdfxml)
+    total_owx, named_owx = _owlready_statements(owlxml)
+    assert total_owx == total_owl
+    assert named_owx == named_owl  # the same axioms, individuals, labels and typed values
+    assert any(p == rdflib.RDFS.label and getattr(o, "language", None) == "es" for _, p, o in named_owx)
+
+
+def test_owlxml_export_without_java_exits_2_and_writes_nothing(data_store: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import owlready2
+
+    monkeypatch.setattr(owlready2, "JAVA_EXE", str(tmp_path / "no-java-here"))
+    out = tmp_path / "kb.owx"
+    result = run_cli("export", "--format", "owlxml", "-o", str(out), store=data_store)
+    assert result.exit_code == 2 and "Java" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_axioms_named_are_the_ones_the_statements_break() -> None:
     from kb.checks.owl import axioms_involved
 

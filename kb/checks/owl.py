@@ -87,13 +87,13 @@ class Inconsistency:
         return out
 
 
-def java_executable() -> str:
+def java_executable(purpose: str = "the reasoner") -> str:
     """The Java owlready2 will run; :class:`JavaMissing` with a clear message when there is none."""
     import owlready2
 
     found = shutil.which(owlready2.JAVA_EXE)
     if found is None:
-        raise JavaMissing(f"the reasoner needs Java (17 or newer for HermiT) and {owlready2.JAVA_EXE!r} "
+        raise JavaMissing(f"{purpose} needs Java (17 or newer for HermiT) and {owlready2.JAVA_EXE!r} "
                           "is not on PATH: install a JRE (Debian: apt-get install default-jre-headless)")
     return found
 
