@@ -97,6 +97,28 @@ def test_mate_in_two_problems_are_proved_by_search():
     assert statuses == Counter({"verified-search": len(records)})
 
 
+def test_a_perpetual_is_continuous_check_and_a_mating_attack_is_not():
+    """ContinuousCheck is a drawing resource: checks that repeat; a line of checks that mates is not one."""
+    board = chess.Board("7k/6p1/7p/8/8/8/qq4PP/5QK1 w - - 0 1")  # White is a queen down and checks
+    perpetual = [chess.Move.from_uci(u) for u in ("f1f8", "h8h7", "f8f5", "h7h8", "f5f8")]
+    assert "ContinuousCheck" in analyse(board, perpetual, use_engine=False).classes
+    records = [r for r in read_records(DATA / "pychess" / "mate_in_2.pgn") if isinstance(r, GameRecord)]
+    checking = [r for r in records if all(board_after_each.is_check() for board_after_each in _solver_boards(r))]
+    assert checking  # the collection has all-check mates (Rotlevi–Suchting's queen sacrifice)
+    assert not [r for r in checking
+                if "ContinuousCheck" in analyse(r.start_board(), r.solution, use_engine=False).classes]
+
+
+def _solver_boards(record: GameRecord) -> list[chess.Board]:
+    """The board after each of the solver's moves."""
+    board, boards = record.start_board(), []
+    for index, move in enumerate(record.solution):
+        board.push(move)
+        if index % 2 == 0:
+            boards.append(board.copy(stack=False))
+    return boards
+
+
 def test_a_line_ending_in_mate_after_a_defensive_blunder_is_refuted():
     """Fool's mate from pgn-extract's test file: after 1. f3 the line 1...e5 2. g4 Qh4# ends in mate,
     but only because White helped; any other second move avoids mate in two."""

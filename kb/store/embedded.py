@@ -177,8 +177,11 @@ def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
         target.remove_graph(graph)
 
 
-#: Serialised batches are joined up to this size before one bulk load (fewer, larger RocksDB files).
-LOAD_BYTES = 64 << 20
+#: Serialised batches are joined up to this size before one bulk load. Larger means fewer RocksDB
+#: files, smaller means a shorter tail: the last batch loads after the workers have finished, alone.
+#: 16 MB (about 1,300 lichess puzzles) took a 10k-puzzle import with two jobs from 12.8 s (64 MB) to
+#: 10.5 s; 8 MB was no faster.
+LOAD_BYTES = 16 << 20
 
 
 def _load(target: OxStore, statements: Iterable[Statement]) -> None:

@@ -37,11 +37,15 @@ def stalemate(line: Line) -> bool:
 
 def perpetual_check(line: Line) -> bool:
     """Every solver move checks and the line ends in a repeated position or with checks the opponent
-    cannot escape for good (the original's *ContinuousCheck*)."""
+    cannot escape for good (the original's *ContinuousCheck*: a drawing resource).
+
+    A line that mates is a mating attack, not a perpetual, even when every move checks and the
+    attacker gave material on the way (Rotlevi–Suchting's queen sacrifice was tagged as one before).
+    """
     solver = line.solver_plies
-    if len(solver) < 2 or not all(p.is_check for p in solver):
+    if len(solver) < 2 or not all(p.is_check for p in solver) or line.end.is_checkmate():
         return False
-    keys = [p.after.board_fen() + ("w" if p.after.turn else "b") for p in line.plies]
+    keys = [(p.after.board_fen(), p.after.turn) for p in line.plies]
     return len(keys) != len(set(keys)) or line.balance(line.end) < line.balance(line.start) - 2
 
 
