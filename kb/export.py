@@ -35,9 +35,11 @@ FORMATS: dict[str, RdfFormat] = {
 
 def source_graphs(store: Store, source: str | None, *, base_iri: str | None = None,
                   inferred: bool = True) -> list[NamedNode]:
-    """The named graphs holding ``source`` (or every source), without the ontology graph."""
+    """The named graphs holding ``source`` (or every source), without the ontology, the sources'
+    descriptions and the class counts (numbers about the store, not knowledge)."""
     minter = IriMinter(base_iri)
-    graphs = [g for g in store.named_graphs() if g != ONTOLOGY_GRAPH and g != minter.meta_graph]
+    derived = (ONTOLOGY_GRAPH, minter.meta_graph, minter.counts_graph)  # the ontology is written apart
+    graphs = [g for g in store.named_graphs() if g not in derived]
     if source is not None:
         wanted = {minter.source_graph(source), minter.inferred_graph(source)}
         if minter.source_graph(source) not in graphs:
@@ -59,9 +61,10 @@ def export_quads(store: Store, fmt: str, *, source: str | None = None,
 
 
 def _meta_quads(store: Store, base_iri: str | None) -> Iterator[Quad]:
-    meta = IriMinter(base_iri).meta_graph
-    if meta in store.named_graphs():
-        yield from store.quads([meta])
+    """The sources' descriptions and the class counts: the ``nq`` dump is the whole dataset."""
+    minter = IriMinter(base_iri)
+    present = store.named_graphs()
+    yield from store.quads([g for g in (minter.meta_graph, minter.counts_graph) if g in present])
 
 
 def _unique_triples(quads: Iterator[Quad]) -> Iterator[Triple]:

@@ -18,6 +18,7 @@ from pyoxigraph import Literal, Quad
 
 from .analysis import PositionAnalysis, analyse
 from .findings import Finding
+from .class_counts import refresh_class_counts
 from .linking import refresh_links
 from .iris import IriMinter
 from .mapping import MappingContext, source_quads
@@ -168,6 +169,7 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
                          remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
     refresh_links(store, minter.base)  # a second, small write: players of the new source may link to others
+    refresh_class_counts(store, minter.base)  # and the class counts every page and count question read
     report.seconds = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
     return report
 
@@ -220,4 +222,5 @@ def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bo
     store.replace_graphs([graph, minter.inferred_graph(name)], [],
                          remove_subjects=[(minter.source(name), minter.meta_graph)])
     refresh_links(store, minter.base)
+    refresh_class_counts(store, minter.base)
     return True

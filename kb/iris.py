@@ -104,6 +104,11 @@ class IriMinter:
         return self._iri("graph", "_links")
 
     @property
+    def counts_graph(self) -> NamedNode:
+        """The named graph of class member counts, recounted after every write (``kb.class_counts``)."""
+        return self._iri("graph", "_counts")
+
+    @property
     def meta_graph(self) -> NamedNode:
         """The named graph describing the sources themselves (counts, checksum, import time)."""
         return self._iri("graph", "_meta")

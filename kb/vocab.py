@@ -130,9 +130,10 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
 
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a
 #: theme class, saying who asserted the class (the detectors, the source's own label, the user's
-#: --theme); ``lichessTheme`` maps a class to the lichess puzzle theme key(s) it matches.
+#: --theme); ``lichessTheme`` maps a class to the lichess puzzle theme key(s) it matches;
+#: ``memberCount`` is a class's number of individuals, recounted after every write (``kb.class_counts``).
 ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
-    "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme",
+    "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme", "memberCount",
 )
 
 THEME_ROOT = "Position"

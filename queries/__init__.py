@@ -7,15 +7,16 @@ Each file starts with a comment header the code reads::
     # param: player string "Sahuquillo, Alejandro"  -- the player's name, any order
     SELECT ?position WHERE { ... ?player ... }
 
-Parameters are bound as typed RDF terms through the store's variable substitution, never pasted
-into the query text, so a value such as ``"} DROP ALL #`` stays a harmless literal.
+Parameters are bound as typed RDF terms, written as a ``VALUES`` block into every group of the
+query that mentions them (``kb.store.bindings``), never pasted into the query text as strings, so a
+value such as ``"} DROP ALL #`` stays a harmless literal.
 
 Writing a query (the rules the 48 files follow):
 
-* Oxigraph substitutes a variable only when it is in the SELECT projection, so every parameter
-  variable is projected (``SELECT ?position … ?player``), grouped on in aggregates, and used at the
-  top level of the WHERE clause (a sub-SELECT does not see it). The column then shows the value
-  the query actually used.
+* Every parameter variable is projected (``SELECT ?position … ?player``) and grouped on in
+  aggregates, so the column shows the value the query actually used.
+* Every query answers in pages (``limit``, ``offset``), appended at the end; a line ``#PAGE``
+  puts them inside a sorted subquery instead, so only the page's rows are joined with the rest.
 * Position queries bind ``?position``; game queries bind ``?match``.
 * Type ``name`` binds the parameter as ``kb.names.name_key`` of the value (case, accents and word
   order dropped) and the query compares it with players' stored ``cp:nameKey``, word-bounded, so
@@ -45,6 +46,10 @@ PARAM_TYPES = ("string", "name", "integer", "decimal", "date", "time", "iri", "c
 #: Oxigraph stops after the page, while sorting or sending every row grows with the knowledge base.
 PAGE_PARAMS = ("limit", "offset")
 DEFAULT_LIMIT = 100
+#: A line ``#PAGE`` in a query says where the page's LIMIT/OFFSET go (a sorted subquery, so only
+#: the page's rows are joined with the rest); without it they go at the end. Unreplaced, it is a
+#: comment: the query then answers every row.
+PAGE_MARKER = re.compile(r"^[ \t]*#PAGE[ \t]*$", re.MULTILINE)
 
 
 class QueryError(Exception):
@@ -94,8 +99,10 @@ class CannedQuery:
             raise QueryError("limit and offset are not negative")
         if re.search(r"\bLIMIT\s+\d+\s*$", self.text, re.IGNORECASE):
             return self.text
-        page = (f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")
-        return f"{self.text.rstrip()}\n{page.strip()}\n" if page else self.text
+        page = ((f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")).strip()
+        if PAGE_MARKER.search(self.text):
+            return PAGE_MARKER.sub(page, self.text)
+        return f"{self.text.rstrip()}\n{page}\n" if page else self.text
 
 
 def to_term(raw: str, param: Param) -> Literal | NamedNode:

@@ -3,8 +3,9 @@ players, events, sources and games.
 
 Each view builds plain data once; HTML renders it and the ``.json`` twin (or ``?format=json``)
 returns it as is. Queries bind the user's text as typed literals (never pasted into SPARQL).
-Class counts come from one GROUP BY over ``rdf:type``: a position's superclasses are already in
-the store (the ``/inferred`` graphs), so a class's count includes its subclasses.
+Class counts are the ones the importer keeps after every write (``kb.class_counts``): a
+position's superclasses are in the store (the ``/inferred`` graphs), so a class's count includes
+its subclasses.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 from pyoxigraph import Literal, NamedNode
 
 from kb.analysis.board_facts import position_key
+from kb.class_counts import stored_counts
 from kb.themes import PARENT, type_position
 from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
@@ -81,7 +83,11 @@ COUNTS = """SELECT ?class (COUNT(?s) AS ?n) WHERE {
 
 
 def home_data() -> dict[str, Any]:
-    counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(COUNTS)}
+    stored = stored_counts(_store())
+    if stored is not None:
+        counts = {name: stored.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
+    else:  # a store written before the counts were kept
+        counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(COUNTS)}
     sources = _rows("SELECT ?s ?name WHERE { ?s a cp:Source ; cp:sourceName ?name } ORDER BY ?name")
     return {"counts": counts,
             "sources": [{"iri": r["s"], "name": r["name"], "url": _link(r["s"])} for r in sources],
@@ -102,14 +108,18 @@ def home_json() -> Response:
 # --- the theme tree ----------------------------------------------------------------------------
 
 CLASS_COUNTS = """SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class"""
-COUNTS_TTL = 30.0  # seconds a computed tree is reused (a store changes only by whole imports)
+COUNTS_TTL = 30.0  # seconds live counts of an older store are reused
 
 
 def class_counts() -> dict[str, int]:
     """Positions per theme class, subclasses included (inferred superclass types are stored).
 
-    Only theme classes are kept, and only positions are members of theme classes, so the count
-    needs no ``?p a cp:Position`` join (which costs seconds at 100k positions)."""
+    The importer keeps these numbers after every write (``kb.class_counts``), so this is one
+    lookup. A store written before that is counted here, and the count reused for 30 s.
+    Only theme classes are kept, and only positions are members of theme classes."""
+    stored = stored_counts(_store())
+    if stored is not None:
+        return {name: n for name, n in stored.items() if name in THEME_NAMES}
     cache = current_app.extensions.setdefault("chesskb.class_counts", {})
     if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
         return cache["counts"]
@@ -120,7 +130,10 @@ def class_counts() -> dict[str, int]:
 
 
 def _class_count(name: str) -> int:
-    """One class's count: from the tree's counts when they are fresh, else one COUNT of that class."""
+    """One class's count: the stored counts, else the tree's when fresh, else one COUNT of that class."""
+    stored = stored_counts(_store())
+    if stored is not None:
+        return stored.get(name, 0)
     cache = current_app.extensions.get("chesskb.class_counts")
     if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
         return cache["counts"].get(name, 0)

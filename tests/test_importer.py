@@ -169,6 +169,31 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
     assert run_cli("remove-source", "nope", store=store_path).exit_code == 1
 
 
+def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
+    """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
+    from kb.class_counts import count_members, stored_counts
+
+    store_path = tmp_path / "s"
+    store = EmbeddedStore(store_path)
+
+    def answered() -> dict[str, int]:
+        result = run_cli("query", "--name", "class-hierarchy-counts", "--param", "limit=0", "--format", "tsv",
+                         store=store_path)
+        rows = [line.split("\t") for line in result.output.splitlines()[1:]]
+        return {r[0].strip("<>")[len(CP):]: int(r[3].split("^^")[0].strip('"')) for r in rows}
+
+    for paths in ([DATA / "pychess" / "mate_in_2.pgn", DATA / "seed" / "seed-000-sample.pgn"],
+                  [DATA / "lichess" / "puzzles.csv"]):
+        assert run_cli("import", *map(str, paths), store=store_path).exit_code == 0
+        live = count_members(store)
+        assert stored_counts(store) == live and live["MateInTwo"] > 0 and live["Match"] > 0
+        assert {k: v for k, v in answered().items() if v} == {k: v for k, v in live.items() if k in answered()}
+    before = stored_counts(store)
+    assert run_cli("remove-source", "mate_in_2", store=store_path).exit_code == 0
+    after = stored_counts(store)
+    assert after == count_members(store) and after["MateInTwo"] < before["MateInTwo"]
+
+
 def _big_pgn(path: Path, copies: int) -> None:
     game = (DATA / "pychess" / "mate_in_3.pgn").read_text(encoding="utf-8")
     with open(path, "w", encoding="utf-8") as handle:

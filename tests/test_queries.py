@@ -522,8 +522,18 @@ def test_exercises_by_difficulty(kb, tactic, name):
     rows = run(kb, "exercises-by-difficulty", **({} if tactic is None else {"tactic": tactic}))
     got = [next(iter(idents(kb, [r]))) for r in rows]
     assert set(got) == expected
-    keys = [(int(r["solverMoves"]), int(r["rating"] or 0)) for r in rows]  # games have no rating: first
-    assert keys == sorted(keys)
+    keys = [int(r["difficulty"]) for r in rows]  # one scale for rated and unrated exercises
+    assert keys == sorted(keys) and all(r["solverMoves"] for r in rows)
+    assert all(int(r["difficulty"]) == int(r["rating"]) for r in rows if r["rating"])  # the rating where known
+    # pages: the paging goes into the sorted subquery (#PAGE); pages add up to the whole answer, none twice
+    query = load_query("exercises-by-difficulty")
+    assert "LIMIT 5\n" in query.paged_text({"limit": "5"}).split("ORDER BY ?difficulty")[1]
+    pages = []
+    for page in ({"limit": "5"}, {"limit": "5", "offset": "5"}):
+        result = kb.query(query.paged_text(page),
+                          bindings=query.bind({} if tactic is None else {"tactic": tactic}))
+        pages += [row["position"].value for row in result]
+    assert pages == [r["position"] for r in rows[:10]]
 
 
 @pytest.mark.parametrize("white, black", [(None, None), ("Q", "KR"), ("kp", "kp")])

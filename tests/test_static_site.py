@@ -60,6 +60,10 @@ def test_site_of_one_source_holds_only_that_source(tmp_path: Path) -> None:
     assert "Kasparov" in text and "Deep Blue" in text
     assert "Mallory" not in text and "<script>alert" not in text
     assert _links(out)[1] == []
+    home = re.sub(r"<[^>]+>", " ", (out / "index.html").read_text(encoding="utf-8"))
+    assert "hostile" not in home  # the other source is not listed
+    games = len(re.findall(r"^\[Event ", (DATA / "games" / "kasparov-deep-blue-1997.pgn").read_text(), re.M))
+    assert re.search(rf"Positions:\s*{games}\b", home), home  # this source's count, not the whole KB's
     assert run_cli("site", "-o", str(tmp_path / "none"), "--source", "nope", store=store).exit_code != 0
 
 

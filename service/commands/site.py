@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from kb.class_counts import refresh_class_counts
 from kb.export import write_export
 from kb.store import EmbeddedStore, StoreError
 from service.app import create_app
@@ -25,14 +26,23 @@ def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None
         only = EmbeddedStore(Path(tmp) / "store")  # the source alone, with its provenance
         quads = list(write_quads(store, source, base_iri))
         only.replace_graphs([], quads)
+        refresh_class_counts(only, base_iri)  # the counts of this source, not of the whole KB
         app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=only)
         return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}) + 1
 
 
 def write_quads(store, source: str, base_iri: str | None):
+    """The source's graphs and its own description (not the other sources' descriptions: the site
+    of one source lists that source only)."""
     from kb.export import export_quads
+    from kb.iris import IriMinter
 
-    yield from export_quads(store, "nq", source=source, base_iri=base_iri)
+    minter = IriMinter(base_iri)
+    own = minter.source(source)
+    for quad in export_quads(store, "nq", source=source, base_iri=base_iri):
+        if quad.graph_name == minter.meta_graph and quad.subject != own:
+            continue
+        yield quad
 
 
 @click.command("site")
