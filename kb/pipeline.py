@@ -173,8 +173,11 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
     result.quads = len(quads)
     _count_individuals(quads, result)
     if quads:
-        result.batch = SerializedBatch(serialize(quads, format=RdfFormat.N_QUADS),
-                                       serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES))
+        by_graph: dict[str, list] = {}
+        for quad in quads:
+            by_graph.setdefault(quad.graph_name.value, []).append(quad.triple)
+        result.batch = SerializedBatch({graph: serialize(triples, format=RdfFormat.N_TRIPLES)
+                                        for graph, triples in by_graph.items()})
     return result
 
 

@@ -191,39 +191,40 @@ def _load(target: OxStore, statements: Iterable[Statement]) -> None:
     importer keeps collecting the workers' results meanwhile; at most one joined batch waits.
     """
     single: list[Quad] = []
-    pending: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue(maxsize=1)
+    pending: queue.Queue[dict[str, list[bytes]] | None] = queue.Queue(maxsize=1)
     failure: list[BaseException] = []
 
     def writer() -> None:
-        while (batch := pending.get()) is not None:
+        while (joined := pending.get()) is not None:
             if failure:
                 continue
             try:
-                target.bulk_load(batch[0], format=RdfFormat.N_QUADS)
-                target.bulk_load(batch[1], format=RdfFormat.N_TRIPLES)
+                for graph, parts in joined.items():
+                    target.bulk_load(b"".join(parts), format=RdfFormat.N_TRIPLES, to_graph=NamedNode(graph))
+                target.bulk_load(b"".join(part for parts in joined.values() for part in parts),
+                                 format=RdfFormat.N_TRIPLES)  # the merge
             except BaseException as exc:  # re-raised in the importer's thread below
                 failure.append(exc)
 
     thread = threading.Thread(target=writer, name="chesskb-bulk-load", daemon=True)
     thread.start()
-    nquads: list[bytes] = []
-    ntriples: list[bytes] = []
+    joined: dict[str, list[bytes]] = {}
     size = 0
     try:
         for item in statements:
             if isinstance(item, SerializedBatch):
-                nquads.append(item.nquads)
-                ntriples.append(item.ntriples)
-                size += len(item.nquads)
+                for graph, data in item.graphs.items():
+                    joined.setdefault(graph, []).append(data)
+                size += item.size
                 if size >= LOAD_BYTES:
-                    pending.put((b"".join(nquads), b"".join(ntriples)))
-                    nquads, ntriples, size = [], [], 0
+                    pending.put(joined)
+                    joined, size = {}, 0
             else:
                 single.append(item)
             if failure:
                 break
-        if nquads and not failure:
-            pending.put((b"".join(nquads), b"".join(ntriples)))
+        if joined and not failure:
+            pending.put(joined)
     finally:
         pending.put(None)
         thread.join()

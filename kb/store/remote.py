@@ -39,7 +39,7 @@ from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
 
 from ..vocab import PREFIXES
-from .base import QueryResult, QuerySyntaxError, Statement, StoreError, Term, iter_quads
+from .base import QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreError, Term, iter_quads
 from .bindings import with_values
 
 #: Triples staged per round (one Graph Store Protocol POST per graph when the server has it).
@@ -133,7 +133,7 @@ class RemoteStore:
         token = secrets.token_hex(6)
         staged: set[str] = set()
         try:
-            self._stage(iter_quads(quads), token, staged)
+            self._stage(quads, token, staged)
         except BaseException:
             self._drop_staging(staged)
             raise
@@ -158,7 +158,14 @@ class RemoteStore:
             self._drop_staging(staged, token)
             raise
 
-    def _stage(self, quads: Iterator[Quad], token: str, staged: set[str]) -> None:
+    def _stage(self, statements: Iterable[Statement], token: str, staged: set[str]) -> None:
+        """Load ``statements`` into the staging graphs. With a Graph Store endpoint, the workers'
+        serialised batches are posted as they are (joined up to ``BATCH_BYTES`` per graph): no
+        statement becomes a Python object in this process. Without one, everything goes as quads."""
+        if self.graph_store:
+            quads = self._post_serialized(statements, token, staged)
+        else:
+            quads = iter_quads(statements)
         batch: dict[str, list[Quad]] = defaultdict(list)
         size = 0
         for quad in quads:
@@ -172,6 +179,28 @@ class RemoteStore:
                 batch, size = defaultdict(list), 0
         if batch:
             self._send(batch, token, staged)
+
+    def _post_serialized(self, statements: Iterable[Statement], token: str, staged: set[str]) -> Iterator[Quad]:
+        """Post the serialised batches' N-Triples to their staging graphs; yield the single quads."""
+        joined: dict[str, list[bytes]] = defaultdict(list)
+        sizes: dict[str, int] = defaultdict(int)
+
+        def post(graph: str) -> None:
+            staged.add(graph)
+            self._post_graph(NamedNode(graph + STAGING + token), b"".join(joined.pop(graph)))
+            sizes.pop(graph)
+
+        for item in statements:
+            if not isinstance(item, SerializedBatch):
+                yield item
+                continue
+            for graph, data in item.graphs.items():
+                joined[graph].append(data)
+                sizes[graph] += len(data)
+                if sizes[graph] >= BATCH_BYTES:
+                    post(graph)
+        for graph in list(joined):
+            post(graph)
 
     def _send(self, batch: dict[str, list[Quad]], token: str, staged: set[str]) -> None:
         for graph, quads in batch.items():
