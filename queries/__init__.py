@@ -23,6 +23,10 @@ Writing a query (the rules the 48 files follow):
   "Polgar" finds "Polgár, Judit" and "Susan Polgar".
 * Type ``class`` binds ``cp:NAME``; ``?position a ?tactic`` includes subclasses because the
   ``/inferred`` graphs carry every superclass type and queries run over the union default graph.
+* Type ``keyword`` binds the value trimmed and lowercased (``side``: white/black), so the query
+  looks it up as an exact value instead of lowercasing every stored one in a FILTER.
+* Type ``pieces`` binds one side's pieces as ``cp:whitePieces``/``cp:blackPieces`` store them
+  (``rp`` and ``KRPP`` both become ``KRP``: king first, any number of pawns as one P).
 * ``date`` takes YYYY-MM-DD, ``time`` HH:MM or HH:MM:SS; both become typed ``xsd`` literals.
 """
 
@@ -40,7 +44,10 @@ from kb.vocab import CP_IRI, XSD
 
 _HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
-PARAM_TYPES = ("string", "name", "integer", "decimal", "date", "time", "iri", "class", "boolean")
+PARAM_TYPES = ("string", "keyword", "name", "pieces", "integer", "decimal", "date", "time", "iri", "class",
+               "boolean")
+#: Letters of ``pieces`` parameters, in the material signature's order (kb.analysis.board_facts).
+PIECE_LETTERS = "KQRBN"
 #: Paging parameters every canned query accepts (``limit=0``: every row). A page of 100 rows, as
 #: Datasette shows, keeps a question about "all mate-in-one positions" fast on a million positions:
 #: Oxigraph stops after the page, while sorting or sending every row grows with the knowledge base.
@@ -105,10 +112,27 @@ class CannedQuery:
         return f"{self.text.rstrip()}\n{page}\n" if page else self.text
 
 
+def pieces_key(raw: str) -> str:
+    """``"rp"``, ``"K R P P"`` -> ``"KRP"``: one side's pieces as ``cp:whitePieces`` stores them (king
+    first, then Q R B N with their counts, one ``P`` for any number of pawns)."""
+    letters = raw.upper().replace(" ", "")
+    unknown = set(letters) - set(PIECE_LETTERS + "P")
+    if unknown or not letters:
+        raise ValueError(f"{raw!r} is not a set of pieces: use the letters K Q R B N P (e.g. KRP)")
+    if letters.count("K") > 1:
+        raise ValueError(f"{raw!r} has more than one king")
+    pieces = "".join(letter * letters.count(letter) for letter in PIECE_LETTERS[1:])
+    return "K" + pieces + ("P" if "P" in letters else "")
+
+
 def to_term(raw: str, param: Param) -> Literal | NamedNode:
     try:
         if param.type == "string":
             return Literal(raw)
+        if param.type == "keyword":
+            return Literal(raw.strip().lower())
+        if param.type == "pieces":
+            return Literal(pieces_key(raw))
         if param.type == "integer":
             return Literal(str(int(raw)), datatype=XSD.integer)
         if param.type == "decimal":

@@ -33,6 +33,7 @@ BLUEPRINTS: tuple[str, ...] = (
 DEFAULT_SETTINGS: dict[str, Any] = {
     "STORE": None,                 # store path or SPARQL endpoint URL
     "UPDATE_ENDPOINT": None,       # SPARQL Update URL of a remote store
+    "GRAPH_STORE": None,           # Graph Store Protocol URL of a remote store (derived for Oxigraph)
     "BASE_IRI": None,              # base IRI of individuals
     "QUERY_TIMEOUT": 20.0,         # seconds before a query is stopped (503)
     "ROW_LIMIT": 10000,            # rows returned before a result is cut with a notice
@@ -70,7 +71,8 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.config["BASE_IRI"] = app.config["BASE_IRI"] or default_base_iri()
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]
     app.extensions["chesskb.store"] = store or open_store(app.config["STORE"],
-                                                          update_endpoint=app.config["UPDATE_ENDPOINT"])
+                                                          update_endpoint=app.config["UPDATE_ENDPOINT"],
+                                                          graph_store=app.config["GRAPH_STORE"])
     app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
     register_error_handlers(app)
     for module_name in BLUEPRINTS:

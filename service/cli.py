@@ -44,9 +44,10 @@ class CliContext:
     store_location: str
     update_endpoint: str | None
     base_iri: str
+    graph_store: str | None = None
 
     def open_store(self) -> Store:
-        return open_store(self.store_location, update_endpoint=self.update_endpoint)
+        return open_store(self.store_location, update_endpoint=self.update_endpoint, graph_store=self.graph_store)
 
 
 class UsageProblem(click.UsageError):
@@ -64,15 +65,18 @@ class DataProblem(click.ClickException):
               help=f"Store directory, or a SPARQL 1.1 endpoint URL (default ${STORE_ENV} or ./chesskb-store).")
 @click.option("--update-endpoint", default=None, metavar="URL",
               help="SPARQL Update URL of a remote store, when it differs from the query URL.")
+@click.option("--graph-store", default=None, metavar="URL",
+              help="Graph Store Protocol URL of a remote store, for loading imports (derived for an Oxigraph "
+                   "server; without one, or with '', imports are sent as SPARQL INSERT DATA requests).")
 @click.option("--base-iri", envvar=BASE_IRI_ENV, default=None, metavar="IRI",
               help=f"Base IRI of individuals (default ${BASE_IRI_ENV} or {default_base_iri()}).")
 @click.version_option(package_name="chesskb")
 @click.pass_context
-def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | None,
+def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | None, graph_store: str | None,
         base_iri: str | None) -> None:
     """ChessPosition KB: didactic chess positions as a linked knowledge base."""
     ctx.obj = CliContext(store_location or default_store_location(), update_endpoint,
-                         base_iri or default_base_iri())
+                         base_iri or default_base_iri(), graph_store)
 
 
 # --- import ---------------------------------------------------------------------------------

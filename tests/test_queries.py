@@ -495,9 +495,9 @@ def test_event_crosstable(kb, event):
     assert totals == _scores(games)
 
 
-@pytest.mark.parametrize("side, goal", [(None, None), ("black", "mate"), ("white", "draw"), ("black", "win")])
+@pytest.mark.parametrize("side, goal", [(None, None), ("black", "mate"), ("White", "draw"), ("black", " WIN ")])
 def test_positions_by_side_and_goal(kb, side, goal):
-    side_, goal_ = side or "white", goal or "mate"
+    side_, goal_ = (side or "white").strip().lower(), (goal or "mate").strip().lower()  # keyword parameters
     labels = {"mate": {"mate"}, "win": {"mate", "crushing", "advantage"}, "draw": {"equality"}}[goal_]
     colour = chess.WHITE if side_ == "white" else chess.BLACK
 
@@ -604,6 +604,16 @@ def test_bad_parameters_are_clear_errors():
         load_query("same-position-elsewhere").bind({"position": "x> } DROP ALL #"})
     with pytest.raises(QueryError, match="has no parameter"):
         load_query("mate-in-one").bind({"player": "x"})
+    with pytest.raises(QueryError, match="not a set of pieces"):
+        load_query("positions-with-material").bind({"white": "KRX"})
+    with pytest.raises(QueryError, match="more than one king"):
+        load_query("positions-with-material").bind({"white": "KKR"})
+
+
+@pytest.mark.parametrize("raw, key", [("KRP", "KRP"), ("rp", "KRP"), ("K R P P", "KRP"), ("NBQ", "KQBN"),
+                                      ("RRp", "KRRP"), ("k", "K")])
+def test_pieces_parameters_take_the_stored_form(raw, key):
+    assert load_query("positions-with-material").bind({"white": raw})["white"].value == key
 
 
 # --- the command line ------------------------------------------------------------------------

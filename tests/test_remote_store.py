@@ -121,6 +121,27 @@ def test_a_failed_import_leaves_the_server_as_it_was(server, tmp_path: Path) -> 
     assert _default_graph(server) == before
 
 
+def test_without_the_graph_store_protocol_imports_go_as_sparql_updates(server, tmp_path: Path) -> None:
+    """--graph-store '' loads through INSERT DATA (servers without the protocol): the same sources."""
+    embedded = tmp_path / "embedded"
+    assert run_cli("import", "--jobs", "1", str(FILES[0]), store=embedded).exit_code == 0
+    result = _remote(server, "--graph-store", "", "import", "--jobs", "1", str(FILES[0]))
+    assert result.exit_code == 0, result.output
+    assert _sources(_remote(server, "sources", "--format", "json")) == \
+        _sources(run_cli("sources", "--format", "json", store=embedded))
+
+
+def test_a_graph_store_url_that_refuses_leaves_the_server_as_it_was(server) -> None:
+    assert _remote(server, "import", "--jobs", "1", str(FILES[1])).exit_code == 0
+    before = _default_graph(server)
+    wrong = server["query"].rsplit("/", 1)[0] + "/no-such-endpoint"
+    done = subprocess.run([sys.executable, "-m", "service.cli", "--store", server["query"], "--update-endpoint",
+                           server["update"], "--graph-store", wrong, "import", "--jobs", "1", str(FILES[0])],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and "no-such-endpoint" in done.stderr and "Traceback" not in done.stderr
+    assert _default_graph(server) == before
+
+
 def test_serve_answers_from_the_remote_store(server) -> None:
     assert _remote(server, "import", "--jobs", "1", str(FILES[0])).exit_code == 0
     app = create_app({"STORE": server["query"], "UPDATE_ENDPOINT": server["update"], "TESTING": True})

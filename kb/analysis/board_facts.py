@@ -33,6 +33,14 @@ def material_signature(board: chess.Board) -> str:
     return " vs ".join(sides)
 
 
+def side_pieces(board: chess.Board, color: chess.Color) -> str:
+    """One side's pieces as a lookup key: the signature's letters with any number of pawns written
+    as one ``P`` (``KRP``: king, rook and pawns), so "rook and pawns against a rook" is one exact
+    value to look up instead of a pattern to test on every position."""
+    letters = "".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER[:-1])
+    return letters + ("P" if board.pieces(chess.PAWN, color) else "")
+
+
 def game_phase(board: chess.Board) -> str:
     """Opening, middlegame or endgame from the material on the board (not the theme class).
 
@@ -70,6 +78,8 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
         "materialBalance": white - black,
         "pieceCount": chess.popcount(board.occupied),
         "materialSignature": material_signature(board),
+        "whitePieces": side_pieces(board, chess.WHITE),
+        "blackPieces": side_pieces(board, chess.BLACK),
         "positionKey": position_key(board),
         "gamePhase": game_phase(board),
     }

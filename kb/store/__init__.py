@@ -19,13 +19,15 @@ def default_store_location() -> str:
     return os.environ.get(STORE_ENV) or DEFAULT_STORE
 
 
-def open_store(location: str | None = None, *, update_endpoint: str | None = None) -> Store:
-    """The store at ``location``: a directory (embedded) or an http(s) SPARQL endpoint URL."""
+def open_store(location: str | None = None, *, update_endpoint: str | None = None,
+               graph_store: str | None = None) -> Store:
+    """The store at ``location``: a directory (embedded) or an http(s) SPARQL endpoint URL (with its
+    update URL and Graph Store Protocol URL when they are not the ones ``remote`` derives)."""
     location = location or default_store_location()
     if location.startswith(("http://", "https://")):
         from .remote import RemoteStore  # imported lazily: only remote users need SPARQLWrapper
 
-        return RemoteStore(location, update_endpoint=update_endpoint)
+        return RemoteStore(location, update_endpoint=update_endpoint, graph_store=graph_store)
     return EmbeddedStore(location)
 
 

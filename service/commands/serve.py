@@ -32,6 +32,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, workers: int | 
     from service.app import create_app
 
     config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
+                    "GRAPH_STORE": obj.graph_store,
                     "BASE_IRI": obj.base_iri}
     if workers is not None:
         config["QUERY_WORKERS"] = workers
