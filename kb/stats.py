@@ -6,6 +6,7 @@ from typing import Any
 
 from pyoxigraph import Literal, NamedNode
 
+from .class_counts import stored_counts
 from .iris import IriMinter
 from .store import Store
 
@@ -65,8 +66,13 @@ def _value(term: Any) -> Any:
 
 
 def kb_stats(store: Store) -> dict[str, Any]:
-    row = next(iter(store.query(_COUNTS)))
-    counts = {name: _value(row[name]) for name in ("positions", "matches", "players", "events")}
+    stored = stored_counts(store)  # kept by every write (kb.class_counts); older stores are counted here
+    if stored is not None:
+        counts = {name: stored.get(cls, 0) for name, cls in
+                  (("positions", "Position"), ("matches", "Match"), ("players", "Player"), ("events", "Event"))}
+    else:
+        row = next(iter(store.query(_COUNTS)))
+        counts = {name: _value(row[name]) for name in ("positions", "matches", "players", "events")}
     classes = {_value(r["class"]).split("#")[-1]: _value(r["n"]) for r in store.query(_CLASS_COUNTS)}
     return {"store": store.location, **counts, "classes": classes}
 

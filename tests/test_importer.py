@@ -172,6 +172,7 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
 def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
     """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
     from kb.class_counts import count_members, stored_counts
+    from kb.stats import kb_stats
 
     store_path = tmp_path / "s"
     store = EmbeddedStore(store_path)
@@ -192,6 +193,8 @@ def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> 
     assert run_cli("remove-source", "mate_in_2", store=store_path).exit_code == 0
     after = stored_counts(store)
     assert after == count_members(store) and after["MateInTwo"] < before["MateInTwo"]
+    positions = scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:Position }")
+    assert kb_stats(store)["positions"] == positions == after["Position"]
 
 
 def _big_pgn(path: Path, copies: int) -> None:
