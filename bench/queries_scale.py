@@ -60,9 +60,8 @@ def build_store(size: int, work: Path) -> Path:
 def _rdflib_worker(nquads: str, repeat: int, timeout: float, connection, skip: frozenset = frozenset()) -> None:
     """Load the export into rdflib and time each canned query; send rows back one by one."""
     import rdflib
-    from rdflib.term import Literal as RLiteral
-    from rdflib.term import URIRef
 
+    from kb.store.bindings import with_values
     from queries import list_queries
 
     start = time.perf_counter()
@@ -74,14 +73,10 @@ def _rdflib_worker(nquads: str, repeat: int, timeout: float, connection, skip: f
         if canned.name in skip or any(param.default is None for param in canned.params):
             continue  # as bench-queries: a query whose parameter has no default is not timed
         connection.send(("start", canned.name, 0, 0))
-        bindings = {}
-        for name, term in canned.bind({}).items():
-            if hasattr(term, "datatype"):
-                bindings[name] = RLiteral(term.value, datatype=URIRef(term.datatype.value),
-                                          lang=term.language)
-            else:
-                bindings[name] = URIRef(term.value)
-        text = prologue + canned.paged_text({})
+        # The same text the store runs: parameters written into every group as VALUES blocks
+        # (kb.store.bindings); rdflib's initBindings would leave them unbound inside UNION branches.
+        text = prologue + with_values(canned.paged_text({}), canned.bind({}))
+        bindings: dict = {}
         answer = _timed_in_child(functools.partial(_time_rdflib, dataset, text, bindings, repeat, timeout),
                                  timeout * (repeat + 1))
         if answer is None:
