@@ -3,6 +3,7 @@
 # (Java for the HermiT reasoner, Stockfish for mate verification, Chromium for the browser tests)
 # and a virtual environment in .venv with the project and its test tools installed.
 # Safe to run again: it installs only what is missing.
+# `scripts/setup.sh --bench` also installs Debian's wrk, the load generator bench/service_load.py uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,10 @@ missing=()
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 command -v stockfish >/dev/null 2>&1 || [ -x /usr/games/stockfish ] || missing+=(stockfish)
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ "${1:-}" = "--bench" ]; then
+  SYSTEM_PACKAGES+=(wrk)
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""
