@@ -53,14 +53,23 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
     except StoreError as exc:
         raise click.UsageError(str(exc)) from None
     except ReasonerFailed as exc:
-        hint = " (raise the heap with --java-memory MB)" if "OutOfMemory" in str(exc) else ""
-        click.echo(f"error: the reasoner failed: {exc}{hint}", err=True)
-        sys.exit(1)
+        click.echo(f"error: the reasoner failed: {exc}{_failure_hint(str(exc), reasoner)}", err=True)
+        sys.exit(2)  # nothing was decided: 1 means inconsistent, and a script must not read this as that
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(render_text(report))
     sys.exit(0 if report.ok else 1)
+
+
+def _failure_hint(message: str, reasoner: str) -> str:
+    """What a user can do about the usual reasoner failures."""
+    if "OutOfMemory" in message:
+        return " (raise the heap with --java-memory MB)"
+    if "UnsupportedClassVersionError" in message and reasoner == "pellet":
+        return (" (owlready2's Pellet needs a newer Java than this machine's, Java 25 or later; "
+                "--reasoner hermit runs on Java 17)")
+    return ""
 
 
 def render_text(report: CheckReport) -> str:
