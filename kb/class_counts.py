@@ -48,10 +48,11 @@ def refresh_class_counts(store: Store, base_iri: str | None = None) -> dict[str,
     """Recount and rewrite the counts graph when the numbers changed."""
     graph = IriMinter(base_iri).counts_graph
     counts = count_members(store)
-    wanted = {(q.subject.value, q.object.value) for q in count_quads(counts, graph)}
+    quads = count_quads(counts, graph)
+    wanted = {(q.subject.value, q.object.value) for q in quads}
     present = {(q.subject.value, q.object.value) for q in store.quads([graph])}
     if wanted != present:
-        store.replace_graphs([graph], count_quads(counts, graph))
+        store.replace_graphs([graph], quads)
     return counts
 
 

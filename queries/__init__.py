@@ -39,6 +39,7 @@ from importlib import resources
 
 from pyoxigraph import Literal, NamedNode
 
+from kb.analysis.board_facts import pieces_key as board_pieces_key
 from kb.names import name_key
 from kb.vocab import CP_IRI, XSD
 
@@ -46,8 +47,6 @@ _HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
 PARAM_TYPES = ("string", "keyword", "name", "pieces", "integer", "decimal", "date", "time", "iri", "class",
                "boolean")
-#: Letters of ``pieces`` parameters, in the material signature's order (kb.analysis.board_facts).
-PIECE_LETTERS = "KQRBN"
 #: Paging parameters every canned query accepts (``limit=0``: every row). A page of 100 rows, as
 #: Datasette shows, keeps a question about "all mate-in-one positions" fast on a million positions:
 #: Oxigraph stops after the page, while sorting or sending every row grows with the knowledge base.
@@ -113,16 +112,15 @@ class CannedQuery:
 
 
 def pieces_key(raw: str) -> str:
-    """``"rp"``, ``"K R P P"`` -> ``"KRP"``: one side's pieces as ``cp:whitePieces`` stores them (king
-    first, then Q R B N with their counts, one ``P`` for any number of pawns)."""
+    """``"rp"``, ``"K R P P"`` -> ``"KRP"``: a ``pieces`` parameter checked, with its king added when
+    left out, as :func:`kb.analysis.board_facts.pieces_key` stores one side's pieces."""
     letters = raw.upper().replace(" ", "")
-    unknown = set(letters) - set(PIECE_LETTERS + "P")
+    unknown = set(letters) - set("KQRBNP")
     if unknown or not letters:
         raise ValueError(f"{raw!r} is not a set of pieces: use the letters K Q R B N P (e.g. KRP)")
     if letters.count("K") > 1:
         raise ValueError(f"{raw!r} has more than one king")
-    pieces = "".join(letter * letters.count(letter) for letter in PIECE_LETTERS[1:])
-    return "K" + pieces + ("P" if "P" in letters else "")
+    return board_pieces_key("K" + letters.replace("K", ""))
 
 
 def to_term(raw: str, param: Param) -> Literal | NamedNode:

@@ -6,6 +6,8 @@ import chess
 
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 _SIGNATURE_ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+#: The letters a pieces key counts one by one (pawns are one ``P`` whatever their number).
+_SIDE_KEY_ORDER = "".join(chess.piece_symbol(p).upper() for p in _SIGNATURE_ORDER[:-1])
 
 
 def position_key(board: chess.Board) -> str:
@@ -33,12 +35,18 @@ def material_signature(board: chess.Board) -> str:
     return " vs ".join(sides)
 
 
+def pieces_key(letters: str) -> str:
+    """One side's pieces as ``cp:whitePieces``/``cp:blackPieces`` store them, from its piece letters in
+    any order (``"PRKP"``): the signature's order with any number of pawns written as one ``P``
+    (``KRP``: king, rook and pawns), so "rook and pawns against a rook" is one exact value to look
+    up instead of a pattern to test on every position. Canned-query parameters go through it too."""
+    pieces = "".join(letter * letters.count(letter) for letter in _SIDE_KEY_ORDER)
+    return pieces + ("P" if "P" in letters else "")
+
+
 def side_pieces(board: chess.Board, color: chess.Color) -> str:
-    """One side's pieces as a lookup key: the signature's letters with any number of pawns written
-    as one ``P`` (``KRP``: king, rook and pawns), so "rook and pawns against a rook" is one exact
-    value to look up instead of a pattern to test on every position."""
-    letters = "".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER[:-1])
-    return letters + ("P" if board.pieces(chess.PAWN, color) else "")
+    """The :func:`pieces_key` of ``color``'s pieces on ``board``."""
+    return pieces_key("".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER))
 
 
 def game_phase(board: chess.Board) -> str:
