@@ -3,11 +3,11 @@
 Version 1 named individuals ``Event1``, ``Board1`` … in every file, so files could not be merged.
 Here every IRI is derived from what identifies the thing, never from its place in a file:
 
-* a game (``match/…``) from its start position and moves (pgn-extract's notion of the same game),
-  or, for a game with no moves, from its Seven Tag Roster as well;
+* a game (``match/…``) from its identity key (``kb.identity``: start position and moves plus the
+  players, year and round; for a game with few or no moves the whole roster);
 * a position (``position/…``) from its game and ply, or from the lichess puzzle id;
 * a player from the order-free name key (one individual per name across sources);
-* an event from its name, site and year;
+* an event from its name and year (not its site: "New York USA 01" … "06" are one match);
 * a board from its game; a source from its name.
 
 The base is configurable (``--base-iri`` / ``CHESSKB_BASE_IRI``); importing the same game twice,
@@ -74,8 +74,10 @@ class IriMinter:
     def unknown_player(self, game_key: str, colour: str) -> NamedNode:
         return self._iri("player", f"unknown-{game_key}-{colour}")
 
-    def event(self, name: str, site: str | None, year: int | None) -> NamedNode:
-        key = "|".join((name_key(name), name_key(site or ""), str(year or "")))
+    def event(self, name: str, year: int | None) -> NamedNode:
+        """An event by its name (folded, order-free) and year; the Site is a value of the event,
+        not part of its identity (sites differ by game number or spelling within one event)."""
+        key = "|".join((name_key(name), str(year or "")))
         return self._iri("event", slug(name) + "-" + digest(key, length=6))
 
     def unknown_event(self, game_key: str) -> NamedNode:
@@ -119,12 +121,3 @@ def lichess_game_id(game_url: str) -> str:
     path = urlsplit(game_url).path.strip("/")
     return path.split("/")[0] if path else digest(game_url)
 
-
-def game_key(start_fen_key: str, moves_uci: list[str], roster: tuple[str, ...] = ()) -> str:
-    """Identity of a game: the same moves from the same start are the same game (pgn-extract).
-
-    A game without moves says nothing by its moves, so its Seven Tag Roster joins the key.
-    """
-    if moves_uci:
-        return digest(start_fen_key, " ".join(moves_uci))
-    return digest(start_fen_key, "", *roster)

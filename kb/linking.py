@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import NamedNode, Quad
 
+from .conflicts import conflict_quads, disagreements, merged_matches
 from .iris import IriMinter
 from .names import fold, name_key
 from .store.base import Store
@@ -204,8 +205,19 @@ def refresh_links(store: Store, base_iri: str | None = None) -> list[Link]:
     """Recompute the links graph from the players in the store; rewrite it only when it changed."""
     graph = IriMinter(base_iri).links_graph
     links = compute_links(players_in(store)) + compute_event_links(events_in(store))
-    wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in link_quads(links, graph)}
+    quads = link_quads(links, graph) + conflict_quads(
+        disagreements(store, merged_matches(store) + events_with_several_values(store)), graph)
+    wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in quads}
     present = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([graph])}
     if wanted != present:
-        store.replace_graphs([graph], link_quads(links, graph))
+        store.replace_graphs([graph], quads)
     return links
+
+
+def events_with_several_values(store: Store) -> list[str]:
+    """Events whose games give one of the event's own properties (EventDate, EventType …) two values."""
+    rows = store.query("""SELECT DISTINCT ?e WHERE {
+        { SELECT ?e ?p WHERE { ?e a cp:Event ; ?p ?o
+                               FILTER(isLiteral(?o) && ?p NOT IN (rdfs:label, cp:eventName, cp:site)) }
+          GROUP BY ?e ?p HAVING (COUNT(DISTINCT ?o) > 1) } }""")
+    return sorted(row["e"].value for row in rows)

@@ -42,3 +42,41 @@ def display_name(name: str) -> str:
         return name
     first, _, last = name.rpartition(" ")
     return f"{last}, {first}"
+
+
+# Spelling variants of one sound in romanised names (Russian, Hungarian, German, …), applied in
+# order to a folded word: "Nepomniachtchi" and "Nepomnyashchy" both become "nepomniacci". A key
+# for *finding* candidates, never proof on its own (kb.linking asks for a FIDE ID or a fuller name).
+_TRANSLITERATIONS = (("shch", "cc"), ("tch", "c"), ("sch", "s"), ("ch", "c"), ("kh", "h"), ("ck", "k"),
+                     ("ph", "f"), ("tz", "z"), ("ts", "z"), ("w", "v"), ("y", "i"), ("j", "i"),
+                     ("ii", "i"), ("ff", "f"), ("ss", "s"))
+_PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+
+
+def transliteration_key(word: str) -> str:
+    """One folded word with common transliteration variants made equal (``Polgár`` = ``Polgar``,
+    ``Nepomniachtchi`` = ``Nepomnyashchy``)."""
+    text = fold(word).replace(" ", "")
+    for old, new in _TRANSLITERATIONS:
+        text = text.replace(old, new)
+    return text
+
+
+def surname(name: str) -> str:
+    """The family name as written: the words before the comma in "Last, First" form, else the
+    last word ("Mikhail Tal" -> "Tal"); remarks in parentheses ("Deep Blue (Computer)") dropped.
+    Empty for an unknown name ("?", "")."""
+    text = _PARENTHESES.sub(" ", name).strip()
+    if not fold(text):
+        return ""
+    if "," in text:
+        words = fold(text.split(",", 1)[0]).split()
+        return words[-1] if words else fold(text).split()[-1]
+    return fold(text).split()[-1]
+
+
+def surname_key(name: str) -> str:
+    """What game identity compares of a player: the surname, folded and transliterated, so
+    "Tal, Mikhail N.", "Mikhail Tal" and "Tal, M." meet (``kb.identity``)."""
+    family = surname(name)
+    return transliteration_key(family) if family else ""

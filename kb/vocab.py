@@ -101,6 +101,22 @@ ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
     "exercise",         # ChapterItem -> Position
 )
 
+#: Player tags that describe the player *in one game* (a rating, a title at the time): stated on
+#: the Match as ``cp:whiteElo``, ``cp:blackTitle`` …, never on the Player individual, which stands
+#: for the person across games. ``fideId``, ``na`` and ``typePlayer`` are also kept on the Player.
+PER_GAME_PLAYER_TAGS: tuple[str, ...] = ("elo", "title", "uscf", "fideId", "na", "typePlayer")
+#: The player properties the Player individual keeps (they identify the person).
+PLAYER_IDENTITY_PROPERTIES: frozenset[str] = frozenset({"name", "fideId", "na", "typePlayer"})
+
+
+def per_game_property(colour: str, prop: str) -> str:
+    """``("white", "elo")`` -> ``whiteElo``: the Match property for one colour's per-game value."""
+    return colour + prop[0].upper() + prop[1:]
+
+
+PER_GAME_PLAYER_PROPERTIES: tuple[str, ...] = tuple(
+    per_game_property(colour, prop) for colour in ("white", "black") for prop in PER_GAME_PLAYER_TAGS)
+
 #: Data properties added in version 2 (typed, queryable values and computed position facts).
 ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     # Event
@@ -109,7 +125,9 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "fideId", "nameKey",
     # Match
     "year", "gameDate", "utcDateTime", "startTime", "baseTimeSeconds", "incrementSeconds",
-    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl",
+    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl", "movesKey",
+    # Match: the players as the game's tags describe them in that game (issue 17)
+    *PER_GAME_PLAYER_PROPERTIES,
     # Position: board facts
     "sideToMove", "whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
     "blackCastleQueenside", "enPassantSquare", "halfMoveClock", "fullMoveNumber",
@@ -134,6 +152,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
 #: ``memberCount`` is a class's number of individuals, recounted after every write (``kb.class_counts``).
 ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
     "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme", "memberCount",
+    "sourcesDisagreeOn",  # individual -> property whose values from several records conflict (kb.conflicts)
 )
 
 THEME_ROOT = "Position"

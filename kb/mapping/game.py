@@ -13,13 +13,14 @@ from pyoxigraph import Literal, NamedNode, Quad
 from ..analysis.difficulty import estimate_difficulty
 from ..analysis import PositionAnalysis
 from ..countries import country_code
-from ..iris import IriMinter, game_key, lichess_game_id
+from ..identity import game_identity
+from ..iris import IriMinter, lichess_game_id
 from ..mining import MinedExercise
 from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
 from ..themes import LICHESS_THEME_CLASSES, THEME_CLASSES, ancestors, mate_in_class, type_position_for
-from ..vocab import CP, DCTERMS, RDF, RDFS, SKOS, XSD
+from ..vocab import CP, DCTERMS, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD, per_game_property
 
 _INVERSES = {
     "hasMatch": "hasPosition",
@@ -127,9 +128,10 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
               mined: Sequence[MinedPosition] = ()) -> None:
     tags = map_tags(record.headers)
     minter = ctx.minter
-    roster = tuple(record.headers.get(t, "") for t in ("Event", "Site", "Date", "Round", "White", "Black"))
-    key = game_key(str(analysis.facts.get("positionKey", record.start_fen)),
-                   [move.uci() for move in record.solution], roster)
+    standard = record.start_board().epd() == chess.Board().epd()
+    identity = game_identity(str(analysis.facts.get("positionKey", record.start_fen)), standard,
+                             [move.uci() for move in record.solution], record.headers)
+    key = identity.key
     match, position, board = minter.match(key), minter.position(key, 0), minter.board(key)
     event = _map_event(tags, key, ctx, out)
     white = _map_player(tags, "white", key, ctx, out)
@@ -146,7 +148,15 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     out.add(match, RDFS.label, Literal(match_label))
     for value in tags.for_entity("match"):
         out.value(match, value.prop, value.value)
+    for colour in ("white", "black"):  # ratings, titles … as the tags give them for this game
+        for value in tags.for_entity(colour):  # type: ignore[arg-type]
+            if value.prop != "name":
+                out.value(match, per_game_property(colour, value.prop), value.value)
+    round_from_site = _round_from_site(tags)
+    if round_from_site is not None:
+        out.value(match, "roundNumber", round_from_site)
     out.value(match, "gameKey", key)
+    out.value(match, "movesKey", identity.moves_key)
     out.value(match, "fullMoveCount", _full_moves(record))
     for tag, raw in tags.extra:
         out.value(match, "pgnTag", f'[{tag} "{raw}"]')
@@ -202,12 +212,25 @@ def _full_moves(record: GameRecord) -> int:
     return (plies + 1) // 2 if not black_starts else plies // 2 + (1 if plies else 0)
 
 
+_SITE_GAME_NUMBER = re.compile(r"(?:^|\s)(\d{1,2})\s*$")
+
+
+def _round_from_site(tags: MappedTags) -> int | None:
+    """A match written with its game number at the end of the Site ("New York USA 01", or just
+    "01") and no Round: that number is the game's round (``cp:roundNumber``; ``cp:round`` stays
+    the verbatim Round tag, so the export writes the tags the game had)."""
+    site = tags.get("event", "site")
+    if tags.get("match", "round") is not None or site is None:
+        return None
+    match = _SITE_GAME_NUMBER.search(str(site))
+    return int(match.group(1)) if match and int(match.group(1)) > 0 else None
+
+
 def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
     name = tags.get("event", "eventName")
     site = tags.get("event", "site")
-    year = tags.get("event", "eventYear") or tags.get("match", "year")
-    event = ctx.minter.event(str(name), str(site) if site else None, int(year) if year else None) \
-        if name else ctx.minter.unknown_event(key)
+    year = tags.get("event", "eventYear") or tags.get("match", "year")  # the event's own date first
+    event = ctx.minter.event(str(name), int(year) if year else None) if name else ctx.minter.unknown_event(key)
     out.types(event, ["Event"])
     out.add(event, RDFS.label, Literal(str(name) if name else "Unknown event"))
     for value in tags.for_entity("event"):
@@ -237,7 +260,8 @@ def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, ou
     out.add(player, SKOS.altLabel, Literal(str(name)))
     out.value(player, "nameKey", name_key(str(name)))
     for value in tags.for_entity(colour):  # type: ignore[arg-type]
-        out.value(player, value.prop, value.value)
+        if value.prop in PLAYER_IDENTITY_PROPERTIES and value.prop != "name":
+            out.value(player, value.prop, value.value)  # ratings and titles go on the game
     return player
 
 

@@ -1,8 +1,10 @@
 """``chesskb merge-report``: what the knowledge base merged across sources, and why.
 
 Merging is silent by design (one IRI per game, per FIDE ID or name key, per event), so a teacher
-needs one place to see it: games found in several sources or twice in one (same moves from the same
-start, pgn-extract's rule) with the tag values the sources disagree on, players met under several
+needs one place to see it: games found in several sources or twice in one (``kb.identity``: same
+moves from the same start and the same players, year and round) with why they were merged and the
+tag values the sources state differently (compatible refinements apart from true conflicts), the
+near-misses (same moves, kept apart, and why), players met under several
 written names, events shared by sources, and the sameAs/candidate links of ``kb.linking`` with
 their reasons.
 """
@@ -16,16 +18,45 @@ from typing import Any
 import click
 from pyoxigraph import NamedNode
 
+import chess
+
+from kb.conflicts import disagreements, graph_source
+from kb.identity import MIN_DISTINCT_PLIES, distinctive
 from kb.linking import compute_event_links, compute_links, events_in, players_in
+from kb.names import surname_key
 from kb.store.base import Store
 
-# Statements about a game that differ between sources for bookkeeping reasons, not disagreement.
-_NOT_CONFLICTS = {"http://purl.org/dc/terms/source", "http://www.w3.org/2000/01/rdf-schema#label",
-                  "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"}
-
-
 def _graph_source(graph: str) -> str:
-    return graph.rstrip("/").rsplit("/graph/", 1)[-1]
+    return graph_source(graph)
+
+
+def _game_facts(store: Store, iri: str) -> dict[str, Any]:
+    """What the identity rule compared for one Match: surnames, year, round, plies, start."""
+    node = NamedNode(iri)
+    facts: dict[str, Any] = {"white": set(), "black": set(), "year": set(), "round": set(), "plies": 0,
+                             "standard": True}
+    for row in store.query(f"""SELECT ?colour ?name WHERE {{
+            {{ {node} cp:hasPlayerWhite ?p BIND("white" AS ?colour) }}
+            UNION {{ {node} cp:hasPlayerBlack ?p BIND("black" AS ?colour) }} ?p skos:altLabel ?name }}"""):
+        facts[row["colour"].value].add(surname_key(row["name"].value))
+    for row in store.query(f"SELECT ?y WHERE {{ {node} cp:year ?y }}"):
+        facts["year"].add(row["y"].value)
+    for row in store.query(f"SELECT ?r WHERE {{ {node} cp:roundNumber ?r }}"):
+        facts["round"].add(row["r"].value)
+    for row in store.query(f"""SELECT ?uci ?fen WHERE {{ ?pos cp:hasMatch {node} ; cp:plyInGame 0 ; cp:fen ?fen
+            OPTIONAL {{ ?pos cp:solutionUci ?uci }} }} LIMIT 1"""):
+        facts["plies"] = len(row["uci"].value.split()) if row["uci"] is not None else 0
+        facts["standard"] = chess.Board(row["fen"].value).epd() == chess.Board().epd()
+    return facts
+
+
+def _merge_reason(facts: dict[str, Any]) -> str:
+    players = f"{'/'.join(sorted(facts['white'])) or '?'} vs {'/'.join(sorted(facts['black'])) or '?'}"
+    if not distinctive(facts["standard"], facts["plies"]):
+        return (f"only {facts['plies']} plies from the start (fewer than {MIN_DISTINCT_PLIES}): the whole roster "
+                f"agrees (event, date, round, players {players})")
+    extra = "".join(f", same {what} {'/'.join(sorted(facts[what]))}" for what in ("year", "round") if facts[what])
+    return f"same {facts['plies']} plies from the same start, same players ({players}){extra}"
 
 
 def merged_games(store: Store) -> list[dict[str, Any]]:
@@ -38,20 +69,54 @@ def merged_games(store: Store) -> list[dict[str, Any]]:
     games: dict[str, dict[str, Any]] = {}
     for row in rows:
         game = games.setdefault(row["m"].value, {"iri": row["m"].value, "label": row["label"].value if row["label"]
-                                                 else None, "found_in": [], "conflicts": {},
-                                                 "reason": "same moves from the same start position"})
+                                                 else None, "found_in": [], "conflicts": {}, "compatible": {}})
         entry = {"source": _graph_source(row["g"].value), "record": row["where"].value}
         if entry not in game["found_in"]:
             game["found_in"].append(entry)
     for iri, game in games.items():
-        values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-        statements = f"SELECT ?p ?o ?g WHERE {{ GRAPH ?g {{ {NamedNode(iri)} ?p ?o }} FILTER(isLiteral(?o)) }}"
-        for row in store.query(statements):
-            if row["p"].value not in _NOT_CONFLICTS and not row["g"].value.endswith("/inferred"):
-                values[row["p"].value][row["o"].value].add(_graph_source(row["g"].value))
-        game["conflicts"] = {_short(prop): {value: sorted(sources) for value, sources in by_value.items()}
-                             for prop, by_value in values.items() if len(by_value) > 1}
+        game["reason"] = _merge_reason(_game_facts(store, iri))
+        for found in disagreements(store, [iri]):
+            kind = "conflicts" if found.is_conflict else "compatible"
+            game[kind][found.short] = {value: sorted(sources) for value, sources in found.values.items()}
     return list(games.values())
+
+
+def near_misses(store: Store) -> list[dict[str, Any]]:
+    """Games kept apart although their moves are the same: who differs, or what one record lacks."""
+    rows = store.query("""
+        SELECT ?key ?m ?label WHERE {
+          { SELECT ?key WHERE { ?m0 a cp:Match ; cp:movesKey ?key } GROUP BY ?key HAVING (COUNT(DISTINCT ?m0) > 1) }
+          ?m cp:movesKey ?key . OPTIONAL { ?m rdfs:label ?label }
+        } ORDER BY ?key ?m""")
+    groups: dict[str, dict[str, str]] = defaultdict(dict)
+    for row in rows:
+        groups[row["key"].value].setdefault(row["m"].value, row["label"].value if row["label"] else row["m"].value)
+    found = []
+    for members in groups.values():
+        facts = {iri: _game_facts(store, iri) for iri in members}
+        if not any(f["plies"] for f in facts.values()):
+            continue  # games without moves share nothing but their (empty) moves
+        iris = sorted(members)
+        for index, one in enumerate(iris):
+            for other in iris[index + 1:]:
+                found.append({"a": one, "a_label": members[one], "b": other, "b_label": members[other],
+                              "reason": _apart_reason(facts[one], facts[other])})
+    return found
+
+
+def _apart_reason(one: dict[str, Any], other: dict[str, Any]) -> str:
+    if not distinctive(one["standard"], one["plies"]):
+        return (f"same {one['plies']} plies, fewer than {MIN_DISTINCT_PLIES}: the moves prove nothing and the "
+                "rosters differ")
+    reasons = [f"different {colour} player ({'/'.join(sorted(one[colour])) or '?'} / "
+               f"{'/'.join(sorted(other[colour])) or '?'})" for colour in ("white", "black")
+               if one[colour] != other[colour]]
+    for what in ("year", "round"):
+        if one[what] and other[what] and one[what] != other[what]:
+            reasons.append(f"different {what} ({'/'.join(sorted(one[what]))} / {'/'.join(sorted(other[what]))})")
+        elif bool(one[what]) != bool(other[what]):
+            reasons.append(f"the {what} is given by one record only")
+    return "same moves, kept apart: " + ("; ".join(reasons) or "different identity")
 
 
 def merged_players(store: Store) -> list[dict[str, Any]]:
@@ -82,7 +147,7 @@ def shared_events(store: Store) -> list[dict[str, Any]]:
         } GROUP BY ?e ?label HAVING (COUNT(DISTINCT ?g) > 1) ORDER BY ?e""")
     return [{"iri": row["e"].value, "label": row["label"].value if row["label"] else None,
              "sources": sorted(_graph_source(g) for g in row["graphs"].value.split()),
-             "reason": "same event name, site and year"} for row in rows]
+             "reason": "same event name and year"} for row in rows]
 
 
 def _short(iri: str) -> str:
@@ -93,6 +158,7 @@ def merge_report(store: Store) -> dict[str, Any]:
     links = compute_links(players_in(store)) + compute_event_links(events_in(store))
     return {
         "games": merged_games(store),
+        "near_misses": near_misses(store),
         "players": merged_players(store),
         "events": shared_events(store),
         "links": [{"a": link.a, "b": link.b, "kind": link.kind, "reason": link.reason} for link in links],
@@ -116,6 +182,12 @@ def command(obj, fmt: str) -> None:
         for prop, values in game["conflicts"].items():
             shown = "; ".join(f"{value!r} ({', '.join(sources)})" for value, sources in values.items())
             click.echo(f"    sources disagree on {prop}: {shown}")
+        for prop, values in game["compatible"].items():
+            shown = "; ".join(f"{value!r} ({', '.join(sources)})" for value, sources in values.items())
+            click.echo(f"    compatible values of {prop} (merged): {shown}")
+    click.echo(f"Same moves, kept apart as different games: {len(report['near_misses'])}")
+    for miss in report["near_misses"]:
+        click.echo(f"  {miss['a_label']} | {miss['b_label']}: {miss['reason']}")
     click.echo(f"Players met under several names: {len(report['players'])}")
     for player in report["players"]:
         names = "; ".join(f"{name!r} ({', '.join(sources)})" for name, sources in player["names"].items())

@@ -1,0 +1,81 @@
+"""What merged records say differently: compatible refinements versus true conflicts.
+
+One Match gathers the statements of every record of the game (``kb.identity``), one Event those
+of all its games. Where they give a property different values, ``kb.identity.compatible`` decides:
+"1788" and "1788.03.30", or a result "*" and "1-0", are compatible (both can be true: one record
+knows more); "1-0" and "0-1" conflict. Both kinds are listed by ``chesskb merge-report``; true
+conflicts are also written as ``cp:sourcesDisagreeOn <property>`` annotations in the links graph,
+so a query can find them. Neither is a logical inconsistency: the properties that several records
+may state about one individual are not functional in the ontology (see its comments), so
+``chesskb check`` never fails because two sources disagree.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pyoxigraph import NamedNode, Quad
+
+from .identity import compatible
+from .store.base import Store
+from .vocab import CP
+
+#: Statements that differ between records for bookkeeping reasons, never a disagreement.
+NOT_COMPARED = frozenset({
+    "http://purl.org/dc/terms/source", "http://www.w3.org/2000/01/rdf-schema#label",
+    "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", CP.pgnTag.value, CP.gameKey.value,
+})
+
+
+@dataclass
+class Disagreement:
+    """Values one property takes on one individual, with the sources stating each."""
+
+    subject: str
+    prop: str
+    values: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def short(self) -> str:
+        return self.prop.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+
+    @property
+    def is_conflict(self) -> bool:
+        values = list(self.values)
+        return any(not compatible(self.short, a, b) for i, a in enumerate(values) for b in values[i + 1:])
+
+
+def graph_source(graph: str) -> str:
+    return graph.rstrip("/").rsplit("/graph/", 1)[-1]
+
+
+def disagreements(store: Store, subjects: Iterable[str]) -> list[Disagreement]:
+    """Every literal-valued property of ``subjects`` that has more than one value across the
+    source graphs (inferred graphs and bookkeeping statements left out)."""
+    found: list[Disagreement] = []
+    for subject in subjects:
+        values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        rows = store.query(f"SELECT ?p ?o ?g WHERE {{ GRAPH ?g {{ {NamedNode(subject)} ?p ?o }} "
+                           "FILTER(isLiteral(?o)) }")
+        for row in rows:
+            graph = row["g"].value
+            if row["p"].value in NOT_COMPARED or graph.endswith("/inferred") or "/graph/_" in graph:
+                continue
+            values[row["p"].value][row["o"].value].add(graph_source(graph))
+        found.extend(Disagreement(subject, prop, dict(by_value)) for prop, by_value in values.items()
+                     if len(by_value) > 1)
+    return found
+
+
+def merged_matches(store: Store) -> list[str]:
+    """Matches stated by more than one record (in one source or several)."""
+    rows = store.query("SELECT ?m WHERE { ?m dcterms:source ?r } GROUP BY ?m HAVING (COUNT(DISTINCT ?r) > 1)")
+    return sorted(row["m"].value for row in rows)
+
+
+def conflict_quads(found: Iterable[Disagreement], graph: NamedNode) -> list[Quad]:
+    """``<individual> cp:sourcesDisagreeOn <property>`` for each true conflict."""
+    return sorted({Quad(NamedNode(d.subject), CP.sourcesDisagreeOn, NamedNode(d.prop), graph)
+                   for d in found if d.is_conflict}, key=str)
