@@ -124,7 +124,8 @@ DOMAINS = {
     "Board": "boardNum mode",
     "Match": "date round result opening variation subVariation eco nic time utcTime utcDate timeControl "
              "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
-             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl",
+             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl movesKey "
+             + " ".join(vocab.PER_GAME_PLAYER_PROPERTIES),
     "Source": "sourceName checksum importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
     "Chapter": "chapterOrder level passPercent selection",
@@ -136,7 +137,7 @@ INTEGER = {
     "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "plyInGame", "solverMoves",
     "mateIn", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
     "lineNumber", "difficulty", "gameCount", "positionCount", "playerCount", "chapterOrder", "itemOrder",
-    "passPercent",
+    "passPercent", "whiteElo", "blackElo", "whiteUscf", "blackUscf",
 }
 BOOLEAN = {"whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside", "blackCastleQueenside",
            "solutionLegal"}
@@ -208,10 +209,20 @@ def test_object_property_domains_ranges_and_inverses(g: Graph) -> None:
     assert list(g.objects(cp("inSource"), RDFS.range)) == [cp("Source")]
 
 
+# Issue 17: one Match gathers every record of the game and one Event every game of the event, so
+# their tag properties take one value per record (a partial and a complete date, or a conflict
+# that merge-report shows); they are not functional, and disagreeing sources stay consistent.
+GATHERED = {"eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section", "stage",
+            "eventYear", "eventStartDate", "countryCode", "boardNum", "mode", "date", "round", "result",
+            "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime", "utcDate", "timeControl",
+            "setup", "termination", "annotator", "plyCount", "year", "gameDate", "utcDateTime", "startTime",
+            "baseTimeSeconds", "incrementSeconds", "roundNumber", "variant", *vocab.PER_GAME_PLAYER_PROPERTIES}
+
+
 def test_functional_flags(g: Graph) -> None:
     multi = {"name", "eventName", "site", "pgnTag", "openingTag", "sourceThemeLabel",
              "title", "elo", "uscf", "na", "typePlayer",  # a merged player has one per game
-             "nameKey"}  # a FIDE-identified or sameAs-linked player may be known by several names
+             "nameKey"} | GATHERED  # a FIDE-identified or sameAs-linked player may be known by several names
     want_data = set(ALL_DATA) - multi
     have = functional(g)
     assert have & set(ALL_DATA) == want_data
@@ -368,6 +379,14 @@ def load_with_abox(tmp_path, abox: str):
     return world, world.get_ontology(path.as_uri()).load()
 
 
+def test_hermit_accepts_disagreeing_sources(tmp_path) -> None:
+    """Two records of one game state two results and two dates: a conflict for merge-report, not an
+    inconsistency (issue 17)."""
+    world, _ = load_with_abox(tmp_path, 'cp:m a owl:NamedIndividual, cp:Match ; cp:result "1-0", "0-1" ; '
+                                        'cp:date "1788", "1788.03.30" .')
+    hermit(world)
+
+
 def test_hermit_accepts_a_typical_game(tmp_path) -> None:
     world, onto = load_with_abox(tmp_path, TYPICAL_GAME)
     hermit(world)
@@ -379,8 +398,9 @@ def test_hermit_accepts_a_typical_game(tmp_path) -> None:
 @pytest.mark.parametrize("abox", [
     # Disjoint classes: nothing is both a player and a position.
     "cp:odd a owl:NamedIndividual, cp:Player, cp:Position .",
-    # Functional data property with two values: a game with two results (elo: an integer, not a string).
-    'cp:m a owl:NamedIndividual, cp:Match ; cp:result "1-0", "0-1" .',
+    # Functional data property with two values: a position with two FENs (elo: an integer, not a string).
+    # (Issue 17: a game with two results from two sources is a recorded conflict, not an inconsistency.)
+    'cp:m a owl:NamedIndividual, cp:Position ; cp:fen "8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/k6K w - - 0 1" .',
     'cp:p a owl:NamedIndividual, cp:Player ; cp:elo "2300" .',
     # hasMatch points from a position to a game; a player is not a game.
     ("cp:pos a owl:NamedIndividual, cp:Position ; cp:hasMatch cp:pl ."
