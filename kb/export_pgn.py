@@ -7,9 +7,9 @@ never leaks in), ``SetUp``/``FEN`` when it does not start from the initial posit
 (solution and teacher comments) as imported. Tags the ontology has no property for were kept
 verbatim on import (``cp:pgnTag``) and are written back as they were.
 
-What does not come back: values that live on a Player across games (ratings, titles) are written only
-when the source gave the player exactly one; a lichess puzzle is written as a PGN exercise (its start
-position and solution, with ``PuzzleId``/``Rating``/``Themes`` tags), so re-importing it as PGN gives
+Ratings, titles, FIDE IDs … of the players are the game's own (``cp:whiteElo`` … on the Match),
+so each game gets exactly the player tags it had. What does not come back: a lichess puzzle is
+written as a PGN exercise (its start position and solution, with ``PuzzleId``/``Rating``/``Themes`` tags), so re-importing it as PGN gives
 a game-identified position, not the lichess-identified one.
 """
 
@@ -26,6 +26,7 @@ from pyoxigraph import NamedNode
 from .iris import IriMinter
 from .store import Store, StoreError
 from .tags import TAG_TABLE
+from .vocab import PER_GAME_PLAYER_TAGS, per_game_property
 
 SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 # Tags rebuilt from the tag table, by the entity that holds them.
@@ -84,7 +85,14 @@ def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -
         if subject is None:
             continue
         values = _values(store, graph, subject)
+        game_values = _values(store, graph, exercise["match"]) if exercise["match"] else {}
         for tag, prop in _TAGS_BY_ENTITY.get(entity, ()):
+            if entity in ("white", "black") and prop in PER_GAME_PLAYER_TAGS:
+                # a rating, title … as this game's tags gave it (stated on the Match, issue 17)
+                per_game = sorted(game_values.get(per_game_property(entity, prop), []))
+                if per_game:
+                    tags[tag] = per_game[0]
+                continue
             found = sorted(values.get(prop, []))
             # A game-level value is the game's; a player's name has several spellings only when the
             # source wrote it several ways (any is right); a rating or title is written only when the

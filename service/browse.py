@@ -292,13 +292,19 @@ def search_json() -> Response:
 
 # --- listings on resource pages (used by service.pages) -----------------------------------------
 
-PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel WHERE {
-  { ?m cp:hasPlayerWhite ?p ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour) }
-  UNION { ?m cp:hasPlayerBlack ?p ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour) }
+# A player page shows the player's owl:sameAs cluster once (kb.linking): its games, positions and
+# name variants, whichever member's page is asked for. Ratings and titles are the game's (issue 17).
+PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel ?elo ?title WHERE {
+  ?p owl:sameAs* ?who .
+  { ?m cp:hasPlayerWhite ?who ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour)
+    OPTIONAL { ?m cp:whiteElo ?elo } OPTIONAL { ?m cp:whiteTitle ?title } }
+  UNION { ?m cp:hasPlayerBlack ?who ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour)
+    OPTIONAL { ?m cp:blackElo ?elo } OPTIONAL { ?m cp:blackTitle ?title } }
   FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
   OPTIONAL { ?m cp:date ?date } OPTIONAL { ?opponent rdfs:label ?opponentLabel } } LIMIT 1000"""
-PLAYER_POSITIONS = """SELECT ?p ?pos ?label ?fen WHERE {
-  { ?pos cp:hasPlayerWhite ?p ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?p ; cp:fen ?fen }
+PLAYER_NAMES = """SELECT DISTINCT ?p ?name WHERE { ?p owl:sameAs* ?who . ?who skos:altLabel ?name }"""
+PLAYER_POSITIONS = """SELECT DISTINCT ?p ?pos ?label ?fen WHERE { ?p owl:sameAs* ?who .
+  { ?pos cp:hasPlayerWhite ?who ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?who ; cp:fen ?fen }
   OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
 EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
   ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:round ?round }
@@ -323,17 +329,19 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
     """The extra sections of a player, event, source or game page."""
     iri = NamedNode(resource.iri)
     if kind == "player":
-        games = _rows(PLAYER_GAMES, p=iri)
-        positions = _rows(PLAYER_POSITIONS, p=iri)
+        games: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in _rows(PLAYER_GAMES, p=iri):  # one row per game and colour, whatever the labels
+            games.setdefault((r["m"], r["colour"]), {
+                "iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "colour": r["colour"],
+                "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
+                "opponent": r["opponentLabel"], "opponent_url": _link(r["opponent"])})
+        positions = {r["pos"]: r for r in _rows(PLAYER_POSITIONS, p=iri)}
         return {
-            "name_variants": sorted({v.text for v in resource.get("http://www.w3.org/2004/02/skos/core#altLabel")}),
-            "ratings": sorted({v.text for v in resource.get("elo")}, key=lambda x: (len(x), x)),
-            "titles": sorted({v.text for v in resource.get("title")}),
-            "games": sorted(({"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]),
-                              "colour": r["colour"], "result": r["result"], "date": r["date"],
-                              "opponent": r["opponentLabel"], "opponent_url": _link(r["opponent"])} for r in games),
-                            key=lambda g: (g["date"] or "", g["label"])),
-            "positions": [_position_hit(r) for r in positions],
+            "name_variants": sorted({r["name"] for r in _rows(PLAYER_NAMES, p=iri)}),
+            "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
+            "titles": sorted({g["title"] for g in games.values() if g["title"]}),
+            "games": sorted(games.values(), key=lambda g: (g["date"] or "", g["label"])),
+            "positions": [_position_hit(r) for r in positions.values()],
         }
     if kind == "event":
         games = _rows(EVENT_GAMES, e=iri)

@@ -18,6 +18,7 @@ from flask import (Blueprint, Response, current_app, has_request_context, jsonif
                    url_for)
 
 from kb.themes import PARENT
+from kb.vocab import per_game_property
 from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 
 from . import boards
@@ -222,9 +223,11 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         player = _linked(resource, prop, lang) or (_linked(match, prop, lang) if match else None)
         if player is None or player.iri.split("/")[-1].startswith("unknown-"):
             continue
-        notes = [v.text for v in player.get("title") if _known(v.text)] + \
-            [f"{label} {v.text}" for prop, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
-             for v in player.get(prop) if _known(v.text)] + \
+        colour = "white" if prop == "hasPlayerWhite" else "black"
+        game = match or resource  # ratings and titles as this game's tags give them (issue 17)
+        notes = [v.text for v in game.get(per_game_property(colour, "title")) if _known(v.text)] + \
+            [f"{label} {v.text}" for tag, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
+             for v in game.get(per_game_property(colour, tag)) if _known(v.text)] + \
             [v.text for v in player.get("typePlayer") if _known(v.text)]
         row(CP_IRI + prop, player.label, player.iri, ", ".join(notes))
     if match is not None:

@@ -260,7 +260,7 @@ def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, ou
     out.add(player, SKOS.altLabel, Literal(str(name)))
     out.value(player, "nameKey", name_key(str(name)))
     for value in tags.for_entity(colour):  # type: ignore[arg-type]
-        if value.prop in PLAYER_IDENTITY_PROPERTIES and value.prop != "name":
+        if value.prop in PLAYER_IDENTITY_PROPERTIES:
             out.value(player, value.prop, value.value)  # ratings and titles go on the game
     return player
 
