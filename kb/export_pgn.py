@@ -9,8 +9,8 @@ verbatim on import (``cp:pgnTag``) and are written back as they were.
 
 Ratings, titles, FIDE IDs … of the players are the game's own (``cp:whiteElo`` … on the Match),
 so each game gets exactly the player tags it had. What does not come back: a lichess puzzle is
-written as a PGN exercise (its start position and solution, with ``PuzzleId``/``Rating``/``Themes`` tags), so re-importing it as PGN gives
-a game-identified position, not the lichess-identified one.
+written as a PGN exercise (its start position and solution, with ``PuzzleId``/``Rating``/``Themes``
+tags), so re-importing it as PGN gives a game-identified position, not the lichess-identified one.
 """
 
 from __future__ import annotations

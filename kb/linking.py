@@ -27,7 +27,7 @@ from pyoxigraph import NamedNode, Quad
 
 from .conflicts import conflict_quads, disagreements, merged_matches
 from .iris import IriMinter
-from .names import fold, name_key
+from .names import fold, name_key, transliteration_key
 from .store.base import Store
 from .vocab import CP, OWL_IRI
 
@@ -70,24 +70,30 @@ def players_in(store: Store) -> list[PlayerNames]:
 
 
 def _words(key: str) -> tuple[frozenset[str], list[str]]:
-    """Full words and initials of a name key (``"m tal"`` -> ({"tal"}, ["m"]))."""
+    """Full words and initials of a name key (``"m tal"`` -> ({"tal"}, ["m"])), each full word in
+    its transliteration key so "Nepomniachtchi" and "Nepomnyashchy" are one word here."""
     words = key.split()
-    return frozenset(w for w in words if len(w) > 1), [w for w in words if len(w) == 1]
+    return (frozenset(transliteration_key(w) for w in words if len(w) > 1),
+            sorted(w for w in words if len(w) == 1))
 
 
 def _fits(short_key: str, full_key: str) -> bool:
-    """Whether a name with initials (or a surname alone) can be an abbreviation of a fuller one:
-    its full words all occur in the fuller name, and each initial starts a further word there."""
+    """Whether a name can be a shorter writing of a fuller one: its full words all occur in the
+    fuller name (up to transliteration), each of its initials starts a further word (or is a
+    further initial) there, and the fuller name may add middle names or initials ("Tal, M." and
+    "Mikhail Tal" fit "Tal, Mikhail N."). A name never fits itself."""
+    if short_key == full_key:
+        return False
     short_full, initials = _words(short_key)
     long_full, long_initials = _words(full_key)
-    if not short_full or not short_full < long_full or long_initials:
+    if not short_full or not short_full <= long_full:
         return False
-    extra = sorted(long_full - short_full)
+    rest = sorted(long_full - short_full) + list(long_initials)
     for initial in initials:
-        match = next((word for word in extra if word.startswith(initial)), None)
+        match = next((word for word in rest if word.startswith(initial)), None)
         if match is None:
             return False
-        extra.remove(match)
+        rest.remove(match)
     return True
 
 
@@ -104,8 +110,8 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
     by_key: dict[str, list[PlayerNames]] = defaultdict(list)
     for player in players:
         for key in player.keys:
-            by_key[key].append(player)
-    # A name without FIDE ID meets the FIDE-identified players of the same name.
+            by_key[" ".join(sorted(_words(key)[0]) + _words(key)[1])].append(player)
+    # A name without FIDE ID meets the FIDE-identified players of the same name (up to transliteration).
     for key, group in by_key.items():
         with_fide = [p for p in group if p.fide_ids]
         without = [p for p in group if not p.fide_ids]
@@ -116,7 +122,7 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
             for other in with_fide if len(with_fide) > 1 else ():
                 add(player, other, "candidate", f"same name ({key!r}) as {len(with_fide)} players with "
                     "different FIDE IDs")
-    # Initials and surnames alone.
+    # Initials, middle names, transliterations and surnames alone.
     by_word: dict[str, list[PlayerNames]] = defaultdict(list)
     for player in players:
         for key in player.keys:
@@ -125,20 +131,31 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
     for player in players:
         for key in player.keys:
             full, initials = _words(key)
-            if not full or (not initials and len(full) > 1):
-                continue  # a complete name: nothing shorter to resolve
+            if not full:
+                continue
             pool = {p.iri: p for word in full for p in by_word[word] if p.iri != player.iri}
             fuller = [other for other in pool.values()
                       if any(_fits(key, other_key) for other_key in other.keys)
                       and not (player.fide_ids and other.fide_ids and player.fide_ids != other.fide_ids)]
             if not fuller:
                 continue
-            if initials and len(fuller) == 1:
-                add(player, fuller[0], "sameAs", f"initials: {key!r} fits only {min(fuller[0].keys)!r}")
+            if len(full) == 1 and not initials:  # a surname alone: never more than a candidate
+                for other in fuller:
+                    add(player, other, "candidate", f"surname only: {key!r} may be {min(other.keys)!r}")
                 continue
-            why = "surname only" if not initials else f"initials fit {len(fuller)} players"
+            # Fuller names that are themselves shorter writings of another fuller one are one person
+            # ("m tal" fits "mikhail tal" and "mikhail n tal"): only the fullest ones count as choices.
+            fullest = [other for other in fuller
+                       if not any(o is not other and any(_fits(a, b) for a in other.keys for b in o.keys)
+                                  for o in fuller)]
+            if len(fullest) == 1:
+                for other in fuller:
+                    why = ("transliteration" if any(_words(k) == (full, initials) for k in other.keys)
+                           else "initials" if initials else "middle name or initial")
+                    add(player, other, "sameAs", f"{why}: {key!r} fits only {min(fullest[0].keys)!r}")
+                continue
             for other in fuller:
-                add(player, other, "candidate", f"{why}: {key!r} may be {min(other.keys)!r}")
+                add(player, other, "candidate", f"{key!r} fits {len(fuller)} players: may be {min(other.keys)!r}")
     return sorted(links.values(), key=lambda link: (link.a, link.b))
 
 

@@ -21,6 +21,7 @@ from pyoxigraph import Literal, NamedNode
 
 from kb.analysis.board_facts import position_key
 from kb.class_counts import stored_counts
+from kb.standings import game_result, standings as event_standings
 from kb.themes import PARENT, type_position
 from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
@@ -307,7 +308,9 @@ PLAYER_POSITIONS = """SELECT DISTINCT ?p ?pos ?label ?fen WHERE { ?p owl:sameAs*
   { ?pos cp:hasPlayerWhite ?who ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?who ; cp:fen ?fen }
   OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
 EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
-  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:round ?round }
+  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label }
+  OPTIONAL { ?m cp:round ?roundText } OPTIONAL { ?m cp:roundNumber ?roundNumber }
+  BIND(COALESCE(?roundText, STR(?roundNumber)) AS ?round)
   OPTIONAL { ?m cp:result ?result }
   OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
   OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""
@@ -316,9 +319,6 @@ SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:ga
 SOURCE_PAGE = 100  # games per source page
 MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
   OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
-
-_SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
-
 
 def _round_key(value: str | None) -> tuple:
     parts = re.findall(r"\d+", value or "")
@@ -344,7 +344,11 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
             "positions": [_position_hit(r) for r in positions.values()],
         }
     if kind == "event":
-        games = _rows(EVENT_GAMES, e=iri)
+        rows = _rows(EVENT_GAMES, e=iri)
+        results: dict[str, set[str]] = defaultdict(set)
+        for r in rows:
+            results[r["m"]].add(r["result"] or "")
+        games = list({r["m"]: {**r, "result": game_result(results[r["m"]]) or "*"} for r in rows}.values())
         by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in games:
             by_round[r["round"] or "?"].append({
@@ -388,31 +392,12 @@ def _position_hit(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
-    """Points, games played and a crosstable from the games' results (unfinished games count as
-    played but score nothing); players ordered by points, then name."""
-    points: dict[str, float] = defaultdict(float)
-    played: dict[str, int] = defaultdict(int)
-    names: dict[str, str] = {}
-    cross: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for g in games:
-        white, black = g.get("white"), g.get("black")
-        if not white or not black:
-            continue
-        names[white] = g.get("whiteLabel") or white
-        names[black] = g.get("blackLabel") or black
-        score = _SCORES.get(g.get("result") or "")
-        if score is None:
-            continue
-        played[white] += 1
-        played[black] += 1
-        points[white] += score[0]
-        points[black] += score[1]
-        cross[white][black].append({1.0: "1", 0.0: "0", 0.5: "½"}[score[0]])
-        cross[black][white].append({1.0: "1", 0.0: "0", 0.5: "½"}[score[1]])
-    order = sorted(names, key=lambda p: (-points[p], names[p]))
+    """The event page's standings and crosstable, by the one rule of ``kb.standings``."""
+    table = event_standings(games)
+    names = table["names"]
     return {
-        "standings": [{"iri": p, "name": names[p], "url": _link(p), "points": points[p], "played": played[p]}
-                      for p in order],
-        "crosstable": [{"iri": p, "name": names[p], "cells": [" ".join(cross[p][q]) if p != q else "—"
-                                                                for q in order]} for p in order],
+        "standings": [{"iri": p, "name": names[p], "url": _link(p), "points": table["points"].get(p, 0.0),
+                       "played": table["played"].get(p, 0), "unfinished": table["unfinished"].get(p, 0)}
+                      for p in table["order"]],
+        "crosstable": [{"iri": p, "name": names[p], "cells": table["cells"][p]} for p in table["order"]],
     }
