@@ -23,7 +23,7 @@ import chess
 from kb.conflicts import disagreements, graph_source
 from kb.identity import MIN_DISTINCT_PLIES, distinctive
 from kb.linking import compute_event_links, compute_links, events_in, players_in
-from kb.names import surname_key
+from kb.names import surname, surname_key
 from kb.store.base import Store
 
 def _graph_source(graph: str) -> str:
@@ -34,11 +34,12 @@ def _game_facts(store: Store, iri: str) -> dict[str, Any]:
     """What the identity rule compared for one Match: surnames, year, round, plies, start."""
     node = NamedNode(iri)
     facts: dict[str, Any] = {"white": set(), "black": set(), "year": set(), "round": set(), "plies": 0,
-                             "standard": True}
+                             "standard": True, "white_shown": set(), "black_shown": set()}
     for row in store.query(f"""SELECT ?colour ?name WHERE {{
             {{ {node} cp:hasPlayerWhite ?p BIND("white" AS ?colour) }}
             UNION {{ {node} cp:hasPlayerBlack ?p BIND("black" AS ?colour) }} ?p skos:altLabel ?name }}"""):
-        facts[row["colour"].value].add(surname_key(row["name"].value))
+        facts[row["colour"].value].add(surname_key(row["name"].value))  # compared
+        facts[row["colour"].value + "_shown"].add(surname(row["name"].value))  # shown
     for row in store.query(f"SELECT ?y WHERE {{ {node} cp:year ?y }}"):
         facts["year"].add(row["y"].value)
     for row in store.query(f"SELECT ?r WHERE {{ {node} cp:roundNumber ?r }}"):
@@ -51,7 +52,7 @@ def _game_facts(store: Store, iri: str) -> dict[str, Any]:
 
 
 def _merge_reason(facts: dict[str, Any]) -> str:
-    players = f"{'/'.join(sorted(facts['white'])) or '?'} vs {'/'.join(sorted(facts['black'])) or '?'}"
+    players = f"{'/'.join(sorted(facts['white_shown'])) or '?'} vs {'/'.join(sorted(facts['black_shown'])) or '?'}"
     if not distinctive(facts["standard"], facts["plies"]):
         return (f"only {facts['plies']} plies from the start (fewer than {MIN_DISTINCT_PLIES}): the whole roster "
                 f"agrees (event, date, round, players {players})")
@@ -106,10 +107,10 @@ def near_misses(store: Store) -> list[dict[str, Any]]:
 
 def _apart_reason(one: dict[str, Any], other: dict[str, Any]) -> str:
     if not distinctive(one["standard"], one["plies"]):
-        return (f"same {one['plies']} plies, fewer than {MIN_DISTINCT_PLIES}: the moves prove nothing and the "
-                "rosters differ")
-    reasons = [f"different {colour} player ({'/'.join(sorted(one[colour])) or '?'} / "
-               f"{'/'.join(sorted(other[colour])) or '?'})" for colour in ("white", "black")
+        return (f"same {one['plies']} plies, kept apart: fewer than {MIN_DISTINCT_PLIES}, the moves prove "
+                "nothing and the rosters differ")
+    reasons = [f"different {colour} player ({'/'.join(sorted(one[colour + '_shown'])) or '?'} / "
+               f"{'/'.join(sorted(other[colour + '_shown'])) or '?'})" for colour in ("white", "black")
                if one[colour] != other[colour]]
     for what in ("year", "round"):
         if one[what] and other[what] and one[what] != other[what]:
