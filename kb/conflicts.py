@@ -26,6 +26,7 @@ from .vocab import CP
 NOT_COMPARED = frozenset({
     "http://purl.org/dc/terms/source", "http://www.w3.org/2000/01/rdf-schema#label",
     "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", CP.pgnTag.value, CP.gameKey.value,
+    CP.eventTagAsWritten.value,
 })
 
 

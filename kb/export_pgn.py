@@ -28,6 +28,7 @@ from .store import Store, StoreError
 from .tags import TAG_TABLE
 from .vocab import PER_GAME_PLAYER_TAGS, per_game_property
 
+_TAG_PAIR = re.compile(r'^\[(\w+) "(.*)"\]$', re.DOTALL)
 SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 # Tags rebuilt from the tag table, by the entity that holds them.
 _TAGS_BY_ENTITY: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -81,9 +82,10 @@ def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -
     extra: list[str] = []
     entities = {"match": exercise["match"], "event": exercise["event"], "white": exercise["white"],
                 "black": exercise["black"], "board": exercise["board"], "position": exercise["position"]}
+    as_written = _values(store, graph, exercise["match"]).get("eventTagAsWritten", []) if exercise["match"] else []
     for entity, subject in entities.items():
-        if subject is None:
-            continue
+        if subject is None or (entity == "event" and as_written):
+            continue  # the game's own event tags (one Event gathers games with other sites) come below
         values = _values(store, graph, subject)
         game_values = _values(store, graph, exercise["match"]) if exercise["match"] else {}
         for tag, prop in _TAGS_BY_ENTITY.get(entity, ()):
@@ -112,6 +114,10 @@ def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -
                 if puzzle["puzzleRating"]:
                     tags["Rating"] = puzzle["puzzleRating"][0]
                 tags["Themes"] = " ".join(sorted(puzzle["sourceThemeLabel"]))
+    for written in as_written:
+        match = _TAG_PAIR.match(written)
+        if match:
+            tags[match.group(1)] = match.group(2)
     if "Date" in tags:
         tags["Date"] = _pgn_date(tags["Date"])
     fen = exercise["fen"] or chess.STARTING_FEN

@@ -152,6 +152,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
 #: ``memberCount`` is a class's number of individuals, recounted after every write (``kb.class_counts``).
 ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
     "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme", "memberCount",
+    "eventTagAsWritten",  # Match -> '[Site "New York USA 01"]': the event's tags as the game's record wrote them
     "sourcesDisagreeOn",  # individual -> property whose values from several records conflict (kb.conflicts)
 )
 

@@ -262,3 +262,14 @@ def test_the_demo_knowledge_base_is_consistent_under_hermit(tmp_path: Path) -> N
     check = run_cli("check", "--no-shacl", store=store)
     assert check.exit_code == 0, check.output
     assert "INCONSISTENT" not in check.output
+
+
+def test_export_writes_each_games_own_event_tags(tmp_path: Path) -> None:
+    """One event gathers the six games whatever their sites; each exported game keeps its own Site."""
+    path = IDENTITY / "numbered-sites.pgn"
+    store = build(tmp_path, path)
+    exported = tmp_path / "out.pgn"
+    assert run_cli("export", "--format", "pgn", "-o", str(exported), store=store).exit_code == 0
+    original = sorted((h["Site"], h["Event"], h["Result"]) for h, _ in read_headers(path))
+    again = sorted((h["Site"], h["Event"], h["Result"]) for h, _ in read_headers(exported))
+    assert again == original

@@ -18,7 +18,7 @@ from ..iris import IriMinter, lichess_game_id
 from ..mining import MinedExercise
 from ..names import display_name, name_key
 from ..records import GameRecord
-from ..tags import MappedTags, map_tags
+from ..tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from ..themes import LICHESS_THEME_CLASSES, THEME_CLASSES, ancestors, mate_in_class, type_position_for
 from ..vocab import CP, DCTERMS, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD, per_game_property
 
@@ -160,6 +160,10 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     out.value(match, "fullMoveCount", _full_moves(record))
     for tag, raw in tags.extra:
         out.value(match, "pgnTag", f'[{tag} "{raw}"]')
+    for tag, raw in record.headers.items():  # the event's tags as this record wrote them (for the export)
+        spec = TAG_TABLE.get(tag)
+        if spec is not None and spec.entity == "event" and not is_unknown(raw):
+            out.add(match, CP.eventTagAsWritten, Literal(f'[{tag} "{raw}"]'))
     fen_tag = record.headers.get("FEN")
     if fen_tag is not None and fen_tag.strip() != record.start_fen:
         out.value(match, "pgnTag", f'[FEN "{fen_tag}"]')
