@@ -273,3 +273,28 @@ def test_export_writes_each_games_own_event_tags(tmp_path: Path) -> None:
     original = sorted((h["Site"], h["Event"], h["Result"]) for h, _ in read_headers(path))
     again = sorted((h["Site"], h["Event"], h["Result"]) for h, _ in read_headers(exported))
     assert again == original
+
+
+def test_every_by_player_answer_follows_the_players_cluster(tmp_path: Path) -> None:
+    """Eight games of Tal written eight ways: "Tal, Mikhail" finds all of them, and every member's
+    page shows the same cluster once."""
+    from service.app import create_app
+
+    path = IDENTITY / "tal-spellings.pgn"
+    games = read_headers(path)
+    tal = [h for h, _ in games if "tal" in (name_key(h["White"]) + " " + name_key(h["Black"])).split()]
+    store = build(tmp_path, path)
+    for query in ("positions-of-player", "player-games"):
+        rows = canned(store, query, player="Tal, Mikhail")
+        assert len({r.get("position") or r["match"] for r in rows}) == len(tal) == 8, query
+    black = [h for h in tal if "tal" in name_key(h["Black"]).split()]
+    assert len({r["position"] for r in canned(store, "positions-of-player-as-black", player="Tal, Mikhail")}) \
+        == len(black)
+    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    members = [r["p"] for r in select(store, "SELECT ?p WHERE { ?p cp:nameKey ?k FILTER(CONTAINS(?k, 'tal')) }")]
+    assert len(members) == 4  # "m tal", "mikhail tal", "mikhail n tal", "mihail tal"
+    written = {h[c] for h in tal for c in ("White", "Black") if "tal" in name_key(h[c]).split()}
+    for member in members:
+        page = client.get("/page.json", query_string={"iri": member}).get_json()
+        assert len(page["games"]) == len(tal)
+        assert set(page["name_variants"]) == written
