@@ -65,6 +65,11 @@ ADDED_THEME_CLASSES: dict[str, str] = {
 #: Non-theme classes added in version 2 (provenance of what was imported).
 ADDED_OTHER_CLASSES: tuple[str, ...] = ("Source", "SourceRecord", "Course", "Chapter", "ChapterItem")
 
+#: Position classes added in version 2 that are not themes, with their parent: ``Exercise`` is a
+#: position set as a task to solve (``kb.exercises`` says which records are), as opposed to the
+#: start position of an ordinary game.
+ADDED_POSITION_CLASSES: dict[str, str] = {"Exercise": "Position"}
+
 #: The five object properties of version 1 (functional).
 ORIGINAL_OBJECT_PROPERTIES: tuple[str, ...] = (
     "hasMatch", "hasBoard", "hasPlayerWhite", "hasPlayerBlack", "hasEvent",
@@ -117,7 +122,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "whitePieces", "blackPieces", "positionKey", "gamePhase", "plyInGame",
     # Position: solution
     "solutionSan", "solutionUci", "solutionLegal", "solutionEnd", "solverMoves", "mateIn",
-    "mateVerification", "goal", "difficulty",
+    "mateVerification", "goal", "difficulty", "claimStatus",
     # Position: lichess puzzle fields
     "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
     "sourceThemeLabel",
@@ -140,7 +145,7 @@ THEME_ROOT = "Position"
 PHASE_CLASSES = ("PositionBegin", "PositionMiddle", "PositionEnd")
 
 ALL_CLASSES: frozenset[str] = frozenset(
-    ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) + ADDED_OTHER_CLASSES
+    ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) + ADDED_OTHER_CLASSES + tuple(ADDED_POSITION_CLASSES)
 )
 ALL_PROPERTIES: frozenset[str] = frozenset(
     ORIGINAL_OBJECT_PROPERTIES + ORIGINAL_DATA_PROPERTIES + ADDED_OBJECT_PROPERTIES
