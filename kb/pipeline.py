@@ -32,7 +32,7 @@ from .mining import mine_game
 from .reading import file_kind
 from .reading.lichess import iter_rows, row_to_record
 from .reading.pgn import Segment, parse_segment, split_segments
-from .reading.text import looks_binary, open_text
+from .reading.text import looks_binary, open_text, repair_findings
 from .records import GameRecord
 from .store.base import SerializedBatch
 from .vocab import CP, RDF
@@ -121,6 +121,11 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Ite
                 if isinstance(item, Finding):
                     yield WorkUnit(source, file_name, "finding", games, (item,))
                     return
+                # lines repaired before this game's first line belong to the games before it
+                start = item.line if isinstance(item, Segment) else item[1]
+                repaired = repair_findings(handle, file_name, games + len(batch), start)
+                if repaired:
+                    yield WorkUnit(source, file_name, "finding", games, tuple(repaired))
                 batch.append(item)
                 if len(batch) == UNIT_SIZE:
                     yield WorkUnit(source, file_name, kind, games, tuple(batch))
@@ -129,6 +134,9 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Ite
             if batch:
                 yield WorkUnit(source, file_name, kind, games, tuple(batch))
                 games += len(batch)
+            repaired = repair_findings(handle, file_name, games)
+            if repaired:
+                yield WorkUnit(source, file_name, "finding", games, tuple(repaired))
         except (OSError, EOFError, ValueError, csv.Error) as exc:  # truncated gzip, corrupt zstd …
             yield _finding_unit(source, file_name, games + 1, f"reading stopped: {exc}")
 

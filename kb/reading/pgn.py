@@ -22,7 +22,7 @@ import chess.pgn
 from ..findings import Finding
 from ..notation import guess_foreign_letters, to_english_movetext
 from ..records import GameRecord, SourceLocation
-from .text import looks_binary, open_text
+from .text import looks_binary, open_text, repair_findings
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -177,9 +177,11 @@ def read_pgn(path: str | Path, *, lang: str | None = None,
     with handle:
         try:
             for segment in split_segments(handle):
+                yield from repair_findings(handle, name, games_read, segment.line)
                 items, count = parse_segment(segment, name, games_read, lang=lang)
                 games_read += count
                 yield from items
+            yield from repair_findings(handle, name, games_read)
         except (OSError, EOFError, ValueError) as exc:  # truncated gzip, corrupt zstd frame …
             yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
                           game=games_read + 1)
