@@ -114,7 +114,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "fideId", "nameKey",
     # Match
     "year", "gameDate", "utcDateTime", "startTime", "baseTimeSeconds", "incrementSeconds",
-    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl",
+    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl", "annotatorKey",
     # Position: board facts
     "sideToMove", "whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
     "blackCastleQueenside", "enPassantSquare", "halfMoveClock", "fullMoveNumber",

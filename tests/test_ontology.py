@@ -124,7 +124,7 @@ DOMAINS = {
     "Board": "boardNum mode",
     "Match": "date round result opening variation subVariation eco nic time utcTime utcDate timeControl "
              "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
-             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl",
+             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl annotatorKey",
     "Source": "sourceName checksum importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
     "Chapter": "chapterOrder level passPercent selection",

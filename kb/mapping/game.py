@@ -150,6 +150,9 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     for value in tags.for_entity("match"):
         out.value(match, value.prop, value.value)
     out.value(match, "gameKey", key)
+    annotator = record.headers.get("Annotator", "").strip()
+    if annotator and annotator != "?" and name_key(annotator):
+        out.value(match, "annotatorKey", name_key(annotator))
     out.value(match, "fullMoveCount", _full_moves(record))
     for tag, raw in tags.extra:
         out.value(match, "pgnTag", f'[{tag} "{raw}"]')
@@ -216,7 +219,7 @@ def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> 
     out.add(event, RDFS.label, Literal(str(name) if name else "Unknown event"))
     for value in tags.for_entity("event"):
         out.value(event, value.prop, value.value)
-    code = country_code(_str(tags.get("event", "eventCountry")), _str(site))
+    code = country_code(_str(tags.get("event", "eventCountry")), _str(site), _str(name))
     if code:
         out.value(event, "countryCode", code)
     return event
