@@ -2,11 +2,16 @@
 
 The PGN standard's list (seed-000 §7.2, Tabla LXXI: 152 codes, e.g. ``OST`` Austria, ``NET`` The
 Internet) and the IOC/FIDE codes modern files use (``USA``, ``RUS``, ``NED`` …). A code is taken
-from ``EventCountry`` or from the last word of ``Site`` ("New York City, NY USA") only when it is in
-this table, so a city name never becomes a country.
+from ``EventCountry``, from the last word of ``Site`` or of the event's name ("New York City, NY
+USA", "IBM Man-Machine, New York USA") only when it is in this table, so a word never becomes a
+country by accident; failing that, a chess city named in the site or the event name gives its
+country (``CITY_COUNTRIES``: "New York" -> USA), so ``positions-in-country USA`` finds the
+Kasparov–Deep Blue games whose Site is only the game number.
 """
 
 from __future__ import annotations
+
+import re
 
 PGN_STANDARD_CODES: dict[str, str] = {
     "AFG": "Afghanistan",
@@ -197,22 +202,49 @@ MODERN_CODES: dict[str, str] = {
 }
 
 COUNTRY_CODES: dict[str, str] = {**PGN_STANDARD_CODES, **MODERN_CODES}
+
+#: Cities that held chess events, as written in sites and event names (lower case, accents as
+#: usually written, both spellings where two are common) -> country code (in ``COUNTRY_CODES``).
+CITY_COUNTRIES: dict[str, str] = {
+    "new york": "USA", "philadelphia": "USA", "chicago": "USA", "san francisco": "USA", "los angeles": "USA",
+    "saint louis": "USA", "st. louis": "USA", "st louis": "USA", "boston": "USA", "washington": "USA",
+    "london": "ENG", "hastings": "ENG", "manchester": "ENG", "paris": "FRA", "cannes": "FRA",
+    "madrid": "ESP", "barcelona": "ESP", "linares": "ESP", "leon": "ESP", "león": "ESP", "pamplona": "ESP",
+    "budapest": "HUN", "leiden": "NED", "amsterdam": "NED", "wijk aan zee": "NED", "groningen": "NED",
+    "moscow": "RUS", "st. petersburg": "RUS", "st petersburg": "RUS", "saint petersburg": "RUS",
+    "berlin": "GER", "nuremberg": "GER", "nürnberg": "GER", "nurnberg": "GER", "dortmund": "GER",
+    "baden-baden": "GER", "hamburg": "GER", "munich": "GER", "münchen": "GER", "vienna": "AUT", "wien": "AUT",
+    "reykjavik": "ISL", "reykjavík": "ISL", "buenos aires": "ARG", "zurich": "SUI", "zürich": "SUI",
+    "belgrade": "SRB", "havana": "CUB", "tel aviv": "ISR", "prague": "CZE", "praha": "CZE",
+    "warsaw": "POL", "bucharest": "ROU", "sofia": "BUL", "athens": "GRE", "rome": "ITA", "milan": "ITA",
+    "manila": "PHI", "tokyo": "JPN", "beijing": "CHN", "shanghai": "CHN", "chennai": "IND", "istanbul": "TUR",
+    "copenhagen": "DEN", "stockholm": "SWE", "oslo": "NOR", "stavanger": "NOR", "helsinki": "FIN",
+    "montreal": "CAN", "toronto": "CAN", "mexico city": "MEX", "edinburgh": "SCO", "glasgow": "SCO",
+}
+_CITY = re.compile(r"(?<![\w])(" + "|".join(re.escape(city) for city in sorted(CITY_COUNTRIES, key=len, reverse=True))
+                   + r")(?![\w])")
 _CODES_BY_NAME: dict[str, str] = {name.lower(): code for code, name in COUNTRY_CODES.items()}
 
 
-def country_code(event_country: str | None, site: str | None) -> str | None:
-    """The event's country code from ``EventCountry`` (a code or a country name) or ``Site``."""
-    by_name = _CODES_BY_NAME
-    for text in (event_country, site):
-        if not text or text.strip() in ("?", "-"):
-            continue
+def country_code(event_country: str | None, site: str | None, event_name: str | None = None) -> str | None:
+    """The event's country code from ``EventCountry`` (a code or a country name), else a code ending
+    ``Site`` or the event's name, else a city named in ``Site`` or the event's name."""
+    if event_country and event_country.strip() not in ("?", "-"):
+        text = event_country.strip()
         words = text.replace(",", " ").split()
         if words and words[-1].upper() in COUNTRY_CODES and words[-1].isupper():
             return words[-1].upper()
-        if text is event_country:
-            code = by_name.get(text.strip().lower())
-            if code:
-                return code
-            if text.strip().upper() in COUNTRY_CODES:
-                return text.strip().upper()
+        code = _CODES_BY_NAME.get(text.lower())
+        if code:
+            return code
+        if text.upper() in COUNTRY_CODES:
+            return text.upper()
+    for text in (site, event_name):
+        words = (text or "").replace(",", " ").split()
+        if words and words[-1].upper() in COUNTRY_CODES and words[-1].isupper():
+            return words[-1].upper()
+    for text in (site, event_name):
+        match = _CITY.search((text or "").lower())
+        if match:
+            return CITY_COUNTRIES[match.group(1)]
     return None

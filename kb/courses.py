@@ -149,7 +149,8 @@ def _hand_picked(values: Any, store: Store, minter: IriMinter, where: str) -> li
 
 
 def _ask(store: Store, iri: str) -> bool:
-    return bool(store.query(f"ASK {{ {NamedNode(iri)} cp:fen ?fen }}"))
+    """Whether ``iri`` is an exercise (the start position of an ordinary game is not: kb/exercises.py)."""
+    return bool(store.query(f"ASK {{ {NamedNode(iri)} a cp:Exercise ; cp:fen ?fen }}"))
 
 
 def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple[list[str], str]:
@@ -160,7 +161,7 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
         raise CourseError(f"{where} select: unknown key(s) {', '.join(sorted(unknown))}")
     if "theme" not in select and "source" not in select:
         raise CourseError(f"{where} select: give a theme or a source")
-    patterns = ["?position cp:fen ?fen ; cp:difficulty ?difficulty ."]
+    patterns = ["?position a cp:Exercise ; cp:fen ?fen ; cp:difficulty ?difficulty ."]
     described = []
     if "theme" in select:
         themes = [str(t) for t in _as_list(select["theme"])]

@@ -22,6 +22,7 @@ import chess
 from pyoxigraph import Quad, RdfFormat, serialize
 
 from .analysis import analyse
+from .exercises import ThemeAssessment, assess_themes, is_exercise
 from .findings import Finding
 from .iris import IriMinter
 from .mapping import MappingContext, record_quads
@@ -31,7 +32,7 @@ from .mining import mine_game
 from .reading import file_kind
 from .reading.lichess import iter_rows, row_to_record
 from .reading.pgn import Segment, parse_segment, split_segments
-from .reading.text import looks_binary, open_text
+from .reading.text import looks_binary, open_text, repair_findings
 from .records import GameRecord
 from .store.base import SerializedBatch
 from .vocab import CP, RDF
@@ -120,6 +121,11 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Ite
                 if isinstance(item, Finding):
                     yield WorkUnit(source, file_name, "finding", games, (item,))
                     return
+                # lines repaired before this game's first line belong to the games before it
+                start = item.line if isinstance(item, Segment) else item[1]
+                repaired = repair_findings(handle, file_name, games + len(batch), start)
+                if repaired:
+                    yield WorkUnit(source, file_name, "finding", games, tuple(repaired))
                 batch.append(item)
                 if len(batch) == UNIT_SIZE:
                     yield WorkUnit(source, file_name, kind, games, tuple(batch))
@@ -128,6 +134,9 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Ite
             if batch:
                 yield WorkUnit(source, file_name, kind, games, tuple(batch))
                 games += len(batch)
+            repaired = repair_findings(handle, file_name, games)
+            if repaired:
+                yield WorkUnit(source, file_name, "finding", games, tuple(repaired))
         except (OSError, EOFError, ValueError, csv.Error) as exc:  # truncated gzip, corrupt zstd …
             yield _finding_unit(source, file_name, games + 1, f"reading stopped: {exc}")
 
@@ -160,15 +169,18 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
             result.findings.append(item)
             continue
         try:
-            analysis = analyse(item.start_board(), item.solution)
+            exercise = is_exercise(item, settings.user_themes)
+            analysis = analyse(item.start_board(), item.solution, exercise=exercise)
+            themes = assess_themes(item, analysis, settings.user_themes)
             mined = _mine(item) if settings.mine and item.puzzle is None else ()
-            record = record_quads(item, analysis, ctx, mined)
+            record = record_quads(item, analysis, ctx, mined, themes)
         except Exception as exc:  # a detector or mapping bug costs this game only
             result.findings.append(Finding(
                 "error", "analysis-failed", f"analysis failed ({type(exc).__name__}: {exc}); game skipped",
                 file=item.location.file, game=item.location.game_number, line=item.location.line))
             continue
         quads.extend(record)
+        result.findings.extend(_refuted_claims(item, themes))
         result.games += 1
     result.quads = len(quads)
     _count_individuals(quads, result)
@@ -179,6 +191,15 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
         result.batch = SerializedBatch({graph: serialize(triples, format=RdfFormat.N_TRIPLES)
                                         for graph, triples in by_graph.items()})
     return result
+
+
+def _refuted_claims(record: GameRecord, themes: ThemeAssessment) -> list[Finding]:
+    """A warning per refuted mate claim: the class is not asserted, the claim stays as cp:claimStatus."""
+    where = record.location
+    return [Finding("warning", "claim-refuted",
+                    f"the claim {claim.theme} (mate in {claim.moves}) is false ({claim.status}): not asserted as "
+                    f"{claim.theme}, kept as cp:claimStatus", file=where.file, game=where.game_number, line=where.line)
+            for claim in themes.refuted]
 
 
 def _mine(record: GameRecord) -> list[MinedPosition]:

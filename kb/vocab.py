@@ -65,6 +65,11 @@ ADDED_THEME_CLASSES: dict[str, str] = {
 #: Non-theme classes added in version 2 (provenance of what was imported).
 ADDED_OTHER_CLASSES: tuple[str, ...] = ("Source", "SourceRecord", "Course", "Chapter", "ChapterItem")
 
+#: Position classes added in version 2 that are not themes, with their parent: ``Exercise`` is a
+#: position set as a task to solve (``kb.exercises`` says which records are), as opposed to the
+#: start position of an ordinary game.
+ADDED_POSITION_CLASSES: dict[str, str] = {"Exercise": "Position"}
+
 #: The five object properties of version 1 (functional).
 ORIGINAL_OBJECT_PROPERTIES: tuple[str, ...] = (
     "hasMatch", "hasBoard", "hasPlayerWhite", "hasPlayerBlack", "hasEvent",
@@ -125,7 +130,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "fideId", "nameKey",
     # Match
     "year", "gameDate", "utcDateTime", "startTime", "baseTimeSeconds", "incrementSeconds",
-    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl", "movesKey",
+    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl", "movesKey", "annotatorKey",
     # Match: the players as the game's tags describe them in that game (issue 17)
     *PER_GAME_PLAYER_PROPERTIES,
     # Position: board facts
@@ -135,7 +140,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "whitePieces", "blackPieces", "positionKey", "gamePhase", "plyInGame",
     # Position: solution
     "solutionSan", "solutionUci", "solutionLegal", "solutionEnd", "solverMoves", "mateIn",
-    "mateVerification", "goal", "difficulty",
+    "mateVerification", "goal", "difficulty", "claimStatus",
     # Position: lichess puzzle fields
     "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
     "sourceThemeLabel",
@@ -160,7 +165,7 @@ THEME_ROOT = "Position"
 PHASE_CLASSES = ("PositionBegin", "PositionMiddle", "PositionEnd")
 
 ALL_CLASSES: frozenset[str] = frozenset(
-    ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) + ADDED_OTHER_CLASSES
+    ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) + ADDED_OTHER_CLASSES + tuple(ADDED_POSITION_CLASSES)
 )
 ALL_PROPERTIES: frozenset[str] = frozenset(
     ORIGINAL_OBJECT_PROPERTIES + ORIGINAL_DATA_PROPERTIES + ADDED_OBJECT_PROPERTIES

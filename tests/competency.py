@@ -55,6 +55,7 @@ class Game:
     plies: int
     asserted: set[str]    # classes the file's Termination and the analysis give the start position
     facts: dict
+    exercise: bool = True  # False for an ordinary game from the initial position (kb/exercises.py)
 
     @property
     def classes(self) -> set[str]:
@@ -81,13 +82,16 @@ def read_games(path: Path = COMPETENCY, themes: tuple[str, ...] = ()) -> list[Ga
             moves = list(game.mainline_moves())
             for move in moves:
                 board.push(move)
-            analysis = analyse(start.copy(), moves)
+            # An exercise sets up a position (these fixtures' FEN games) or is named by --theme; the
+            # Kasparov games start from the initial position: games, whose start carries no theme.
+            exercise = bool(themes) or start.board_fen() != chess.Board().board_fen()
+            analysis = analyse(start.copy(), moves, exercise=exercise)
             asserted = set(themes) | set(analysis.classes)
             termination = game.headers.get("Termination", "")
-            if termination.startswith("mate in "):
+            if exercise and termination.startswith("mate in "):
                 asserted.add(mate_in_class(int(termination.split()[-1])))
             games.append(Game(len(games) + 1, path.name, dict(game.headers), start, board, len(moves),
-                              asserted, dict(analysis.facts)))
+                              asserted, dict(analysis.facts), exercise))
     return games
 
 

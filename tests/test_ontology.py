@@ -100,7 +100,7 @@ def test_class_tree_equals_themes_parent(g: Graph) -> None:
         assert len(supers) == 1 and isinstance(supers[0], URIRef), (name, supers)
         tree[name] = supers[0]
     assert {n for n, s in tree.items() if s == OWL.Thing} == TOP_LEVEL
-    assert {n: local(s) for n, s in tree.items() if s != OWL.Thing} == themes.PARENT
+    assert {n: local(s) for n, s in tree.items() if s != OWL.Thing} == themes.PARENT | vocab.ADDED_POSITION_CLASSES
 
 
 def test_top_level_classes_are_pairwise_disjoint(g: Graph) -> None:
@@ -124,7 +124,7 @@ DOMAINS = {
     "Board": "boardNum mode",
     "Match": "date round result opening variation subVariation eco nic time utcTime utcDate timeControl "
              "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
-             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl movesKey "
+             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl movesKey annotatorKey "
              + " ".join(vocab.PER_GAME_PLAYER_PROPERTIES),
     "Source": "sourceName checksum importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
@@ -216,12 +216,13 @@ GATHERED = {"eventDate", "eventType", "eventCountry", "eventRounds", "eventSpons
             "eventYear", "eventStartDate", "countryCode", "boardNum", "mode", "date", "round", "result",
             "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime", "utcDate", "timeControl",
             "setup", "termination", "annotator", "plyCount", "year", "gameDate", "utcDateTime", "startTime",
-            "baseTimeSeconds", "incrementSeconds", "roundNumber", "variant", *vocab.PER_GAME_PLAYER_PROPERTIES}
+            "baseTimeSeconds", "incrementSeconds", "roundNumber", "variant", "annotatorKey", *vocab.PER_GAME_PLAYER_PROPERTIES}
 
 
 def test_functional_flags(g: Graph) -> None:
     multi = {"name", "eventName", "site", "pgnTag", "openingTag", "sourceThemeLabel",
              "title", "elo", "uscf", "na", "typePlayer",  # a merged player has one per game
+             "claimStatus",  # one per mate claim checked
              "nameKey"} | GATHERED  # a FIDE-identified or sameAs-linked player may be known by several names
     want_data = set(ALL_DATA) - multi
     have = functional(g)

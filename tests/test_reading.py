@@ -51,7 +51,8 @@ def test_game_counts_equal_what_python_chess_reads(path: Path) -> None:
     fewer = SPLIT_BY_PYTHON_CHESS.get(path.name, 0)
     records, findings = split(list(read_records(path)))
     assert len(records) == clean - fewer
-    assert len(records) + len([f for f in findings if f.game is not None]) == total - fewer
+    # every game is a record or an error; warnings (a token passed over) sit beside a record
+    assert len(records) + len([f for f in findings if f.game is not None and f.level == "error"]) == total - fewer
 
 
 @pytest.mark.parametrize("name", sorted(SPLIT_BY_PYTHON_CHESS))

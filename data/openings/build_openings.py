@@ -210,7 +210,9 @@ def build() -> str:
         game = chess.pgn.Game()
         game.headers.update({"Event": "Seed 001 openings", "Site": "?", "Date": "????.??.??", "Round": str(number),
                              "White": "?", "Black": "?", "Result": "*", "ECO": eco, "Opening": english,
-                             "Variation": name, "Annotator": "ChessPosition KB"})
+                             "Variation": name, "Annotator": "ChessPosition KB",
+                             # a line to practise, not a game: the Themes tag makes it an exercise (kb/exercises.py)
+                             "Themes": "PositionBegin"})
         game.comment = f"{english} ({name}, ECO {eco}). Play the book moves; each comment says why."
         node = game
         for san, comment in line:

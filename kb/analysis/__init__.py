@@ -28,15 +28,27 @@ class PositionAnalysis:
     classes: list[str] = field(default_factory=list)
 
 
-def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool = True) -> PositionAnalysis:
+#: Facts that describe a solution to find; a whole game's moves are not one (``kb.exercises``).
+EXERCISE_ONLY_FACTS = ("solverMoves", "mateIn", "mateVerification")
+
+
+def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool = True,
+            exercise: bool = True) -> PositionAnalysis:
     """Board facts of ``board``, what replaying ``solution`` shows, and the detected theme classes.
 
     A mate claim is checked (``kb.analysis.verify``): by search up to mate in two, by the engine
     beyond when one is installed and ``use_engine``; the status is stored, never guessed.
+    With ``exercise`` false (an ordinary game from its start, ``kb.exercises``) the moves are
+    replayed for their facts (SAN, how the game ended) but nothing is detected or claimed: the
+    game is not the solution of its start position.
     """
     facts: dict[str, FactValue] = dict(board_facts(board))
     solution_result = solution_facts(board, solution)
     facts.update(solution_result.facts)
+    if not exercise:
+        for name in EXERCISE_ONLY_FACTS:
+            facts.pop(name, None)
+        return PositionAnalysis(facts=facts, classes=[])
     classes = list(solution_result.classes)
     if solution and facts.get("solutionLegal"):
         mate_in = facts.get("mateIn")

@@ -201,3 +201,36 @@ def tag_name_value(token: Token) -> tuple[str, str]:
     assert match is not None
     value = re.sub(r"\\(.)", r"\1", match.group(2))
     return match.group(1), value
+
+
+# --- What python-chess's reader skips ------------------------------------------------------------
+# python-chess reads movetext with one pattern (``chess.pgn.MOVETEXT_REGEX``) and silently passes over
+# whatever it does not match: ``1. ZZ9 @@@ %%% 2. ??? *`` is read as a game with no moves, without an
+# error. This is the one rule for "a token the reader skips", shared by the importer (which reports
+# such games and never imports garbage as an empty game) and anything else that needs it.
+
+#: A move as python-chess's reader takes it (the first group of its own pattern), with the check,
+#: mate and annotation marks and the ``e.p.`` it passes over harmlessly.
+_READER_MOVE = re.compile(
+    r"(?:[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@"
+    r"|O-O(?:-O)?|0-0(?:-0)?)[+#]?[!?]{0,2}[+#]?(?:e\.p\.)?")
+#: Movetext in which every token is one the reader understands: one C-speed test, so ordinary games
+#: never pay for the tokenizer.
+_CLEAN_MOVETEXT = re.compile(
+    r"(?:\s++|\{[^}]*+\}|;[^\n]*(?:\n|$)|\$\d+|\([=+\-]{1,2}\)|[()]|\d+\s*\.+|\d+(?=\s|$)|(?:1-0|0-1|1/2-1/2|\*)(?![\w/-])"
+    r"|[!?]{1,2}(?!\w)|[=+\-]{1,2}(?=\s|$)|e\.p\.|" + _READER_MOVE.pattern + r"(?![\w]))*+")
+
+
+def reader_skips(token: Token) -> bool:
+    """Whether python-chess's reader would pass over ``token`` without a word (not a move, number,
+    result, comment, NAG, annotation or variation bracket it knows)."""
+    if token.kind == "unknown":
+        return True
+    return token.kind == "move" and _READER_MOVE.fullmatch(token.text) is None
+
+
+def skipped_tokens(movetext: str, first_line: int = 1) -> list[Token]:
+    """The tokens of ``movetext`` (its first line is ``first_line`` of the file) the reader skips."""
+    if _CLEAN_MOVETEXT.fullmatch(movetext):
+        return []
+    return [token for token in tokenize(movetext.splitlines(), first_line) if reader_skips(token)]

@@ -13,13 +13,14 @@ from pyoxigraph import Literal, NamedNode, Quad
 from ..analysis.difficulty import estimate_difficulty
 from ..analysis import PositionAnalysis
 from ..countries import country_code
+from ..exercises import ThemeAssessment, assess_themes
 from ..identity import game_identity
 from ..iris import IriMinter, lichess_game_id
 from ..mining import MinedExercise
 from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import TAG_TABLE, MappedTags, is_unknown, map_tags
-from ..themes import LICHESS_THEME_CLASSES, THEME_CLASSES, ancestors, mate_in_class, type_position_for
+from ..themes import ancestors, type_position_for
 from ..vocab import CP, DCTERMS, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD, per_game_property
 
 _INVERSES = {
@@ -29,7 +30,6 @@ _INVERSES = {
     "hasEvent": "eventOf",
     "hasBoard": "boardOf",
 }
-_MATE_IN_TERMINATION = re.compile(r"mate\s+in\s+(\d+)", re.IGNORECASE)
 
 
 @dataclass
@@ -111,21 +111,24 @@ MinedPosition = tuple[MinedExercise, PositionAnalysis]
 
 
 def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext,
-                 mined: Sequence[MinedPosition] = ()) -> list[Quad]:
+                 mined: Sequence[MinedPosition] = (), themes: ThemeAssessment | None = None) -> list[Quad]:
     """All quads for one record (asserted in the source graph, implied in the inferred graph);
-    ``mined`` adds a Position of the game for each exercise the engine found in it."""
+    ``mined`` adds a Position of the game for each exercise the engine found in it; ``themes`` is
+    ``kb.exercises.assess_themes``'s verdict (worked out here when not given)."""
     out = _Quads(ctx)
+    if themes is None:
+        themes = assess_themes(record, analysis, ctx.user_themes)
     if record.puzzle is not None:
-        _map_puzzle(record, analysis, ctx, out)
+        _map_puzzle(record, analysis, ctx, out, themes)
     else:
-        _map_game(record, analysis, ctx, out, mined)
+        _map_game(record, analysis, ctx, out, themes, mined)
     return out.items
 
 
 # --- PGN games ------------------------------------------------------------------------------
 
 def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
-              mined: Sequence[MinedPosition] = ()) -> None:
+              themes: ThemeAssessment, mined: Sequence[MinedPosition] = ()) -> None:
     tags = map_tags(record.headers)
     minter = ctx.minter
     standard = record.start_board().epd() == chess.Board().epd()
@@ -157,6 +160,9 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
         out.value(match, "roundNumber", round_from_site)
     out.value(match, "gameKey", key)
     out.value(match, "movesKey", identity.moves_key)
+    annotator = record.headers.get("Annotator", "").strip()
+    if annotator and annotator != "?" and name_key(annotator):
+        out.value(match, "annotatorKey", name_key(annotator))
     out.value(match, "fullMoveCount", _full_moves(record))
     for tag, raw in tags.extra:
         out.value(match, "pgnTag", f'[{tag} "{raw}"]')
@@ -177,9 +183,9 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     for value in tags.for_entity("board"):
         out.value(board, value.prop, value.value)
 
-    classes = _themes(record, analysis, tags, ctx)
-    _map_position(position, record, analysis, classes, out,
-                  label=f"{class_label(_label_class(classes))} — {match_label}")
+    label = f"{class_label(_label_class(themes.classes))} — {match_label}" if themes.exercise \
+        else f"Start position — {match_label}"
+    _map_position(position, record, analysis, themes, out, label=label)
     out.value(position, "plyInGame", 0)
     links = (("hasMatch", match), ("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white),
              ("hasPlayerBlack", black))
@@ -196,10 +202,11 @@ def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAn
     sans = board.variation_san(list(exercise.solution))
     mined_record = replace(record, start_fen=exercise.fen, solution=list(exercise.solution), movetext=sans,
                            comments={})
-    classes = {name: {"detected"} for name in analysis.classes}
+    themes = ThemeAssessment(exercise=True, classes={name: {"detected"} for name in analysis.classes})
     move_number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
-    _map_position(position, mined_record, analysis, classes, out,
-                  label=f"{class_label(_label_class(classes))} — {match_label}, {move_number}", goal=exercise.goal)
+    _map_position(position, mined_record, analysis, themes, out,
+                  label=f"{class_label(_label_class(themes.classes))} — {match_label}, {move_number}",
+                  goal=exercise.goal)
     out.value(position, "plyInGame", exercise.ply)
     for prop, obj in links:
         out.link(position, prop, obj)
@@ -239,7 +246,7 @@ def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> 
     out.add(event, RDFS.label, Literal(str(name) if name else "Unknown event"))
     for value in tags.for_entity("event"):
         out.value(event, value.prop, value.value)
-    code = country_code(_str(tags.get("event", "eventCountry")), _str(site))
+    code = country_code(_str(tags.get("event", "eventCountry")), _str(site), _str(name))
     if code:
         out.value(event, "countryCode", code)
     return event
@@ -283,13 +290,13 @@ def _map_provenance(record: GameRecord, match: NamedNode, ctx: MappingContext, o
 
 # --- lichess puzzles ------------------------------------------------------------------------
 
-def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads) -> None:
+def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
+                themes: ThemeAssessment) -> None:
     puzzle = record.puzzle
     assert puzzle is not None
     position = ctx.minter.lichess_position(puzzle.puzzle_id)
-    classes = _themes(record, analysis, None, ctx)
-    _map_position(position, record, analysis, classes, out,
-                  label=f"{class_label(_label_class(classes))} — lichess puzzle {puzzle.puzzle_id}")
+    _map_position(position, record, analysis, themes, out,
+                  label=f"{class_label(_label_class(themes.classes))} — lichess puzzle {puzzle.puzzle_id}")
     out.value(position, "puzzleId", puzzle.puzzle_id)
     for prop, value in (("puzzleRating", puzzle.rating), ("puzzleRatingDeviation", puzzle.rating_deviation),
                         ("popularity", puzzle.popularity), ("nbPlays", puzzle.nb_plays)):
@@ -313,36 +320,6 @@ def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCont
 
 
 # --- the position ---------------------------------------------------------------------------
-
-def _themes(record: GameRecord, analysis: PositionAnalysis, tags: MappedTags | None,
-            ctx: MappingContext) -> dict[str, set[str]]:
-    """Asserted theme classes and who asserted each: ``detected``, ``source``, ``user``."""
-    origin: dict[str, set[str]] = {}
-
-    def add(name: str, who: str) -> None:
-        origin.setdefault(name, set()).add(who)
-
-    for name in ctx.user_themes:
-        add(name, "user")
-    if record.puzzle is not None:
-        for theme in record.puzzle.themes:
-            if theme in LICHESS_THEME_CLASSES:
-                add(LICHESS_THEME_CLASSES[theme], "source")
-    # A PGN exercise may name its themes (``[Themes "DoubleAttack fork"]``: ontology class names or
-    # lichess theme names), as the authoring page and ``export --format pgn`` write them.
-    for theme in record.headers.get("Themes", "").replace(",", " ").split():
-        if theme in THEME_CLASSES:
-            add(theme, "source")
-        elif theme in LICHESS_THEME_CLASSES:
-            add(LICHESS_THEME_CLASSES[theme], "source")
-    termination = record.headers.get("Termination", "")
-    match = _MATE_IN_TERMINATION.search(termination)
-    if match:
-        add(mate_in_class(int(match.group(1))), "source")
-    for name in analysis.classes:
-        add(name, "detected")
-    return origin
-
 
 def _label_class(classes: dict[str, set[str]]) -> str:
     """The class named in a position's label: a mate class first, else any asserted class."""
@@ -375,15 +352,21 @@ def exercise_goal(classes: Iterable[str], facts: dict, themes: Iterable[str] = (
 
 
 def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAnalysis,
-                  classes: dict[str, set[str]], out: _Quads, *, label: str, goal: str | None = None) -> None:
-    themes = record.puzzle.themes if record.puzzle is not None else ()
-    goal = exercise_goal(classes, analysis.facts, themes, goal)
-    if goal is not None:
-        out.value(position, "goal", goal)
-    rating = record.puzzle.rating if record.puzzle is not None else None
-    if record.solution:  # an exercise: something to find
-        out.value(position, "difficulty", estimate_difficulty(analysis.facts, classes, rating))
-    out.types(position, list(classes) or ["Position"])
+                  themes: ThemeAssessment, out: _Quads, *, label: str, goal: str | None = None) -> None:
+    """The position's statements. A game's start position (``themes.exercise`` false) is a plain
+    ``cp:Position``: board facts, moves, no classes, goal, difficulty or claims."""
+    classes = themes.classes
+    if themes.exercise:
+        labels = record.puzzle.themes if record.puzzle is not None else ()
+        goal = exercise_goal(classes, analysis.facts, labels, goal)
+        if goal is not None:
+            out.value(position, "goal", goal)
+        rating = record.puzzle.rating if record.puzzle is not None else None
+        if record.solution:  # something to find
+            out.value(position, "difficulty", estimate_difficulty(analysis.facts, classes, rating))
+        for claim in themes.claims:
+            out.value(position, "claimStatus", claim.describe())
+    out.types(position, (list(classes) or ["Position"]) + (["Exercise"] if themes.exercise else []))
     out.add(position, RDFS.label, Literal(label))
     out.value(position, "fen", record.start_fen)
     if record.movetext:

@@ -22,7 +22,7 @@ import chess.pgn
 from ..findings import Finding
 from ..notation import guess_foreign_letters, to_english_movetext
 from ..records import GameRecord, SourceLocation
-from .text import looks_binary, open_text
+from .text import looks_binary, open_text, repair_findings
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -177,9 +177,11 @@ def read_pgn(path: str | Path, *, lang: str | None = None,
     with handle:
         try:
             for segment in split_segments(handle):
+                yield from repair_findings(handle, name, games_read, segment.line)
                 items, count = parse_segment(segment, name, games_read, lang=lang)
                 games_read += count
                 yield from items
+            yield from repair_findings(handle, name, games_read)
         except (OSError, EOFError, ValueError) as exc:  # truncated gzip, corrupt zstd frame …
             yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
                           game=games_read + 1)
@@ -207,6 +209,9 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
                             f"{token!r} uses a piece letter English does not ({len(foreign)} such move(s); "
                             f"{english!r} in English?): import with --lang es/it/fr/de …; game skipped",
                             file=file_name, game=games_before + 1, line=segment.line)], 1
+    # Where the movetext starts in the file, for the tokens python-chess would skip (``_reader_skips``).
+    movetext_line = segment.line + segment.header_text.count("\n") if segment.header_text else segment.line
+    as_written = movetext
     if segment.header_text and "\n\n" in movetext.strip():
         # The segmenter decided this movetext belongs to these tags; python-chess would end the game at a
         # blank line inside it (after a game comment, say), making a tagless second game of the moves
@@ -237,12 +242,61 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
             break
         number += 1
         single = number == games_before + 1 and not stream.getvalue()[stream.tell():].strip()
-        out.append(_record_or_finding(game, segment, movetext, file_name, number, single=single))
+        skipped = _reader_skips(as_written, movetext_line) if single else []
+        out.extend(_record_or_finding(game, segment, movetext, file_name, number, single=single, skipped=skipped))
     return out, number - games_before
 
 
+def _reader_skips(movetext: str, first_line: int) -> list:
+    from ..checks.pgn_tokens import skipped_tokens  # (pgn_tokens reads this module's TAG_LINE)
+
+    return skipped_tokens(movetext, first_line)
+
+
+#: Termination values saying a game was decided without moves; such a game's garbage movetext is
+#: passed over (with a warning) instead of costing the game.
+_NO_MOVES_TERMINATION = re.compile(r"forfeit|abandon|no\s+show|not\s+played", re.IGNORECASE)
+
+
+def _says_no_moves(headers: chess.pgn.Headers) -> bool:
+    return headers.get("PlyCount", "").strip() == "0" or bool(_NO_MOVES_TERMINATION.search(
+        headers.get("Termination", "")))
+
+
+def _skipped_findings(game: chess.pgn.Game, skipped: list, file_name: str, number: int) -> list[Finding]:
+    """Tokens python-chess passed over without a word (``kb.checks.pgn_tokens.reader_skips``).
+
+    A game of which nothing could be read as a move (``1. ZZ9 @@@ %%% 2. ??? *``) would become an
+    empty game: an error, the game is skipped — unless its tags say it has no moves (a forfeit,
+    ``PlyCount "0"``). Tokens passed over between moves that were read (``±`` pasted from a book, the
+    words after a nested ``}``) are a warning with the token and its line: a misplaced word usually
+    makes the next move illegal, which is an error of its own.
+    """
+    if not skipped:
+        return []
+    first = skipped[0]
+    more = f" and {len(skipped) - 1} more such token(s)" if len(skipped) > 1 else ""
+    where = f"{first.text!r}{more}"
+    if next(iter(game.mainline_moves()), None) is None and not _says_no_moves(game.headers):
+        return [Finding("error", "movetext-unreadable", f"{where}: not a move python-chess can read, and no move "
+                        "of the game could be read; game skipped (not imported as a game without moves)",
+                        file=file_name, game=number, line=first.line, column=first.column)]
+    return [Finding("warning", "token-skipped", f"{where}: not PGN, passed over by the reader",
+                    file=file_name, game=number, line=first.line, column=first.column)]
+
+
 def _record_or_finding(game: chess.pgn.Game, segment: Segment, movetext: str, file_name: str,
-                       number: int, *, single: bool) -> GameRecord | Finding:
+                       number: int, *, single: bool, skipped: list | None = None) -> list[GameRecord | Finding]:
+    """The game as a record (after any warnings about it) or the finding that cost it."""
+    notes = _skipped_findings(game, skipped or [], file_name, number) if not game.errors else []
+    if notes and notes[0].level == "error":
+        return notes
+    item = _game_record(game, segment, movetext, file_name, number, single=single)
+    return [item] if isinstance(item, Finding) else notes + [item]
+
+
+def _game_record(game: chess.pgn.Game, segment: Segment, movetext: str, file_name: str,
+                 number: int, *, single: bool) -> GameRecord | Finding:
     variant = game.headers.get("Variant", "").strip().lower()
     if variant not in SUPPORTED_VARIANTS:
         return Finding("error", "variant-unsupported",

@@ -1,9 +1,12 @@
-"""Opening chess files as text: compression by suffix, encoding sniffed per file.
+"""Opening chess files as text: compression by suffix, encoding decided line by line.
 
 PGN has no declared encoding. Real collections are UTF-8 (sometimes with a BOM) or Latin-1
-(``mate_in_2.pgn``, ``odds.pgn``); python-chess needs text, so the caller chooses. We scan the
-file once as UTF-8 in chunks (cheap next to parsing) and fall back to Latin-1 for the whole file
-if any byte sequence is invalid, so one file never mixes two decodings.
+(``mate_in_2.pgn``, ``odds.pgn``), and files glued together from several collections mix both: a
+UTF-8 game ("Müller, Jürgen") next to a Latin-1 one ("François André"). Deciding once per file
+spoils one of them ("MÃ¼ller"), so every line is decoded on its own: as UTF-8 when its bytes are
+UTF-8, else as Latin-1 (which reads any byte). A line that is UTF-8 but holds UTF-8 encoded twice
+("FranÃ§ois", a file that went through a Latin-1 editor) is repaired, and the repair is noted
+(``DecodedLines.notes``) so the importer reports it as a warning with its line.
 """
 
 from __future__ import annotations
@@ -11,8 +14,12 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
+
+from ..findings import Finding
 
 _CHUNK = 1 << 20
 _BINARY_SAMPLE = 8192
@@ -58,7 +65,134 @@ def sniff_encoding(path: str | Path) -> str:
                 return "utf-8-sig"
 
 
-def open_text(path: str | Path, encoding: str | None = None) -> TextIO:
-    """A text stream with universal newlines (CRLF read as LF) in the sniffed encoding."""
-    encoding = encoding or sniff_encoding(path)
+#: A run that looks like UTF-8 read as Latin-1/Windows-1252: a lead byte's character (Â … ô) followed
+#: by continuation bytes' characters (U+0080–U+00BF, or the Windows-1252 letters at 0x80–0x9F).
+_DOUBLE_ENCODED = re.compile("(?:[\u00c2-\u00f4][\u0080-\u00bf\u20ac\u201a\u0192\u201e\u2026\u2020"
+                             "\u2021\u02c6\u2030\u0160\u2039\u0152\u017d\u2018\u2019\u201c\u201d"
+                             "\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178]{1,3})+")
+
+
+def _undo(match: re.Match[str]) -> str:
+    run = match.group()
+    for codec in ("latin-1", "cp1252"):
+        try:
+            return run.encode(codec).decode("utf-8")
+        except UnicodeError:
+            continue
+    return run
+
+
+def repair_double_utf8(text: str) -> str:
+    """``text`` with every run of twice-encoded UTF-8 decoded once more ("FranÃ§ois" -> "François");
+    runs that do not decode are left as they are."""
+    if text.isascii():
+        return text
+    return _DOUBLE_ENCODED.sub(_undo, text)
+
+
+def decode_line(raw: bytes) -> tuple[str, bool]:
+    """One line's text (UTF-8 if it is, else Latin-1) and whether double-encoded UTF-8 was repaired."""
+    if raw.isascii():
+        return raw.decode("ascii"), False
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), False
+    repaired = repair_double_utf8(text)
+    return repaired, repaired != text
+
+
+class DecodedLines:
+    """A file's text lines (``\n`` ends every line; CRLF and lone CR read as LF), each decoded with
+    ``decode_line``. Iterate it like a text file; ``notes`` holds ``(line, rule, message)`` for each
+    repaired line (and each line with U+FFFD, a letter lost before the file reached us), for the
+    caller to report as warnings (``repair_findings``)."""
+
+    def __init__(self, binary: BinaryIO) -> None:
+        self._binary = binary
+        self._lines = self._iterate()
+        self.number = 0
+        self.notes: list[tuple[int, str, str]] = []  # (line, rule, message)
+
+    def _raw_lines(self) -> Iterator[bytes]:
+        rest = b""
+        while True:
+            chunk = self._binary.read(_CHUNK)
+            if not chunk:
+                break
+            data = rest + chunk
+            if data.endswith(b"\r"):  # a CRLF may straddle two chunks
+                rest, data = b"\r", data[:-1]
+            else:
+                rest = b""
+            lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+            rest = lines.pop() + rest
+            yield from lines
+        if rest:
+            yield rest.replace(b"\r", b"")
+
+    def _iterate(self) -> Iterator[str]:
+        first = True
+        for raw in self._raw_lines():
+            if first and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8):]
+            first = False
+            self.number += 1
+            text, repaired = decode_line(raw)
+            if repaired:
+                self.notes.append((self.number, "encoding-repaired",
+                                   f"UTF-8 encoded twice, repaired: {_excerpt(raw.decode('utf-8'))}"))
+            if "\ufffd" in text:
+                self.notes.append((self.number, "encoding-lost", "U+FFFD '\ufffd' in the text: an earlier "
+                                   "conversion lost a letter here (kept as written)"))
+            yield text + "\n"
+
+    def __iter__(self) -> DecodedLines:
+        return self
+
+    def __next__(self) -> str:
+        return next(self._lines)
+
+    def read(self) -> str:
+        return "".join(self._lines)
+
+    def close(self) -> None:
+        self._binary.close()
+
+    def __enter__(self) -> DecodedLines:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def repair_findings(handle: object, file_name: str, game: int | None, before_line: int | None = None) -> list[Finding]:
+    """Warnings for the lines of ``handle`` repaired so far (only those before ``before_line`` when
+    given, which belong to game ``game``); the notes reported are removed."""
+    notes: list[tuple[int, str, str]] = getattr(handle, "notes", [])
+    taken = [note for note in notes if before_line is None or note[0] < before_line]
+    if not taken:
+        return []
+    notes[:] = [note for note in notes if note not in taken]
+    return [Finding("warning", rule, message, file=file_name, game=game or None, line=line)
+            for line, rule, message in taken]
+
+
+def _excerpt(before: str) -> str:
+    """The first repaired word, before and after ("FranÃ§ois" -> "François")."""
+    match = _DOUBLE_ENCODED.search(before)
+    if match is None:
+        return repr(repair_double_utf8(before).strip()[:80])
+    start = max(before.rfind(" ", 0, match.start()), before.rfind('"', 0, match.start())) + 1
+    end_match = re.search(r'[\s"]', before[match.end():])
+    end = match.end() + (end_match.start() if end_match else len(before) - match.end())
+    word = before[start:end]
+    return f"{word!r} -> {repair_double_utf8(word)!r}"
+
+
+def open_text(path: str | Path, encoding: str | None = None) -> TextIO | DecodedLines:
+    """The file's text lines: in ``encoding`` when one is given, else decided line by line
+    (``DecodedLines``); universal newlines either way."""
+    if encoding is None:
+        return DecodedLines(open_binary(path))
     return io.TextIOWrapper(open_binary(path), encoding=encoding, newline=None, errors="strict")
