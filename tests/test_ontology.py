@@ -216,7 +216,8 @@ GATHERED = {"eventDate", "eventType", "eventCountry", "eventRounds", "eventSpons
             "eventYear", "eventStartDate", "countryCode", "boardNum", "mode", "date", "round", "result",
             "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime", "utcDate", "timeControl",
             "setup", "termination", "annotator", "plyCount", "year", "gameDate", "utcDateTime", "startTime",
-            "baseTimeSeconds", "incrementSeconds", "roundNumber", "variant", "annotatorKey", *vocab.PER_GAME_PLAYER_PROPERTIES}
+            "baseTimeSeconds", "incrementSeconds", "roundNumber", "variant", "annotatorKey",
+            *vocab.PER_GAME_PLAYER_PROPERTIES}
 
 
 def test_functional_flags(g: Graph) -> None:
