@@ -34,32 +34,38 @@ ORIGINAL_CLASSES: tuple[str, ...] = (
     "RookEndgame", "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
 )
 
-#: Theme classes added in version 2, with the parent each one sits under.
+#: Theme classes added in version 2, with the parent each one sits under. The three theme groups
+#: hold the didactic tree the original hung under its phase classes; since version 2.1 the phase
+#: classes (PositionBegin/Middle/End) say the position's one game phase, so a mate in two in the
+#: middlegame is a MateInTwo (an EndgameTheme) and a PositionMiddle, without contradiction.
 ADDED_THEME_CLASSES: dict[str, str] = {
-    "MateInFour": "PositionEnd",
-    "MateInFive": "PositionEnd",
-    "BackRankMate": "PositionEnd",
-    "SmotheredMate": "PositionEnd",
-    "AnastasiaMate": "PositionEnd",
-    "ArabianMate": "PositionEnd",
-    "HookMate": "PositionEnd",
-    "BodenMate": "PositionEnd",
-    "DoubleBishopMate": "PositionEnd",
-    "DovetailMate": "PositionEnd",
-    "HangingPiece": "PositionMiddle",
-    "TrappedPiece": "PositionMiddle",
-    "Sacrifice": "PositionMiddle",
+    "OpeningTheme": "Position",
+    "MiddlegameTheme": "Position",
+    "EndgameTheme": "Position",
+    "MateInFour": "EndgameTheme",
+    "MateInFive": "EndgameTheme",
+    "BackRankMate": "EndgameTheme",
+    "SmotheredMate": "EndgameTheme",
+    "AnastasiaMate": "EndgameTheme",
+    "ArabianMate": "EndgameTheme",
+    "HookMate": "EndgameTheme",
+    "BodenMate": "EndgameTheme",
+    "DoubleBishopMate": "EndgameTheme",
+    "DovetailMate": "EndgameTheme",
+    "HangingPiece": "MiddlegameTheme",
+    "TrappedPiece": "MiddlegameTheme",
+    "Sacrifice": "MiddlegameTheme",
     "Underpromotion": "Promotion",
-    "QuietMove": "PositionMiddle",
-    "DefensiveMove": "PositionMiddle",
-    "EnPassant": "PositionMiddle",
-    "CastlingMove": "PositionMiddle",
-    "Clearance": "PositionMiddle",
-    "Zugzwang": "PositionMiddle",
-    "AdvancedPawn": "PositionMiddle",
-    "ExposedKing": "PositionMiddle",
-    "AttackingF2F7": "PositionMiddle",
-    "QueensideAttack": "PositionMiddle",
+    "QuietMove": "MiddlegameTheme",
+    "DefensiveMove": "MiddlegameTheme",
+    "EnPassant": "MiddlegameTheme",
+    "CastlingMove": "MiddlegameTheme",
+    "Clearance": "MiddlegameTheme",
+    "Zugzwang": "MiddlegameTheme",
+    "AdvancedPawn": "MiddlegameTheme",
+    "ExposedKing": "MiddlegameTheme",
+    "AttackingF2F7": "MiddlegameTheme",
+    "QueensideAttack": "MiddlegameTheme",
 }
 
 #: Non-theme classes added in version 2 (provenance of what was imported).

@@ -14,6 +14,7 @@ import chess
 from .board_facts import board_facts
 from .detectors import detect
 from .line import Line
+from .phase import PHASE_CLASS
 from .solution import solution_facts
 from .verify import verify_mate
 
@@ -32,7 +33,8 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
     """Board facts of ``board``, what replaying ``solution`` shows, and the detected theme classes.
 
     A mate claim is checked (``kb.analysis.verify``): by search up to mate in two, by the engine
-    beyond when one is installed and ``use_engine``; the status is stored, never guessed.
+    beyond when one is installed and ``use_engine``; the status is stored, never guessed. The last
+    class is always the position's one phase class (``kb.analysis.phase``).
     """
     facts: dict[str, FactValue] = dict(board_facts(board))
     solution_result = solution_facts(board, solution)
@@ -43,4 +45,5 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
         if isinstance(mate_in, int):
             facts["mateVerification"] = verify_mate(board, mate_in, solution[0], use_engine)
         classes += [name for name in detect(Line(board, solution)) if name not in classes]
+    classes.append(PHASE_CLASS[str(facts["gamePhase"])])  # exactly one phase class per position
     return PositionAnalysis(facts=facts, classes=classes)

@@ -19,7 +19,7 @@ from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
 from ..themes import LICHESS_THEME_CLASSES, THEME_CLASSES, ancestors, mate_in_class, type_position_for
-from ..vocab import CP, DCTERMS, RDF, RDFS, SKOS, XSD
+from ..vocab import CP, DCTERMS, PHASE_CLASSES, RDF, RDFS, SKOS, XSD
 
 _INVERSES = {
     "hasMatch": "hasPosition",
@@ -292,6 +292,8 @@ def _themes(record: GameRecord, analysis: PositionAnalysis, tags: MappedTags | N
     origin: dict[str, set[str]] = {}
 
     def add(name: str, who: str) -> None:
+        if name in PHASE_CLASSES and who != "detected":
+            return  # the phase is decided by one rule (kb.analysis.phase), never by a label: one per position
         origin.setdefault(name, set()).add(who)
 
     for name in ctx.user_themes:
