@@ -93,20 +93,24 @@ def king_in_centre_attack(line: Line) -> bool:
 
 
 def exposed_king(line: Line) -> bool:
-    """The opponent's king is still in its own camp but has no pawn in front of it or diagonally in
-    front, and the solver checks it."""
+    """The opponent's king has lost its pawn cover at home and the solver keeps checking it: the king
+    stands on its own first three ranks, none of its pawns stands directly or diagonally in front of
+    it, and the solver checks it again after the first move and before the last (a sustained attack
+    on a bare king, not a single check that ends the line or opens it)."""
     king = line.start.king(not line.solver)
-    if king is None or not any(p.is_check for p in line.solver_plies):
+    if king is None:
         return False
-    rank_from_own_side = 7 - chess.square_rank(king) if line.solver == chess.WHITE else chess.square_rank(king)
-    if rank_from_own_side < 2:  # still on its first two ranks: not walked out
+    from_own_side = chess.square_rank(king) if line.solver == chess.BLACK else 7 - chess.square_rank(king)
+    if from_own_side > 2:  # walked out of its camp: a king hunt, not an exposed king at home
         return False
-    forward = -1 if line.solver == chess.WHITE else 1  # towards the solver: the king's "in front"
+    forward = 1 if line.solver == chess.BLACK else -1  # the king's "in front": towards the solver
     shield_rank = chess.square_rank(king) + forward
-    if not 0 <= shield_rank <= 7:
-        return False
-    shield = [chess.square(f, shield_rank) for f in range(8) if abs(f - chess.square_file(king)) <= 1]
-    return not any(line.start.piece_at(s) == chess.Piece(chess.PAWN, not line.solver) for s in shield)
+    if 0 <= shield_rank <= 7:
+        shield = chess.SquareSet(chess.square(f, shield_rank) for f in range(8)
+                                 if abs(f - chess.square_file(king)) <= 1)
+        if shield & line.start.pieces(chess.PAWN, not line.solver):
+            return False
+    return any(p.is_check for p in line.solver_plies[1:-1])
 
 
 def weak_back_rank(line: Line) -> bool:

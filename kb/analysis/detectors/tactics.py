@@ -76,19 +76,20 @@ def pin(line: Line) -> bool:
 
 
 def skewer(line: Line) -> bool:
-    """A valuable opponent piece attacked by a solver slider moved off the line, and the solver's
-    slider then took the piece that stood behind it."""
+    """The inverse of a pin: a solver slider attacks a valuable piece, which steps off the line, and
+    the slider takes the less valuable piece that stood behind it, a piece that could not be held
+    (attacked and undefended, or worth more than the slider): an even trade is no skewer."""
     for ply in line.solver_plies[1:]:
         if not ply.is_capture or ply.piece.piece_type not in SLIDERS or ply.after.is_checkmate():
             continue
         previous = line.plies[ply.index - 1]
-        if previous.move.from_square in _between(ply.move.from_square, ply.move.to_square):
-            captured = ply.captured
-            assert captured is not None
-            wins = VALUES[captured.piece_type] >= VALUES[ply.piece.piece_type] or not in_bad_spot(
-                ply.after, ply.move.to_square)
-            if VALUES[previous.piece.piece_type] > VALUES[captured.piece_type] and wins:
-                return True
+        captured = ply.captured
+        assert captured is not None
+        if previous.move.to_square != ply.move.to_square and \
+                previous.move.from_square in _between(ply.move.from_square, ply.move.to_square) and \
+                VALUES[previous.piece.piece_type] > VALUES[captured.piece_type] and \
+                in_bad_spot(ply.before, ply.move.to_square):
+            return True
     return False
 
 
@@ -247,15 +248,20 @@ def xray(line: Line) -> bool:
 
 
 def zwischenzug(line: Line) -> bool:
-    """The opponent captured, the solver first played another forcing move and only then recaptured."""
-    for ply in line.solver_plies:
-        if ply.index < 1 or ply.index + 2 >= len(line.plies):
+    """The opponent captured on a square (with the move that led to the puzzle, or later), the solver
+    could take back at once but first played another move, and took back only after the reply; the
+    reply was not made by a piece that guarded the square (that would be a deflection, not an
+    in-between move)."""
+    plies = ([line.previous] if line.previous is not None else []) + line.plies
+    for j in range(3, len(plies)):
+        node = plies[j]
+        if not node.by_solver or not node.is_capture:
             continue
-        taken = line.plies[ply.index - 1]
-        later = line.plies[ply.index + 2]
-        if taken.is_capture and not ply.is_capture and ply.is_check and later.by_solver and later.is_capture and \
-                later.move.to_square == taken.move.to_square and \
-                any(m.to_square == taken.move.to_square for m in ply.before.legal_moves if ply.before.is_capture(m)):
+        reply, between, taken = plies[j - 1], plies[j - 2], plies[j - 3]
+        square = node.move.to_square
+        if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
+                node.move in between.before.legal_moves and \
+                reply.move.from_square not in between.after.attackers(not line.solver, square):
             return True
     return False
 
@@ -295,8 +301,7 @@ def quiet_move(line: Line) -> bool:
     for ply in _non_final(line):
         if ply.is_check or ply.is_capture or ply.before.is_check() or ply.piece.piece_type == chess.KING:
             continue
-        if ply.piece.piece_type == chess.PAWN and chess.square_rank(ply.move.to_square) in (
-                (5, 6, 7) if line.solver == chess.WHITE else (2, 1, 0)):
+        if _advanced_pawn_push(ply, line.solver):
             continue
         attacked = [s for s in ply.after.attacks(ply.move.to_square) if ply.after.color_at(s) == (not line.solver)]
         if not attacked:
@@ -304,16 +309,23 @@ def quiet_move(line: Line) -> bool:
     return False
 
 
+def _advanced_pawn_push(ply: Ply, solver: chess.Color) -> bool:
+    """A pawn move to the solver's 6th, 7th or 8th rank: an attacking push, never a quiet one."""
+    return ply.piece.piece_type == chess.PAWN and chess.square_rank(ply.move.to_square) in (
+        (5, 6, 7) if solver == chess.WHITE else (2, 1, 0))
+
+
 def defensive_move(line: Line) -> bool:
-    """The last solver move is quiet (or escapes check without checking or capturing) and was chosen
-    among at least three legal moves: the hard part was to defend, not to attack."""
-    if not line.plies or not line.plies[-1].by_solver or line.ends_in_mate:
+    """The hard part was to defend, not to attack: among at least three legal moves the solver either
+    ends the line with a quiet move (no check, capture, promotion, advanced pawn push, and no attack
+    on an opponent piece), or somewhere escapes a check without checking or capturing back. A line
+    that mates is an attack, never a defence."""
+    if not line.plies[-1].by_solver or line.ends_in_mate:
         return False
     last = line.plies[-1]
-    if last.is_check or last.is_capture or last.move.promotion:
-        return False
-    if last.before.legal_moves.count() < 3:
-        return False
-    if last.before.is_check():
+    if not (last.is_check or last.is_capture or last.move.promotion or last.before.is_check()
+            or _advanced_pawn_push(last, line.solver)) and last.before.legal_moves.count() >= 3 \
+            and not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square)):
         return True
-    return not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square))
+    return any(p.before.is_check() and not p.is_check and not p.is_capture and p.before.legal_moves.count() >= 3
+               for p in line.solver_plies)
