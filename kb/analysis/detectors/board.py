@@ -12,7 +12,18 @@ def promotion(line: Line) -> bool:
 
 
 def underpromotion(line: Line) -> bool:
-    return any(p.move.promotion not in (None, chess.QUEEN) for p in line.solver_plies)
+    """The solver promotes to a rook, bishop or knight where it matters: a promotion that mates when
+    a queen would mate as well is no underpromotion (the solution just names one of the mates)."""
+    for ply in line.solver_plies:
+        if ply.move.promotion in (None, chess.QUEEN):
+            continue
+        if not ply.after.is_checkmate():
+            return True
+        as_queen = ply.before.copy(stack=False)
+        as_queen.push(chess.Move(ply.move.from_square, ply.move.to_square, chess.QUEEN))
+        if not as_queen.is_checkmate():
+            return True
+    return False
 
 
 def en_passant(line: Line) -> bool:

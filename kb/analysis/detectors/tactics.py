@@ -150,13 +150,17 @@ def sacrifice(line: Line) -> bool:
 
 def trapped_piece(line: Line) -> bool:
     """The solver takes a non-pawn piece that, when its side was last to move, stood in a bad spot and
-    had nowhere better to go: every move it had also landed in a bad spot (or it had none)."""
+    had nowhere better to go: every move it had also landed in a bad spot (or it had none). When
+    the piece's last move was its (vain) escape, it is judged on the square it fled from."""
     for ply in line.solver_plies:
         captured = ply.captured
         if ply.index == 0 or captured is None or captured.piece_type in (chess.PAWN, chess.KING):
             continue
-        board = line.plies[ply.index - 1].before  # the opponent to move, before its last move
+        reply = line.plies[ply.index - 1]
+        board = reply.before  # the opponent to move, before its last move
         square = ply.move.to_square
+        if reply.move.to_square == square:
+            square = reply.move.from_square
         if board.piece_at(square) != captured or not in_bad_spot(board, square):
             continue
         if board.is_check() or board.is_pinned(captured.color, square):
@@ -221,18 +225,20 @@ def attraction(line: Line) -> bool:
 
 
 def eliminate_defense(line: Line) -> bool:
-    """The solver captures a piece that defended a square where the solver captures next, without a
-    check in between (capturing the defender)."""
-    solver = line.solver_plies
-    for first, second in pairwise(solver):
-        if not first.is_capture or first.is_check or second.index != first.index + 2:
+    """Capturing the defender: the solver takes a piece that guarded a square, and next move takes what
+    stood there, now undefended (with a piece worth at least as much, not a recapture of the reply),
+    or mates on it. The first capture is no check and not made out of check (those force the reply)."""
+    for first, second in pairwise(line.solver_plies):
+        if not first.is_capture or first.is_check or first.before.is_check() or second.index != first.index + 2:
             continue
-        captured = first.captured
-        assert captured is not None
-        if VALUES[first.piece.piece_type] < VALUES[captured.piece_type] and captured.piece_type != chess.KING:
+        reply = line.plies[second.index - 1]
+        target = second.move.to_square
+        won = second.is_capture and second.piece.piece_type != chess.KING and reply.move.to_square != target \
+            and VALUES[second.captured.piece_type] <= VALUES[second.piece.piece_type] \
+            and is_hanging(second.before, target)  # type: ignore[union-attr]
+        if not (won or second.after.is_checkmate()) or first.move.to_square == second.move.from_square:
             continue
-        defenders = first.before.attackers(not line.solver, second.move.to_square)
-        if second.is_capture and first.move.to_square in defenders and first.move.to_square != second.move.to_square:
+        if first.move.to_square in first.before.attackers(not line.solver, target):
             return True
     return False
 
@@ -267,30 +273,43 @@ def zwischenzug(line: Line) -> bool:
 
 
 def clearance(line: Line) -> bool:
-    """A solver slider moves to or through a square the solver's previous quiet move vacated."""
-    solver = line.solver_plies
-    for earlier, later in pairwise(solver):
-        if earlier.is_capture or earlier.is_check or later.piece.piece_type not in SLIDERS:
+    """A solver move clears a square or line for a slider, which then uses it: the slider moves
+    (without capturing) to or through the square the solver's previous move vacated. The clearing
+    move is no promotion and no plain capture (a piece given away counts), and the slider's move is
+    neither forced by a check nor a check that only chases the king (the reply was a king move)."""
+    for earlier, later in pairwise(line.solver_plies):
+        if later.piece.piece_type not in SLIDERS or later.is_capture or later.before.is_check():
+            continue
+        if earlier.move.promotion or earlier.move.to_square in (later.move.from_square, later.move.to_square):
+            continue
+        if later.is_check and line.plies[later.index - 1].piece.piece_type == chess.KING:
             continue
         vacated = earlier.move.from_square
-        if later.move.to_square == vacated or vacated in _between(later.move.from_square, later.move.to_square):
-            if not earlier.before.is_check():
-                return True
+        if vacated != later.move.to_square and vacated not in _between(later.move.from_square, later.move.to_square):
+            continue
+        if not earlier.is_capture or in_bad_spot(earlier.after, earlier.move.to_square):
+            return True
     return False
 
 
 def interception(line: Line) -> bool:
-    """A solver piece steps between an opponent slider and the piece it defended, which the solver
-    then takes."""
-    solver = line.solver_plies
-    for earlier, later in pairwise(solver):
-        if not later.is_capture:
+    """Interference: a piece steps between an opponent slider and the piece it defended, and the solver
+    then takes that piece, left undefended. The piece in between is the solver's (its previous move)
+    or the opponent's own (its reply: self-interference)."""
+    for earlier, later in pairwise(line.solver_plies):
+        if not later.is_capture or later.index != earlier.index + 2:
             continue
         target = later.move.to_square
+        if not is_hanging(later.before, target):
+            continue
+        reply = line.plies[later.index - 1]
         for defender in earlier.before.attackers(not line.solver, target):
-            if earlier.before.piece_type_at(defender) in SLIDERS and \
-                    earlier.move.to_square in _between(defender, target) and \
-                    defender not in later.before.attackers(not line.solver, target):
+            if earlier.before.piece_type_at(defender) not in SLIDERS or \
+                    defender in later.before.attackers(not line.solver, target):
+                continue
+            line_between = _between(defender, target)
+            if earlier.move.to_square in line_between or (
+                    reply.move.to_square in line_between and reply.move.from_square != defender):
                 return True
     return False
 
