@@ -46,6 +46,17 @@ LICHESS_THEME_CLASSES: dict[str, str] = {
     "bodenMate": "BodenMate",
     "doubleBishopMate": "DoubleBishopMate",
     "dovetailMate": "DovetailMate",
+    "swallowstailMate": "SwallowstailMate",
+    "epauletteMate": "EpauletteMate",
+    "operaMate": "OperaMate",
+    "pillsburysMate": "PillsburysMate",
+    "morphysMate": "MorphysMate",
+    "cornerMate": "CornerMate",
+    "killBoxMate": "KillBoxMate",
+    "triangleMate": "TriangleMate",
+    "vukovicMate": "VukovicMate",
+    "balestraMate": "BalestraMate",
+    "blindSwineMate": "BlindSwineMate",
     "hangingPiece": "HangingPiece",
     "trappedPiece": "TrappedPiece",
     "sacrifice": "Sacrifice",
@@ -59,6 +70,25 @@ LICHESS_THEME_CLASSES: dict[str, str] = {
     "exposedKing": "ExposedKing",
     "attackingF2F7": "AttackingF2F7",
     "overloading": "Overload",
+}
+
+#: Every other lichess theme key (lila's PuzzleTheme list, retired keys included) and where its
+#: meaning goes instead of a theme class. With ``LICHESS_THEME_CLASSES`` this covers every key
+#: lichess has used (tests/test_phases.py checks both tables against lichess's key list).
+LICHESS_KEYS_WITHOUT_CLASS: dict[str, str] = {
+    **{key: "phase: the phase classes are decided by kb.analysis.phase, the label is kept"
+       for key in ("opening", "middlegame", "endgame")},
+    **{key: "goal (cp:goal): mate, win or draw" for key in ("mate", "crushing", "advantage", "equality")},
+    **{key: "length: the solver's move count is cp:solverMoves" for key in ("oneMove", "short", "long", "veryLong")},
+    **{key: "origin of the game: kept as the source's label" for key in ("master", "masterVsMaster", "superGM")},
+    "mix": "not a theme: lichess's 'healthy mix' of puzzles",
+    "any": "not a theme: the old name of 'mix'",
+    "healthyMix": "not a theme: the old name of 'mix'",
+    "checkFirst": "hidden lichess flag (the first move checks): kept as the source's label",
+    "collinearMove": "newer lichess key without a class yet: kept as the source's label",
+    "collinear": "the tagger's spelling of collinearMove: kept as the source's label",
+    **{key: "retired lichess key: kept as the source's label"
+       for key in ("backRankThreat", "blocking", "coercion", "matingNet", "simplification")},
 }
 
 #: The class tree, child -> parent: the original's theme tree (seed-000 §5.2) with its three branches

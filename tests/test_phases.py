@@ -78,3 +78,25 @@ def test_every_imported_position_is_in_exactly_one_phase(data_store):
     assert rows
     assert all(int(r["n"]["value"]) == 1 for r in rows), [r for r in rows if int(r["n"]["value"]) != 1][:3]
     assert all(r["c"]["value"].endswith("#" + PHASE_CLASS[r["v"]["value"]]) for r in rows)
+
+
+#: lichess's theme keys (lila PuzzleTheme.scala's 71 visible keys, the three newer ones, the hidden
+#: and the retired ones), written out here so the test does not read the table it checks.
+LICHESS_KEYS = """
+mix opening middlegame endgame rookEndgame bishopEndgame pawnEndgame knightEndgame queenEndgame queenRookEndgame
+advancedPawn attackingF2F7 capturingDefender discoveredAttack doubleCheck exposedKing fork hangingPiece
+kingsideAttack pin queensideAttack sacrifice skewer trappedPiece attraction clearance discoveredCheck
+defensiveMove deflection interference intermezzo quietMove xRayAttack zugzwang mate mateIn1 mateIn2 mateIn3
+mateIn4 mateIn5 anastasiaMate arabianMate backRankMate balestraMate blindSwineMate bodenMate cornerMate
+doubleBishopMate dovetailMate hookMate killBoxMate pillsburysMate morphysMate operaMate triangleMate vukovicMate
+smotheredMate castling enPassant promotion underPromotion equality advantage crushing oneMove short long
+veryLong master masterVsMaster superGM epauletteMate swallowstailMate collinearMove checkFirst
+backRankThreat blocking coercion matingNet overloading simplification any healthyMix
+""".split()
+
+
+def test_every_lichess_theme_key_has_a_class_or_a_stated_place():
+    from kb.themes import LICHESS_KEYS_WITHOUT_CLASS, LICHESS_THEME_CLASSES
+    assert not set(LICHESS_THEME_CLASSES) & set(LICHESS_KEYS_WITHOUT_CLASS)
+    missing = set(LICHESS_KEYS) - set(LICHESS_THEME_CLASSES) - set(LICHESS_KEYS_WITHOUT_CLASS)
+    assert not missing
