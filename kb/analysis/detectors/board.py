@@ -5,6 +5,7 @@ from __future__ import annotations
 import chess
 
 from ..line import Line
+from ..phase import game_phase
 
 
 def promotion(line: Line) -> bool:
@@ -47,17 +48,19 @@ def stalemate(line: Line) -> bool:
 
 
 def perpetual_check(line: Line) -> bool:
-    """Every solver move checks and the line ends in a repeated position or with checks the opponent
-    cannot escape for good (the original's *ContinuousCheck*: a drawing resource).
+    """Perpetual check (the original's *ContinuousCheck*, a drawing resource): the solver checks with
+    every move, at least twice, the line does not mate, and the perpetual shows in the line itself:
+    a position comes back (the checks go round) or the line ends in a draw by rule.
 
-    A line that mates is a mating attack, not a perpetual, even when every move checks and the
-    attacker gave material on the way (Rotlevi–Suchting's queen sacrifice was tagged as one before).
+    A line of checks that mates is a mating attack, not a perpetual (Rotlevi–Suchting's queen
+    sacrifice was tagged as one before), and a series of sacrificial checks that simply stops is
+    not one either: nothing shows that the checks could go on.
     """
     solver = line.solver_plies
     if len(solver) < 2 or not all(p.is_check for p in solver) or line.end.is_checkmate():
         return False
-    keys = [(p.after.board_fen(), p.after.turn) for p in line.plies]
-    return len(keys) != len(set(keys)) or line.balance(line.end) < line.balance(line.start) - 2
+    keys = [(line.start.board_fen(), line.start.turn)] + [(p.after.board_fen(), p.after.turn) for p in line.plies]
+    return len(keys) != len(set(keys)) or line.end.is_fifty_moves() or line.end.is_insufficient_material()
 
 
 def attacking_f2f7(line: Line) -> bool:
@@ -96,11 +99,16 @@ def queenside_attack(line: Line) -> bool:
 
 
 def king_in_centre_attack(line: Line) -> bool:
-    """The opponent's king is still on the d/e files of its first two ranks and the solver checks it."""
+    """An attack on a king that delayed castling: with queens or at least one rook pair still on the
+    board (not an endgame), the opponent's king stands uncastled on the d-, e- or f-file of its first
+    two ranks, and the solver checks it (the original's *AttackKingCenter*)."""
     king = line.start.king(not line.solver)
+    if king is None or chess.square_file(king) not in (3, 4, 5):
+        return False
     home = (7, 6) if line.solver == chess.WHITE else (0, 1)
-    return king is not None and chess.square_file(king) in (3, 4) and chess.square_rank(king) in home \
-        and any(p.is_check for p in line.solver_plies)
+    if chess.square_rank(king) not in home or game_phase(line.start) == "endgame":
+        return False
+    return any(p.is_check for p in line.solver_plies)
 
 
 def exposed_king(line: Line) -> bool:
@@ -125,12 +133,21 @@ def exposed_king(line: Line) -> bool:
 
 
 def weak_back_rank(line: Line) -> bool:
-    """The opponent's back rank is the weakness: the solver mates or wins material with a rook or queen
-    landing on it (the original's *WeakLine*)."""
-    back = 7 if line.solver == chess.WHITE else 0
-    return any(p.piece.piece_type in (chess.ROOK, chess.QUEEN) and chess.square_rank(p.move.to_square) == back
-               and (p.is_check or p.is_capture) for p in line.solver_plies) and \
-        (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 3)
+    """A weak line (the original's *WeakLine*, in its usual form, the weak back rank): the solver's rook
+    or queen invades the opponent's first rank on a square no opponent piece but the king guards, with
+    check or a capture, and the line ends in mate or wins at least three points: the rank could not
+    be held."""
+    first = 7 if line.solver == chess.WHITE else 0
+    if not (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 3):
+        return False
+    for ply in line.solver_plies:
+        to = ply.move.to_square
+        if ply.piece.piece_type not in (chess.ROOK, chess.QUEEN) or chess.square_rank(to) != first:
+            continue
+        guards = ply.before.attackers(not line.solver, to) - ply.before.pieces(chess.KING, not line.solver)
+        if (ply.is_check or ply.is_capture) and not guards:
+            return True
+    return False
 
 
 def endgame_class(*boards: chess.Board) -> str | None:
