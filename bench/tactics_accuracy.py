@@ -74,17 +74,25 @@ def table(title: str, tp: Counter, fp: Counter, fn: Counter) -> dict[str, tuple[
     return results
 
 
+def _chapter_class(record: GameRecord) -> str | None:
+    """The checkmate-pattern studies name the pattern in each chapter ("…: Double Bishop Mate #3")."""
+    chapter = record.headers.get("Event", "").split(":")[-1].split("#")[0]
+    name = "".join(word[:1].upper() + word[1:] for word in chapter.replace("'s", "s").split())
+    return name if name.endswith("Mate") else None
+
+
 def practice(directory: Path, use_engine: bool) -> None:
     print("\npractice studies: exercises that give a solution and carry the study's class")
     for path in sorted(directory.glob("*.pgn")):
-        target = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
-        if target is None:
-            continue
+        study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
         records = [r for r in read_records(path) if isinstance(r, GameRecord) and r.solution]
-        carried = sum(1 for r in records if target in analyse(r.start_board(), r.solution,
-                                                              use_engine=use_engine).classes)
-        share = carried / len(records) if records else 0.0
-        print(f"{path.name[:60]:<60} {target:<18} {carried:>3}/{len(records):<3} {share:>5.0%}")
+        targets = [study or _chapter_class(r) for r in records]
+        pairs = [(r, t) for r, t in zip(records, targets, strict=True) if t is not None]
+        if not pairs:
+            continue
+        carried = sum(1 for r, t in pairs if t in analyse(r.start_board(), r.solution, use_engine=use_engine).classes)
+        label = study or ", ".join(sorted({t for _, t in pairs}))
+        print(f"{path.name[:60]:<60} {label:<18} {carried:>3}/{len(pairs):<3} {carried / len(pairs):>5.0%}")
 
 
 def main(argv: list[str] | None = None) -> int:
