@@ -34,6 +34,7 @@ from .analysis import PositionAnalysis
 from .analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
 from .records import GameRecord
 from .themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
+from .vocab import PHASE_CLASSES
 
 _MATE_IN_TERMINATION = re.compile(r"mate\s+in\s+(\d+)", re.IGNORECASE)
 _HOME = chess.Board()
@@ -83,6 +84,8 @@ def claimed_themes(record: GameRecord, user_themes: tuple[str, ...]) -> dict[str
     out: dict[str, tuple[set[str], int | None]] = {}
 
     def add(name: str, who: str, moves: int | None = None) -> None:
+        if name in PHASE_CLASSES:
+            return  # the phase is decided by one rule (kb.analysis.phase), never by a label: one per position
         whom, known = out.setdefault(name, (set(), None))
         whom.add(who)
         if moves is None:

@@ -6,7 +6,7 @@ the two equal); the importer uses this table so it never has to parse the ontolo
 
 from __future__ import annotations
 
-from .vocab import ADDED_THEME_CLASSES, ORIGINAL_CLASSES
+from .vocab import ADDED_THEME_CLASSES, ORIGINAL_CLASSES, PHASE_CLASSES
 
 #: lichess theme key -> ChessPosition class (ontology.md, "Added"). Keys absent here (goals such
 #: as ``crushing``, lengths such as ``short``, phases, origins) are kept as source labels only.
@@ -46,6 +46,17 @@ LICHESS_THEME_CLASSES: dict[str, str] = {
     "bodenMate": "BodenMate",
     "doubleBishopMate": "DoubleBishopMate",
     "dovetailMate": "DovetailMate",
+    "swallowstailMate": "SwallowstailMate",
+    "epauletteMate": "EpauletteMate",
+    "operaMate": "OperaMate",
+    "pillsburysMate": "PillsburysMate",
+    "morphysMate": "MorphysMate",
+    "cornerMate": "CornerMate",
+    "killBoxMate": "KillBoxMate",
+    "triangleMate": "TriangleMate",
+    "vukovicMate": "VukovicMate",
+    "balestraMate": "BalestraMate",
+    "blindSwineMate": "BlindSwineMate",
     "hangingPiece": "HangingPiece",
     "trappedPiece": "TrappedPiece",
     "sacrifice": "Sacrifice",
@@ -61,12 +72,33 @@ LICHESS_THEME_CLASSES: dict[str, str] = {
     "overloading": "Overload",
 }
 
-#: The original class tree (seed-000 §5.2) plus the added classes, child -> parent.
+#: Every other lichess theme key (lila's PuzzleTheme list, retired keys included) and where its
+#: meaning goes instead of a theme class. With ``LICHESS_THEME_CLASSES`` this covers every key
+#: lichess has used (tests/test_phases.py checks both tables against lichess's key list).
+LICHESS_KEYS_WITHOUT_CLASS: dict[str, str] = {
+    **{key: "phase: the phase classes are decided by kb.analysis.phase, the label is kept"
+       for key in ("opening", "middlegame", "endgame")},
+    **{key: "goal (cp:goal): mate, win or draw" for key in ("mate", "crushing", "advantage", "equality")},
+    **{key: "length: the solver's move count is cp:solverMoves" for key in ("oneMove", "short", "long", "veryLong")},
+    **{key: "origin of the game: kept as the source's label" for key in ("master", "masterVsMaster", "superGM")},
+    "mix": "not a theme: lichess's 'healthy mix' of puzzles",
+    "any": "not a theme: the old name of 'mix'",
+    "healthyMix": "not a theme: the old name of 'mix'",
+    "checkFirst": "hidden lichess flag (the first move checks): kept as the source's label",
+    "collinearMove": "newer lichess key without a class yet: kept as the source's label",
+    "collinear": "the tagger's spelling of collinearMove: kept as the source's label",
+    **{key: "retired lichess key: kept as the source's label"
+       for key in ("backRankThreat", "blocking", "coercion", "matingNet", "simplification")},
+}
+
+#: The class tree, child -> parent: the original's theme tree (seed-000 §5.2) with its three branches
+#: now under the theme groups (OpeningTheme, MiddlegameTheme, EndgameTheme), the phase classes
+#: beside them (one per position, disjoint, ``kb.analysis.phase``), plus the added classes.
 PARENT: dict[str, str] = {
-    **{name: "Position" for name in ("PositionBegin", "PositionMiddle", "PositionEnd")},
-    **{name: "PositionBegin" for name in ("OpeningError", "Trap")},
+    **{name: "Position" for name in PHASE_CLASSES},
+    **{name: "OpeningTheme" for name in ("OpeningError", "Trap")},
     **{
-        name: "PositionMiddle"
+        name: "MiddlegameTheme"
         for name in (
             "AttackCastledKing", "AttackKingCenter", "Attraction", "Combination", "ContinuousCheck",
             "Deflection", "DiscoveredAttack", "DiscoveredCheck", "DoubleAttack", "DoubleCheck",
@@ -75,7 +107,7 @@ PARENT: dict[str, str] = {
         )
     },
     **{
-        name: "PositionEnd"
+        name: "EndgameTheme"
         for name in (
             "MateInOne", "MateInTwo", "MateInThree", "OtherMate", "PawnEndgame", "RookEndgame",
             "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
@@ -94,6 +126,7 @@ MATE_IN_CLASSES: dict[int, str] = {
 }
 
 _STRATEGY = {"OpeningError", "Trap"}
+_GROUPS = ("OpeningTheme", "MiddlegameTheme", "EndgameTheme")
 _FINAL_ROOTS = {"PawnEndgame", "RookEndgame", "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
                 "MateInOne", "MateInTwo", "MateInThree", "OtherMate"}
 
@@ -116,14 +149,15 @@ def mate_in_class(moves: int) -> str:
 def type_position(class_name: str) -> str:
     """The original's ``typePosition`` value for a class (seed-000 §5.5), extended to added classes.
 
-    Phase classes and ``Position`` are ``undetermined``; ``OpeningError``/``Trap`` are ``strategy``;
-    endgame and mate classes under ``PositionEnd`` are ``final``; middlegame motifs are ``tactic``.
+    Phase classes, theme groups and ``Position`` are ``undetermined``; ``OpeningError``/``Trap`` are
+    ``strategy``; endgame and mate classes under ``EndgameTheme`` are ``final``; middlegame motifs are
+    ``tactic``.
     """
-    if class_name in ("Position", "PositionBegin", "PositionMiddle", "PositionEnd"):
+    if class_name in ("Position", *PHASE_CLASSES, *_GROUPS):
         return "undetermined"
     if class_name in _STRATEGY:
         return "strategy"
-    if class_name in _FINAL_ROOTS or "PositionEnd" in ancestors(class_name):
+    if class_name in _FINAL_ROOTS or "EndgameTheme" in ancestors(class_name):
         return "final"
     return "tactic"
 

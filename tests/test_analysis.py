@@ -78,6 +78,28 @@ def test_motifs_macro_f1_meets_the_target(detected):
     assert sum(f1s) / len(f1s) >= 0.80 and min(f1s) >= 0.60
 
 
+#: Rows whose themes hold a length key were labelled by lichess's tagger; the others carry only a
+#: phase (no motif labels at all), so they say nothing about themes.
+LENGTH_KEYS = {"oneMove", "short", "long", "veryLong"}
+#: Themes whose lichess labels are known to be incomplete on these rows (mate names come from player
+#: votes only; exposedKing is missing on textbook cases): judged by recall and a looser F1.
+LABEL_BOUND = {"ExposedKing", "OperaMate", "PillsburysMate"}
+
+
+def test_every_theme_with_five_examples_meets_the_issue_targets(detected):
+    labelled = {pid: pair for pid, pair in detected.items()
+                if LENGTH_KEYS & set(next(r.puzzle.themes for r in PUZZLES if r.puzzle and r.puzzle.puzzle_id == pid))}
+    frequent = {name for truth, _ in labelled.values() for name in truth}
+    f1s = {}
+    for name in sorted(frequent):
+        n, p, r = scores(labelled, name)
+        if n >= 5:
+            f1s[name] = 2 * p * r / (p + r) if p + r else 0.0
+            assert r >= 0.9, (name, p, r)
+            assert f1s[name] >= (0.6 if name in LABEL_BOUND else 0.85), (name, p, r)
+    assert len(f1s) >= 20 and sum(f1s.values()) / len(f1s) >= 0.95, f1s
+
+
 def test_board_facts_of_a_real_puzzle():
     (record,) = [r for r in PUZZLES if r.puzzle is not None and r.puzzle.puzzle_id == "000rZ"]
     facts = board_facts(record.start_board())
@@ -161,7 +183,8 @@ def test_classify_prints_the_documented_shape_for_csv_and_pgn():
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert len(rows) == len(PUZZLES)
     first = rows[0]
-    assert first == {"id": "000rZ", "classes": first["classes"], "phase": "middlegame", "mateIn": 1, "verified": True}
+    # lichess labels 000rZ "opening" too (kb.analysis.phase follows its divider)
+    assert first == {"id": "000rZ", "classes": first["classes"], "phase": "opening", "mateIn": 1, "verified": True}
     assert "MateInOne" in first["classes"]
     assert all(set(r) == {"id", "classes", "phase", "mateIn", "verified"} for r in rows)
     # the file's own themes are ignored: a puzzle lichess calls a fork but that is not one stays unlabelled

@@ -68,9 +68,9 @@ def test_mate_in_two_file_gives_mate_in_two_positions_with_their_players(data_st
 def test_superclasses_and_inverses_are_inferred_in_their_own_graph(data_store: Path) -> None:
     store = EmbeddedStore(data_store)
     minter = IriMinter(BASE)
-    asserted = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:PositionEnd } } GROUP BY ?g",
+    asserted = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:EndgameTheme } } GROUP BY ?g",
                       g=minter.source_graph("mate_in_2"))
-    inferred = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:PositionEnd } } GROUP BY ?g",
+    inferred = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:EndgameTheme } } GROUP BY ?g",
                       g=minter.inferred_graph("mate_in_2"))
     assert asserted == 0 and inferred == 96
     assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?m cp:hasPosition ?p . ?p cp:hasMatch ?m }") > 0

@@ -417,7 +417,7 @@ def test_browse_pages_have_json_by_parameter_and_class_iris_have_pages(client):
     assert "counts" in client.get("/", headers={"Accept": "application/json"}).get_json()
     mate = client.get("/page", query_string={"iri": CP_IRI + "MateInTwo"}, headers={"Accept": "text/turtle"})
     graph = rdflib.Graph().parse(data=mate.get_data(as_text=True), format="turtle")
-    assert (CP.MateInTwo, rdflib.RDFS.subClassOf, CP.PositionEnd) in graph
+    assert (CP.MateInTwo, rdflib.RDFS.subClassOf, CP.EndgameTheme) in graph
     spanish = client.get("/class/MateInTwo", query_string={"lang": "es"}, headers=BROWSER).get_data(as_text=True)
     assert "Mate en dos" in spanish
     embedded_class = rdflib.Graph().parse(data=embedded(spanish, "application/ld+json")[0], format="json-ld")

@@ -186,7 +186,7 @@ def test_tactics_present(kb):
     everything = PUZZLES + GAMES + TRAP_GAMES
     assert rows["DoubleAttack"] == sum(1 for p in everything if "DoubleAttack" in p.classes)
     assert rows["Promotion"] == sum(1 for p in everything if "Promotion" in p.classes)
-    assert all("PositionMiddle" in ancestors(name) for name in rows)
+    assert all("MiddlegameTheme" in ancestors(name) for name in rows)
 
 
 @pytest.mark.parametrize("params, numbers", [
@@ -610,7 +610,7 @@ def test_class_hierarchy_counts(kb):
     rows = {r["class"].split("#")[1]: r for r in run(kb, "class-hierarchy-counts")}
     everything = PUZZLES + GAMES + TRAP_GAMES
     assert int(rows["DoubleAttack"]["positions"]) == sum(1 for p in everything if "DoubleAttack" in p.classes)
-    assert rows["DoubleAttack"]["parent"].endswith("#PositionMiddle")
+    assert rows["DoubleAttack"]["parent"].endswith("#MiddlegameTheme")
     assert int(rows["Trap"]["positions"]) == 1
     middle = sum(1 for p in everything if "PositionMiddle" in p.classes)
     assert int(rows["PositionMiddle"]["positions"]) == middle

@@ -14,6 +14,7 @@ import chess
 from .board_facts import board_facts
 from .detectors import detect
 from .line import Line
+from .phase import PHASE_CLASS
 from .solution import solution_facts
 from .verify import verify_mate
 
@@ -40,7 +41,8 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
     beyond when one is installed and ``use_engine``; the status is stored, never guessed.
     With ``exercise`` false (an ordinary game from its start, ``kb.exercises``) the moves are
     replayed for their facts (SAN, how the game ended) but nothing is detected or claimed: the
-    game is not the solution of its start position.
+    game is not the solution of its start position. An exercise's last class is always its one
+    phase class (``kb.analysis.phase``).
     """
     facts: dict[str, FactValue] = dict(board_facts(board))
     solution_result = solution_facts(board, solution)
@@ -55,4 +57,5 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
         if isinstance(mate_in, int):
             facts["mateVerification"] = verify_mate(board, mate_in, solution[0], use_engine)
         classes += [name for name in detect(Line(board, solution)) if name not in classes]
+    classes.append(PHASE_CLASS[str(facts["gamePhase"])])  # exactly one phase class per position
     return PositionAnalysis(facts=facts, classes=classes)

@@ -1,8 +1,16 @@
-"""Facts read straight off a board: side to move, castling, material, phase, position key."""
+"""Facts read straight off a board: side to move, castling, material, phase, position key.
+
+The phase rule lives in ``kb.analysis.phase`` (``game_phase`` is re-exported here for callers).
+"""
 
 from __future__ import annotations
 
 import chess
+
+from .phase import game_phase
+
+__all__ = ["board_facts", "game_phase", "material", "material_signature", "pieces_key", "position_key",
+           "side_pieces"]
 
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 _SIGNATURE_ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
@@ -47,27 +55,6 @@ def pieces_key(letters: str) -> str:
 def side_pieces(board: chess.Board, color: chess.Color) -> str:
     """The :func:`pieces_key` of ``color``'s pieces on ``board``."""
     return pieces_key("".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER))
-
-
-def game_phase(board: chess.Board) -> str:
-    """Opening, middlegame or endgame from the material on the board (not the theme class).
-
-    Endgame: at most 13 points of non-pawn material in all (e.g. two rooks and a minor piece) or no
-    queens and at most one minor/rook pair per side. Opening: full-move number ≤ 10 with most
-    pieces still on the board. Everything else is middlegame.
-    """
-    non_pawn = sum(
-        PIECE_VALUES[p] * len(board.pieces(p, color))
-        for color in (chess.WHITE, chess.BLACK)
-        for p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
-    )
-    queens = len(board.pieces(chess.QUEEN, chess.WHITE)) + len(board.pieces(chess.QUEEN, chess.BLACK))
-    if non_pawn <= 13 or (queens == 0 and non_pawn <= 16):
-        return "endgame"
-    pieces = chess.popcount(board.occupied)
-    if board.fullmove_number <= 10 and pieces >= 28:
-        return "opening"
-    return "middlegame"
 
 
 def board_facts(board: chess.Board) -> dict[str, bool | int | str]:

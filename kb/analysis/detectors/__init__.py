@@ -57,8 +57,8 @@ def detect(line: Line) -> list[str]:
     found = [name for name, test in DETECTORS.items() if line.plies and test(line)]
     found += [alias for name in list(found) for alias in ALIASES.get(name, ())]
     found += mate_patterns(line)
-    if "AttackCastledKing" in found and ("BackRankMate" in found or "DoubleAttack" in found):
-        found.remove("AttackCastledKing")  # the attack is told by the sharper theme
+    if "BackRankMate" in found or "DoubleAttack" in found:  # the attack is told by the sharper theme
+        found = [name for name in found if name not in ("AttackCastledKing", "QueensideAttack")]
     boards = [line.start] + [p.after for p in line.plies[:1]]
     endgame = board.endgame_class(*boards)
     if endgame is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import chess
 
 from ..line import Line
+from ..phase import game_phase
 
 
 def promotion(line: Line) -> bool:
@@ -12,7 +13,18 @@ def promotion(line: Line) -> bool:
 
 
 def underpromotion(line: Line) -> bool:
-    return any(p.move.promotion not in (None, chess.QUEEN) for p in line.solver_plies)
+    """The solver promotes to a rook, bishop or knight where it matters: a promotion that mates when
+    a queen would mate as well is no underpromotion (the solution just names one of the mates)."""
+    for ply in line.solver_plies:
+        if ply.move.promotion in (None, chess.QUEEN):
+            continue
+        if not ply.after.is_checkmate():
+            return True
+        as_queen = ply.before.copy(stack=False)
+        as_queen.push(chess.Move(ply.move.from_square, ply.move.to_square, chess.QUEEN))
+        if not as_queen.is_checkmate():
+            return True
+    return False
 
 
 def en_passant(line: Line) -> bool:
@@ -36,17 +48,19 @@ def stalemate(line: Line) -> bool:
 
 
 def perpetual_check(line: Line) -> bool:
-    """Every solver move checks and the line ends in a repeated position or with checks the opponent
-    cannot escape for good (the original's *ContinuousCheck*: a drawing resource).
+    """Perpetual check (the original's *ContinuousCheck*, a drawing resource): the solver checks with
+    every move, at least twice, the line does not mate, and the perpetual shows in the line itself:
+    a position comes back (the checks go round) or the line ends in a draw by rule.
 
-    A line that mates is a mating attack, not a perpetual, even when every move checks and the
-    attacker gave material on the way (Rotlevi–Suchting's queen sacrifice was tagged as one before).
+    A line of checks that mates is a mating attack, not a perpetual (Rotlevi–Suchting's queen
+    sacrifice was tagged as one before), and a series of sacrificial checks that simply stops is
+    not one either: nothing shows that the checks could go on.
     """
     solver = line.solver_plies
     if len(solver) < 2 or not all(p.is_check for p in solver) or line.end.is_checkmate():
         return False
-    keys = [(p.after.board_fen(), p.after.turn) for p in line.plies]
-    return len(keys) != len(set(keys)) or line.balance(line.end) < line.balance(line.start) - 2
+    keys = [(line.start.board_fen(), line.start.turn)] + [(p.after.board_fen(), p.after.turn) for p in line.plies]
+    return len(keys) != len(set(keys)) or line.end.is_fifty_moves() or line.end.is_insufficient_material()
 
 
 def attacking_f2f7(line: Line) -> bool:
@@ -85,37 +99,55 @@ def queenside_attack(line: Line) -> bool:
 
 
 def king_in_centre_attack(line: Line) -> bool:
-    """The opponent's king is still on the d/e files of its first two ranks and the solver checks it."""
+    """An attack on a king that delayed castling: with queens or at least one rook pair still on the
+    board (not an endgame), the opponent's king stands uncastled on the d-, e- or f-file of its first
+    two ranks, and the solver checks it (the original's *AttackKingCenter*)."""
     king = line.start.king(not line.solver)
+    if king is None or chess.square_file(king) not in (3, 4, 5):
+        return False
     home = (7, 6) if line.solver == chess.WHITE else (0, 1)
-    return king is not None and chess.square_file(king) in (3, 4) and chess.square_rank(king) in home \
-        and any(p.is_check for p in line.solver_plies)
+    if chess.square_rank(king) not in home or game_phase(line.start) == "endgame":
+        return False
+    return any(p.is_check for p in line.solver_plies)
 
 
 def exposed_king(line: Line) -> bool:
-    """The opponent's king is still in its own camp but has no pawn in front of it or diagonally in
-    front, and the solver checks it."""
+    """The opponent's king has lost its pawn cover at home and the solver keeps checking it: the king
+    stands on its own first three ranks, none of its pawns stands directly or diagonally in front of
+    it, and the solver checks it again after the first move and before the last (a sustained attack
+    on a bare king, not a single check that ends the line or opens it)."""
     king = line.start.king(not line.solver)
-    if king is None or not any(p.is_check for p in line.solver_plies):
+    if king is None:
         return False
-    rank_from_own_side = 7 - chess.square_rank(king) if line.solver == chess.WHITE else chess.square_rank(king)
-    if rank_from_own_side < 2:  # still on its first two ranks: not walked out
+    from_own_side = chess.square_rank(king) if line.solver == chess.BLACK else 7 - chess.square_rank(king)
+    if from_own_side > 2:  # walked out of its camp: a king hunt, not an exposed king at home
         return False
-    forward = -1 if line.solver == chess.WHITE else 1  # towards the solver: the king's "in front"
+    forward = 1 if line.solver == chess.BLACK else -1  # the king's "in front": towards the solver
     shield_rank = chess.square_rank(king) + forward
-    if not 0 <= shield_rank <= 7:
-        return False
-    shield = [chess.square(f, shield_rank) for f in range(8) if abs(f - chess.square_file(king)) <= 1]
-    return not any(line.start.piece_at(s) == chess.Piece(chess.PAWN, not line.solver) for s in shield)
+    if 0 <= shield_rank <= 7:
+        shield = chess.SquareSet(chess.square(f, shield_rank) for f in range(8)
+                                 if abs(f - chess.square_file(king)) <= 1)
+        if shield & line.start.pieces(chess.PAWN, not line.solver):
+            return False
+    return any(p.is_check for p in line.solver_plies[1:-1])
 
 
 def weak_back_rank(line: Line) -> bool:
-    """The opponent's back rank is the weakness: the solver mates or wins material with a rook or queen
-    landing on it (the original's *WeakLine*)."""
-    back = 7 if line.solver == chess.WHITE else 0
-    return any(p.piece.piece_type in (chess.ROOK, chess.QUEEN) and chess.square_rank(p.move.to_square) == back
-               and (p.is_check or p.is_capture) for p in line.solver_plies) and \
-        (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 3)
+    """A weak line (the original's *WeakLine*, in its usual form, the weak back rank): the solver's rook
+    or queen invades the opponent's first rank on a square no opponent piece but the king guards, with
+    check or a capture, and the line ends in mate or wins at least three points: the rank could not
+    be held."""
+    first = 7 if line.solver == chess.WHITE else 0
+    if not (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 3):
+        return False
+    for ply in line.solver_plies:
+        to = ply.move.to_square
+        if ply.piece.piece_type not in (chess.ROOK, chess.QUEEN) or chess.square_rank(to) != first:
+            continue
+        guards = ply.before.attackers(not line.solver, to) - ply.before.pieces(chess.KING, not line.solver)
+        if (ply.is_check or ply.is_capture) and not guards:
+            return True
+    return False
 
 
 def endgame_class(*boards: chess.Board) -> str | None:

@@ -13,6 +13,8 @@ from ..line import Line
 
 
 def mate_patterns(line: Line) -> list[str]:
+    """The named pattern of the final mate, if any: one name per mate, the first that fits in
+    ``PATTERNS`` order (the most specific picture first, as lichess names a mate by one pattern)."""
     if not line.ends_in_mate:
         return []
     board = line.end
@@ -20,13 +22,7 @@ def mate_patterns(line: Line) -> list[str]:
     king = board.king(mated)
     assert king is not None
     checkers = board.checkers()
-    found = []
-    for name, test in (("SmotheredMate", _smothered), ("BackRankMate", _back_rank), ("AnastasiaMate", _anastasia),
-                       ("ArabianMate", _arabian), ("HookMate", _hook), ("BodenMate", _boden),
-                       ("DoubleBishopMate", _double_bishop), ("DovetailMate", _dovetail)):
-        if test(board, king, mated, checkers):
-            found.append(name)
-    return found
+    return next(([name] for name, test in PATTERNS if test(board, king, mated, checkers)), [])
 
 
 def _neighbours(king: chess.Square) -> chess.SquareSet:
@@ -147,3 +143,88 @@ def _dovetail(board: chess.Board, king: chess.Square, mated: chess.Color, checke
         if not attackers and board.piece_at(square) is None:
             return False
     return True
+
+
+def _single_checker(board: chess.Board, checkers: chess.SquareSet, *types: int) -> chess.Square | None:
+    """The one checking piece when it is of one of ``types``, else None."""
+    if len(checkers) != 1:
+        return None
+    square = next(iter(checkers))
+    return square if board.piece_type_at(square) in types else None
+
+
+def _orthogonal(a: chess.Square, b: chess.Square) -> bool:
+    return chess.square_file(a) == chess.square_file(b) or chess.square_rank(a) == chess.square_rank(b)
+
+
+def _inside(file: int, rank: int) -> bool:
+    return 0 <= file <= 7 and 0 <= rank <= 7
+
+
+def _all_own(board: chess.Board, mated: chess.Color, squares: list[tuple[int, int]]) -> bool:
+    """Every (file, rank) is on the board and holds a piece of the mated side."""
+    return all(_inside(f, r) and board.color_at(chess.square(f, r)) == mated for f, r in squares)
+
+
+def _covered_by(board: chess.Board, king: chess.Square, mated: chess.Color, piece_type: int) -> bool:
+    """One of the mater's pieces of ``piece_type`` takes an empty flight square from the king."""
+    pieces = board.pieces(piece_type, not mated)
+    return any(board.piece_at(s) is None and board.attackers(not mated, s) & pieces for s in _neighbours(king))
+
+
+def _opera(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A rook mates from the square next to the king on its rank or file, protected by a bishop
+    (Morphy's Opera game, 1858: Rd8#, the rook held by the bishop on g5)."""
+    rook = _single_checker(board, checkers, chess.ROOK)
+    if rook is None or chess.square_distance(rook, king) != 1 or not _orthogonal(rook, king):
+        return False
+    return bool(board.attackers(not mated, rook) & board.pieces(chess.BISHOP, not mated))
+
+
+def _pillsbury(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A rook mates along a rank or file while a bishop takes a flight square from the king."""
+    return _single_checker(board, checkers, chess.ROOK) is not None and _covered_by(board, king, mated, chess.BISHOP)
+
+
+def _morphy(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A bishop mates along a diagonal while a rook takes a flight square from the king."""
+    return _single_checker(board, checkers, chess.BISHOP) is not None and _covered_by(board, king, mated, chess.ROOK)
+
+
+def _corner(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A knight mates a king in a corner, hemmed in by guarded squares (not smothered by its own men)."""
+    return _single_checker(board, checkers, chess.KNIGHT) is not None and \
+        king in (chess.A1, chess.H1, chess.A8, chess.H8) and \
+        not all(board.color_at(s) == mated for s in _neighbours(king))
+
+
+def _epaulette(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A rook or queen mates along a rank or file, and the two squares beside the king across that
+    line hold the king's own pieces (its epaulettes)."""
+    checker = _single_checker(board, checkers, chess.ROOK, chess.QUEEN)
+    if checker is None or not _orthogonal(checker, king):
+        return False
+    f, r = chess.square_file(king), chess.square_rank(king)
+    across = [(f - 1, r), (f + 1, r)] if chess.square_file(checker) == f else [(f, r - 1), (f, r + 1)]
+    return _all_own(board, mated, across)
+
+
+def _swallowstail(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A protected queen mates from the square in front of the king, and the two squares diagonally
+    behind the king hold its own pieces (the swallow's tail, or Guéridon mate)."""
+    queen = _single_checker(board, checkers, chess.QUEEN)
+    if queen is None or chess.square_distance(queen, king) != 1 or not _orthogonal(queen, king):
+        return False
+    f, r = chess.square_file(king), chess.square_rank(king)
+    df, dr = f - chess.square_file(queen), r - chess.square_rank(queen)
+    behind = [(f - 1, r + dr), (f + 1, r + dr)] if df == 0 else [(f + df, r - 1), (f + df, r + 1)]
+    return _all_own(board, mated, behind)
+
+
+#: Mate patterns in the order they are tried; the first that fits names the mate.
+PATTERNS = (
+    ("SmotheredMate", _smothered), ("BackRankMate", _back_rank), ("AnastasiaMate", _anastasia),
+    ("HookMate", _hook), ("ArabianMate", _arabian), ("BodenMate", _boden), ("DoubleBishopMate", _double_bishop),
+    ("DovetailMate", _dovetail), ("SwallowstailMate", _swallowstail), ("EpauletteMate", _epaulette),
+    ("OperaMate", _opera), ("PillsburysMate", _pillsbury), ("MorphysMate", _morphy), ("CornerMate", _corner),
+)

@@ -76,19 +76,20 @@ def pin(line: Line) -> bool:
 
 
 def skewer(line: Line) -> bool:
-    """A valuable opponent piece attacked by a solver slider moved off the line, and the solver's
-    slider then took the piece that stood behind it."""
+    """The inverse of a pin: a solver slider attacks a valuable piece, which steps off the line, and
+    the slider takes the less valuable piece that stood behind it, a piece that could not be held
+    (attacked and undefended, or worth more than the slider): an even trade is no skewer."""
     for ply in line.solver_plies[1:]:
         if not ply.is_capture or ply.piece.piece_type not in SLIDERS or ply.after.is_checkmate():
             continue
         previous = line.plies[ply.index - 1]
-        if previous.move.from_square in _between(ply.move.from_square, ply.move.to_square):
-            captured = ply.captured
-            assert captured is not None
-            wins = VALUES[captured.piece_type] >= VALUES[ply.piece.piece_type] or not in_bad_spot(
-                ply.after, ply.move.to_square)
-            if VALUES[previous.piece.piece_type] > VALUES[captured.piece_type] and wins:
-                return True
+        captured = ply.captured
+        assert captured is not None
+        if previous.move.to_square != ply.move.to_square and \
+                previous.move.from_square in _between(ply.move.from_square, ply.move.to_square) and \
+                VALUES[previous.piece.piece_type] > VALUES[captured.piece_type] and \
+                in_bad_spot(ply.before, ply.move.to_square):
+            return True
     return False
 
 
@@ -149,13 +150,17 @@ def sacrifice(line: Line) -> bool:
 
 def trapped_piece(line: Line) -> bool:
     """The solver takes a non-pawn piece that, when its side was last to move, stood in a bad spot and
-    had nowhere better to go: every move it had also landed in a bad spot (or it had none)."""
+    had nowhere better to go: every move it had also landed in a bad spot (or it had none). When
+    the piece's last move was its (vain) escape, it is judged on the square it fled from."""
     for ply in line.solver_plies:
         captured = ply.captured
         if ply.index == 0 or captured is None or captured.piece_type in (chess.PAWN, chess.KING):
             continue
-        board = line.plies[ply.index - 1].before  # the opponent to move, before its last move
+        reply = line.plies[ply.index - 1]
+        board = reply.before  # the opponent to move, before its last move
         square = ply.move.to_square
+        if reply.move.to_square == square:
+            square = reply.move.from_square
         if board.piece_at(square) != captured or not in_bad_spot(board, square):
             continue
         if board.is_check() or board.is_pinned(captured.color, square):
@@ -220,18 +225,20 @@ def attraction(line: Line) -> bool:
 
 
 def eliminate_defense(line: Line) -> bool:
-    """The solver captures a piece that defended a square where the solver captures next, without a
-    check in between (capturing the defender)."""
-    solver = line.solver_plies
-    for first, second in pairwise(solver):
-        if not first.is_capture or first.is_check or second.index != first.index + 2:
+    """Capturing the defender: the solver takes a piece that guarded a square, and next move takes what
+    stood there, now undefended (with a piece worth at least as much, not a recapture of the reply),
+    or mates on it. The first capture is no check and not made out of check (those force the reply)."""
+    for first, second in pairwise(line.solver_plies):
+        if not first.is_capture or first.is_check or first.before.is_check() or second.index != first.index + 2:
             continue
-        captured = first.captured
-        assert captured is not None
-        if VALUES[first.piece.piece_type] < VALUES[captured.piece_type] and captured.piece_type != chess.KING:
+        reply = line.plies[second.index - 1]
+        target = second.move.to_square
+        won = second.is_capture and second.piece.piece_type != chess.KING and reply.move.to_square != target \
+            and VALUES[second.captured.piece_type] <= VALUES[second.piece.piece_type] \
+            and is_hanging(second.before, target)  # type: ignore[union-attr]
+        if not (won or second.after.is_checkmate()) or first.move.to_square == second.move.from_square:
             continue
-        defenders = first.before.attackers(not line.solver, second.move.to_square)
-        if second.is_capture and first.move.to_square in defenders and first.move.to_square != second.move.to_square:
+        if first.move.to_square in first.before.attackers(not line.solver, target):
             return True
     return False
 
@@ -247,44 +254,62 @@ def xray(line: Line) -> bool:
 
 
 def zwischenzug(line: Line) -> bool:
-    """The opponent captured, the solver first played another forcing move and only then recaptured."""
-    for ply in line.solver_plies:
-        if ply.index < 1 or ply.index + 2 >= len(line.plies):
+    """The opponent captured on a square (with the move that led to the puzzle, or later), the solver
+    could take back at once but first played another move, and took back only after the reply; the
+    reply was not made by a piece that guarded the square (that would be a deflection, not an
+    in-between move)."""
+    plies = ([line.previous] if line.previous is not None else []) + line.plies
+    for j in range(3, len(plies)):
+        node = plies[j]
+        if not node.by_solver or not node.is_capture:
             continue
-        taken = line.plies[ply.index - 1]
-        later = line.plies[ply.index + 2]
-        if taken.is_capture and not ply.is_capture and ply.is_check and later.by_solver and later.is_capture and \
-                later.move.to_square == taken.move.to_square and \
-                any(m.to_square == taken.move.to_square for m in ply.before.legal_moves if ply.before.is_capture(m)):
+        reply, between, taken = plies[j - 1], plies[j - 2], plies[j - 3]
+        square = node.move.to_square
+        if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
+                node.move in between.before.legal_moves and \
+                reply.move.from_square not in between.after.attackers(not line.solver, square):
             return True
     return False
 
 
 def clearance(line: Line) -> bool:
-    """A solver slider moves to or through a square the solver's previous quiet move vacated."""
-    solver = line.solver_plies
-    for earlier, later in pairwise(solver):
-        if earlier.is_capture or earlier.is_check or later.piece.piece_type not in SLIDERS:
+    """A solver move clears a square or line for a slider, which then uses it: the slider moves
+    (without capturing) to or through the square the solver's previous move vacated. The clearing
+    move is no promotion and no plain capture (a piece given away counts), and the slider's move is
+    neither forced by a check nor a check that only chases the king (the reply was a king move)."""
+    for earlier, later in pairwise(line.solver_plies):
+        if later.piece.piece_type not in SLIDERS or later.is_capture or later.before.is_check():
+            continue
+        if earlier.move.promotion or earlier.move.to_square in (later.move.from_square, later.move.to_square):
+            continue
+        if later.is_check and line.plies[later.index - 1].piece.piece_type == chess.KING:
             continue
         vacated = earlier.move.from_square
-        if later.move.to_square == vacated or vacated in _between(later.move.from_square, later.move.to_square):
-            if not earlier.before.is_check():
-                return True
+        if vacated != later.move.to_square and vacated not in _between(later.move.from_square, later.move.to_square):
+            continue
+        if not earlier.is_capture or in_bad_spot(earlier.after, earlier.move.to_square):
+            return True
     return False
 
 
 def interception(line: Line) -> bool:
-    """A solver piece steps between an opponent slider and the piece it defended, which the solver
-    then takes."""
-    solver = line.solver_plies
-    for earlier, later in pairwise(solver):
-        if not later.is_capture:
+    """Interference: a piece steps between an opponent slider and the piece it defended, and the solver
+    then takes that piece, left undefended. The piece in between is the solver's (its previous move)
+    or the opponent's own (its reply: self-interference)."""
+    for earlier, later in pairwise(line.solver_plies):
+        if not later.is_capture or later.index != earlier.index + 2:
             continue
         target = later.move.to_square
+        if not is_hanging(later.before, target):
+            continue
+        reply = line.plies[later.index - 1]
         for defender in earlier.before.attackers(not line.solver, target):
-            if earlier.before.piece_type_at(defender) in SLIDERS and \
-                    earlier.move.to_square in _between(defender, target) and \
-                    defender not in later.before.attackers(not line.solver, target):
+            if earlier.before.piece_type_at(defender) not in SLIDERS or \
+                    defender in later.before.attackers(not line.solver, target):
+                continue
+            line_between = _between(defender, target)
+            if earlier.move.to_square in line_between or (
+                    reply.move.to_square in line_between and reply.move.from_square != defender):
                 return True
     return False
 
@@ -295,8 +320,7 @@ def quiet_move(line: Line) -> bool:
     for ply in _non_final(line):
         if ply.is_check or ply.is_capture or ply.before.is_check() or ply.piece.piece_type == chess.KING:
             continue
-        if ply.piece.piece_type == chess.PAWN and chess.square_rank(ply.move.to_square) in (
-                (5, 6, 7) if line.solver == chess.WHITE else (2, 1, 0)):
+        if _advanced_pawn_push(ply, line.solver):
             continue
         attacked = [s for s in ply.after.attacks(ply.move.to_square) if ply.after.color_at(s) == (not line.solver)]
         if not attacked:
@@ -304,16 +328,23 @@ def quiet_move(line: Line) -> bool:
     return False
 
 
+def _advanced_pawn_push(ply: Ply, solver: chess.Color) -> bool:
+    """A pawn move to the solver's 6th, 7th or 8th rank: an attacking push, never a quiet one."""
+    return ply.piece.piece_type == chess.PAWN and chess.square_rank(ply.move.to_square) in (
+        (5, 6, 7) if solver == chess.WHITE else (2, 1, 0))
+
+
 def defensive_move(line: Line) -> bool:
-    """The last solver move is quiet (or escapes check without checking or capturing) and was chosen
-    among at least three legal moves: the hard part was to defend, not to attack."""
-    if not line.plies or not line.plies[-1].by_solver or line.ends_in_mate:
+    """The hard part was to defend, not to attack: among at least three legal moves the solver either
+    ends the line with a quiet move (no check, capture, promotion, advanced pawn push, and no attack
+    on an opponent piece), or somewhere escapes a check without checking or capturing back. A line
+    that mates is an attack, never a defence."""
+    if not line.plies[-1].by_solver or line.ends_in_mate:
         return False
     last = line.plies[-1]
-    if last.is_check or last.is_capture or last.move.promotion:
-        return False
-    if last.before.legal_moves.count() < 3:
-        return False
-    if last.before.is_check():
+    if not (last.is_check or last.is_capture or last.move.promotion or last.before.is_check()
+            or _advanced_pawn_push(last, line.solver)) and last.before.legal_moves.count() >= 3 \
+            and not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square)):
         return True
-    return not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square))
+    return any(p.before.is_check() and not p.is_check and not p.is_capture and p.before.legal_moves.count() >= 3
+               for p in line.solver_plies)
