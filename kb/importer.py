@@ -17,6 +17,8 @@ from pathlib import Path
 from pyoxigraph import Literal, Quad
 
 from .analysis import PositionAnalysis, analyse
+from .analysis.verify import VerifyCounts
+from .analysis.verify_cache import cache_location
 from .findings import Finding
 from .class_counts import refresh_class_counts
 from .linking import refresh_links
@@ -58,6 +60,8 @@ class ImportReport:
     findings: list[Finding] = field(default_factory=list)
     quads: int = 0
     seconds: float = 0.0
+    #: how the mate claims were decided: built-in searches, engine searches, cache answers
+    verification: VerifyCounts = field(default_factory=VerifyCounts)
 
     @property
     def games(self) -> int:
@@ -136,11 +140,13 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
         source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
-    settings = PipelineSettings(minter.base, user_themes, lang, mine)
+    cache = cache_location(store.location)
+    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None)
 
     def all_quads() -> Iterator[Statement]:
         yield from ontology_quads()
         with UnitProcessor(settings, jobs) as processor:
+            report.verification = processor.counts
             for source_report in report.sources:
                 yield from source_quads(MappingContext(minter, source_report.name, user_themes))
                 units = (unit for path in groups[source_report.name]

@@ -22,6 +22,8 @@ import chess
 from pyoxigraph import Quad, RdfFormat, serialize
 
 from .analysis import analyse
+from .analysis.verify import MateVerifier, VerifyCounts
+from .analysis.verify_cache import VerificationCache
 from .findings import Finding
 from .iris import IriMinter
 from .mapping import MappingContext, record_quads
@@ -50,6 +52,8 @@ class PipelineSettings:
     user_themes: tuple[str, ...] = ()
     lang: str | None = None
     mine: bool = False
+    #: the verification cache's file (``kb.analysis.verify_cache``), None for one in memory only
+    verify_cache: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,9 @@ class UnitResult:
     matches: set[int] = field(default_factory=set)
     positions: set[int] = field(default_factory=set)
     players: set[str] = field(default_factory=set)
+    #: mate claims decided while processing the unit, for the importer's cache, and what it cost
+    verified: list[tuple[str, str]] = field(default_factory=list)
+    verify_counts: VerifyCounts = field(default_factory=VerifyCounts)
 
 
 def _digest64(text: str) -> int:
@@ -150,8 +157,13 @@ def _records(unit: WorkUnit, lang: str | None) -> Iterator[GameRecord | Finding]
             yield row_to_record(row, unit.file_name, unit.first_game + offset + 1, line)
 
 
-def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
-    """Read, analyse and map one unit. Never raises: every problem is a finding."""
+def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerifier | None = None) -> UnitResult:
+    """Read, analyse and map one unit. Never raises: every problem is a finding.
+
+    ``verifier`` decides mate claims (default: this worker process's, reading the settings' cache);
+    the claims it decided come back in ``verified`` for the importer to keep.
+    """
+    verifier = verifier if verifier is not None else _worker_verifier(settings)
     result = UnitResult()
     ctx = MappingContext(IriMinter(settings.base_iri), unit.source, settings.user_themes)
     quads = []
@@ -160,8 +172,8 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
             result.findings.append(item)
             continue
         try:
-            analysis = analyse(item.start_board(), item.solution)
-            mined = _mine(item) if settings.mine and item.puzzle is None else ()
+            analysis = analyse(item.start_board(), item.solution, verifier=verifier)
+            mined = _mine(item, verifier) if settings.mine and item.puzzle is None else ()
             record = record_quads(item, analysis, ctx, mined)
         except Exception as exc:  # a detector or mapping bug costs this game only
             result.findings.append(Finding(
@@ -171,6 +183,8 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
         quads.extend(record)
         result.games += 1
     result.quads = len(quads)
+    result.verified = verifier.cache.take_new()
+    result.verify_counts = verifier.take_counts()
     _count_individuals(quads, result)
     if quads:
         by_graph: dict[str, list] = {}
@@ -181,18 +195,46 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
     return result
 
 
-def _mine(record: GameRecord) -> list[MinedPosition]:
+def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
     """Exercises the engine finds in the game, each with its own analysis (one engine per process)."""
-    return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution)))
+    return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
             for exercise in mine_game(shared_engine(), record.start_board(), record.solution)]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None
+_WORKER_VERIFIER: MateVerifier | None = None
+
+
+def _worker_verifier(settings: PipelineSettings) -> MateVerifier:
+    """This worker's verifier: its own memory of claims in front of the importer's cache file, which
+    it only reads (the importer's process writes what the workers send back)."""
+    global _WORKER_VERIFIER
+    if _WORKER_VERIFIER is None:
+        path = Path(settings.verify_cache) if settings.verify_cache else None
+        _WORKER_VERIFIER = MateVerifier(VerificationCache(path, writer=False))
+    return _WORKER_VERIFIER
 
 
 def _init_worker(settings: PipelineSettings) -> None:
-    global _WORKER_SETTINGS
+    global _WORKER_SETTINGS, _WORKER_VERIFIER
     _WORKER_SETTINGS = settings
+    _WORKER_VERIFIER = None
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask the kernel to stop this worker when the importer's process ends, however it ends
+    (SIGKILL included): an orphaned worker would go on analysing, and its engine with it."""
+    if not os.path.exists("/proc/self"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _work(unit: WorkUnit) -> UnitResult:
@@ -201,12 +243,21 @@ def _work(unit: WorkUnit) -> UnitResult:
 
 
 class UnitProcessor:
-    """Runs units in order, in-process (``jobs`` = 1) or in a pool of worker processes."""
+    """Runs units in order, in-process (``jobs`` = 1) or in a pool of worker processes.
+
+    It owns the verification cache: the claims each unit decided are saved as its result arrives,
+    so later units (in any worker), later sources and later imports find them; ``counts`` adds up
+    what deciding them cost.
+    """
 
     def __init__(self, settings: PipelineSettings, jobs: int = 1) -> None:
         self.settings = settings
         self.jobs = max(1, jobs)
         self._pool = None
+        path = Path(settings.verify_cache) if settings.verify_cache else None
+        self.cache = VerificationCache(path, writer=True)
+        self.counts = VerifyCounts()
+        self._verifier = MateVerifier(self.cache)
 
     def __enter__(self) -> UnitProcessor:
         if self.jobs > 1:
@@ -216,6 +267,7 @@ class UnitProcessor:
 
     def __exit__(self, *exc_info) -> None:
         close_shared_engine()  # in-process engine (jobs = 1); workers' engines end with the workers
+        self.cache.close()
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()
@@ -224,13 +276,18 @@ class UnitProcessor:
     def run(self, units: Iterable[WorkUnit]) -> Iterator[UnitResult]:
         if self._pool is None:
             for unit in units:
-                yield process_unit(unit, self.settings)
+                yield self._kept(process_unit(unit, self.settings, self._verifier))
             return
         pending: deque = deque()
         limit = self.jobs * IN_FLIGHT_PER_JOB
         for unit in units:
             pending.append(self._pool.apply_async(_work, (unit,)))
             if len(pending) >= limit:
-                yield pending.popleft().get()
+                yield self._kept(pending.popleft().get())
         while pending:
-            yield pending.popleft().get()
+            yield self._kept(pending.popleft().get())
+
+    def _kept(self, result: UnitResult) -> UnitResult:
+        self.cache.save(result.verified)
+        self.counts.add(result.verify_counts)
+        return result

@@ -15,7 +15,7 @@ from .board_facts import board_facts
 from .detectors import detect
 from .line import Line
 from .solution import solution_facts
-from .verify import verify_mate
+from .verify import MateVerifier, default_verifier
 
 FactValue = bool | int | str
 
@@ -28,11 +28,13 @@ class PositionAnalysis:
     classes: list[str] = field(default_factory=list)
 
 
-def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool = True) -> PositionAnalysis:
+def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool = True,
+            verifier: MateVerifier | None = None) -> PositionAnalysis:
     """Board facts of ``board``, what replaying ``solution`` shows, and the detected theme classes.
 
     A mate claim is checked (``kb.analysis.verify``): by search up to mate in two, by the engine
-    beyond when one is installed and ``use_engine``; the status is stored, never guessed.
+    beyond when one is installed and ``use_engine``; the status is stored, never guessed. ``verifier``
+    (the importer's, with its cache and counts) decides the claim; by default this process's own.
     """
     facts: dict[str, FactValue] = dict(board_facts(board))
     solution_result = solution_facts(board, solution)
@@ -41,6 +43,7 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
     if solution and facts.get("solutionLegal"):
         mate_in = facts.get("mateIn")
         if isinstance(mate_in, int):
-            facts["mateVerification"] = verify_mate(board, mate_in, solution[0], use_engine)
+            checker = verifier if verifier is not None else default_verifier(use_engine)
+            facts["mateVerification"] = checker.verify(board, mate_in, solution[0])
         classes += [name for name in detect(Line(board, solution)) if name not in classes]
     return PositionAnalysis(facts=facts, classes=classes)
