@@ -22,6 +22,7 @@ import chess
 from pyoxigraph import Quad, RdfFormat, serialize
 
 from .analysis import analyse
+from .class_counts import COUNTED_CLASSES
 from .analysis.verify import MateVerifier, VerifyCounts
 from .analysis.verify_cache import VerificationCache
 from .findings import Finding
@@ -36,7 +37,7 @@ from .reading.pgn import Segment, parse_segment, split_segments
 from .reading.text import looks_binary, open_text
 from .records import GameRecord
 from .store.base import SerializedBatch
-from .vocab import CP, RDF
+from .vocab import CP, RDF, RDFS
 
 #: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
 UNIT_SIZE = 64
@@ -54,6 +55,8 @@ class PipelineSettings:
     mine: bool = False
     #: the verification cache's file (``kb.analysis.verify_cache``), None for one in memory only
     verify_cache: str | None = None
+    #: also send back what links and class counts are computed from (``kb.convert``: no store to ask)
+    collect: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,10 @@ class UnitResult:
     #: mate claims decided while processing the unit, for the importer's cache, and what it cost
     verified: list[tuple[str, str]] = field(default_factory=list)
     verify_counts: VerifyCounts = field(default_factory=VerifyCounts)
+    #: with ``collect``: members (64-bit digests) of each counted class, and the statements about
+    #: players and events the links are decided from (N-Triples)
+    members: dict[str, set[int]] = field(default_factory=dict)
+    evidence: bytes = b""
 
 
 def _digest64(text: str) -> int:
@@ -99,6 +106,23 @@ def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
 
 
 _RDF_TYPE, _MATCH, _POSITION, _PLAYER = RDF.type, CP.Match, CP.Position, CP.Player
+_COUNTED = {CP.term(name): name for name in COUNTED_CLASSES}
+_NAMING = frozenset(CP.term(name) for name in ("nameKey", "fideId", "eventName", "site", "eventYear")) | {
+    RDFS.label, RDF.type}
+_GAME_EVENT = frozenset((CP.hasEvent, CP.year))
+
+
+def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> None:
+    """What ``kb.linking`` and ``kb.class_counts`` read from a store, for ``convert`` to compute them
+    without one: class members as digests, and the naming statements of players and events."""
+    named = (base + "player/", base + "event/")
+    evidence = []
+    for quad in quads:
+        if quad.predicate == _RDF_TYPE and quad.object in _COUNTED:
+            result.members.setdefault(_COUNTED[quad.object], set()).add(_digest64(quad.subject.value))
+        if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and quad.subject.value.startswith(named)):
+            evidence.append(quad.triple)
+    result.evidence = serialize(evidence, format=RdfFormat.N_TRIPLES) if evidence else b""
 
 
 def default_jobs() -> int:
@@ -186,6 +210,8 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     result.verified = verifier.cache.take_new()
     result.verify_counts = verifier.take_counts()
     _count_individuals(quads, result)
+    if settings.collect:
+        collect_evidence(quads, result, settings.base_iri)
     if quads:
         by_graph: dict[str, list] = {}
         for quad in quads:
