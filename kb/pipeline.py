@@ -21,7 +21,7 @@ from pathlib import Path
 import chess
 from pyoxigraph import Quad, RdfFormat, serialize
 
-from .analysis import analyse
+from .analysis import PositionAnalysis, analyse
 from .class_counts import COUNTED_CLASSES
 from .analysis.verify import MateVerifier, VerifyCounts
 from .analysis.verify_cache import VerificationCache
@@ -196,7 +196,7 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
             result.findings.append(item)
             continue
         try:
-            analysis = analyse(item.start_board(), item.solution, verifier=verifier)
+            analysis = _MEMO.analyse(item.start_board(), item.solution, verifier)
             mined = _mine(item, verifier) if settings.mine and item.puzzle is None else ()
             record = record_quads(item, analysis, ctx, mined)
         except Exception as exc:  # a detector or mapping bug costs this game only
@@ -219,6 +219,44 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
         result.batch = SerializedBatch({graph: serialize(triples, format=RdfFormat.N_TRIPLES)
                                         for graph, triples in by_graph.items()})
     return result
+
+
+#: Analyses remembered per process (a few KB each): the copies of a collection must fall within it.
+MEMO_SIZE = 4096
+
+
+class AnalysisMemo:
+    """The analyses of the last positions seen, so a copy of a position and line (the same problem in
+    two collections, or a collection imported twice in one run) is analysed once.
+
+    ``analyse`` is a function of the board (its move stack included: detectors look at the setup
+    move), the solution and the verifier's settings, so an equal key gives an equal answer; each
+    caller gets its own copy to map. A mate claim answered here counts as answered by the cache.
+    """
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self.size = size
+        self._entries: dict[tuple, PositionAnalysis] = {}
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def analyse(self, board: chess.Board, solution: list[chess.Move], verifier: MateVerifier) -> PositionAnalysis:
+        root = board.root().fen() if board.move_stack else ""
+        key = (root, tuple(m.uci() for m in board.move_stack), board.fen(), tuple(m.uci() for m in solution),
+               verifier.use_engine)
+        found = self._entries.get(key)
+        if found is None:
+            found = analyse(board, solution, verifier=verifier)
+            if len(self._entries) >= self.size:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[key] = found
+        elif "mateVerification" in found.facts and "mateIn" in found.facts:
+            verifier.counts.cached += 1
+        return PositionAnalysis(facts=dict(found.facts), classes=list(found.classes))
+
+
+_MEMO = AnalysisMemo()
 
 
 def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
@@ -245,6 +283,7 @@ def _init_worker(settings: PipelineSettings) -> None:
     global _WORKER_SETTINGS, _WORKER_VERIFIER
     _WORKER_SETTINGS = settings
     _WORKER_VERIFIER = None
+    _MEMO.clear()
     _die_with_parent()
 
 
@@ -286,6 +325,7 @@ class UnitProcessor:
         self._verifier = MateVerifier(self.cache)
 
     def __enter__(self) -> UnitProcessor:
+        _MEMO.clear()  # each import decides its own claims (its cache file may be another)
         if self.jobs > 1:
             context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings,))
