@@ -212,13 +212,45 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     _count_individuals(quads, result)
     if settings.collect:
         collect_evidence(quads, result, settings.base_iri)
-    if quads:
+    fresh = _SENT.fresh(quads)
+    if fresh:
         by_graph: dict[str, list] = {}
-        for quad in quads:
+        for quad in fresh:
             by_graph.setdefault(quad.graph_name.value, []).append(quad.triple)
         result.batch = SerializedBatch({graph: serialize(triples, format=RdfFormat.N_TRIPLES)
                                         for graph, triples in by_graph.items()})
     return result
+
+
+#: Statements remembered per process (a few hundred bytes each) to drop repeats within an import.
+RECENT_QUADS = 100_000
+
+
+class RecentQuads:
+    """The statements this process sent for the current import, the last ``size`` of them: a copy of
+    a game (the same problem in two files, a collection copied with new tags) repeats most of its
+    statements in the same graph, and the store would only find them there already. Dropping them
+    before they are serialised changes nothing the store holds (one import is one write) and spares
+    their serialising, transfer and loading."""
+
+    def __init__(self, size: int = RECENT_QUADS) -> None:
+        self.size = size
+        self._seen: dict[Quad, None] = {}
+
+    def clear(self) -> None:
+        self._seen.clear()
+
+    def fresh(self, quads: list[Quad]) -> list[Quad]:
+        seen = self._seen
+        out = []
+        for quad in quads:
+            if quad in seen:
+                continue
+            seen[quad] = None
+            out.append(quad)
+        while len(seen) > self.size:
+            seen.pop(next(iter(seen)))
+        return out
 
 
 #: Analyses remembered per process (a few KB each): the copies of a collection must fall within it.
@@ -257,6 +289,7 @@ class AnalysisMemo:
 
 
 _MEMO = AnalysisMemo()
+_SENT = RecentQuads()
 
 
 def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
@@ -284,6 +317,7 @@ def _init_worker(settings: PipelineSettings) -> None:
     _WORKER_SETTINGS = settings
     _WORKER_VERIFIER = None
     _MEMO.clear()
+    _SENT.clear()
     _die_with_parent()
 
 
@@ -326,6 +360,7 @@ class UnitProcessor:
 
     def __enter__(self) -> UnitProcessor:
         _MEMO.clear()  # each import decides its own claims (its cache file may be another)
+        _SENT.clear()  # and sends all of its own statements
         if self.jobs > 1:
             context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings,))
