@@ -8,6 +8,9 @@ Three kinds, each a real collection replicated until it holds N records:
                and solution are the real ones.
 ``puzzle-pgn`` the pychess mate-in-2/3 collections (541 games with FEN), replica k suffixing ``Event``
                with `` #k`` and setting ``Round`` to k.
+``mate-copies`` the pychess mate-in-3 collection (375 problems) copied whole, copy k > 0 with ``Site``
+               suffixed `` copy k``: the same positions and solutions again and again, as when one
+               collection is imported under several names (N is rounded to whole copies).
 ``game-pgn``   full games (Kasparov–Deep Blue 1997, pgn-extract's odds games, the standard-chess games of
                python-chess's test data), replicated the same way.
 
@@ -44,7 +47,8 @@ GAME_PGN_SOURCES = (
     SHARED / "pgn-extract-tests" / "test-long-line.pgn",
 )
 
-KINDS = ("csv", "puzzle-pgn", "game-pgn")
+KINDS = ("csv", "puzzle-pgn", "game-pgn", "mate-copies")
+MATE_COPIES_SOURCE = SHARED / "pychess-puzzles" / "mate_in_3.pgn"
 
 
 def csv_rows() -> tuple[list[str], list[dict[str, str]]]:
@@ -107,6 +111,17 @@ def replicate_pgn(paths: tuple[Path, ...], n: int, out: Path) -> None:
             handle.write("\n\n")
 
 
+def copy_collection(path: Path, n: int, out: Path) -> None:
+    """``path`` written whole ``ceil(n / games)`` times, copy k > 0 with `` copy k`` added to each ``Site``."""
+    text = path.read_bytes().decode("latin-1")
+    games = len(re.findall(r"^\[Event ", text, flags=re.MULTILINE))
+    with out.open("w", encoding="utf-8") as handle:
+        for copy in range(-(-n // games)):
+            handle.write(text if not copy else re.sub(r'^\[Site "(.*)"\]', rf'[Site "\g<1> copy {copy}"]', text,
+                                                        flags=re.MULTILINE))
+            handle.write("\n\n")
+
+
 def build(kind: str, n: int, out: Path) -> Path:
     """Write a corpus of ``kind`` with ``n`` records to ``out`` (reused when it already exists)."""
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -119,6 +134,8 @@ def build(kind: str, n: int, out: Path) -> Path:
         replicate_pgn(PUZZLE_PGN_SOURCES, n, partial)
     elif kind == "game-pgn":
         replicate_pgn(GAME_PGN_SOURCES, n, partial)
+    elif kind == "mate-copies":
+        copy_collection(MATE_COPIES_SOURCE, n, partial)
     else:
         raise ValueError(f"unknown corpus kind {kind!r}")
     partial.replace(out)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import chess
 
 from .analysis import PositionAnalysis
+from .analysis.verify import MateVerifier
 from .analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
 from .records import GameRecord
 from .themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
@@ -113,7 +114,7 @@ def claimed_themes(record: GameRecord, user_themes: tuple[str, ...]) -> dict[str
 
 
 def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: tuple[str, ...] = (),
-                  *, use_engine: bool = True) -> ThemeAssessment:
+                  *, use_engine: bool = True, verifier: MateVerifier | None = None) -> ThemeAssessment:
     """The classes to assert on the record's start position, every mate claim checked first."""
     if not is_exercise(record, user_themes):
         return ThemeAssessment(exercise=False)
@@ -122,7 +123,8 @@ def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: t
     board = record.start_board()
     for name, (who, moves) in claimed_themes(record, user_themes).items():
         if name in MATE_CLAIM_CLASSES:
-            claim = check_mate_claim(board, record.solution, name, moves, facts, use_engine=use_engine)
+            claim = check_mate_claim(board, record.solution, name, moves, facts, use_engine=use_engine,
+                                     verifier=verifier)
             assessment.claims.append(claim)
             if claim.refuted:
                 continue

@@ -17,6 +17,8 @@ from pathlib import Path
 from pyoxigraph import Literal, Quad
 
 from .analysis import PositionAnalysis, analyse
+from .analysis.verify import VerifyCounts
+from .analysis.verify_cache import cache_location
 from .findings import Finding
 from .class_counts import refresh_class_counts
 from .linking import refresh_links
@@ -24,7 +26,7 @@ from .iris import IriMinter
 from .mapping import MappingContext, source_quads
 from .mining import engine_path
 from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
-from .pipeline import PipelineSettings, UnitProcessor, work_units
+from .pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
 from .records import GameRecord
 from .store import Store
 from .store.base import Statement
@@ -58,6 +60,8 @@ class ImportReport:
     findings: list[Finding] = field(default_factory=list)
     quads: int = 0
     seconds: float = 0.0
+    #: how the mate claims were decided: built-in searches, engine searches, cache answers
+    verification: VerifyCounts = field(default_factory=VerifyCounts)
 
     @property
     def games(self) -> int:
@@ -120,6 +124,40 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     this process only loads what they return (``kb.pipeline``). ``mine`` runs the engine over every
     game for exercises (``kb.mining``); without an engine it raises ``ImportError_`` before reading.
     """
+    plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, mine=mine,
+                       store_location=store.location)
+    report, minter = plan.report, plan.minter
+    quads = _require_some_records(import_statements(plan, jobs, progress, on_finding), report)
+    if quads is None:
+        return report
+    remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
+    store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
+                         remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
+    refresh_links(store, minter.base)  # a second, small write: players of the new source may link to others
+    refresh_class_counts(store, minter.base)  # and the class counts every page and count question read
+    report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
+    return report
+
+
+@dataclass
+class ImportPlan:
+    """What an import (or ``convert``) will read, checked before anything is read."""
+
+    minter: IriMinter
+    groups: dict[str, list[Path]]
+    report: ImportReport
+    settings: PipelineSettings
+    started: dt.datetime
+
+
+def plan_import(paths: Iterable[str | Path], *, source: str | None = None, themes: Iterable[str] = (),
+                base_iri: str | None = None, lang: str | None = None, mine: bool = False,
+                store_location: str | None = None, collect: bool = False) -> ImportPlan:
+    """Sources, files and settings of an import; raises ``ImportError_`` on usage errors.
+
+    ``store_location`` decides where the verification cache lives (``cache_location``); ``collect``
+    makes the workers also send what links and class counts are computed from (``convert``).
+    """
     started = dt.datetime.now(dt.timezone.utc)
     user_themes = validate_themes(themes)
     if mine and engine_path() is None:
@@ -136,42 +174,42 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
         source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
-    settings = PipelineSettings(minter.base, user_themes, lang, mine)
+    cache = cache_location(store_location)
+    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect)
+    return ImportPlan(minter, groups, report, settings, started)
 
-    def all_quads() -> Iterator[Statement]:
-        yield from ontology_quads()
-        with UnitProcessor(settings, jobs) as processor:
-            for source_report in report.sources:
-                yield from source_quads(MappingContext(minter, source_report.name, user_themes))
-                units = (unit for path in groups[source_report.name]
-                         for unit in work_units(path, source_report.name, path.name, lang))
-                for result in processor.run(units):
-                    for finding in result.findings:
-                        report.findings.append(finding)
-                        source_report.errors += finding.level == "error"
-                        if on_finding is not None:
-                            on_finding(finding)
-                    source_report.games += result.games
-                    source_report.matches |= result.matches
-                    source_report.positions |= result.positions
-                    source_report.players |= result.players
-                    report.quads += result.quads
-                    if result.batch is not None:
-                        yield result.batch
-                    if progress is not None:
-                        progress(report)
-                yield from _meta_quads(minter, source_report, started)
 
-    quads = _require_some_records(all_quads(), report)
-    if quads is None:
-        return report
-    remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
-    store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
-                         remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
-    refresh_links(store, minter.base)  # a second, small write: players of the new source may link to others
-    refresh_class_counts(store, minter.base)  # and the class counts every page and count question read
-    report.seconds = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
-    return report
+def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallback | None = None,
+                      on_finding: Callable[[Finding], None] | None = None,
+                      on_result: Callable[[UnitResult], None] | None = None) -> Iterator[Statement]:
+    """Every statement the import of ``plan`` writes (links and class counts aside, which are
+    computed from the store afterwards), in order, streaming; the report fills in as it goes."""
+    report, minter, settings = plan.report, plan.minter, plan.settings
+    yield from ontology_quads()
+    with UnitProcessor(settings, jobs) as processor:
+        report.verification = processor.counts
+        for source_report in report.sources:
+            yield from source_quads(MappingContext(minter, source_report.name, settings.user_themes))
+            units = (unit for path in plan.groups[source_report.name]
+                     for unit in work_units(path, source_report.name, path.name, settings.lang))
+            for result in processor.run(units):
+                for finding in result.findings:
+                    report.findings.append(finding)
+                    source_report.errors += finding.level == "error"
+                    if on_finding is not None:
+                        on_finding(finding)
+                source_report.games += result.games
+                source_report.matches |= result.matches
+                source_report.positions |= result.positions
+                source_report.players |= result.players
+                report.quads += result.quads
+                if on_result is not None:
+                    on_result(result)
+                if result.batch is not None:
+                    yield result.batch
+                if progress is not None:
+                    progress(report)
+            yield from _meta_quads(minter, source_report, plan.started)
 
 
 def _require_some_records(quads: Iterator[Statement], report: ImportReport) -> Iterator[Statement] | None:

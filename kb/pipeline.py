@@ -21,7 +21,10 @@ from pathlib import Path
 import chess
 from pyoxigraph import Quad, RdfFormat, serialize
 
-from .analysis import analyse
+from .analysis import PositionAnalysis, analyse
+from .analysis.verify import MateVerifier, VerifyCounts
+from .analysis.verify_cache import VerificationCache
+from .class_counts import COUNTED_CLASSES
 from .exercises import ThemeAssessment, assess_themes, is_exercise
 from .findings import Finding
 from .iris import IriMinter
@@ -35,7 +38,7 @@ from .reading.pgn import Segment, parse_segment, split_segments
 from .reading.text import looks_binary, open_text, repair_findings
 from .records import GameRecord
 from .store.base import SerializedBatch
-from .vocab import CP, RDF
+from .vocab import CP, RDF, RDFS
 
 #: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
 UNIT_SIZE = 64
@@ -51,6 +54,10 @@ class PipelineSettings:
     user_themes: tuple[str, ...] = ()
     lang: str | None = None
     mine: bool = False
+    #: the verification cache's file (``kb.analysis.verify_cache``), None for one in memory only
+    verify_cache: str | None = None
+    #: also send back what links and class counts are computed from (``kb.convert``: no store to ask)
+    collect: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,13 @@ class UnitResult:
     matches: set[int] = field(default_factory=set)
     positions: set[int] = field(default_factory=set)
     players: set[str] = field(default_factory=set)
+    #: mate claims decided while processing the unit, for the importer's cache, and what it cost
+    verified: list[tuple[str, str]] = field(default_factory=list)
+    verify_counts: VerifyCounts = field(default_factory=VerifyCounts)
+    #: with ``collect``: members (64-bit digests) of each counted class, and the statements about
+    #: players and events the links are decided from (N-Triples)
+    members: dict[str, set[int]] = field(default_factory=dict)
+    evidence: bytes = b""
 
 
 def _digest64(text: str) -> int:
@@ -93,6 +107,23 @@ def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
 
 
 _RDF_TYPE, _MATCH, _POSITION, _PLAYER = RDF.type, CP.Match, CP.Position, CP.Player
+_COUNTED = {CP.term(name): name for name in COUNTED_CLASSES}
+_NAMING = frozenset(CP.term(name) for name in ("nameKey", "fideId", "eventName", "site", "eventYear")) | {
+    RDFS.label, RDF.type}
+_GAME_EVENT = frozenset((CP.hasEvent, CP.year))
+
+
+def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> None:
+    """What ``kb.linking`` and ``kb.class_counts`` read from a store, for ``convert`` to compute them
+    without one: class members as digests, and the naming statements of players and events."""
+    named = (base + "player/", base + "event/")
+    evidence = []
+    for quad in quads:
+        if quad.predicate == _RDF_TYPE and quad.object in _COUNTED:
+            result.members.setdefault(_COUNTED[quad.object], set()).add(_digest64(quad.subject.value))
+        if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and quad.subject.value.startswith(named)):
+            evidence.append(quad.triple)
+    result.evidence = serialize(evidence, format=RdfFormat.N_TRIPLES) if evidence else b""
 
 
 def default_jobs() -> int:
@@ -159,8 +190,13 @@ def _records(unit: WorkUnit, lang: str | None) -> Iterator[GameRecord | Finding]
             yield row_to_record(row, unit.file_name, unit.first_game + offset + 1, line)
 
 
-def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
-    """Read, analyse and map one unit. Never raises: every problem is a finding."""
+def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerifier | None = None) -> UnitResult:
+    """Read, analyse and map one unit. Never raises: every problem is a finding.
+
+    ``verifier`` decides mate claims (default: this worker process's, reading the settings' cache);
+    the claims it decided come back in ``verified`` for the importer to keep.
+    """
+    verifier = verifier if verifier is not None else _worker_verifier(settings)
     result = UnitResult()
     ctx = MappingContext(IriMinter(settings.base_iri), unit.source, settings.user_themes)
     quads = []
@@ -170,9 +206,9 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
             continue
         try:
             exercise = is_exercise(item, settings.user_themes)
-            analysis = analyse(item.start_board(), item.solution, exercise=exercise)
-            themes = assess_themes(item, analysis, settings.user_themes)
-            mined = _mine(item) if settings.mine and item.puzzle is None else ()
+            analysis = _MEMO.analyse(item.start_board(), item.solution, verifier, exercise=exercise)
+            themes = assess_themes(item, analysis, settings.user_themes, verifier=verifier)
+            mined = _mine(item, verifier) if settings.mine and item.puzzle is None else ()
             record = record_quads(item, analysis, ctx, mined, themes)
         except Exception as exc:  # a detector or mapping bug costs this game only
             result.findings.append(Finding(
@@ -183,10 +219,15 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings) -> UnitResult:
         result.findings.extend(_refuted_claims(item, themes))
         result.games += 1
     result.quads = len(quads)
+    result.verified = verifier.cache.take_new()
+    result.verify_counts = verifier.take_counts()
     _count_individuals(quads, result)
-    if quads:
+    if settings.collect:
+        collect_evidence(quads, result, settings.base_iri)
+    fresh = _SENT.fresh(quads)
+    if fresh:
         by_graph: dict[str, list] = {}
-        for quad in quads:
+        for quad in fresh:
             by_graph.setdefault(quad.graph_name.value, []).append(quad.triple)
         result.batch = SerializedBatch({graph: serialize(triples, format=RdfFormat.N_TRIPLES)
                                         for graph, triples in by_graph.items()})
@@ -202,18 +243,119 @@ def _refuted_claims(record: GameRecord, themes: ThemeAssessment) -> list[Finding
             for claim in themes.refuted]
 
 
-def _mine(record: GameRecord) -> list[MinedPosition]:
+#: Statements remembered per process (a few hundred bytes each) to drop repeats within an import.
+RECENT_QUADS = 100_000
+
+
+class RecentQuads:
+    """The statements this process sent for the current import, the last ``size`` of them: a copy of
+    a game (the same problem in two files, a collection copied with new tags) repeats most of its
+    statements in the same graph, and the store would only find them there already. Dropping them
+    before they are serialised changes nothing the store holds (one import is one write) and spares
+    their serialising, transfer and loading."""
+
+    def __init__(self, size: int = RECENT_QUADS) -> None:
+        self.size = size
+        self._seen: dict[Quad, None] = {}
+
+    def clear(self) -> None:
+        self._seen.clear()
+
+    def fresh(self, quads: list[Quad]) -> list[Quad]:
+        seen = self._seen
+        out = []
+        for quad in quads:
+            if quad in seen:
+                continue
+            seen[quad] = None
+            out.append(quad)
+        while len(seen) > self.size:
+            seen.pop(next(iter(seen)))
+        return out
+
+
+#: Analyses remembered per process (a few KB each): the copies of a collection must fall within it.
+MEMO_SIZE = 4096
+
+
+class AnalysisMemo:
+    """The analyses of the last positions seen, so a copy of a position and line (the same problem in
+    two collections, or a collection imported twice in one run) is analysed once.
+
+    ``analyse`` is a function of the board (its move stack included: detectors look at the setup
+    move), the solution and the verifier's settings, so an equal key gives an equal answer; each
+    caller gets its own copy to map. A mate claim answered here counts as answered by the cache.
+    """
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self.size = size
+        self._entries: dict[tuple, PositionAnalysis] = {}
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def analyse(self, board: chess.Board, solution: list[chess.Move], verifier: MateVerifier, *,
+                exercise: bool = True) -> PositionAnalysis:
+        root = board.root().fen() if board.move_stack else ""
+        key = (root, tuple(m.uci() for m in board.move_stack), board.fen(), tuple(m.uci() for m in solution),
+               verifier.use_engine, exercise)
+        found = self._entries.get(key)
+        if found is None:
+            found = analyse(board, solution, verifier=verifier, exercise=exercise)
+            if len(self._entries) >= self.size:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[key] = found
+        elif "mateVerification" in found.facts and "mateIn" in found.facts:
+            verifier.counts.cached += 1
+        return PositionAnalysis(facts=dict(found.facts), classes=list(found.classes))
+
+
+_MEMO = AnalysisMemo()
+_SENT = RecentQuads()
+
+
+def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
     """Exercises the engine finds in the game, each with its own analysis (one engine per process)."""
-    return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution)))
+    return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
             for exercise in mine_game(shared_engine(), record.start_board(), record.solution)]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None
+_WORKER_VERIFIER: MateVerifier | None = None
+
+
+def _worker_verifier(settings: PipelineSettings) -> MateVerifier:
+    """This worker's verifier: its own memory of claims in front of the importer's cache file, which
+    it only reads (the importer's process writes what the workers send back)."""
+    global _WORKER_VERIFIER
+    if _WORKER_VERIFIER is None:
+        path = Path(settings.verify_cache) if settings.verify_cache else None
+        _WORKER_VERIFIER = MateVerifier(VerificationCache(path, writer=False))
+    return _WORKER_VERIFIER
 
 
 def _init_worker(settings: PipelineSettings) -> None:
-    global _WORKER_SETTINGS
+    global _WORKER_SETTINGS, _WORKER_VERIFIER
     _WORKER_SETTINGS = settings
+    _WORKER_VERIFIER = None
+    _MEMO.clear()
+    _SENT.clear()
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask the kernel to stop this worker when the importer's process ends, however it ends
+    (SIGKILL included): an orphaned worker would go on analysing, and its engine with it."""
+    if not os.path.exists("/proc/self"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _work(unit: WorkUnit) -> UnitResult:
@@ -222,14 +364,25 @@ def _work(unit: WorkUnit) -> UnitResult:
 
 
 class UnitProcessor:
-    """Runs units in order, in-process (``jobs`` = 1) or in a pool of worker processes."""
+    """Runs units in order, in-process (``jobs`` = 1) or in a pool of worker processes.
+
+    It owns the verification cache: the claims each unit decided are saved as its result arrives,
+    so later units (in any worker), later sources and later imports find them; ``counts`` adds up
+    what deciding them cost.
+    """
 
     def __init__(self, settings: PipelineSettings, jobs: int = 1) -> None:
         self.settings = settings
         self.jobs = max(1, jobs)
         self._pool = None
+        path = Path(settings.verify_cache) if settings.verify_cache else None
+        self.cache = VerificationCache(path, writer=True)
+        self.counts = VerifyCounts()
+        self._verifier = MateVerifier(self.cache)
 
     def __enter__(self) -> UnitProcessor:
+        _MEMO.clear()  # each import decides its own claims (its cache file may be another)
+        _SENT.clear()  # and sends all of its own statements
         if self.jobs > 1:
             context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings,))
@@ -237,6 +390,7 @@ class UnitProcessor:
 
     def __exit__(self, *exc_info) -> None:
         close_shared_engine()  # in-process engine (jobs = 1); workers' engines end with the workers
+        self.cache.close()
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()
@@ -245,13 +399,18 @@ class UnitProcessor:
     def run(self, units: Iterable[WorkUnit]) -> Iterator[UnitResult]:
         if self._pool is None:
             for unit in units:
-                yield process_unit(unit, self.settings)
+                yield self._kept(process_unit(unit, self.settings, self._verifier))
             return
         pending: deque = deque()
         limit = self.jobs * IN_FLIGHT_PER_JOB
         for unit in units:
             pending.append(self._pool.apply_async(_work, (unit,)))
             if len(pending) >= limit:
-                yield pending.popleft().get()
+                yield self._kept(pending.popleft().get())
         while pending:
-            yield pending.popleft().get()
+            yield self._kept(pending.popleft().get())
+
+    def _kept(self, result: UnitResult) -> UnitResult:
+        self.cache.save(result.verified)
+        self.counts.add(result.verify_counts)
+        return result

@@ -16,7 +16,7 @@ from .detectors import detect
 from .line import Line
 from .phase import PHASE_CLASS
 from .solution import solution_facts
-from .verify import verify_mate
+from .verify import MateVerifier, default_verifier
 
 FactValue = bool | int | str
 
@@ -34,11 +34,12 @@ EXERCISE_ONLY_FACTS = ("solverMoves", "mateIn", "mateVerification")
 
 
 def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool = True,
-            exercise: bool = True) -> PositionAnalysis:
+            exercise: bool = True, verifier: MateVerifier | None = None) -> PositionAnalysis:
     """Board facts of ``board``, what replaying ``solution`` shows, and the detected theme classes.
 
     A mate claim is checked (``kb.analysis.verify``): by search up to mate in two, by the engine
-    beyond when one is installed and ``use_engine``; the status is stored, never guessed.
+    beyond when one is installed and ``use_engine``; the status is stored, never guessed. ``verifier``
+    (the importer's, with its cache and counts) decides the claim; by default this process's own.
     With ``exercise`` false (an ordinary game from its start, ``kb.exercises``) the moves are
     replayed for their facts (SAN, how the game ended) but nothing is detected or claimed: the
     game is not the solution of its start position. An exercise's last class is always its one
@@ -55,7 +56,8 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
     if solution and facts.get("solutionLegal"):
         mate_in = facts.get("mateIn")
         if isinstance(mate_in, int):
-            facts["mateVerification"] = verify_mate(board, mate_in, solution[0], use_engine)
+            checker = verifier if verifier is not None else default_verifier(use_engine)
+            facts["mateVerification"] = checker.verify(board, mate_in, solution[0])
         classes += [name for name in detect(Line(board, solution)) if name not in classes]
     classes.append(PHASE_CLASS[str(facts["gamePhase"])])  # exactly one phase class per position
     return PositionAnalysis(facts=facts, classes=classes)

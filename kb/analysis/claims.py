@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import chess
 
 from ..themes import MATE_IN_CLASSES
-from .verify import verify_mate
+from .verify import MateVerifier, default_verifier
 
 #: Class -> the number of moves it promises (``OtherMate``: more than five, number unknown).
 MATE_CLASS_MOVES: dict[str, int] = {name: moves for moves, name in MATE_IN_CLASSES.items()}
@@ -42,7 +42,7 @@ class ClaimCheck:
 
 
 def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None,
-                     facts: dict, *, use_engine: bool = True) -> ClaimCheck:
+                     facts: dict, *, use_engine: bool = True, verifier: MateVerifier | None = None) -> ClaimCheck:
     """Check "the side to move mates in ``moves``" on ``board``.
 
     When the analysis already verified the same length from the same line, its status is reused
@@ -53,4 +53,5 @@ def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str,
     if facts.get("mateIn") == moves and "mateVerification" in facts:
         return ClaimCheck(theme, moves, str(facts["mateVerification"]))
     first = solution[0] if solution else None
-    return ClaimCheck(theme, moves, verify_mate(board, moves, first, use_engine))
+    checker = verifier if verifier is not None else default_verifier(use_engine)
+    return ClaimCheck(theme, moves, checker.verify(board, moves, first))

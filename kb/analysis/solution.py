@@ -41,8 +41,7 @@ def solution_facts(board: chess.Board, solution: list[chess.Move]) -> SolutionRe
         if not replay.is_legal(move):
             legal = False
             break
-        sans.append(replay.san(move))
-        replay.push(move)
+        sans.append(replay.san_and_push(move))  # one push per ply (``san`` would push, pop, push again)
     result.facts["solutionUci"] = " ".join(m.uci() for m in solution)
     result.facts["solutionLegal"] = legal
     if sans:
@@ -51,7 +50,8 @@ def solution_facts(board: chess.Board, solution: list[chess.Move]) -> SolutionRe
         return result
     solver_moves = (len(solution) + 1) // 2
     result.facts["solverMoves"] = solver_moves
-    state = final_state(replay)
+    # the SAN of the last move already tells a mate ("#" is python-chess's is_checkmate): no second test
+    state = "checkmate" if sans[-1].endswith("#") else final_state(replay)
     result.facts["solutionEnd"] = state
     solver_mated = state == "checkmate" and len(solution) % 2 == 1
     if solver_mated:

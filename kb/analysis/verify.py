@@ -11,10 +11,15 @@ Status values stored as ``cp:mateVerification``:
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import chess
 import chess.engine
 
 from .engine import EngineMissing, engine_path, shared_engine
+from .verify_cache import VerificationCache, claim_key
 
 SEARCH_LIMIT = 2
 #: The engine's budget per claim, in nodes, not seconds: with one thread and a cleared hash table a
@@ -52,22 +57,87 @@ def _defence_loses(board: chess.Board, defence: chess.Move, moves: int) -> bool:
         board.pop()
 
 
-def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = None,
-                use_engine: bool = True) -> str:
-    """The verification status of the claim "the side to move mates in ``mate_in``"."""
-    if mate_in <= SEARCH_LIMIT:
-        found = forced_mate_within(board.copy(stack=False), mate_in, first)
-        return "verified-search" if found else "refuted-search"
-    if not use_engine or engine_path() is None:
-        return "unverified"
+def engine_decider(path: str) -> str:
+    """Who decides long claims, as the cache keys them: the engine file (path, size, modification
+    time: a new build decides again) and the node budget. Read without starting the engine."""
     try:
-        engine = shared_engine()
+        stat = os.stat(path)
+        return f"engine:{os.path.realpath(path)}:{stat.st_size}:{stat.st_mtime_ns}:{ENGINE_NODES}"
+    except OSError:
+        return f"engine:{path}:{ENGINE_NODES}"
+
+
+@dataclass
+class VerifyCounts:
+    """What deciding the claims cost: proofs by the built-in search, engine searches, cache answers."""
+
+    searched: int = 0
+    engine: int = 0
+    cached: int = 0
+
+    def add(self, other: VerifyCounts) -> None:
+        self.searched += other.searched
+        self.engine += other.engine
+        self.cached += other.cached
+
+
+class MateVerifier:
+    """Decides mate claims, each once: the cache first, then the search or the engine.
+
+    ``engine`` gives this process's engine (started on first use; ``shared_engine`` by default, which
+    the importer's workers each start for themselves and stop when they end).
+    """
+
+    def __init__(self, cache: VerificationCache | None = None, *, use_engine: bool = True,
+                 engine: Callable[[], chess.engine.SimpleEngine] = shared_engine) -> None:
+        self.cache = cache if cache is not None else VerificationCache(None)
+        self.use_engine = use_engine
+        self.engine = engine
+        self.counts = VerifyCounts()
+
+    def take_counts(self) -> VerifyCounts:
+        """The counts since the last call (each work unit reports its own)."""
+        counts, self.counts = self.counts, VerifyCounts()
+        return counts
+
+    def verify(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> str:
+        """The verification status of the claim "the side to move mates in ``mate_in``"."""
+        if mate_in <= SEARCH_LIMIT:
+            decider = "search"
+        else:
+            path = engine_path() if self.use_engine else None
+            if path is None:
+                return "unverified"
+            decider = engine_decider(path)
+        key = claim_key(board, mate_in, decider)
+        status = self.cache.get(key)
+        if status is not None:
+            self.counts.cached += 1
+            return status
+        if decider == "search":
+            self.counts.searched += 1
+            found = forced_mate_within(board.copy(stack=False), mate_in, first)
+            status = "verified-search" if found else "refuted-search"
+        else:
+            self.counts.engine += 1
+            status = _engine_status(self.engine, board, mate_in)
+        if status != "unverified":
+            self.cache.put(key, status)
+        return status
+
+
+def _engine_status(engine: Callable[[], chess.engine.SimpleEngine], board: chess.Board, mate_in: int) -> str:
+    """The engine's answer: ``go mate N`` with a node budget, which only runs out when no mate is
+    found (a true claim stops the search at the first proven mate, typically after a few thousand
+    nodes); a refutation needs the search to have gone well past the claimed length."""
+    try:
+        uci = engine()
     except EngineMissing:
         return "unverified"
     try:
         # a new ``game`` per claim makes python-chess send ucinewgame: nothing carries over between claims
-        info = engine.analyse(board.copy(stack=False), chess.engine.Limit(mate=mate_in, nodes=ENGINE_NODES),
-                              game=object())
+        info = uci.analyse(board.copy(stack=False), chess.engine.Limit(mate=mate_in, nodes=ENGINE_NODES),
+                           game=object())
     except chess.engine.EngineError:
         return "unverified"
     mate = info["score"].pov(board.turn).mate()
@@ -75,3 +145,19 @@ def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = Non
         return "verified-engine"
     # no mate found: a refutation only if the engine searched well past the claimed length in time
     return "refuted-engine" if info.get("depth", 0) >= 2 * mate_in + 4 else "unverified"
+
+
+_DEFAULT_VERIFIERS: dict[bool, MateVerifier] = {}
+
+
+def default_verifier(use_engine: bool = True) -> MateVerifier:
+    """This process's verifier when the caller brings none (``classify``, tests): cache in memory."""
+    if use_engine not in _DEFAULT_VERIFIERS:
+        _DEFAULT_VERIFIERS[use_engine] = MateVerifier(use_engine=use_engine)
+    return _DEFAULT_VERIFIERS[use_engine]
+
+
+def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = None,
+                use_engine: bool = True) -> str:
+    """The verification status of the claim "the side to move mates in ``mate_in``"."""
+    return default_verifier(use_engine).verify(board, mate_in, first)

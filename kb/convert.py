@@ -1,0 +1,122 @@
+"""``chesskb convert``: what an import would load, written as N-Quads for a SPARQL server's own bulk loader.
+
+Loading through SPARQL Update or the Graph Store Protocol writes every statement several times
+(staging graph, its real graph, the merge); a server's offline loader (``oxigraph load``, Jena's
+``tdb2.tdbloader``, QLever's index builder, Virtuoso's ``ld_dir``) writes each once and runs in
+parallel. So ``convert`` runs the importer's pipeline (reading, analysis, mapping, in parallel
+workers, streaming) and writes its statements to a file instead of a store, in the store's layout:
+
+* every statement in its named graph (the source's graph, its inferred graph, the ontology, meta),
+  and again as a triple of the default graph, which holds the merge (``kb.store.embedded``);
+* the links graph and the class counts graph, which an import computes from the store afterwards:
+  here from what the workers send back (``PipelineSettings.collect``), with the same code
+  (``kb.linking``, ``kb.class_counts``) over an in-memory store of the players' and events' names.
+
+The file is written under a temporary name and renamed when complete: a failed or interrupted
+conversion leaves no half file under the requested name. ``.gz`` output is gzip (level 1: the file
+is very repetitive, and faster compression keeps the writer off the critical path).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+from pyoxigraph import Quad, RdfFormat, serialize
+from pyoxigraph import Store as MemoryStore
+
+from .class_counts import count_quads
+from .findings import Finding
+from .importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
+from .linking import compute_event_links, compute_links, events_in, link_quads, players_in
+from .pipeline import UnitResult, collect_evidence
+from .store.base import SerializedBatch, Term
+from .vocab import PREFIXES
+
+
+class _Evidence:
+    """What links and counts are computed from, gathered while the statements stream past."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.names = MemoryStore()
+        self.members: dict[str, set[int]] = {}
+
+    def add(self, result: UnitResult) -> None:
+        for name, digests in result.members.items():
+            self.members.setdefault(name, set()).update(digests)
+        if result.evidence:
+            self.names.bulk_load(result.evidence, format=RdfFormat.N_TRIPLES)
+
+    def add_quads(self, quads: Iterable[Quad]) -> None:
+        holder = UnitResult()
+        collect_evidence(quads, holder, self.base)
+        self.add(holder)
+
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None):
+        """The one ``Store`` method ``kb.linking`` calls."""
+        return self.names.query(sparql, prefixes=PREFIXES)
+
+
+def _write_quads(handle: BinaryIO, quads: list[Quad]) -> None:
+    """``quads`` in their graphs and their triples in the default graph (the merge)."""
+    if quads:
+        handle.write(serialize(quads, format=RdfFormat.N_QUADS))
+        handle.write(serialize([q.triple for q in quads], format=RdfFormat.N_TRIPLES))
+
+
+def _write_batch(handle: BinaryIO, batch: SerializedBatch) -> None:
+    for graph, data in batch.graphs.items():
+        # N-Triples escapes line breaks inside literals, so " .\n" only ever ends a statement
+        handle.write(data.replace(b" .\n", b" <" + graph.encode() + b"> .\n"))
+        handle.write(data)  # the same triples in the default graph
+
+
+def _open_output(path: Path, gzipped: bool) -> BinaryIO:
+    if gzipped:
+        return gzip.open(path, "wb", compresslevel=1)  # type: ignore[return-value]
+    return path.open("wb")
+
+
+def convert_files(paths: list[str | Path], output: str | Path, *, source: str | None = None,
+                  themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
+                  jobs: int = 1, progress: ProgressCallback | None = None,
+                  on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
+    """Write to ``output`` (N-Quads, gzip when it ends in ``.gz``) what importing ``paths`` into an
+    empty store would hold; returns the import's report. Raises ``ImportError_`` on usage errors;
+    when not one game is readable, nothing is written."""
+    output = Path(output)
+    plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, collect=True)
+    report, minter = plan.report, plan.minter
+    evidence = _Evidence(minter.base)
+    statements = _require_some_records(import_statements(plan, jobs, progress, on_finding, evidence.add), report)
+    if statements is None:
+        return report
+    partial = output.with_name(output.name + ".partial")
+    try:
+        with _open_output(partial, output.name.endswith(".gz")) as handle:
+            single: list[Quad] = []
+            for item in statements:
+                if isinstance(item, SerializedBatch):
+                    _write_batch(handle, item)
+                    continue
+                single.append(item)
+                if len(single) >= 10_000:
+                    evidence.add_quads(single)
+                    _write_quads(handle, single)
+                    single = []
+            evidence.add_quads(single)
+            _write_quads(handle, single)
+            links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))  # type: ignore[arg-type]
+            _write_quads(handle, link_quads(links, minter.links_graph))
+            counts = {name: len(digests) for name, digests in evidence.members.items()}
+            _write_quads(handle, count_quads(counts, minter.counts_graph))
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)
+    report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
+    return report

@@ -1,0 +1,49 @@
+"""``chesskb convert FILES -o OUT.nq.gz``: an import written as N-Quads, for a server's bulk loader.
+
+See ``kb.convert`` for what the file holds, and docs/remote-stores.md for loading it into Oxigraph,
+Jena TDB2, QLever or Virtuoso and pointing ``chesskb`` at the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kb.convert import convert_files
+from kb.findings import Finding
+from kb.importer import ImportError_
+from kb.pipeline import default_jobs
+
+
+@click.command("convert")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The N-Quads file to write (gzip when it ends in .gz, e.g. kb.nq.gz).")
+@click.option("--source", default=None, help="Source name (named graph); default: each file's stem.")
+@click.option("--theme", "themes", multiple=True, metavar="CLASS",
+              help="Assert this theme class for every position of the files (repeatable).")
+@click.option("--lang", default=None, metavar="CODE",
+              help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for reading and analysis (default: the machine's cores).")
+@click.pass_context
+def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: str | None,
+            themes: tuple[str, ...], lang: str | None, jobs: int | None) -> None:
+    """Write what `import` would load (analysis included) as N-Quads for a SPARQL server's bulk loader."""
+    base_iri = ctx.obj.base_iri if ctx.obj is not None else None
+
+    def on_finding(finding: Finding) -> None:
+        click.echo(str(finding), err=True)
+
+    try:
+        report = convert_files(list(files), output, source=source, themes=themes, base_iri=base_iri, lang=lang,
+                               jobs=jobs or default_jobs(), on_finding=on_finding)
+    except ImportError_ as exc:
+        raise click.UsageError(str(exc)) from None
+    if report.games == 0:
+        raise click.ClickException(f"nothing converted: no readable game in {len(files)} file(s); "
+                                   f"{report.errors} error(s); {output} was not written")
+    names = ", ".join(s.name for s in report.sources)
+    click.echo(f"converted {report.games} games of {names} ({report.errors} skipped with errors, "
+               f"{report.seconds:.1f} s) -> {output}")
