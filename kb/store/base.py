@@ -108,10 +108,11 @@ class Store(Protocol):
         import = one call = one switch: data, links and counts become visible together)."""
         ...
 
-    def writing(self) -> AbstractContextManager[None]:
+    def writing(self, wait: float = -1) -> AbstractContextManager[None]:
         """Hold the store's write lock across several steps (read, then write what was read);
-        ``replace_graphs`` inside it does not wait for itself. Raises ``StoreBusy`` when another
-        writer holds it."""
+        ``replace_graphs`` inside it does not wait for itself. Another thread of this process that
+        holds it is waited for up to ``wait`` seconds (-1: as long as it takes); then, or when
+        another process holds it, ``StoreBusy``."""
         ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:

@@ -22,7 +22,7 @@ import queue
 import shutil
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
@@ -108,7 +108,7 @@ class EmbeddedStore:
 
     # --- writing --------------------------------------------------------------------------
 
-    def writing(self, wait: float = 0.0) -> Iterator[None]:
+    def writing(self, wait: float = -1) -> AbstractContextManager[None]:
         """Hold the write lock (see ``Store.writing``); ``wait`` is how many seconds to wait for
         another thread of this process that holds it (-1: as long as it takes). Another *process*
         holding it is refused at once (``StoreBusy``)."""
