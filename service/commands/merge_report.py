@@ -18,6 +18,7 @@ from pyoxigraph import NamedNode
 
 from kb.linking import compute_event_links, compute_links, events_in, players_in
 from kb.store.base import Store
+from kb.terminal import printable
 
 # Statements about a game that differ between sources for bookkeeping reasons, not disagreement.
 _NOT_CONFLICTS = {"http://purl.org/dc/terms/source", "http://www.w3.org/2000/01/rdf-schema#label",
@@ -108,21 +109,21 @@ def command(obj, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(report, ensure_ascii=False, indent=1))
         return
-    click.echo(f"Games found more than once: {len(report['games'])}")
+    click.echo(printable(f"Games found more than once: {len(report['games'])}"))
     for game in report["games"]:
-        click.echo(f"  {game['label'] or game['iri']} ({game['reason']})")
+        click.echo(printable(f"  {game['label'] or game['iri']} ({game['reason']})"))
         for entry in game["found_in"]:
-            click.echo(f"    in {entry['source']}: {entry['record']}")
+            click.echo(printable(f"    in {entry['source']}: {entry['record']}"))
         for prop, values in game["conflicts"].items():
             shown = "; ".join(f"{value!r} ({', '.join(sources)})" for value, sources in values.items())
-            click.echo(f"    sources disagree on {prop}: {shown}")
-    click.echo(f"Players met under several names: {len(report['players'])}")
+            click.echo(printable(f"    sources disagree on {prop}: {shown}"))
+    click.echo(printable(f"Players met under several names: {len(report['players'])}"))
     for player in report["players"]:
         names = "; ".join(f"{name!r} ({', '.join(sources)})" for name, sources in player["names"].items())
-        click.echo(f"  {player['iri']}: {names} — {player['reason']}")
-    click.echo(f"Events shared by sources: {len(report['events'])}")
+        click.echo(printable(f"  {player['iri']}: {names} — {player['reason']}"))
+    click.echo(printable(f"Events shared by sources: {len(report['events'])}"))
     for event in report["events"]:
-        click.echo(f"  {event['label'] or event['iri']}: {', '.join(event['sources'])}")
-    click.echo(f"Links between players and between events: {len(report['links'])}")
+        click.echo(printable(f"  {event['label'] or event['iri']}: {', '.join(event['sources'])}"))
+    click.echo(printable(f"Links between players and between events: {len(report['links'])}"))
     for link in report["links"]:
-        click.echo(f"  {link['kind']}: {link['a']} ~ {link['b']} ({link['reason']})")
+        click.echo(printable(f"  {link['kind']}: {link['a']} ~ {link['b']} ({link['reason']})"))
