@@ -4,7 +4,7 @@ Counting the members of every class means walking every ``rdf:type`` statement: 
 each on Oxigraph, so over a second at a million positions (five or six types each, the inferred
 superclasses included). The theme tree page, the home page and the ``class-hierarchy-counts``
 question all ask for these numbers, and the knowledge base only changes by imports and removals.
-So the importer counts after every write and keeps the numbers in a graph of their own
+So every import and removal counts inside its write and keeps the numbers in a graph of their own
 (``graph/_counts``), as ``cp:memberCount`` annotations on the classes; readers look them up.
 
 The counts are over the default graph, the merge of all sources: a position two sources share
@@ -16,7 +16,7 @@ from __future__ import annotations
 from pyoxigraph import Literal, NamedNode, Quad
 
 from .iris import IriMinter
-from .store.base import Store
+from .store.base import Derive, Replacement, Store
 from .themes import THEME_CLASSES
 from .vocab import CP, CP_IRI, XSD
 
@@ -44,16 +44,23 @@ def count_quads(counts: dict[str, int], graph: NamedNode) -> list[Quad]:
             for name, n in sorted(counts.items())]
 
 
-def refresh_class_counts(store: Store, base_iri: str | None = None) -> dict[str, int]:
-    """Recount and rewrite the counts graph when the numbers changed."""
+def derive_class_counts(base_iri: str | None = None) -> Derive:
+    """The recount as a ``derive`` step of a write: the counts graph is rewritten, when the numbers
+    changed, in the same atomic step as the data they count (never a generation in between)."""
     graph = IriMinter(base_iri).counts_graph
-    counts = count_members(store)
-    quads = count_quads(counts, graph)
-    wanted = {(q.subject.value, q.object.value) for q in quads}
-    present = {(q.subject.value, q.object.value) for q in store.quads([graph])}
-    if wanted != present:
-        store.replace_graphs([graph], quads)
-    return counts
+
+    def recount(view: Store) -> Replacement | None:
+        quads = count_quads(count_members(view), graph)
+        wanted = {(q.subject.value, q.object.value) for q in quads}
+        present = {(q.subject.value, q.object.value) for q in view.quads([graph])}
+        return Replacement([graph], quads) if wanted != present else None
+
+    return recount
+
+
+def refresh_class_counts(store: Store, base_iri: str | None = None) -> None:
+    """Recount a store on its own (one write; imports and removals recount inside their write)."""
+    store.replace_graphs([], [], derive=[derive_class_counts(base_iri)])
 
 
 def stored_counts(store: Store) -> dict[str, int] | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from .terminal import printable
+
 Level = Literal["error", "warning", "info"]
 
 
@@ -46,8 +48,9 @@ class Finding:
         return ": ".join(parts)
 
     def __str__(self) -> str:
+        """One line for a terminal: text quoted from the data cannot act on it (``kb.terminal``)."""
         where = self.where()
-        return f"{where}: {self.message}" if where else self.message
+        return printable(f"{where}: {self.message}" if where else self.message)
 
     def to_dict(self) -> dict[str, Any]:
         return {key: value for key, value in asdict(self).items() if value is not None}

@@ -20,8 +20,8 @@ from .analysis import PositionAnalysis, analyse
 from .analysis.verify import VerifyCounts
 from .analysis.verify_cache import cache_location
 from .findings import Finding
-from .class_counts import refresh_class_counts
-from .linking import refresh_links
+from .class_counts import derive_class_counts
+from .linking import derive_links
 from .iris import IriMinter
 from .mapping import MappingContext, source_quads
 from .mining import engine_path
@@ -29,7 +29,7 @@ from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from .pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
 from .records import GameRecord
 from .store import Store
-from .store.base import Statement
+from .store.base import Derive, Replacement, Statement
 from .themes import THEME_CLASSES
 from .vocab import CP, DCTERMS, RDF, XSD
 
@@ -117,24 +117,50 @@ def analyse_record(record: GameRecord) -> PositionAnalysis | Finding:
 def import_files(store: Store, paths: list[str | Path], *, source: str | None = None,
                  themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
                  jobs: int = 1, mine: bool = False, progress: ProgressCallback | None = None,
-                 on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
+                 on_finding: Callable[[Finding], None] | None = None, append: bool = False,
+                 strict: bool = False) -> ImportReport:
     """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors.
 
     With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
     this process only loads what they return (``kb.pipeline``). ``mine`` runs the engine over every
     game for exercises (``kb.mining``); without an engine it raises ``ImportError_`` before reading.
+
+    ``append`` adds the files' games to their source instead of replacing it: nothing the source
+    holds is dropped or rewritten (a lichess source keeps its popularity, game URLs and the course
+    exercises that point at it), the new games are numbered after its last one, and its description
+    lists the new file too, with counts recounted over the whole source. ``strict`` makes any error
+    finding abort the write (``ImportError_``; the store is unchanged), for callers that promise
+    "all or nothing" (the authoring page).
     """
+    if append:
+        with store.writing():  # the source's last game number stays the last until this write is in
+            return _import_files(store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding,
+                                 append, strict)
+    return _import_files(store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding,
+                         append, strict)
+
+
+def _import_files(store: Store, paths: list[str | Path], source: str | None, themes: Iterable[str],
+                  base_iri: str | None, lang: str | None, jobs: int, mine: bool,
+                  progress: ProgressCallback | None, on_finding: Callable[[Finding], None] | None,
+                  append: bool, strict: bool) -> ImportReport:
     plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, mine=mine,
                        store_location=store.location)
     report, minter = plan.report, plan.minter
-    quads = _require_some_records(import_statements(plan, jobs, progress, on_finding), report)
+    if append:
+        plan.first_game = {s.name: last_game_number(store, minter, s.name) for s in report.sources}
+    statements = import_statements(plan, jobs, progress, on_finding, strict=strict, describe_sources=not append)
+    quads = _require_some_records(statements, report)
     if quads is None:
         return report
+    describe = [_describe_appended(minter, s, plan.started) for s in report.sources] if append else []
     remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
-    store.replace_graphs(remove + [ONTOLOGY_GRAPH], quads,
-                         remove_subjects=[(minter.source(s.name), minter.meta_graph) for s in report.sources])
-    refresh_links(store, minter.base)  # a second, small write: players of the new source may link to others
-    refresh_class_counts(store, minter.base)  # and the class counts every page and count question read
+    # One write, one switch: the data, the source descriptions, the links between players and the
+    # class counts are computed from the new state and published together.
+    store.replace_graphs([ONTOLOGY_GRAPH] + ([] if append else remove), quads,
+                         remove_subjects=[] if append else [(minter.source(s.name), minter.meta_graph)
+                                                            for s in report.sources],
+                         derive=describe + derived_graphs(minter.base))
     report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
     return report
 
@@ -148,6 +174,8 @@ class ImportPlan:
     report: ImportReport
     settings: PipelineSettings
     started: dt.datetime
+    #: Per source, the game number the new games are numbered after (appending; 0 otherwise).
+    first_game: dict[str, int] = field(default_factory=dict)
 
 
 def plan_import(paths: Iterable[str | Path], *, source: str | None = None, themes: Iterable[str] = (),
@@ -181,9 +209,13 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
 
 def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallback | None = None,
                       on_finding: Callable[[Finding], None] | None = None,
-                      on_result: Callable[[UnitResult], None] | None = None) -> Iterator[Statement]:
+                      on_result: Callable[[UnitResult], None] | None = None, *, strict: bool = False,
+                      describe_sources: bool = True) -> Iterator[Statement]:
     """Every statement the import of ``plan`` writes (links and class counts aside, which are
-    computed from the store afterwards), in order, streaming; the report fills in as it goes."""
+    computed from the store afterwards), in order, streaming; the report fills in as it goes.
+
+    ``strict``: the first error finding raises ``ImportError_`` (nothing is written). Without
+    ``describe_sources`` the sources' descriptions are left out (appending derives them from the store)."""
     report, minter, settings = plan.report, plan.minter, plan.settings
     yield from ontology_quads()
     with UnitProcessor(settings, jobs) as processor:
@@ -191,13 +223,16 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
         for source_report in report.sources:
             yield from source_quads(MappingContext(minter, source_report.name, settings.user_themes))
             units = (unit for path in plan.groups[source_report.name]
-                     for unit in work_units(path, source_report.name, path.name, settings.lang))
+                     for unit in work_units(path, source_report.name, path.name, settings.lang,
+                                            first_game=plan.first_game.get(source_report.name, 0)))
             for result in processor.run(units):
                 for finding in result.findings:
                     report.findings.append(finding)
                     source_report.errors += finding.level == "error"
                     if on_finding is not None:
                         on_finding(finding)
+                    if strict and finding.level == "error":
+                        raise ImportError_(f"{finding}; nothing was saved")
                 source_report.games += result.games
                 source_report.matches |= result.matches
                 source_report.positions |= result.positions
@@ -209,7 +244,9 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
                     yield result.batch
                 if progress is not None:
                     progress(report)
-            yield from _meta_quads(minter, source_report, plan.started)
+            if describe_sources:
+                yield from _meta_quads(minter, source_report.name, source_report.checksum, source_report.files,
+                                       _counts(source_report), plan.started)
 
 
 def _require_some_records(quads: Iterator[Statement], report: ImportReport) -> Iterator[Statement] | None:
@@ -234,21 +271,71 @@ def _require_some_records(quads: Iterator[Statement], report: ImportReport) -> I
     return chained()
 
 
-def _meta_quads(minter: IriMinter, source: SourceReport, started: dt.datetime) -> Iterator[Quad]:
+def derived_graphs(base_iri: str | None) -> list[Derive]:
+    """What every write recomputes from the knowledge base it leaves: links, then class counts."""
+    return [derive_links(base_iri), derive_class_counts(base_iri)]
+
+
+def _counts(source: SourceReport) -> tuple[int, int, int]:
+    return len(source.matches), len(source.positions), len(source.players)
+
+
+def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str], counts: tuple[int, int, int],
+                started: dt.datetime) -> Iterator[Quad]:
     """Import time, checksum and files of a source, in the meta graph (not part of its content,
     so re-importing an unchanged file yields the same quads in the source's own graphs)."""
-    subject = minter.source(source.name)
+    subject = minter.source(name)
     graph = minter.meta_graph
     yield Quad(subject, RDF.type, CP.Source, graph)
-    yield Quad(subject, CP.sourceName, Literal(source.name), graph)
-    yield Quad(subject, CP.checksum, Literal(source.checksum), graph)
+    yield Quad(subject, CP.sourceName, Literal(name), graph)
+    yield Quad(subject, CP.checksum, Literal(checksum), graph)
     imported_at = Literal(started.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
     yield Quad(subject, CP.importedAt, imported_at, graph)
-    for file in source.files:
+    for file in files:
         yield Quad(subject, DCTERMS.source, Literal(Path(file).name), graph)
-    for prop, count in (("gameCount", source.matches), ("positionCount", source.positions),
-                        ("playerCount", source.players)):
-        yield Quad(subject, CP.term(prop), Literal(str(len(count)), datatype=XSD.integer), graph)
+    for prop, count in zip(("gameCount", "positionCount", "playerCount"), counts, strict=True):
+        yield Quad(subject, CP.term(prop), Literal(str(count), datatype=XSD.integer), graph)
+
+
+def last_game_number(store: Store, minter: IriMinter, name: str) -> int:
+    """The highest game number among a source's records (0 for a new source): appended games
+    are numbered after it, so their source records never reuse an existing record's IRI."""
+    rows = store.query(f"SELECT (MAX(?n) AS ?last) WHERE {{ GRAPH {minter.source_graph(name)} "
+                       f"{{ ?record cp:inSource {minter.source(name)} ; cp:gameNumber ?n }} }}")
+    last = next(iter(rows))["last"]
+    return int(last.value) if last is not None else 0
+
+
+def source_counts(store: Store, minter: IriMinter, name: str) -> tuple[int, int, int]:
+    """Games, positions and players of a source as the store holds them: the individuals the
+    pipeline counts for a source (``kb.pipeline._count_individuals``), over its two graphs."""
+    graphs = f"VALUES ?g {{ {minter.source_graph(name)} {minter.inferred_graph(name)} }}"
+    counts = []
+    for cls, extra in (("Match", ""), ("Position", ""),
+                       ("Player", 'FILTER(!STRSTARTS(STRAFTER(STR(?x), "/player/"), "unknown-"))')):
+        rows = store.query(f"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:{cls} }} "
+                           f"{extra} }}")
+        counts.append(int(next(iter(rows))["n"].value))
+    return counts[0], counts[1], counts[2]
+
+
+def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.datetime) -> Derive:
+    """The description of a source that files were appended to, from the store as the write leaves
+    it: its earlier files and checksums, the new ones, and counts over the whole source."""
+
+    def describe(view: Store) -> Replacement:
+        subject, graph = minter.source(report.name), minter.meta_graph
+        files = sorted({row["f"].value for row in view.query(
+            f"SELECT ?f WHERE {{ GRAPH {graph} {{ {subject} dcterms:source ?f }} }}")})
+        checksums = [row["c"].value for row in view.query(
+            f"SELECT ?c WHERE {{ GRAPH {graph} {{ {subject} cp:checksum ?c }} }}")]
+        checksum = ";".join(checksums[:1] + [report.checksum])
+        files += [Path(f).name for f in report.files if Path(f).name not in files]
+        quads = list(_meta_quads(minter, report.name, checksum, files,
+                                 source_counts(view, minter, report.name), started))
+        return Replacement(remove_subjects=[(subject, graph)], quads=quads)
+
+    return describe
 
 
 def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bool:
@@ -258,7 +345,6 @@ def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bo
     if graph not in store.named_graphs():
         return False
     store.replace_graphs([graph, minter.inferred_graph(name)], [],
-                         remove_subjects=[(minter.source(name), minter.meta_graph)])
-    refresh_links(store, minter.base)
-    refresh_class_counts(store, minter.base)
+                         remove_subjects=[(minter.source(name), minter.meta_graph)],
+                         derive=derived_graphs(minter.base))
     return True

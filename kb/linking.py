@@ -2,7 +2,7 @@
 
 The mapping already merges what is certain: one IRI per FIDE ID, else one IRI per order-free,
 accent-free name key ("Polgár, Judit" = "Judit Polgar"). What is left needs evidence from the
-whole knowledge base, so it is decided here, after every import and removal, and written to one
+whole knowledge base, so it is decided here, inside every import and removal (``derive_links``), and written to one
 graph of its own (``graph/_links``) that is recomputed from scratch each time:
 
 * ``owl:sameAs`` where the evidence is strong but the names differ: initials that fit exactly one
@@ -28,7 +28,7 @@ from pyoxigraph import NamedNode, Quad
 from .conflicts import conflict_quads, disagreements, merged_matches
 from .iris import IriMinter
 from .names import fold, name_key, transliteration_key
-from .store.base import Store
+from .store.base import Derive, Replacement, Store
 from .vocab import CP, OWL_IRI
 
 SAME_AS = NamedNode(OWL_IRI + "sameAs")
@@ -218,17 +218,24 @@ def link_quads(links: Iterable[Link], graph: NamedNode) -> list[Quad]:
     return quads
 
 
-def refresh_links(store: Store, base_iri: str | None = None) -> list[Link]:
-    """Recompute the links graph from the players in the store; rewrite it only when it changed."""
+def all_links(store: Store) -> list[Link]:
+    """The links the players and events of ``store`` call for."""
+    return compute_links(players_in(store)) + compute_event_links(events_in(store))
+
+
+def derive_links(base_iri: str | None = None) -> Derive:
+    """The links graph recomputed as a ``derive`` step of a write, so it changes in the same atomic
+    step as the players and events it links; rewritten only when it changed."""
     graph = IriMinter(base_iri).links_graph
-    links = compute_links(players_in(store)) + compute_event_links(events_in(store))
-    quads = link_quads(links, graph) + conflict_quads(
-        disagreements(store, merged_matches(store) + events_with_several_values(store)), graph)
-    wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in quads}
-    present = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([graph])}
-    if wanted != present:
-        store.replace_graphs([graph], quads)
-    return links
+
+    def relink(view: Store) -> Replacement | None:
+        quads = link_quads(all_links(view), graph) + conflict_quads(
+            disagreements(view, merged_matches(view) + events_with_several_values(view)), graph)
+        wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in quads}
+        present = {(q.subject.value, q.predicate.value, q.object.value) for q in view.quads([graph])}
+        return Replacement([graph], quads) if wanted != present else None
+
+    return relink
 
 
 def events_with_several_values(store: Store) -> list[str]:

@@ -130,8 +130,10 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Iterator[WorkUnit]:
-    """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit."""
+def work_units(path: Path, source: str, file_name: str, lang: str | None, *,
+               first_game: int = 0) -> Iterator[WorkUnit]:
+    """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit.
+    Games are numbered from ``first_game`` + 1 (after a source's last game when appending)."""
     kind = file_kind(path)
     try:
         if looks_binary(path):
@@ -143,7 +145,7 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None) -> Ite
     except (OSError, EOFError, ValueError) as exc:
         yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}")
         return
-    games = 0
+    games = first_game
     with handle:
         try:
             items = split_segments(handle) if kind == "pgn" else iter_rows(handle, file_name)

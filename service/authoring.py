@@ -5,15 +5,21 @@ every write needs the token (``X-Author-Token`` header), compared in constant ti
 pastes a FEN (checked by the strict seed-004 validator, ``kb.checks.fen``), plays the solution on
 the board (each move checked by python-chess here, so the page needs no chess code), types a comment
 per move, ticks the themes, and saves. The exercise becomes one PGN game (``SetUp``/``FEN``, the
-line with its comments, ``[Themes "…"]``), appended to the named source: the source is written back
-as PGN (``kb.export_pgn``) plus the new game and re-imported in one atomic write, so authored
-exercises go through the same reading, analysis and mapping as any file — and download as PGN.
+line with its comments, ``[Themes "…"]``) in a file ``authored.pgn`` that is *appended* to the named
+source (``import_files(append=True)``): it goes through the same reading, analysis and mapping as
+any file, and nothing the source already holds is rewritten — a lichess source keeps its
+popularity, game URLs and the course exercises that point at it.
+
+A save is all or nothing: it answers success only after its write is published, and an error
+(422 "not saved") only when nothing changed (any error finding aborts the write). Saves of one
+service are serialised on the store's write lock (each waits up to ``SAVE_WAIT_SECONDS`` for the
+one before it, so two teachers saving at once both keep their exercise); a save that cannot get the
+lock (another import is writing) answers 409 and changes nothing.
 """
 
 from __future__ import annotations
 
 import hmac
-import io
 import re
 import tempfile
 from pathlib import Path
@@ -24,9 +30,9 @@ import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from kb.checks.fen import board_from_fen, validate_fen
-from kb.export_pgn import write_pgn
 from kb.importer import ImportError_, import_files
 from kb.iris import IriMinter
+from kb.store import StoreBusy
 from kb.themes import THEME_CLASSES
 
 from . import boards
@@ -36,6 +42,10 @@ bp = Blueprint("authoring", __name__)
 blueprint = bp
 
 _SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: Seconds a save waits for another save of this service to finish before answering 409.
+SAVE_WAIT_SECONDS = 30.0
+#: The file name an authored exercise is appended to its source under (listed among its files).
+AUTHORED_FILE = "authored.pgn"
 
 
 def _token() -> str:
@@ -154,7 +164,7 @@ def as_pgn() -> Response:
 
 @bp.route("/author/save", methods=["POST"])
 def save() -> Response:
-    """Append the exercise to a source (created if new) and re-import that source atomically."""
+    """Append the exercise to a source (created if new) in one atomic write (see module doc)."""
     _require_token()
     data = request.get_json(silent=True) or {}
     source = str(data.get("source") or "authored")
@@ -163,26 +173,36 @@ def save() -> Response:
     text, game = exercise_pgn(data)
     store = current_app.extensions["chesskb.store"]
     base_iri = current_app.config["BASE_IRI"]
-    existing = io.StringIO()
-    if IriMinter(base_iri).source_graph(source) in store.named_graphs():
-        write_pgn(store, existing, source=source, base_iri=base_iri)
+    minter = IriMinter(base_iri)
     with tempfile.TemporaryDirectory(prefix="chesskb-author-") as tmp:
-        path = Path(tmp) / f"{source}.pgn"
-        path.write_text(existing.getvalue() + text, encoding="utf-8")
+        path = Path(tmp) / AUTHORED_FILE
+        path.write_text(text, encoding="utf-8")
         try:
-            report = import_files(store, [path], source=source, base_iri=base_iri, jobs=1)
+            with store.writing(wait=SAVE_WAIT_SECONDS):
+                report = import_files(store, [path], source=source, base_iri=base_iri, jobs=1, append=True,
+                                      strict=True)
+                if report.games == 0:
+                    raise ServiceError(422, "not saved: " + ("; ".join(str(f) for f in report.findings)
+                                                             or "the exercise could not be read"))
+                games = _game_count(store, minter, source)
+        except StoreBusy as exc:
+            raise ServiceError(409, f"not saved: {exc}") from None
         except ImportError_ as exc:
-            raise ServiceError(422, str(exc)) from None
-    if report.errors or report.games == 0:
-        raise ServiceError(422, "; ".join(str(f) for f in report.findings) or "nothing imported")
+            raise ServiceError(422, f"not saved: {exc}") from None
     from kb.analysis.board_facts import position_key
 
     key = position_key(game.board())
-    rows = store.query(f'SELECT ?p WHERE {{ GRAPH {IriMinter(base_iri).source_graph(source)} '
+    rows = store.query(f'SELECT ?p WHERE {{ GRAPH {minter.source_graph(source)} '
                        f'{{ ?p cp:positionKey "{key}" ; cp:plyInGame 0 }} }}')
     iris = [row["p"].value for row in rows]
-    return jsonify({"saved": True, "source": source, "games": report.games, "pgn": text,
+    return jsonify({"saved": True, "source": source, "games": games, "pgn": text,
                     "position": iris[0] if iris else None})
+
+
+def _game_count(store, minter: IriMinter, source: str) -> int:
+    """The games the source holds now (its description in the meta graph)."""
+    rows = store.query(f"SELECT ?n WHERE {{ GRAPH {minter.meta_graph} {{ {minter.source(source)} cp:gameCount ?n }} }}")
+    return max((int(row["n"].value) for row in rows), default=0)
 
 
 @bp.route("/author/course", methods=["POST"])
@@ -204,7 +224,11 @@ def save_course() -> Response:
     except (CourseError, yaml.YAMLError) as exc:
         raise ServiceError(422, str(exc)) from None
     base_iri = current_app.config["BASE_IRI"]
-    store.replace_graphs([course_graph(course.id, base_iri)], course_quads(course, base_iri))
+    try:
+        with store.writing(wait=SAVE_WAIT_SECONDS):
+            store.replace_graphs([course_graph(course.id, base_iri)], course_quads(course, base_iri))
+    except StoreBusy as exc:
+        raise ServiceError(409, f"not saved: {exc}") from None
     return jsonify({"saved": True, "course": course.id, "chapters": len(course.chapters),
                     "exercises": sum(len(c.exercises) for c in course.chapters)})
 

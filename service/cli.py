@@ -22,6 +22,8 @@ from kb.findings import Finding
 from kb.importer import ImportError_, ImportReport, import_files, remove_source
 from kb.iris import BASE_IRI_ENV, default_base_iri
 from kb.pipeline import default_jobs
+from kb.safe_output import atomic_output
+from kb.terminal import printable
 from kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
 from kb.vocab import PREFIXES
 
@@ -158,9 +160,10 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
 
 
 def _term_text(term: Any) -> str:
+    """A cell of the table: the term's text, control characters escaped (``kb.terminal``)."""
     if term is None:
         return ""
-    return getattr(term, "value", str(term))
+    return printable(getattr(term, "value", str(term)))
 
 
 def render_table(result: QuerySolutions) -> str:
@@ -255,14 +258,8 @@ def export_command(obj: CliContext, fmt: str, output: Path | None, source: str |
         write_export(store, fmt, sys.stdout.buffer, source=source, base_iri=obj.base_iri)
         sys.stdout.flush()
         return
-    partial = output.with_name(output.name + ".partial")
-    try:
-        with open(partial, "wb") as handle:
-            write_export(store, fmt, handle, source=source, base_iri=obj.base_iri)
-    except BaseException:
-        partial.unlink(missing_ok=True)  # a failed export leaves no half-written file behind
-        raise
-    partial.replace(output)
+    with atomic_output(output) as handle:  # a failed export leaves no half-written file behind
+        write_export(store, fmt, handle, source=source, base_iri=obj.base_iri)
     click.echo(f"wrote {output} ({output.stat().st_size:,} bytes)", err=True)
 
 
@@ -293,10 +290,8 @@ def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri:
     if output is None:
         write_pgn(store, sys.stdout, source=source, base_iri=base_iri)
         return
-    partial = output.with_name(output.name + ".partial")
-    with open(partial, "w", encoding="utf-8", newline="\n") as handle:
+    with atomic_output(output, "w", encoding="utf-8", newline="\n") as handle:
         games = write_pgn(store, handle, source=source, base_iri=base_iri)
-    partial.replace(output)
     click.echo(f"wrote {output} ({games:,} games)", err=True)
 
 
@@ -347,9 +342,9 @@ def sources_command(obj: CliContext, fmt: str) -> None:
         click.echo("no sources")
         return
     for source in sources:
-        click.echo(f"{source['name']}  positions={source['positions']} games={source['games']} "
-                   f"players={source['players']} imported={source['importedAt']} files={source['files']} "
-                   f"checksum={source['checksum']}")
+        click.echo(printable(f"{source['name']}  positions={source['positions']} games={source['games']} "
+                             f"players={source['players']} imported={source['importedAt']} "
+                             f"files={source['files']} checksum={source['checksum']}"))
 
 
 @cli.command("remove-source")

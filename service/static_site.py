@@ -25,6 +25,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from flask import Flask
 
+from kb.safe_output import write_inside
+
 #: Paths the site does not contain (they need a server or user input); links to them are dropped.
 DYNAMIC_PREFIXES = ("/sparql", "/queries", "/search", "/page.json", "/index.json", "/courses.json")
 _LINK = re.compile(r'(href|src)="([^"#]*)(#[^"]*)?"')
@@ -97,11 +99,11 @@ def build_site(app: Flask, out_dir: Path, *, extra: dict[str, str] | None = None
                     seen.add(link)
                     queue.append(link)
         else:
-            _write(out_dir / target, body)
+            write_inside(out_dir, target, body)
         if progress is not None:
             progress(len(files))
     for target, body in pages.items():
-        _write(out_dir / target, _relative_links(body.decode("utf-8"), target, files).encode("utf-8"))
+        write_inside(out_dir, target, _relative_links(body.decode("utf-8"), target, files).encode("utf-8"))
     return len(set(files.values()))
 
 
@@ -125,7 +127,3 @@ def _relative_links(html: str, current: str, files: dict[str, str]) -> str:
 def _html_unescape(text: str) -> str:
     return text.replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", '"')
 
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)

@@ -3,6 +3,7 @@ a source and downloading as PGN; and in a real browser, a teacher writing an exe
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,8 +55,6 @@ def test_invalid_fens_and_illegal_solutions_are_refused(store: Path) -> None:
 
 
 def _sources(store: Path) -> list[dict]:
-    import json
-
     return json.loads(run_cli("sources", "--format", "json", store=store).output)
 
 
@@ -170,3 +169,173 @@ def test_a_course_is_built_in_the_browser_form_without_files(tmp_path: Path) -> 
     assert [len(c["exercises"]) for c in page["chapters"]] == [3, 2]
     bad = client.post("/author/course", json={"course": text.replace("MateInOne", "Mate1")}, headers=HEADERS)
     assert bad.status_code == 422 and "unknown class" in bad.get_json()["error"]
+
+
+# -- saves against a live server: all or nothing, concurrent, never rewriting a source -------------
+
+SOURCE_GRAPH = "https://w3id.org/chesskb/id/graph/{}"
+# Eight back-rank mates (rook files and ranks): distinct exercises, each a legal one-move solution.
+ROOK_MATES = ([(f"6k1/5ppp/8/8/8/8/8/{rank} w - - 0 1", f"{file}1{file}8")
+               for rank, file in (("R5K1", "a"), ("1R4K1", "b"), ("2R3K1", "c"), ("3R2K1", "d"), ("4R1K1", "e"))]
+              + [(f"6k1/5ppp/8/8/8/8/{rank}/6K1 w - - 0 1", f"{file}2{file}8")
+                 for rank, file in (("R7", "a"), ("1R6", "b"), ("2R5", "c"))])
+
+
+def _fen_ok(fen: str) -> str:
+    board = chess.Board(fen)
+    assert board.is_valid(), fen
+    return fen
+
+
+@pytest.fixture()
+def live(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``chesskb serve`` in a subprocess (waitress, as users start it), with authoring on."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from tests.conftest import ROOT
+
+    store = tmp_path / "store"
+    assert run_cli("import", "--jobs", "1", str(DATA / "lichess" / "puzzles.csv"), store=store).exit_code == 0
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "CHESSKB_AUTHOR_TOKEN": TOKEN}
+    process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store), "serve", "--host",
+                                "127.0.0.1", "--port", str(port)], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/author", timeout=5).read()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("server did not start: " + process.stderr.read().decode()[-2000:]) from None
+            time.sleep(0.2)
+    yield url, store
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def _post(url: str, body: dict) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={**HEADERS, "Content-Type": "application/json",
+                                              "Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def _statements(store: Path, graphs: list[str]) -> set[tuple[str, str, str, str]]:
+    from pyoxigraph import NamedNode
+
+    return {(q.subject.value, q.predicate.value, str(q.object), q.graph_name.value)
+            for q in open_store(str(store)).quads([NamedNode(g) for g in graphs])}
+
+
+def test_concurrent_saves_are_all_kept_or_refused_never_lost(live: tuple[str, Path]) -> None:
+    import threading
+
+    url, store = live
+    fens = [_fen_ok(fen) for fen, _ in ROOK_MATES]
+    assert len(set(fens)) == len(ROOK_MATES)
+    barrier = threading.Barrier(len(ROOK_MATES))
+    answers: list[tuple[int, dict, str]] = []
+
+    def save(fen: str, uci: str) -> None:
+        barrier.wait()
+        status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": uci, "comment": "mate"}],
+                                                    "source": "club-lessons"})
+        answers.append((status, body, fen))
+
+    threads = [threading.Thread(target=save, args=exercise) for exercise in ROOK_MATES]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {status for status, _, _ in answers} <= {200, 409}, answers
+    kept = {fen for status, _, fen in answers if status == 200}
+    assert kept, answers  # saves of one service are serialised: they wait for each other
+    stored = {row["fen"].value for row in open_store(str(store)).query(
+        f"SELECT ?fen WHERE {{ GRAPH <{SOURCE_GRAPH.format('club-lessons')}> {{ ?p cp:fen ?fen ; cp:plyInGame 0 }} }}")}
+    assert stored == kept  # every save that said "saved" is there, and nothing else
+    assert {s["name"]: s["games"] for s in _sources(store)}["club-lessons"] == len(kept)
+    assert max(body["games"] for status, body, _ in answers if status == 200) == len(kept)
+    print(f"concurrent saves: {len(answers)} at once, {len(kept)} kept, "
+          f"{sum(status == 409 for status, _, _ in answers)} refused with 409, 0 lost")
+
+
+def test_saving_into_a_lichess_source_keeps_everything_it_held(live: tuple[str, Path]) -> None:
+    url, store = live
+    graphs = [SOURCE_GRAPH.format("puzzles"), SOURCE_GRAPH.format("puzzles") + "/inferred"]
+    before = _statements(store, graphs)
+    popularity = {s for s in before if s[1].endswith("#popularity") or s[1].endswith("#gameUrl")}
+    assert popularity
+    course = ("id: lichess-week\ntitle: Lichess week\nchapters:\n"
+              "  - {title: Mates, level: beginner, select: {source: puzzles, limit: 4}}\n")
+    status, _ = _post(url + "/author/course", {"course": course})
+    assert status == 200
+    exercises_before = [e["iri"] for c in _get_json(url + "/course/lichess-week.json")["chapters"]
+                        for e in c["exercises"]]
+    games_before = {s["name"]: s["games"] for s in _sources(store)}["puzzles"]
+    fen, uci = ROOK_MATES[0]
+    status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": uci}], "source": "puzzles"})
+    assert status == 200, body
+    after = _statements(store, graphs)
+    assert before <= after  # nothing the source held was dropped or rewritten
+    assert {s[0] for s in after - before} >= {body["position"]}
+    assert body["games"] == games_before + 1 == {s["name"]: s["games"] for s in _sources(store)}["puzzles"]
+    assert [e["iri"] for c in _get_json(url + "/course/lichess-week.json")["chapters"]
+            for e in c["exercises"]] == exercises_before
+    files = json.loads(run_cli("sources", "--format", "json", store=store).output)
+    assert next(s for s in files if s["name"] == "puzzles")["files"].split(", ") == ["authored.pgn", "puzzles.csv"]
+
+
+def _get_json(url: str) -> dict:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_a_refused_save_changes_nothing_and_a_lock_conflict_is_409(live: tuple[str, Path]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    url, store = live
+    generation = os.readlink(store / "CURRENT")
+    fen, uci = ROOK_MATES[1]
+    status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": "a1a2"}], "source": "x"})
+    assert status == 422 and os.readlink(store / "CURRENT") == generation
+    # another process (a CLI import, say) holds the store's write lock
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (store / "write.lock").write_text(str(holder.pid))
+        status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": uci}], "source": "x"})
+        assert status == 409 and "not saved" in body["error"], body
+        course = "id: c\ntitle: C\nchapters:\n  - {title: A, level: beginner, select: {source: puzzles}}\n"
+        status, body = _post(url + "/author/course", {"course": course})
+        assert status == 409, body
+        assert os.readlink(store / "CURRENT") == generation
+    finally:
+        holder.kill()
+        holder.wait()
+        (store / "write.lock").unlink(missing_ok=True)
+    status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": uci}], "source": "x"})
+    assert status == 200 and body["games"] == 1

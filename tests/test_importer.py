@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from kb.iris import IriMinter
 from kb.reading import read_records
@@ -229,6 +229,97 @@ def test_import_killed_midway_leaves_the_store_as_it_was(tmp_path: Path) -> None
     assert run_cli("import", str(DATA / "pychess" / "mate_in_3.pgn"), store=store_path).exit_code == 0
     assert not any(p.name.endswith(".partial") for p in store_path.iterdir())
     assert not (store_path / "write.lock").exists()
+
+
+def _state(store_path: Path) -> tuple[set[tuple], int]:
+    """Every statement of the store but the import time (which a second run of an import changes);
+    statements with blank nodes (the ontology's axioms, relabelled at each load) only counted."""
+    named, blank = set(), 0
+    for q in EmbeddedStore(store_path).quads():
+        if isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode):
+            blank += 1
+        elif not q.predicate.value.endswith("#importedAt"):
+            named.add((q.subject, q.predicate, q.object, q.graph_name))
+    return named, blank
+
+
+def _derived_agree_with_data(store_path: Path) -> None:
+    """The links and class counts a store keeps are the ones its data calls for (no stale generation)."""
+    from kb.class_counts import count_members, stored_counts
+    from kb.importer import source_counts
+    from kb.linking import all_links, link_quads
+
+    store = EmbeddedStore(store_path)
+    minter = IriMinter(BASE)
+    assert stored_counts(store) == count_members(store)
+    kept = {(q.subject, q.predicate, q.object) for q in store.quads([minter.links_graph])}
+    assert kept == {(q.subject, q.predicate, q.object) for q in link_quads(all_links(store), minter.links_graph)}
+    for row in store.query("SELECT ?name ?games ?positions ?players WHERE { ?s cp:sourceName ?name ; "
+                           "cp:gameCount ?games ; cp:positionCount ?positions ; cp:playerCount ?players }"):
+        counted = source_counts(store, minter, row["name"].value)
+        assert counted == tuple(int(row[k].value) for k in ("games", "positions", "players")), row["name"]
+
+
+@pytest.mark.slow
+def test_random_kills_leave_data_links_and_counts_exactly_before_or_after(tmp_path: Path) -> None:
+    """SIGKILL an import (and its workers) at random moments, and once the instant the store's
+    generation changes: each time the store is exactly as before or exactly as after, and its links
+    and counts agree with its data (they are switched with it, never a generation later)."""
+    import random
+    import re
+    import shutil
+
+    seed = tmp_path / "seed.pgn"
+    seed.write_text('[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "Smyslov, Vasily"]\n[Result "*"]\n\n1. e4 *\n\n',
+                    encoding="utf-8")
+    template = tmp_path / "template"
+    assert run_cli("import", str(seed), store=template).exit_code == 0
+    big = tmp_path / "big.pgn"
+    _big_pgn(big, 6)
+    # the new games are by "Tal, M.": a link to Tal, Mikhail that only the complete import calls for
+    big.write_text(re.sub(r'\[White "[^"]*"\]', '[White "Tal, M."]', big.read_text(encoding="utf-8")),
+                   encoding="utf-8")
+    before = _state(template)
+    reference = tmp_path / "reference"
+    shutil.copytree(template, reference, symlinks=True)
+    started = time.monotonic()
+    assert run_cli("import", "--jobs", "1", str(big), store=reference).exit_code == 0
+    full = time.monotonic() - started
+    after = _state(reference)
+    assert after != before
+    _derived_agree_with_data(reference)
+    links = IriMinter(BASE).links_graph
+    assert any(g == links for *_, g in after[0]) and not any(g == links for *_, g in before[0])
+
+    rng = random.Random(18)
+    outcomes = {"before": 0, "after": 0}
+    trials = [None] + [rng.uniform(0.5, full * 1.3) for _ in range(5)]  # None: at the switch itself
+    for number, delay in enumerate(trials):
+        store_path = tmp_path / f"s{number}"
+        shutil.copytree(template, store_path, symlinks=True)
+        live = os.readlink(store_path / "CURRENT")
+        process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store_path), "import",
+                                    "--jobs", str(1 + number % 2), str(big)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + (delay if delay is not None else 120)
+        while time.monotonic() < deadline and process.poll() is None:
+            if delay is None and os.readlink(store_path / "CURRENT") != live:
+                break  # the first instant a reader could see the new generation
+            time.sleep(0.001 if delay is None else 0.01)
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # the importer and its worker processes
+        except ProcessLookupError:
+            pass
+        process.wait()
+        state = _state(store_path)
+        assert state in (before, after), f"kill {number} at {delay} s left a state that is neither"
+        outcomes["before" if state == before else "after"] += 1
+        _derived_agree_with_data(store_path)
+        # the next write takes over the stale lock and removes the leftovers
+        assert run_cli("import", str(seed), store=store_path).exit_code == 0
+        assert not any(p.name.endswith(".partial") for p in store_path.iterdir())
+    assert outcomes["before"] and outcomes["after"], outcomes
+    print(f"kills survived: {len(trials)} ({outcomes}); full import {full:.1f} s")
 
 
 def test_kb_never_imports_the_web_layer() -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pyoxigraph import Triple
+from ..safe_output import atomic_output
 
 CACHE_FILE = "check-cache.json"
 #: Bump when what a check computes changes, so old entries stop matching.
@@ -83,7 +83,6 @@ class CheckCache:
     def save(self) -> None:
         if self.path is None:
             return
-        partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(json.dumps({"version": CHECKER_VERSION, "sources": self.entries}, indent=1,
-                                      ensure_ascii=False), encoding="utf-8")
-        os.replace(partial, self.path)
+        with atomic_output(self.path, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps({"version": CHECKER_VERSION, "sources": self.entries}, indent=1,
+                                    ensure_ascii=False))

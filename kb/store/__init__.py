@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .base import QueryResult, QuerySyntaxError, Store, StoreError
+from .base import QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError
 from .embedded import EmbeddedStore
 
 STORE_ENV = "CHESSKB_STORE"
@@ -31,5 +31,5 @@ def open_store(location: str | None = None, *, update_endpoint: str | None = Non
     return EmbeddedStore(location)
 
 
-__all__ = ["EmbeddedStore", "QueryResult", "QuerySyntaxError", "Store", "StoreError",
+__all__ = ["EmbeddedStore", "QueryResult", "QuerySyntaxError", "Store", "StoreBusy", "StoreDamaged", "StoreError",
            "default_store_location", "open_store"]

@@ -7,7 +7,8 @@ W3C result formats is the same code everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, Union
 
@@ -56,6 +57,30 @@ class StoreError(Exception):
     """A store could not do what was asked (the message says why, for the user)."""
 
 
+class StoreBusy(StoreError):
+    """Another writer holds the store; nothing was changed (the service answers 409)."""
+
+
+class StoreDamaged(StoreError):
+    """The store's files fail their check at open (a truncated or altered generation)."""
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Graphs (and (subject, graph) statements) to drop and statements to add in place of them."""
+
+    remove: Sequence[NamedNode] = ()
+    quads: Sequence[Quad] = ()
+    remove_subjects: Sequence[tuple[NamedNode, NamedNode]] = ()
+
+
+#: Something computed from the knowledge base *as a write leaves it* (the links between players, the
+#: class counts, a source's own counts): called inside ``replace_graphs`` with a read-only view of the
+#: new state, before it is published, so what it returns becomes visible in the same atomic step as
+#: the data. ``None`` means nothing to change.
+Derive = Callable[["Store"], Union[Replacement, None]]
+
+
 class QuerySyntaxError(StoreError):
     """The SPARQL text does not parse; the message is the parser's."""
 
@@ -76,9 +101,18 @@ class Store(Protocol):
         ...
 
     def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
-                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = ()) -> None:
+                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
+                       derive: Sequence[Derive] = ()) -> None:
         """Atomically drop the graphs ``remove`` and the (subject, graph) statements
-        ``remove_subjects``, then add ``quads`` (one import = one call)."""
+        ``remove_subjects``, add ``quads``, then apply each ``derive`` in turn to the result (one
+        import = one call = one switch: data, links and counts become visible together)."""
+        ...
+
+    def writing(self, wait: float = -1) -> AbstractContextManager[None]:
+        """Hold the store's write lock across several steps (read, then write what was read);
+        ``replace_graphs`` inside it does not wait for itself. Another thread of this process that
+        holds it is waited for up to ``wait`` seconds (-1: as long as it takes); then, or when
+        another process holds it, ``StoreBusy``."""
         ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:

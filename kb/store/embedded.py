@@ -21,15 +21,18 @@ import os
 import queue
 import shutil
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 from pyoxigraph import Store as OxStore
 
 from ..vocab import PREFIXES
-from .base import QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreError, Term
+from .base import (Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreDamaged,
+                   StoreError, Term)
 from .bindings import with_values
+from .manifest import verify_generation, write_manifest
 
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -44,6 +47,8 @@ class EmbeddedStore:
         self._store: OxStore | None = None
         self._generation: str | None = None
         self._lock = threading.Lock()
+        self._write_mutex = threading.RLock()
+        self._lock_depth = 0
 
     # --- reading --------------------------------------------------------------------------
 
@@ -70,7 +75,8 @@ class EmbeddedStore:
                     self._generation = None
                 return self._store
             if self._store is None or generation != self._generation:
-                self._store = OxStore.read_only(str(self.path / generation))
+                verify_generation(self.path / generation)
+                self._store = _open_read_only(self.path / generation)
                 self._generation = generation
             return self._store
 
@@ -81,6 +87,8 @@ class EmbeddedStore:
         except SyntaxError as exc:
             raise QuerySyntaxError(str(exc)) from exc
         except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError
+            if "Corruption" in str(exc):
+                raise StoreDamaged(f"the store at {self.path} is damaged: {exc}") from exc
             raise StoreError(str(exc)) from exc
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
@@ -100,36 +108,70 @@ class EmbeddedStore:
 
     # --- writing --------------------------------------------------------------------------
 
-    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
-                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = ()) -> None:
-        """Drop the graphs ``remove`` and add ``quads`` as one atomic step (see module doc)."""
+    def writing(self, wait: float = -1) -> AbstractContextManager[None]:
+        """Hold the write lock (see ``Store.writing``); ``wait`` is how many seconds to wait for
+        another thread of this process that holds it (-1: as long as it takes). Another *process*
+        holding it is refused at once (``StoreBusy``)."""
+        return self._writing(wait)
+
+    @contextmanager
+    def _writing(self, wait: float) -> Iterator[None]:
+        if not self._write_mutex.acquire(timeout=wait):
+            raise StoreBusy(f"another save is writing to {self.path}; nothing was changed, try again")
+        try:
+            if self._lock_depth == 0:
+                self._take_file_lock()
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+                if self._lock_depth == 0:
+                    (self.path / LOCK).unlink(missing_ok=True)
+        finally:
+            self._write_mutex.release()
+
+    def _take_file_lock(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         lock_path = self.path / LOCK
         try:
             lock_fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             if not _lock_is_stale(lock_path):
-                raise StoreError(f"another import is writing to {self.path} (lock file {lock_path}); "
-                                 "wait for it, or remove the lock if that process is gone") from None
+                raise StoreBusy(f"another import is writing to {self.path} (lock file {lock_path}); nothing was "
+                                "changed: wait for it, or remove the lock if that process is gone") from None
             lock_path.unlink(missing_ok=True)
             lock_fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         os.write(lock_fd, str(os.getpid()).encode())
         os.close(lock_fd)
-        try:
+
+    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
+                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
+                       derive: Sequence[Derive] = ()) -> None:
+        """Drop the graphs ``remove``, add ``quads``, apply ``derive`` to the result, and publish
+        it all as one generation (see module doc)."""
+        with self.writing(wait=-1):  # a thread of this process that writes finishes first
             self._remove_leftovers()
             live = self._live_generation()
             number = int(live.split("-")[1]) + 1 if live else 1
             name = f"gen-{number:06d}"
             staging = self.path / (name + ".partial")
             if live:
-                OxStore.read_only(str(self.path / live)).backup(str(staging))
-                target = OxStore(str(staging))
-            else:
-                target = OxStore(str(staging))
+                verify_generation(self.path / live)  # a damaged store is not copied into a new generation
+                _open_read_only(self.path / live).backup(str(staging))
+            target = OxStore(str(staging))
             _remove_from_merge(target, [g for g in remove if target.contains_named_graph(g)], remove_subjects)
             _load(target, quads)
+            view = _StagingView(target, str(staging))
+            for step in derive:  # links, counts …: computed from the new state, published with it
+                change = step(view)
+                if change is not None:
+                    _remove_from_merge(target, [g for g in change.remove if target.contains_named_graph(g)],
+                                       change.remove_subjects)
+                    _load(target, change.quads)
             target.flush()
-            del target
+            del view, target
+            write_manifest(staging, previous=self.path / live if live else None)
             os.rename(staging, self.path / name)
             link = self.path / (CURRENT + ".new")
             link.unlink(missing_ok=True)
@@ -138,8 +180,6 @@ class EmbeddedStore:
             _fsync_dir(self.path)
             if live:
                 shutil.rmtree(self.path / live, ignore_errors=True)
-        finally:
-            lock_path.unlink(missing_ok=True)
 
     def _remove_leftovers(self) -> None:
         live = self._live_generation()
@@ -147,6 +187,27 @@ class EmbeddedStore:
             if entry.name.startswith("gen-") and entry.name != live:
                 shutil.rmtree(entry, ignore_errors=True)
         (self.path / (CURRENT + ".new")).unlink(missing_ok=True)
+
+
+class _StagingView:
+    """The generation being written, as a read-only ``Store`` for the ``derive`` steps."""
+
+    def __init__(self, store: OxStore, location: str) -> None:
+        self._store = store
+        self.location = location
+
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        return self._store.query(with_values(sparql, bindings or {}), prefixes=PREFIXES)
+
+    def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
+        if graphs is None:
+            graphs = self.named_graphs()
+        for graph in graphs:
+            yield from self._store.quads_for_pattern(None, None, None, graph)
+
+    def named_graphs(self) -> list[NamedNode]:
+        return [g for g in self._store.named_graphs() if isinstance(g, NamedNode)]
 
 
 def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
@@ -256,6 +317,13 @@ def _lock_is_stale(lock_path: Path) -> bool:
     except PermissionError:
         return False
     return False
+
+
+def _open_read_only(generation: Path) -> OxStore:
+    try:
+        return OxStore.read_only(str(generation))
+    except OSError as exc:
+        raise StoreDamaged(f"the store generation {generation} cannot be opened (damaged?): {exc}") from exc
 
 
 def _fsync_dir(path: Path) -> None:

@@ -6,18 +6,24 @@ graphs, which is what queries read. (Start the server with its ordinary default 
 "union default graph" option: the merge is written explicitly.)
 
 Writing an import — atomicity
-    1. The new statements are loaded into *staging* graphs (``<graph>#staging-<token>``), in batches:
-       with the Graph Store Protocol when the server offers it (``--graph-store URL``, or derived for
-       an Oxigraph server: ``…/store``), else with ``INSERT DATA`` requests of ``BATCH_TRIPLES``.
+    1. Every graph the write touches gets a *staging* graph (``<graph>#staging-<token>``) holding its
+       whole new content: a graph that is only added to, or loses some subjects (the meta graph), is
+       first copied there on the server (``ADD``); the new statements are loaded in batches, with the
+       Graph Store Protocol when the server offers it (``--graph-store URL``, or derived for an
+       Oxigraph server: ``…/store``), else with ``INSERT DATA`` requests of ``BATCH_TRIPLES``.
        Queries do not see staging graphs' content in the default graph, so nothing is visible yet.
-    2. One SPARQL Update request then removes the replaced graphs (and their triples from the default
+    2. The ``derive`` steps (links between players, class counts, an appended source's description)
+       read the knowledge base as the write will leave it — the staging graphs in place of the
+       graphs they replace, given as the query's dataset — and stage their graphs the same way.
+    3. One SPARQL Update request then removes the replaced graphs (and their triples from the default
        graph unless another graph still asserts them), copies the staging graphs into the default
-       graph, and moves them to their real names. On a server that runs one update request as one
-       transaction (Oxigraph, Apache Jena Fuseki with TDB2, GraphDB) the switch is atomic: a query
-       sees the old knowledge base or the new one, and a failure leaves the old one. Virtuoso
-       commits large updates in parts (its log-mode); there the switch is not atomic.
-    If step 1 fails, the staging graphs are dropped and the store is as it was. A process killed
-    during step 1 leaves staging graphs behind; the next write drops them.
+       graph, and moves them to their real names: data, links and counts in one request. On a
+       server that runs one update request as one transaction (Oxigraph, Apache Jena Fuseki with
+       TDB2, GraphDB) the switch is atomic: a query sees the old knowledge base or the new one, and
+       a failure leaves the old one. Virtuoso commits large updates in parts (its log-mode); there
+       the switch is not atomic.
+    If steps 1 or 2 fail, the staging graphs are dropped and the store is as it was. A process
+    killed before step 3 leaves staging graphs behind; the next write drops them.
 
 Query results come back as pyoxigraph's own result objects (parsed from the W3C JSON format; graph
 results through an in-memory store), so the service and the CLI format them with the same code for
@@ -28,10 +34,12 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import urllib.error
 import urllib.request
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 
 from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
                         parse_query_results, serialize)
@@ -39,7 +47,8 @@ from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
 
 from ..vocab import PREFIXES
-from .base import QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreError, Term, iter_quads
+from .base import (Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreError, Term,
+                   iter_quads)
 from .bindings import with_values
 
 #: Triples staged per round (one Graph Store Protocol POST per graph when the server has it).
@@ -66,6 +75,7 @@ class RemoteStore:
         self.location = location
         self.update_endpoint = update_endpoint or location
         self.graph_store = graph_store if graph_store is not None else _oxigraph_graph_store(location)
+        self._write_mutex = threading.RLock()
 
     # -- reading ------------------------------------------------------------------------------------
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
@@ -126,44 +136,47 @@ class RemoteStore:
             raise StoreError(f"the SPARQL server at {self.update_endpoint} refused an update: "
                              f"{_server_message(exc)}") from exc
 
-    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
-                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = ()) -> None:
-        """Stage ``quads``, then switch in one update request (see the module doc)."""
-        self._drop_leftover_staging()
-        token = secrets.token_hex(6)
-        staged: set[str] = set()
-        try:
-            self._stage(quads, token, staged)
-        except BaseException:
-            self._drop_staging(staged)
-            raise
-        remove = list(remove)
-        removed = {graph.value for graph in remove}
-        operations: list[str] = []
-        for graph in remove:
-            operations.append(_forget_from_merge(f"GRAPH {graph} {{ ?s ?p ?o }}", removed))
-            operations.append(f"DROP SILENT GRAPH {graph}")
-        for subject, graph in remove_subjects:
-            operations.append(_forget_from_merge(f"GRAPH {graph} {{ {subject} ?p ?o BIND({subject} AS ?s) }}",
-                                                 removed, exclude=graph.value))
-            operations.append(f"DELETE WHERE {{ GRAPH {graph} {{ {subject} ?p ?o }} }}")
-        for target in sorted(staged):
-            staging = NamedNode(target + STAGING + token)
-            operations.append(f"ADD SILENT {staging} TO DEFAULT")
-            operations.append(f"ADD SILENT {staging} TO {NamedNode(target)}")
-            operations.append(f"DROP SILENT GRAPH {staging}")
-        try:
-            self.update(" ;\n".join(operations))
-        except BaseException:
-            self._drop_staging(staged, token)
-            raise
+    def writing(self, wait: float = -1) -> AbstractContextManager[None]:
+        """Serialise the writes of this process (a SPARQL server has no lock another process of
+        ours could see: two processes writing one server at once are not excluded)."""
+        return self._writing(wait)
 
-    def _stage(self, statements: Iterable[Statement], token: str, staged: set[str]) -> None:
+    @contextmanager
+    def _writing(self, wait: float) -> Iterator[None]:
+        if not self._write_mutex.acquire(timeout=wait):
+            raise StoreBusy(f"another save is writing to {self.location}; nothing was changed, try again")
+        try:
+            yield
+        finally:
+            self._write_mutex.release()
+
+    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
+                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
+                       derive: Sequence[Derive] = ()) -> None:
+        """Stage ``quads``, apply ``derive`` to the staged state, then switch everything in one
+        update request (see the module doc)."""
+        with self.writing():
+            self._drop_leftover_staging()
+            write = _Write(self, secrets.token_hex(6), [g.value for g in self.named_graphs()])
+            try:
+                write.replace(list(remove), list(remove_subjects))
+                self._stage(quads, write)
+                for step in derive:
+                    change = step(_StagedView(self, write))
+                    if change is not None:
+                        write.replace(list(change.remove), list(change.remove_subjects))
+                        self._stage(change.quads, write)
+                self.update(" ;\n".join(write.switch_operations()))
+            except BaseException:
+                self._drop_staging(write.replaced, write.token)
+                raise
+
+    def _stage(self, statements: Iterable[Statement], write: _Write) -> None:
         """Load ``statements`` into the staging graphs. With a Graph Store endpoint, the workers'
         serialised batches are posted as they are (joined up to ``BATCH_BYTES`` per graph): no
         statement becomes a Python object in this process. Without one, everything goes as quads."""
         if self.graph_store:
-            quads = self._post_serialized(statements, token, staged)
+            quads = self._post_serialized(statements, write)
         else:
             quads = iter_quads(statements)
         batch: dict[str, list[Quad]] = defaultdict(list)
@@ -175,19 +188,18 @@ class RemoteStore:
             batch[graph.value].append(quad)
             size += 1
             if size >= BATCH_TRIPLES and not _has_blank(quad):  # a blank-node structure (a list) stays in one request
-                self._send(batch, token, staged)
+                self._send(batch, write)
                 batch, size = defaultdict(list), 0
         if batch:
-            self._send(batch, token, staged)
+            self._send(batch, write)
 
-    def _post_serialized(self, statements: Iterable[Statement], token: str, staged: set[str]) -> Iterator[Quad]:
+    def _post_serialized(self, statements: Iterable[Statement], write: _Write) -> Iterator[Quad]:
         """Post the serialised batches' N-Triples to their staging graphs; yield the single quads."""
         joined: dict[str, list[bytes]] = defaultdict(list)
         sizes: dict[str, int] = defaultdict(int)
 
         def post(graph: str) -> None:
-            staged.add(graph)
-            self._post_graph(NamedNode(graph + STAGING + token), b"".join(joined.pop(graph)))
+            self._post_graph(write.staging(graph), b"".join(joined.pop(graph)))
             sizes.pop(graph)
 
         for item in statements:
@@ -202,10 +214,9 @@ class RemoteStore:
         for graph in list(joined):
             post(graph)
 
-    def _send(self, batch: dict[str, list[Quad]], token: str, staged: set[str]) -> None:
+    def _send(self, batch: dict[str, list[Quad]], write: _Write) -> None:
         for graph, quads in batch.items():
-            staged.add(graph)
-            staging = NamedNode(graph + STAGING + token)
+            staging = write.staging(graph)
             triples = serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES)
             if self.graph_store:
                 self._post_graph(staging, triples)
@@ -247,6 +258,97 @@ class RemoteStore:
         leftovers = [row["g"] for row in rows if STAGING in row["g"].value]
         if leftovers:
             self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in leftovers))
+
+
+class _Write:
+    """One write in progress: which graphs it replaces, each by a staging graph holding the whole
+    content the graph will have (a graph that is added to, or loses some subjects, is first copied
+    into its staging graph on the server, so the switch can drop and replace every graph it
+    touches the same way)."""
+
+    def __init__(self, store: RemoteStore, token: str, existing: list[str]) -> None:
+        self.store = store
+        self.token = token
+        self.existing = set(existing)
+        self.replaced: set[str] = set()
+
+    def name(self, graph: str) -> NamedNode:
+        return NamedNode(graph + STAGING + self.token)
+
+    def staging(self, graph: str) -> NamedNode:
+        """The staging graph of ``graph``, holding its current content if it was not replaced yet."""
+        if graph not in self.replaced:
+            self.replaced.add(graph)
+            if graph in self.existing:
+                self.store.update(f"ADD SILENT {NamedNode(graph)} TO {self.name(graph)}")
+        return self.name(graph)
+
+    def replace(self, remove: list[NamedNode], remove_subjects: list[tuple[NamedNode, NamedNode]]) -> None:
+        """Empty the graphs ``remove`` and drop the (subject, graph) statements, in staging."""
+        operations = []
+        for graph in remove:
+            operations.append(f"DROP SILENT GRAPH {self.name(graph.value)}")
+            self.replaced.add(graph.value)
+        for subject, graph in remove_subjects:
+            operations.append(f"DELETE WHERE {{ GRAPH {self.staging(graph.value)} {{ {subject} ?p ?o }} }}")
+        if operations:
+            self.store.update(" ;\n".join(operations))
+
+    def graphs(self) -> dict[str, NamedNode]:
+        """Every named graph as the switch will leave it: its name -> where its content is now."""
+        final = {graph: NamedNode(graph) for graph in self.existing if graph not in self.replaced}
+        final.update({graph: self.name(graph) for graph in self.replaced})
+        return final
+
+    def switch_operations(self) -> list[str]:
+        """The one update request: drop every replaced graph (and its triples from the merge unless
+        another graph, staging included, still asserts them), then move each staging graph to its
+        name and into the merge."""
+        removed = set(self.replaced)
+        operations: list[str] = []
+        for graph in sorted(self.replaced & self.existing):
+            operations.append(_forget_from_merge(f"GRAPH {NamedNode(graph)} {{ ?s ?p ?o }}", removed))
+            operations.append(f"DROP SILENT GRAPH {NamedNode(graph)}")
+        for graph in sorted(self.replaced):
+            operations.append(f"ADD SILENT {self.name(graph)} TO DEFAULT")
+            operations.append(f"ADD SILENT {self.name(graph)} TO {NamedNode(graph)}")
+            operations.append(f"DROP SILENT GRAPH {self.name(graph)}")
+        return operations
+
+
+class _StagedView:
+    """The knowledge base as a write in progress will leave it, read on the server before the
+    switch (for ``derive`` steps). Queries are ours: each names graphs by IRI, and the view rewrites
+    a replaced graph's IRI to its staging graph and gives the dataset (``FROM`` / ``FROM NAMED``)
+    explicitly, so the default graph is the merge of the graphs as they will be."""
+
+    def __init__(self, store: RemoteStore, write: _Write) -> None:
+        self.store = store
+        self.location = store.location
+        self.final = write.graphs()
+
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        for graph, actual in self.final.items():
+            if actual.value != graph:
+                sparql = sparql.replace(str(NamedNode(graph)), str(actual))
+        dataset = "".join(f"FROM {g} FROM NAMED {g} " for g in self.final.values())
+        where = re.search(r"\bWHERE\b", sparql, re.IGNORECASE)
+        if where is None:
+            raise StoreError("a derive query needs a WHERE clause")
+        sparql = sparql[: where.start()] + dataset + sparql[where.start():]
+        return self.store.query(sparql, bindings=bindings, timeout=timeout)
+
+    def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
+        for graph in graphs if graphs is not None else self.named_graphs():
+            actual = self.final.get(graph.value)
+            if actual is None:
+                continue
+            for row in self.store.query(f"SELECT ?s ?p ?o WHERE {{ GRAPH {actual} {{ ?s ?p ?o }} }}"):
+                yield Quad(row["s"], row["p"], row["o"], graph)
+
+    def named_graphs(self) -> list[NamedNode]:
+        return [NamedNode(graph) for graph in sorted(self.final)]
 
 
 def _has_blank(quad: Quad) -> bool:

@@ -15,6 +15,7 @@ import click
 from kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from kb.store import StoreError
+from kb.terminal import printable
 
 
 @click.command("check")
@@ -101,9 +102,4 @@ def render_text(report: CheckReport) -> str:
     if report.cached:
         lines.append("from cache (unchanged since last check): " + ", ".join(report.cached))
     lines.extend(f"note: {note}" for note in report.notes)
-    return "\n".join(_printable(line) for line in lines)
-
-
-def _printable(text: str) -> str:
-    """Data is hostile text: control characters (an escape sequence in a label) are shown escaped."""
-    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
+    return "\n".join(printable(line) for line in lines)  # data is hostile text (kb.terminal)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from kb.courses import CourseError, courses_in, dump_course, export_course, import_course
+from kb.terminal import printable
 
 
 @click.group("course")
@@ -40,8 +41,8 @@ def list_command(obj, fmt: str) -> None:
         click.echo(json.dumps(courses, ensure_ascii=False))
         return
     for course in courses:
-        click.echo(f"{course['iri']}  {course['title'] or ''}  ({course['chapters']} chapters, "
-                   f"{course['exercises']} exercises)")
+        click.echo(printable(f"{course['iri']}  {course['title'] or ''}  ({course['chapters']} chapters, "
+                             f"{course['exercises']} exercises)"))
 
 
 @command.command("export")

@@ -25,6 +25,7 @@ from kb.identity import MIN_DISTINCT_PLIES, distinctive
 from kb.linking import compute_event_links, compute_links, events_in, players_in
 from kb.names import surname, surname_key
 from kb.store.base import Store
+from kb.terminal import printable
 
 def _graph_source(graph: str) -> str:
     return graph_source(graph)
@@ -175,27 +176,27 @@ def command(obj, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(report, ensure_ascii=False, indent=1))
         return
-    click.echo(f"Games found more than once: {len(report['games'])}")
+    click.echo(printable(f"Games found more than once: {len(report['games'])}"))
     for game in report["games"]:
-        click.echo(f"  {game['label'] or game['iri']} ({game['reason']})")
+        click.echo(printable(f"  {game['label'] or game['iri']} ({game['reason']})"))
         for entry in game["found_in"]:
-            click.echo(f"    in {entry['source']}: {entry['record']}")
+            click.echo(printable(f"    in {entry['source']}: {entry['record']}"))
         for prop, values in game["conflicts"].items():
             shown = "; ".join(f"{value!r} ({', '.join(sources)})" for value, sources in values.items())
-            click.echo(f"    sources disagree on {prop}: {shown}")
+            click.echo(printable(f"    sources disagree on {prop}: {shown}"))
         for prop, values in game["compatible"].items():
             shown = "; ".join(f"{value!r} ({', '.join(sources)})" for value, sources in values.items())
-            click.echo(f"    compatible values of {prop} (merged): {shown}")
-    click.echo(f"Same moves, kept apart as different games: {len(report['near_misses'])}")
+            click.echo(printable(f"    compatible values of {prop} (merged): {shown}"))
+    click.echo(printable(f"Same moves, kept apart as different games: {len(report['near_misses'])}"))
     for miss in report["near_misses"]:
-        click.echo(f"  {miss['a_label']} | {miss['b_label']}: {miss['reason']}")
-    click.echo(f"Players met under several names: {len(report['players'])}")
+        click.echo(printable(f"  {miss['a_label']} | {miss['b_label']}: {miss['reason']}"))
+    click.echo(printable(f"Players met under several names: {len(report['players'])}"))
     for player in report["players"]:
         names = "; ".join(f"{name!r} ({', '.join(sources)})" for name, sources in player["names"].items())
-        click.echo(f"  {player['iri']}: {names} — {player['reason']}")
-    click.echo(f"Events shared by sources: {len(report['events'])}")
+        click.echo(printable(f"  {player['iri']}: {names} — {player['reason']}"))
+    click.echo(printable(f"Events shared by sources: {len(report['events'])}"))
     for event in report["events"]:
-        click.echo(f"  {event['label'] or event['iri']}: {', '.join(event['sources'])}")
-    click.echo(f"Links between players and between events: {len(report['links'])}")
+        click.echo(printable(f"  {event['label'] or event['iri']}: {', '.join(event['sources'])}"))
+    click.echo(printable(f"Links between players and between events: {len(report['links'])}"))
     for link in report["links"]:
-        click.echo(f"  {link['kind']}: {link['a']} ~ {link['b']} ({link['reason']})")
+        click.echo(printable(f"  {link['kind']}: {link['a']} ~ {link['b']} ({link['reason']})"))

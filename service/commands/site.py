@@ -9,6 +9,7 @@ import click
 
 from kb.class_counts import refresh_class_counts
 from kb.export import write_export
+from kb.safe_output import UnsafeOutput, atomic_output
 from kb.store import EmbeddedStore, StoreError
 from service.app import create_app
 from service.static_site import build_site
@@ -17,7 +18,7 @@ from service.static_site import build_site
 def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None) -> int:
     """Pages of ``store`` (one ``source`` of it, when given) and its ``.owl`` export into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "chesskb.owl", "wb") as handle:
+    with atomic_output(out_dir / "chesskb.owl") as handle:
         write_export(store, "owl", handle, source=source, base_iri=base_iri)
     if source is None:
         app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=store)
@@ -54,6 +55,6 @@ def command(obj, out_dir: Path, source: str | None) -> None:
     """Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."""
     try:
         files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source)
-    except StoreError as exc:
+    except (StoreError, UnsafeOutput) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {files} files to {out_dir} (open {out_dir / 'index.html'})")

@@ -1,0 +1,168 @@
+"""A damaged store, planted symlinks at output paths, and terminal escapes in data (issue 18.6).
+
+* A few flipped bytes in a RocksDB table file made ``chesskb stats`` allocate 23 GB: Oxigraph reads
+  the files without verifying their checksums. Every generation now carries a manifest checked at
+  open; the damaged store is refused with a clear error, fast, under a memory bound (``prlimit``
+  style: ``RLIMIT_AS`` on the child process).
+* ``export -o OUT`` wrote through a symlink planted at ``OUT.partial``; ``site -o DIR`` through one
+  planted at any page's path.
+* An escape sequence in a player's name reached ``chesskb query``'s table as is.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kb.store.manifest import MANIFEST
+from tests.conftest import DATA, ROOT, run_cli
+from tests.test_hostile_input import good_games
+
+#: The address space a damaged store's command gets (1.5 GB: the store in these tests is 1 MB).
+MEMORY_BOUND = 1_500_000_000
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    store = tmp_path_factory.mktemp("damage") / "store"
+    assert run_cli("import", "--jobs", "1", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"),
+                   store=store).exit_code == 0
+    return store
+
+
+def _copy(pristine: Path, to: Path) -> Path:
+    shutil.copytree(pristine, to, symlinks=True)
+    return to / os.readlink(to / "CURRENT")
+
+
+def _bounded(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BOUND, MEMORY_BOUND))
+
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=limit, timeout=120)
+    return result, time.monotonic() - started
+
+
+def _tables(generation: Path) -> list[Path]:
+    return sorted(generation.glob("*.sst"), key=lambda p: p.stat().st_size, reverse=True)
+
+
+def test_every_generation_has_a_manifest_of_its_files(pristine: Path) -> None:
+    generation = pristine / os.readlink(pristine / "CURRENT")
+    import json
+
+    listed = json.loads((generation / MANIFEST).read_text())["files"]
+    assert {p.name for p in _tables(generation)} <= set(listed)
+    assert all(listed[p.name]["size"] == p.stat().st_size for p in _tables(generation))
+
+
+@pytest.mark.parametrize("damage", ["flipped bytes", "truncated", "missing", "garbage run"])
+def test_a_damaged_store_is_refused_fast_with_a_clear_error(pristine: Path, tmp_path: Path, damage: str) -> None:
+    rng = random.Random(damage)
+    for table in range(2):  # the two largest table files, one at a time
+        generation = _copy(pristine, tmp_path / f"s{table}")
+        victim = _tables(generation)[table]
+        data = bytearray(victim.read_bytes())
+        if damage == "flipped bytes":
+            for _ in range(8):
+                data[rng.randrange(len(data))] ^= 1 + rng.randrange(255)
+        elif damage == "garbage run":
+            start = rng.randrange(len(data) - 8)
+            data[start:start + 8] = b"\xff" * 8
+        elif damage == "truncated":
+            data = data[: rng.randrange(len(data))]
+        if damage == "missing":
+            victim.unlink()
+        else:
+            victim.write_bytes(bytes(data))
+        for command in (["stats"], ["query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"]):
+            result, seconds = _bounded("--store", str(tmp_path / f"s{table}"), *command)
+            assert result.returncode == 1, (command, result.returncode, result.stderr[-500:])
+            assert "the store is damaged" in result.stderr and victim.name in result.stderr, result.stderr
+            assert "Traceback" not in result.stderr and seconds < 30
+        # a write does not carry the damage into a new generation either
+        result, _ = _bounded("--store", str(tmp_path / f"s{table}"), "import", str(DATA / "pychess" / "mate_in_2.pgn"))
+        assert result.returncode == 1 and "the store is damaged" in result.stderr, result.stderr[-500:]
+        assert os.readlink(tmp_path / f"s{table}" / "CURRENT") == generation.name
+
+
+def test_an_undamaged_copy_opens(pristine: Path, tmp_path: Path) -> None:
+    """Copying a store (new modification times) costs one checksum pass, not an error."""
+    shutil.copytree(pristine, tmp_path / "copy", symlinks=True, copy_function=shutil.copy)
+    result, _ = _bounded("--store", str(tmp_path / "copy"), "stats")
+    assert result.returncode == 0, result.stderr
+
+
+def test_export_does_not_write_through_a_planted_symlink(pristine: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = tmp_path / "kb.ttl"
+    for fmt in ("ttl", "pgn"):
+        (tmp_path / "kb.ttl.partial").unlink(missing_ok=True)
+        os.symlink(victim, tmp_path / "kb.ttl.partial")
+        result = run_cli("export", "--format", fmt, "-o", str(out), store=pristine)
+        assert result.exit_code == 0, result.output
+        assert victim.read_text() == "precious" and out.stat().st_size > 100 and not out.is_symlink()
+    os.unlink(out)
+    os.symlink(victim, out)  # a link at the output itself is replaced, not written through
+    assert run_cli("export", "--format", "nt", "-o", str(out), store=pristine).exit_code == 0
+    assert victim.read_text() == "precious" and not out.is_symlink()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kb.ttl.")]  # no temporary left
+
+
+def test_site_does_not_write_through_planted_symlinks(pristine: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "site"
+    out.mkdir()
+    for name in ("index.html", "chesskb.owl", "index.html.partial"):
+        os.symlink(victim, out / name)
+    result = run_cli("site", "-o", str(out), store=pristine)
+    assert result.exit_code == 0, result.output
+    assert victim.read_text() == "precious" and not (out / "index.html").is_symlink()
+    shutil.rmtree(out)
+    out.mkdir()
+    os.symlink(elsewhere, out / "resource")  # a planted folder: pages would land outside the site
+    result = run_cli("site", "-o", str(out), store=pristine)
+    assert result.exit_code != 0 and "link out of" in result.output
+    assert list(elsewhere.iterdir()) == []
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31m\u202e"
+
+
+def test_terminal_escapes_in_data_are_shown_escaped(tmp_path: Path) -> None:
+    pgn = tmp_path / "evil.pgn"
+    pgn.write_text(good_games(12)
+                   + f'[Event "Evil{ESCAPES}"]\n[White "Mallory{ESCAPES}"]\n[Black "B"]\n[Result "*"]\n\n'
+                   f"1. e4 {{lesson{ESCAPES}}} e5 *\n\n"
+                   f'[Event "Bad"]\n[White "W"]\n[Black "B"]\n[Result "*"]\n\n1. e4 e5 2. Ke3{ESCAPES} *\n\n'
+                   f'[Event "Bad FEN"]\n[SetUp "1"]\n[FEN "8/8/8{ESCAPES} w - - 0 1"]\n[Result "*"]\n\n*\n\n',
+                   encoding="utf-8")
+    store = tmp_path / "store"
+    imported = subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", str(pgn)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    assert "\x1b" not in imported.stdout + imported.stderr and "\u202e" not in imported.stderr
+    assert "8/8/8\\x1b]0;owned\\x07" in imported.stderr  # the error line quotes the FEN, escaped
+    table = run_cli("query", "SELECT ?name WHERE { ?p cp:name ?name FILTER(STRSTARTS(?name, 'Mallory')) }",
+                    store=store)
+    assert table.exit_code == 0
+    assert "\x1b" not in table.output and "\x07" not in table.output and "\u202e" not in table.output
+    assert "Mallory\\x1b]0;owned\\x07\\x1b[2J\\x1b[31m\\u202e" in table.output
+    # the machine formats carry the data itself
+    tsv = run_cli("query", "--format", "json", "SELECT ?name WHERE { ?p cp:name ?name "
+                  "FILTER(STRSTARTS(?name, 'Mallory')) }", store=store)
+    assert "Mallory\\u001B]0;owned" in tsv.output or "Mallory\\u001b]0;owned" in tsv.output
