@@ -23,7 +23,7 @@ from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 from . import boards
 from .errors import ServiceError
 from .i18n import current_lang, strings
-from .negotiation import choose
+from .negotiation import acceptable, choose
 from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, short_name,
                         valid_iri)
 
@@ -120,6 +120,8 @@ def page_json() -> Response:
 
 def resource_response(iri: str, *, suffix: str | None = None) -> Response:
     """The negotiated answer for one resource: HTML page, plain JSON or an RDF serialisation."""
+    if not suffix and not acceptable(OFFERED):
+        raise ServiceError(406, "this page comes as " + ", ".join(OFFERED) + "; Accept allows none")
     media = choose(OFFERED, HTML, suffix=suffix)
     lang = current_lang()
     resource, graph = _load(iri, lang)
