@@ -9,12 +9,16 @@
   const endpoint = new URL(box.dataset.endpoint, window.location.href).href;
 
   // Keep only the query text from a shared link (#query=… or ?query=…).
+  let shared = false;
   for (const part of ["hash", "search"]) {
     const raw = window.location[part].replace(/^[#?]/, "");
     if (!raw) continue;
     const params = new URLSearchParams(raw);
     const kept = new URLSearchParams();
-    if (params.has("query")) kept.set("query", params.get("query"));
+    if (params.has("query")) {
+      kept.set("query", params.get("query"));
+      shared = true;
+    }
     const url = new URL(window.location.href);
     url[part] = kept.toString();
     window.history.replaceState(null, "", url.href);
@@ -26,8 +30,14 @@
     persistenceId: null,
     endpointCatalogueOptions: { getData: () => [] },
   });
+  const hooked = new WeakSet();
   const pin = (tab) => {
-    if (tab && tab.getEndpoint && tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
+    if (!tab || !tab.getEndpoint) return;
+    if (!hooked.has(tab)) {  // an endpoint typed into the tab's field is put back at once
+      hooked.add(tab);
+      tab.on("endpointChange", () => pin(tab));
+    }
+    if (tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
   };
   for (const id of Object.keys(yasgui._tabs || {})) pin(yasgui.getTab(id));
   yasgui.on("tabAdd", (_, id) => pin(yasgui.getTab(id)));
@@ -36,7 +46,7 @@
 
   const tab = yasgui.getTab();
   pin(tab);
-  if (tab && !tab.getQuery().includes("cp:")) {
+  if (tab && !shared && !tab.getQuery().includes("cp:")) {
     tab.setQuery("PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#>\n" +
       "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n\n" +
       "SELECT ?position ?label WHERE {\n  ?position a cp:MateInOne ;\n            rdfs:label ?label .\n}\nLIMIT 20\n");
