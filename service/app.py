@@ -43,7 +43,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "ROW_LIMIT": (0, "rows a SELECT may return before it fails with 507; 0 = no row cap"),
     "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout)"),
     "PAGE_WORKERS": (2, "processes running the pages' and canned questions' queries"),
-    "CLIENT_QUERIES": (2, "queries one client address may run at once per lane (429 beyond)"),
+    "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
     "QUERY_QUEUE": (16, "queries that may wait for a worker at once (503 beyond)"),
     "QUERY_QUEUE_WAIT": (5.0, "seconds a query waits for a free worker before 503"),
     "UPDATE_TOKEN": (None, "bearer token that allows SPARQL Update; off when unset"),

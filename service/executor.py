@@ -19,6 +19,7 @@ Remote stores (an http(s) endpoint) run in the request thread with the HTTP clie
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -39,30 +40,37 @@ _LOCK = threading.Lock()
 
 
 class ClientLimiter:
-    """How many queries each client address runs at once; beyond ``limit`` it is told to come back."""
+    """How many queries each client address runs at once. Beyond ``limit`` a free-form query is told
+    to come back (429 with Retry-After); a page's query waits up to ``wait`` seconds for the client's
+    own earlier queries instead (a browser opening a few tabs must not see 429s), then gets 429 too."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._running: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._freed = threading.Condition()
 
     @contextmanager
-    def slot(self, client: str) -> Iterator[None]:
-        with self._lock:
-            running = self._running.get(client, 0)
-            if running >= self.limit:
-                raise ServiceError(429, f"you already run {running} queries at once (setting CLIENT_QUERIES); "
-                                        "wait for them to finish", headers={"Retry-After": "2"})
-            self._running[client] = running + 1
+    def slot(self, client: str, wait: float = 0.0) -> Iterator[None]:
+        deadline = time.monotonic() + wait
+        with self._freed:
+            while self._running.get(client, 0) >= self.limit:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ServiceError(429, f"you already run {self._running[client]} queries at once "
+                                            "(setting CLIENT_QUERIES); wait for them to finish",
+                                       headers={"Retry-After": "2"})
+                self._freed.wait(left)
+            self._running[client] = self._running.get(client, 0) + 1
         try:
             yield
         finally:
-            with self._lock:
+            with self._freed:
                 left = self._running[client] - 1
                 if left:
                     self._running[client] = left
                 else:
                     del self._running[client]
+                self._freed.notify_all()
 
 
 def limits() -> Limits:
@@ -99,6 +107,14 @@ def _limiter() -> ClientLimiter:
     return limiter
 
 
+def start_pools(app: Any) -> None:
+    """Start both lanes' workers now (``chesskb serve``), so the first visitors do not wait for a
+    process to start behind someone else's query."""
+    with app.app_context():
+        for lane in LANES:
+            _pool(lane)
+
+
 def close_pools(app: Any) -> None:
     for lane in LANES:
         pool = app.extensions.pop(f"chesskb.pool.{lane}", None)
@@ -124,7 +140,8 @@ def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pag
     pool = _pool(lane)
 
     def compute() -> Answer:
-        with _limiter().slot(request.remote_addr or "local"):
+        wait = 0.0 if lane == "sparql" else float(current_app.config["QUERY_QUEUE_WAIT"])
+        with _limiter().slot(f"{lane} {request.remote_addr or 'local'}", wait):
             if pool is None:
                 return execute(store, query_request)
             return pool.run(query_request)

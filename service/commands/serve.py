@@ -58,7 +58,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     from waitress import create_server
 
     from service.app import create_app
-    from service.executor import close_pools
+    from service.executor import close_pools, start_pools
 
     config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
                     "GRAPH_STORE": obj.graph_store, "BASE_IRI": obj.base_iri}
@@ -66,6 +66,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     if allow_service:
         config["ALLOW_SERVICE"] = True
     app = create_app(config)
+    start_pools(app)
     timeout = int(app.config["CHANNEL_TIMEOUT"])
     server = create_server(
         app, host=host, port=port, threads=threads, ident="chesskb",
