@@ -174,7 +174,7 @@ def execute(store: Any, request: Request) -> Answer:
 
     bindings = {name: term_from_wire(wire) for name, wire in request.bindings}
     dataset = request.dataset
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"timeout": request.limits.timeout}  # a remote store's HTTP timeout
     if dataset.given:
         options["default_graphs"] = list(dataset.default_graphs)
         options["named_graphs"] = list(dataset.named_graphs)

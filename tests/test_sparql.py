@@ -252,6 +252,23 @@ def test_no_row_cap_by_default(client, store_path):
     assert len(json.loads(response.data)["results"]["bindings"]) == expected
 
 
+def test_page_queries_have_the_time_limit_too(store_path):
+    """Pages read through the same executor: a runaway page query is stopped, not left running."""
+    from service.errors import ServiceError
+
+    app = _app(store_path, QUERY_TIMEOUT=2.0)
+    try:
+        with app.test_request_context("/"):
+            started = time.monotonic()
+            with pytest.raises(ServiceError) as info:
+                list(app.extensions["chesskb.reader"].query(RUNAWAY))
+            assert info.value.status == 503 and "QUERY_TIMEOUT" in info.value.message
+            assert time.monotonic() - started < 10
+            assert bool(app.extensions["chesskb.reader"].query(TRAPS.replace("SELECT ?position", "ASK")))
+    finally:
+        close_pools(app)
+
+
 def test_byte_cap_fails_loudly(store_path):
     app = _app(store_path, MAX_RESULT_BYTES=10000)
     client = app.test_client()
