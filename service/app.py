@@ -41,7 +41,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "QUERY_TIMEOUT": (20.0, "seconds a query may run before it is stopped (503)"),
     "MAX_RESULT_BYTES": (64 << 20, "largest serialised query result; a larger one fails with 507, never cut"),
     "ROW_LIMIT": (0, "rows a SELECT may return before it fails with 507; 0 = no row cap"),
-    "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout)"),
+    "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout; 0 = none, for offline builds)"),
     "PAGE_WORKERS": (2, "processes running the pages' and canned questions' queries"),
     "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
     "QUERY_QUEUE": (16, "queries that may wait for a worker at once (503 beyond)"),

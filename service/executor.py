@@ -82,8 +82,8 @@ def limits() -> Limits:
 def _pool(lane: str) -> WorkerPool | None:
     """The lane's workers, started on first use (one pool per lane per app)."""
     store = current_app.extensions["chesskb.store"]
-    if not isinstance(store, EmbeddedStore):
-        return None
+    if not isinstance(store, EmbeddedStore) or int(current_app.config["QUERY_WORKERS"]) == 0:
+        return None  # a remote store, or an offline build (`chesskb site`): in the calling thread
     key = f"chesskb.pool.{lane}"
     with _LOCK:
         pool = current_app.extensions.get(key)
