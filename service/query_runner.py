@@ -5,7 +5,11 @@ four triple patterns) would hold its thread and the store forever. Each query th
 worker *process* with the embedded store opened read-only; the web thread waits at most
 ``timeout`` seconds and then kills the worker (and starts a fresh one), answering 503 while other
 workers keep serving other clients. Results are serialised inside the worker, so only bytes cross
-the pipe.
+the pipe, and serialisation stops as soon as the result passes its size bound (``Limits``): the
+query fails (507) rather than an oversized answer being built, or a cut one sent as if complete.
+Workers are started without network access where Linux allows it (``isolate_network``), so the
+store's SERVICE client cannot reach another host even if a federated query got past
+``service.query_guard``.
 
 Remote stores (an http(s) endpoint) do not need this: the HTTP client's timeout stops them, so
 they run in the calling thread.
@@ -60,7 +64,6 @@ class Answer:
     media_type: str
     body: bytes
     rows: int | None = None
-    truncated_at: None = None  # kept for callers of the old shape: results are never cut
 
 
 @dataclass(frozen=True)
