@@ -51,7 +51,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
     "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset"),
     "CONNECTION_LIMIT": (1000, "open connections the server keeps (idle ones count)"),
-    "CHANNEL_TIMEOUT": (15, "seconds an idle or stalled connection is kept before it is closed"),
+    "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
 }
 DEFAULT_SETTINGS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 

@@ -257,6 +257,32 @@ def test_hundreds_of_idle_sockets_neither_lock_out_nor_stay(server):
             sock.close()
 
 
+def test_a_client_trickling_its_request_is_cut_off(server):
+    """Slowloris: one header byte a second keeps the connection "active"; it is closed anyway once
+    the request is CHANNEL_TIMEOUT old, and the site answers meanwhile."""
+    sock = _raw(server)
+    sock.settimeout(1)
+    started = time.monotonic()
+    closed_after = None
+    try:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        for _ in range(CHANNEL_TIMEOUT * 5):
+            try:
+                sock.sendall(b"X")
+                if sock.recv(1) == b"":
+                    closed_after = time.monotonic() - started
+                    break
+            except TimeoutError:
+                continue
+            except OSError:
+                closed_after = time.monotonic() - started
+                break
+        assert http("GET", server + "/", headers={"Accept": "text/html"}, timeout=10)[0] == 200
+    finally:
+        sock.close()
+    assert closed_after is not None and closed_after < CHANNEL_TIMEOUT * 3, closed_after
+
+
 def test_runaway_queries_are_held_while_a_second_client_is_answered(server):
     """One client fires six runaways: two run (CLIENT_QUERIES), the rest get 429 at once; another
     client's pages, canned questions and queries keep answering within a second or two."""

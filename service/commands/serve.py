@@ -11,9 +11,11 @@ lock other visitors out nor stay open long.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import click
+from waitress.channel import HTTPChannel
 
 from service.app import SETTINGS
 from service.cli import CliContext
@@ -32,6 +34,25 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--connection-limit": ("CONNECTION_LIMIT", click.IntRange(min=1)),
     "--channel-timeout": ("CHANNEL_TIMEOUT", click.IntRange(min=1)),
 }
+
+
+class DeadlineChannel(HTTPChannel):
+    """A connection whose request must arrive whole within CHANNEL_TIMEOUT of its first byte.
+
+    waitress closes a connection after CHANNEL_TIMEOUT without activity, but every byte counts as
+    activity: a client sending one header byte every few seconds (slowloris) would hold its socket
+    for ever. While a request is incomplete, its activity time stays at its first byte, so the
+    server's regular sweep closes it once the request is CHANNEL_TIMEOUT old."""
+
+    _request_started: float = 0.0
+
+    def received(self, data: bytes) -> bool:
+        if self.request is None:
+            self._request_started = time.time()
+        result = super().received(data)
+        if self.request is not None:
+            self.last_activity = min(self.last_activity, self._request_started)
+        return result
 
 
 def _setting_options(function: Any) -> Any:
@@ -76,6 +97,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
         max_request_body_size=int(app.config["MAX_BODY_BYTES"]),  # 413 from Content-Length, before reading
         max_request_header_size=64 * 1024,
         asyncore_use_poll=True)                        # poll(): more than 1024 sockets
+    server.channel_class = DeadlineChannel
     click.echo(f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
                f"(SPARQL at /sparql; Ctrl-C stops)", err=True)
     try:
