@@ -16,8 +16,10 @@ from flask import Flask
 from kb.iris import default_base_iri
 from kb.store import Store, default_store_location, open_store
 
-from .result_cache import ResultCache
 from .errors import register_error_handlers
+from .executor import PooledReader
+from .headers import security_headers
+from .result_cache import ResultCache
 
 #: Blueprint modules, registered in this order when the module exists.
 BLUEPRINTS: tuple[str, ...] = (
@@ -29,21 +31,29 @@ BLUEPRINTS: tuple[str, ...] = (
     "service.authoring",
 )
 
-#: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>).
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "STORE": None,                 # store path or SPARQL endpoint URL
-    "UPDATE_ENDPOINT": None,       # SPARQL Update URL of a remote store
-    "GRAPH_STORE": None,           # Graph Store Protocol URL of a remote store (derived for Oxigraph)
-    "BASE_IRI": None,              # base IRI of individuals
-    "QUERY_TIMEOUT": 20.0,         # seconds before a query is stopped (503)
-    "ROW_LIMIT": 10000,            # rows returned before a result is cut with a notice
-    "QUERY_WORKERS": 2,            # processes that run SPARQL queries (each can be killed on timeout)
-    "UPDATE_TOKEN": None,          # bearer token that allows SPARQL Update; off when unset
-    "ALLOW_SERVICE": False,        # federated SERVICE queries to other hosts
-    "MAX_BODY_BYTES": 1 << 20,     # largest request body accepted
-    "AUTHOR_TOKEN": None,          # token for the teachers' authoring pages; off when unset
+#: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what
+#: they bound; ``chesskb serve --help`` shows the same text, and an error caused by a bound names it.
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "STORE": (None, "store path or SPARQL endpoint URL"),
+    "UPDATE_ENDPOINT": (None, "SPARQL Update URL of a remote store"),
+    "GRAPH_STORE": (None, "Graph Store Protocol URL of a remote store (derived for Oxigraph)"),
+    "BASE_IRI": (None, "base IRI of individuals"),
+    "QUERY_TIMEOUT": (20.0, "seconds a query may run before it is stopped (503)"),
+    "MAX_RESULT_BYTES": (64 << 20, "largest serialised query result; a larger one fails with 507, never cut"),
+    "ROW_LIMIT": (0, "rows a SELECT may return before it fails with 507; 0 = no row cap"),
+    "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout; 0 = none, for offline builds)"),
+    "PAGE_WORKERS": (2, "processes running the pages' and canned questions' queries"),
+    "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
+    "QUERY_QUEUE": (16, "queries that may wait for a worker at once (503 beyond)"),
+    "QUERY_QUEUE_WAIT": (5.0, "seconds a query waits for a free worker before 503"),
+    "UPDATE_TOKEN": (None, "bearer token that allows SPARQL Update; off when unset"),
+    "ALLOW_SERVICE": (False, "allow federated SERVICE queries to other hosts"),
+    "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
+    "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset"),
+    "CONNECTION_LIMIT": (1000, "open connections the server keeps (idle ones count)"),
+    "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
 }
-
+DEFAULT_SETTINGS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 
 def _setting(name: str, config: dict[str, Any]) -> Any:
     if name in config:
@@ -74,7 +84,9 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
                                                           update_endpoint=app.config["UPDATE_ENDPOINT"],
                                                           graph_store=app.config["GRAPH_STORE"])
     app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
+    app.extensions["chesskb.reader"] = PooledReader()  # what pages query: the pages lane of the executor
     register_error_handlers(app)
+    app.after_request(security_headers)
     for module_name in BLUEPRINTS:
         try:
             module = importlib.import_module(module_name)
@@ -87,6 +99,7 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
 
 
 def get_store(app: Flask | None = None) -> Store:
+    """The store itself (for writes); pages read through ``app.extensions["chesskb.reader"]``."""
     from flask import current_app
 
     return (app or current_app).extensions["chesskb.store"]

@@ -37,7 +37,8 @@ THEME_NAMES = ("Position",) + tuple(PARENT)
 
 
 def _store():
-    return current_app.extensions["chesskb.store"]
+    """What pages read through: the executor's pages lane (time limit, size bound, fairness)."""
+    return current_app.extensions["chesskb.reader"]
 
 
 def _rows(sparql: str, **bindings: Any) -> list[dict[str, Any]]:

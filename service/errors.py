@@ -12,10 +12,11 @@ from werkzeug.exceptions import HTTPException
 
 
 class ServiceError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
 def wants_html() -> bool:
@@ -23,19 +24,21 @@ def wants_html() -> bool:
     return best == "text/html" and not request.path.endswith(".json")
 
 
-def error_response(status: int, message: str) -> Response:
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     if wants_html():
-        return Response(render_template("error.html", status=status, message=message), status=status,
-                        mimetype="text/html")
-    response = jsonify({"ok": False, "error": message, "status": status})
-    response.status_code = status
+        response = Response(render_template("error.html", status=status, message=message), status=status,
+                            mimetype="text/html")
+    else:
+        response = jsonify({"ok": False, "error": message, "status": status})
+        response.status_code = status
+    response.headers.update(headers or {})
     return response
 
 
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service_error(exc: ServiceError) -> Response:
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, exc.message, exc.headers)
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Response:

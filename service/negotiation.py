@@ -55,3 +55,14 @@ def choose(offered: list[str], default: str, *, suffix: str | None = None) -> st
     if best is None or (request.accept_mimetypes.best == "*/*" and default in offered):
         return default
     return best
+
+
+def acceptable(offered: list[str]) -> bool:
+    """Whether the client takes one of ``offered`` (by ``Accept`` or a known ``format`` parameter);
+    no ``Accept`` header means anything goes."""
+    alias = requested_alias()
+    if alias and FORMAT_ALIASES.get(alias, alias) in offered:
+        return True
+    if alias == "json" and "application/json" in offered:
+        return True
+    return request.accept_mimetypes.best_match(offered) is not None or not request.accept_mimetypes

@@ -24,7 +24,7 @@ from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 from . import boards
 from .errors import ServiceError
 from .i18n import current_lang, strings
-from .negotiation import choose
+from .negotiation import acceptable, choose
 from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, short_name,
                         valid_iri)
 
@@ -43,7 +43,7 @@ def term_labels(lang: str) -> dict[str, str]:
     """rdfs:label of every ontology term in ``lang`` (English fallback), read once per app."""
     cache: dict[str, dict[str, str]] = current_app.extensions.setdefault("chesskb.term_labels", {})
     if lang not in cache:
-        rows = current_app.extensions["chesskb.store"].query(  # the ontology's graph: no scan of all labels
+        rows = current_app.extensions["chesskb.reader"].query(  # the ontology's graph: no scan of all labels
             f"SELECT ?term ?label WHERE {{ GRAPH <{ONTOLOGY_IRI}> {{ ?term rdfs:label ?label }} }}")
         found: dict[str, dict[str, str]] = {}
         for row in rows:
@@ -79,13 +79,14 @@ def _template_helpers() -> dict[str, Any]:
 
 
 def _lang_switch_url(lang: str) -> str:
+    """The same page in the other language, built by ``url_for`` from the matched route: never from
+    the raw path, which for an unknown URL (``/%5Cevil.example/x``) could name another site. A
+    request that matched no route (a 404) switches to the home page."""
     args = request.args.to_dict()
     args["lang"] = "en" if lang == "es" else "es"
-    return request.path + "?" + "&".join(f"{k}={_quote(v)}" for k, v in args.items())
-
-
-def _quote(value: str) -> str:
-    return quote(value, safe="")
+    if request.url_rule is None or request.endpoint is None or request.endpoint == "static":
+        return url_for("browse.home", lang=args["lang"])
+    return url_for(request.endpoint, **{**args, **(request.view_args or {})})
 
 
 # --- the views ---------------------------------------------------------------------------------
@@ -120,6 +121,8 @@ def page_json() -> Response:
 
 def resource_response(iri: str, *, suffix: str | None = None) -> Response:
     """The negotiated answer for one resource: HTML page, plain JSON or an RDF serialisation."""
+    if not suffix and not acceptable(OFFERED):
+        raise ServiceError(406, "this page comes as " + ", ".join(OFFERED) + "; Accept allows none")
     media = choose(OFFERED, HTML, suffix=suffix)
     lang = current_lang()
     resource, graph = _load(iri, lang)

@@ -5,7 +5,11 @@ four triple patterns) would hold its thread and the store forever. Each query th
 worker *process* with the embedded store opened read-only; the web thread waits at most
 ``timeout`` seconds and then kills the worker (and starts a fresh one), answering 503 while other
 workers keep serving other clients. Results are serialised inside the worker, so only bytes cross
-the pipe.
+the pipe, and serialisation stops as soon as the result passes its size bound (``Limits``): the
+query fails (507) rather than an oversized answer being built, or a cut one sent as if complete.
+Workers are started without network access where Linux allows it (``isolate_network``), so the
+store's SERVICE client cannot reach another host even if a federated query got past
+``service.query_guard``.
 
 Remote stores (an http(s) endpoint) do not need this: the HTTP client's timeout stops them, so
 they run in the calling thread.
@@ -13,6 +17,7 @@ they run in the calling thread.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
 import queue
@@ -52,22 +57,75 @@ GRAPH_FORMATS: dict[str, RdfFormat] = {
 
 @dataclass
 class Answer:
-    """A finished query: the body in the chosen format, its media type, and a row-cap notice."""
+    """A finished query: the whole body in the chosen format and its media type. There is no
+    partial answer: a query that hits a bound fails (``QueryFailed``) instead of being cut."""
 
     kind: str                  # "solutions", "boolean" or "graph"
     media_type: str
     body: bytes
     rows: int | None = None
-    truncated_at: int | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of one query, each a named setting of the service (``service.settings``)."""
+
+    timeout: float             # QUERY_TIMEOUT: seconds before the worker is killed
+    max_bytes: int             # MAX_RESULT_BYTES: size of the serialised result
+    row_limit: int = 0         # ROW_LIMIT: rows of a SELECT; 0 = no row cap
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The RDF dataset of a query as the SPARQL Protocol gives it (``default-graph-uri``,
+    ``named-graph-uri``), and the base IRI relative IRIs resolve against (the endpoint's URL).
+    When neither graph list is given the query's own FROM / FROM NAMED, or the store's default
+    (the merge of every graph), apply."""
+
+    default_graphs: tuple[str, ...] = ()
+    named_graphs: tuple[str, ...] = ()
+    base_iri: str | None = None
+
+    @property
+    def given(self) -> bool:
+        return bool(self.default_graphs or self.named_graphs)
 
 
 class QueryFailed(Exception):
     """The query did not run; ``status`` is the HTTP status (400 syntax, 503 timeout, 500 else)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
+
+
+class _ResultTooLarge(Exception):
+    pass
+
+
+class _CappedBuffer:
+    """A write target that refuses to grow past ``cap`` bytes: the serialiser stops as soon as
+    the bound is passed instead of building the whole oversized answer first."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+
+    def write(self, chunk: bytes) -> int:
+        self.data += chunk
+        if len(self.data) > self.cap:
+            raise _ResultTooLarge()
+        return len(chunk)
+
+    def flush(self) -> None:
+        pass
+
+
+def too_large(limits: Limits) -> QueryFailed:
+    return QueryFailed(507, f"the result is larger than {limits.max_bytes} bytes (setting MAX_RESULT_BYTES); "
+                            "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
 
 
 # --- terms across the process boundary ------------------------------------------------------
@@ -95,48 +153,113 @@ def term_from_wire(wire: tuple) -> Any:
 
 # --- the work itself (the same code in a worker and in-thread) -----------------------------
 
-def execute(store: Any, sparql: str, bindings: dict[str, Any] | None, select_type: str, graph_type: str,
-            row_limit: int) -> Answer:
-    """Run ``sparql`` and serialise the result; SELECT results over ``row_limit`` rows are cut."""
+@dataclass(frozen=True)
+class Request:
+    """Everything a worker needs to answer one query (plain data: it crosses a pipe)."""
+
+    sparql: str
+    bindings: tuple[tuple[str, tuple], ...]
+    select_type: str
+    graph_type: str
+    limits: Limits
+    dataset: Dataset = Dataset()
+
+
+def make_request(sparql: str, bindings: dict[str, Any] | None, select_type: str, graph_type: str,
+                 limits: Limits, dataset: Dataset | None = None) -> Request:
+    wire = tuple(sorted((name, term_to_wire(term)) for name, term in (bindings or {}).items()))
+    return Request(sparql, wire, select_type, graph_type, limits, dataset or Dataset())
+
+
+def execute(store: Any, request: Request) -> Answer:
+    """Run the request's query and serialise the result within its byte and row bounds."""
     from kb.store import QuerySyntaxError
 
+    bindings = {name: term_from_wire(wire) for name, wire in request.bindings}
+    dataset = request.dataset
+    options: dict[str, Any] = {"timeout": request.limits.timeout}  # a remote store's HTTP timeout
+    if dataset.given:
+        options["default_graphs"] = list(dataset.default_graphs)
+        options["named_graphs"] = list(dataset.named_graphs)
+    if dataset.base_iri:
+        options["base_iri"] = dataset.base_iri
     try:
-        result = store.query(sparql, bindings=bindings)
+        result = store.query(request.sparql, bindings=bindings or None, **options)
     except QuerySyntaxError as exc:
         raise QueryFailed(400, f"SPARQL syntax error: {exc}") from None
-    if isinstance(result, QueryBoolean):
-        return Answer("boolean", select_type, result.serialize(format=SELECT_FORMATS[select_type]))
-    if isinstance(result, QueryTriples):
-        fmt = GRAPH_FORMATS[graph_type]
-        body = serialize(result, format=fmt, prefixes=PREFIXES if fmt == RdfFormat.TURTLE else None)
-        return Answer("graph", graph_type, body or b"")
-    assert isinstance(result, QuerySolutions)
-    return _solutions(result, select_type, row_limit)
+    limits = request.limits
+    buffer = _CappedBuffer(limits.max_bytes)
+    try:
+        if isinstance(result, QueryBoolean):
+            result.serialize(buffer, format=SELECT_FORMATS[request.select_type])
+            return Answer("boolean", request.select_type, bytes(buffer.data))
+        if isinstance(result, QueryTriples):
+            fmt = GRAPH_FORMATS[request.graph_type]
+            serialize(result, buffer, format=fmt, prefixes=PREFIXES if fmt == RdfFormat.TURTLE else None)
+            return Answer("graph", request.graph_type, bytes(buffer.data))
+        assert isinstance(result, QuerySolutions)
+        if limits.row_limit > 0:
+            return _capped_rows(result, request.select_type, limits, buffer)
+        result.serialize(buffer, format=SELECT_FORMATS[request.select_type])
+        return Answer("solutions", request.select_type, bytes(buffer.data))
+    except _ResultTooLarge:
+        raise too_large(limits) from None
 
 
-def _solutions(result: QuerySolutions, media_type: str, row_limit: int) -> Answer:
-    """JSON first (pyoxigraph's own writer), cut to the row cap, then the wanted format."""
-    as_json = result.serialize(format=QueryResultsFormat.JSON)
-    data = json.loads(as_json)
-    rows = len(data["results"]["bindings"])
-    truncated = None
-    if rows > row_limit:
-        data["results"]["bindings"] = data["results"]["bindings"][:row_limit]
-        truncated, rows = row_limit, row_limit
-        as_json = json.dumps(data).encode()
-    fmt = SELECT_FORMATS[media_type]
-    if fmt == QueryResultsFormat.JSON:
-        body = as_json
-    else:
-        body = parse_query_results(as_json, format=QueryResultsFormat.JSON).serialize(format=fmt)
-    return Answer("solutions", media_type, body, rows=rows, truncated_at=truncated)
+def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer: _CappedBuffer) -> Answer:
+    """With a row cap configured: a SELECT over the cap fails (413-like 507) instead of being cut."""
+    names = [v.value for v in result.variables]
+    rows = []
+    for solution in result:
+        if len(rows) == limits.row_limit:
+            raise QueryFailed(507, f"the result has more than {limits.row_limit} rows (setting ROW_LIMIT); "
+                                   "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
+        rows.append({name: _json_term(solution[name]) for name in names if solution[name] is not None})
+    as_json = json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}).encode()
+    parse_query_results(as_json, format=QueryResultsFormat.JSON).serialize(buffer, format=SELECT_FORMATS[media_type])
+    return Answer("solutions", media_type, bytes(buffer.data), rows=len(rows))
 
 
-def _worker_main(location: str, conn: Any) -> None:
+def _json_term(term: Any) -> dict[str, str]:
+    if isinstance(term, NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, BlankNode):
+        return {"type": "bnode", "value": term.value}
+    if isinstance(term, Literal):
+        found = {"type": "literal", "value": term.value}
+        if term.language:
+            found["xml:lang"] = term.language
+        elif term.datatype.value != XSD_STRING:
+            found["datatype"] = term.datatype.value
+        return found
+    raise TypeError(f"cannot write {term!r} in a result row")
+
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+#: Linux flags for unshare(2): a new user namespace (needs no privilege) with a new, empty network
+#: namespace inside it, so the process can reach no host at all, not even loopback.
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+
+
+def isolate_network() -> bool:
+    """Take this process off the network where the system allows it (Linux user namespaces); a
+    SERVICE request from the store then fails whatever the query text. False when not possible."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _worker_main(location: str, conn: Any, offline: bool) -> None:
     """A worker process: open the store read-only once, then answer requests until told to stop."""
     from kb.store import StoreError, open_store
 
+    isolated = isolate_network() if offline else False
     store = open_store(location)
+    conn.send(("ready", isolated))
     while True:
         try:
             request = conn.recv()
@@ -144,22 +267,21 @@ def _worker_main(location: str, conn: Any) -> None:
             return
         if request is None:
             return
-        sparql, wire_bindings, select_type, graph_type, row_limit = request
         try:
-            bindings = {name: term_from_wire(w) for name, w in (wire_bindings or {}).items()}
-            conn.send(("ok", execute(store, sparql, bindings or None, select_type, graph_type, row_limit)))
+            conn.send(("ok", execute(store, request)))
         except QueryFailed as exc:
             conn.send(("error", exc.status, exc.message))
-        except (StoreError, RuntimeError, ValueError, TypeError) as exc:
+        except (StoreError, RuntimeError, ValueError, TypeError, OSError, AttributeError) as exc:
             conn.send(("error", 400 if isinstance(exc, (RuntimeError, ValueError)) else 500, str(exc)))
 
 
 class _Worker:
-    def __init__(self, context: Any, location: str) -> None:
+    def __init__(self, context: Any, location: str, offline: bool) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(location, child), daemon=True)
+        self.process = context.Process(target=_worker_main, args=(location, child, offline), daemon=True)
         self.process.start()
         child.close()
+        self.isolated: bool | None = None
 
     def kill(self) -> None:
         self.process.kill()
@@ -167,40 +289,78 @@ class _Worker:
         self.conn.close()
 
 
-class WorkerPool:
-    """``size`` worker processes over one store; a timed-out worker is killed and replaced."""
+@dataclass(frozen=True)
+class PoolSettings:
+    """How many processes a lane has and how long a query may wait for one (named settings)."""
 
-    def __init__(self, location: str, size: int = 2) -> None:
+    size: int                  # QUERY_WORKERS / PAGE_WORKERS
+    queue_limit: int           # QUERY_QUEUE: queries waiting for a worker before 503
+    queue_wait: float          # QUERY_QUEUE_WAIT: seconds a query waits for a worker before 503
+    offline: bool = True       # workers without network (SERVICE not allowed)
+    name: str = "query"
+
+
+class WorkerPool:
+    """``size`` worker processes over one store; a timed-out worker is killed and replaced.
+
+    A query waits for a free worker at most ``queue_wait`` seconds, and at most ``queue_limit``
+    queries wait at once: beyond either, it is answered 503 with Retry-After at once instead of
+    piling up behind runaway queries."""
+
+    def __init__(self, location: str, settings: PoolSettings) -> None:
         self.location = location
+        self.settings = settings
+        self.size = settings.size
         self.context = multiprocessing.get_context("spawn")
         self.idle: queue.Queue[_Worker] = queue.Queue()
-        self.size = size
         self._lock = threading.Lock()
+        self._waiting = 0
         self._closed = False
-        for _ in range(size):
-            self.idle.put(_Worker(self.context, location))
+        for _ in range(settings.size):
+            self.idle.put(self._spawn())
 
-    def run(self, sparql: str, bindings: dict[str, Any] | None, select_type: str, graph_type: str,
-            row_limit: int, timeout: float) -> Answer:
+    def _spawn(self) -> _Worker:
+        return _Worker(self.context, self.location, self.settings.offline)
+
+    def _take(self) -> _Worker:
+        settings = self.settings
+        with self._lock:
+            if self._waiting >= settings.queue_limit and self.idle.empty():
+                raise QueryFailed(503, f"{self._waiting} queries already wait for the {settings.size} "
+                                       f"{settings.name} workers (setting QUERY_QUEUE); try again shortly",
+                                  retry_after=max(1, int(settings.queue_wait)))
+            self._waiting += 1
+        try:
+            return self.idle.get(timeout=settings.queue_wait)
+        except queue.Empty:
+            raise QueryFailed(503, f"all {settings.size} {settings.name} workers stayed busy for "
+                                   f"{settings.queue_wait:g} s (setting QUERY_QUEUE_WAIT); try again shortly",
+                              retry_after=max(1, int(settings.queue_wait))) from None
+        finally:
+            with self._lock:
+                self._waiting -= 1
+
+    def run(self, request: Request) -> Answer:
+        timeout = request.limits.timeout
+        worker = self._take()
         deadline = time.monotonic() + timeout
         try:
-            worker = self.idle.get(timeout=timeout)
-        except queue.Empty:
-            raise QueryFailed(503, f"all {self.size} query workers are busy; try again later") from None
-        wire = {name: term_to_wire(term) for name, term in (bindings or {}).items()}
-        try:
             if not worker.process.is_alive():
-                worker = _Worker(self.context, self.location)
-            worker.conn.send((sparql, wire, select_type, graph_type, row_limit))
+                worker = self._spawn()
+            if worker.isolated is None:  # the first answer of a new worker says it is ready
+                if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
+                    raise EOFError
+                worker.isolated = worker.conn.recv()[1]
+            worker.conn.send(request)
             if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
                 worker.kill()
-                worker = _Worker(self.context, self.location)
+                worker = self._spawn()
                 raise QueryFailed(503, f"query stopped: it ran longer than the {timeout:g} s limit "
                                        "(setting QUERY_TIMEOUT)")
             reply = worker.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             worker.kill()
-            worker = _Worker(self.context, self.location)
+            worker = self._spawn()
             raise QueryFailed(500, "the query worker died; the query was not answered") from None
         finally:
             if not self._closed:

@@ -47,7 +47,8 @@ def valid_iri(iri: str) -> bool:
 
 
 def store():
-    return current_app.extensions["chesskb.store"]
+    """What pages read through: the executor's pages lane (time limit, size bound, fairness)."""
+    return current_app.extensions["chesskb.reader"]
 
 
 def describe_graph(iri: str, *, inverse: bool = True) -> rdflib.Graph:

@@ -1,30 +1,32 @@
 """``/sparql``: the SPARQL 1.1 Protocol endpoint, its service description and a query editor.
 
-What real clients send decides what is tolerated (prior-art §A5, §B3): ``GET ?query=``, ``POST``
-form and ``POST application/sparql-query``; the media type by ``Accept`` with q-values, or by
-SPARQLWrapper's ``format``/``output``/``results`` parameters (honoured, never a 400); SELECT/ASK
-default to JSON and CONSTRUCT/DESCRIBE to Turtle. A GET without a query is the service description
-(RDF), or the YASGUI editor for a browser. Queries run in killable worker processes
-(``service.query_runner``) so a runaway query is answered 503 while others are served.
+Requests are checked as the Protocol says (W3C protocol tests): one ``query`` by ``GET``, a ``POST``
+form or a ``POST application/sparql-query`` body, never two operations; bodies in UTF-8 (another
+charset is refused with 415, a body that is not UTF-8 with 400); ``default-graph-uri`` and
+``named-graph-uri`` give the dataset (replacing FROM / FROM NAMED), and without them the default
+graph is the merge of every graph; relative IRIs resolve against the endpoint's URL. The media type
+comes from ``Accept`` with q-values, or SPARQLWrapper's ``format``/``output``/``results`` parameters;
+an ``Accept`` the endpoint cannot serve gets 406. A GET without a query is the service description
+(RDF), or the YASGUI editor for a browser. Queries run through ``service.executor``: bounded in time
+and size, and failed loudly (an error status) when a bound is hit, never cut short.
 """
 
 from __future__ import annotations
 
 import hmac
-import re
-import threading
-from typing import Any
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
 
-from flask import Blueprint, Response, current_app, render_template, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
-from kb.store import EmbeddedStore
 from kb.vocab import PREFIXES, RDF
 
+from . import executor
 from .errors import ServiceError, error_response
-from .negotiation import choose
-from .query_runner import GRAPH_FORMATS, SELECT_FORMATS, Answer, QueryFailed, WorkerPool, execute
-from .result_cache import cache_key
+from .negotiation import acceptable, choose
+from .query_runner import GRAPH_FORMATS, SELECT_FORMATS, Answer, Dataset
+from .resources import valid_iri
 
 bp = Blueprint("sparql", __name__)
 blueprint = bp
@@ -33,60 +35,22 @@ SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS_NS = "http://www.w3.org/ns/formats/"
 _RESULT_FORMAT_IRIS = ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV",
                        "SPARQL_Results_TSV", "Turtle", "RDF_XML", "N-Triples", "JSON-LD")
-
-_STRINGS_AND_IRIS = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
-    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|<[^<>"{}|^`\\\s]*>|#[^\n]*',
-)
-_SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
-
-
-def uses_service(sparql: str) -> bool:
-    """True when the query has a SERVICE clause (strings, IRIs and comments do not count)."""
-    return bool(_SERVICE.search(_STRINGS_AND_IRIS.sub(" ", sparql)))
+JSON_RESULTS = "application/sparql-results+json"
+#: Media types clients send for results that name one of ours differently.
+SELECT_ALIASES = {"application/json": JSON_RESULTS, "text/xml": "application/sparql-results+xml",
+                  "application/xml": "application/sparql-results+xml"}
+GRAPH_ALIASES = {"application/json": "application/ld+json", "text/plain": "application/n-triples",
+                 "application/xml": "application/rdf+xml", "text/xml": "application/rdf+xml",
+                 "text/n3": "text/turtle", "text/rdf+n3": "text/turtle", "application/x-turtle": "text/turtle"}
+_UTF8 = ("utf-8", "utf8", "us-ascii")
 
 
 # --- running queries (shared with the canned-query pages) -----------------------------------
 
-_POOL_LOCK = threading.Lock()
-
-
-def _pool() -> WorkerPool | None:
-    """The app's query workers, started on first use (one pool per app, whatever the threads)."""
-    store = current_app.extensions["chesskb.store"]
-    if not isinstance(store, EmbeddedStore):
-        return None
-    with _POOL_LOCK:
-        pool = current_app.extensions.get("chesskb.query_pool")
-        if pool is None:
-            pool = WorkerPool(store.location, size=int(current_app.config.get("QUERY_WORKERS", 2) or 2))
-            current_app.extensions["chesskb.query_pool"] = pool
-    return pool
-
-
-def run_query(sparql: str, bindings: dict[str, Any] | None = None, *,
-              select_type: str = "application/sparql-results+json",
+def run_query(sparql: str, bindings: dict | None = None, *, select_type: str = JSON_RESULTS,
               graph_type: str = "text/turtle") -> Answer:
-    """Run a query with the configured timeout and row cap; errors become ``ServiceError``."""
-    if uses_service(sparql) and not current_app.config.get("ALLOW_SERVICE"):
-        raise ServiceError(403, "federated queries (SERVICE) are not allowed on this endpoint")
-    timeout = float(current_app.config["QUERY_TIMEOUT"])
-    row_limit = int(current_app.config["ROW_LIMIT"])
-    pool = _pool()
-    store = current_app.extensions["chesskb.store"]
-
-    def run() -> Answer:
-        if pool is None:
-            return execute(store, sparql, bindings, select_type, graph_type, row_limit)
-        return pool.run(sparql, bindings, select_type, graph_type, row_limit, timeout)
-
-    try:
-        cache = current_app.extensions.get("chesskb.results")
-        if cache is None:
-            return run()
-        return cache.get_or_run(cache_key(store, sparql, bindings, select_type, graph_type, row_limit), run)
-    except QueryFailed as exc:
-        raise ServiceError(exc.status, exc.message) from None
+    """A canned or page query: the pages lane of ``service.executor``."""
+    return executor.run(sparql, bindings, lane="pages", select_type=select_type, graph_type=graph_type)
 
 
 def answer_response(answer: Answer) -> Response:
@@ -95,10 +59,6 @@ def answer_response(answer: Answer) -> Response:
         mimetype += "; charset=utf-8"
     response = Response(answer.body, status=200, content_type=mimetype)
     response.headers["Vary"] = "Accept"
-    if answer.truncated_at is not None:
-        notice = f"result cut at {answer.truncated_at} rows (setting ROW_LIMIT)"
-        response.headers["X-Result-Truncated"] = str(answer.truncated_at)
-        response.headers["Warning"] = f'199 - "{notice}"'
     return response
 
 
@@ -108,30 +68,80 @@ def answer_response(answer: Answer) -> Response:
 def _protocol_error(exc: ServiceError) -> Response:
     """SPARQL clients send ``*/*`` or result types: they get the JSON error shape, with the parser's
     message; only a browser that asks for HTML by name gets the HTML error page."""
-    from flask import jsonify
-
     if any(media == "text/html" for media, _ in request.accept_mimetypes):
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, exc.message, exc.headers)
     response = jsonify({"ok": False, "error": exc.message, "status": exc.status})
     response.status_code = exc.status
+    response.headers.update(exc.headers)
     return response
 
 
-def _request_operation() -> tuple[str | None, str | None]:
-    """(query, update) text from any of the protocol's request forms."""
-    if request.method == "GET":
-        if "update" in request.args:
+@dataclass
+class Operation:
+    """One protocol request: a query or an update, and the dataset it names."""
+
+    query: str | None
+    update: str | None
+    default_graphs: tuple[str, ...] = ()
+    named_graphs: tuple[str, ...] = ()
+
+
+def _one(values: list[str], name: str) -> str | None:
+    if len(values) > 1:
+        raise ServiceError(400, f"the request gives {len(values)} '{name}' parameters; send exactly one")
+    return values[0] if values else None
+
+
+def _utf8_body() -> str:
+    charset = (request.mimetype_params.get("charset") or "utf-8").lower()
+    if charset not in _UTF8:
+        raise ServiceError(415, f"request charset {charset} is not supported: send the body in UTF-8")
+    try:
+        return request.get_data(cache=True).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ServiceError(400, "the request body is not valid UTF-8") from None
+
+
+def _form() -> list[tuple[str, str]]:
+    """An url-encoded body's fields, decoded strictly as UTF-8 (werkzeug would replace bad bytes)."""
+    raw = _utf8_body()
+    try:
+        return parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise ServiceError(400, "the form is not valid UTF-8 once percent-decoded") from None
+
+
+def _request_operation() -> Operation:
+    """The operation of any of the Protocol's request forms, refused when ambiguous."""
+    params: list[tuple[str, str]] = list(request.args.items(multi=True))
+    if request.method in ("GET", "HEAD"):
+        if any(name == "update" for name, _ in params):
             raise ServiceError(400, "SPARQL Update must be sent with POST")
-        return request.args.get("query"), None
-    content_type = (request.mimetype or "").lower()
-    if content_type == "application/sparql-query":
-        return request.get_data(as_text=True), None
-    if content_type == "application/sparql-update":
-        return None, request.get_data(as_text=True)
-    if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        return request.form.get("query"), request.form.get("update")
-    raise ServiceError(415, f"unsupported content type {content_type or '(none)'}: send "
-                            "application/sparql-query, application/sparql-update or a form")
+        query, update = _one([v for k, v in params if k == "query"], "query"), None
+    else:
+        content_type = (request.mimetype or "").lower()
+        in_url = [k for k, _ in params if k in ("query", "update")]
+        if content_type in ("application/sparql-query", "application/sparql-update"):
+            if in_url:
+                raise ServiceError(400, f"a {content_type} body and a '{in_url[0]}' URL parameter: send one")
+            body = _utf8_body()
+            query, update = (body, None) if content_type.endswith("query") else (None, body)
+        elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            fields = _form() if content_type.startswith("application/") else list(request.form.items(multi=True))
+            params += fields
+            query = _one([v for k, v in params if k == "query"], "query")
+            update = _one([v for k, v in params if k == "update"], "update")
+            if query is not None and update is not None:
+                raise ServiceError(400, "the request gives both 'query' and 'update'; send one operation")
+        else:
+            raise ServiceError(415, f"unsupported content type {content_type or '(none)'}: send "
+                                    "application/sparql-query, application/sparql-update or a form")
+    graphs = {name: tuple(v.strip() for k, v in params if k == name) for name in ("default-graph-uri",
+                                                                                  "named-graph-uri")}
+    for iri in graphs["default-graph-uri"] + graphs["named-graph-uri"]:
+        if not valid_iri(iri):
+            raise ServiceError(400, f"not an absolute IRI for a graph: {iri!r}")
+    return Operation(query, update, graphs["default-graph-uri"], graphs["named-graph-uri"])
 
 
 def _check_update_allowed() -> None:
@@ -153,16 +163,21 @@ def _cors(response: Response) -> Response:
     return response
 
 
+def _negotiated(formats: dict, aliases: dict[str, str], default: str) -> tuple[str, bool]:
+    """(media type to write, whether the client accepts it at all)."""
+    offered = [*formats, *aliases]
+    media = choose(offered, default)
+    return aliases.get(media, media), acceptable(offered)
+
+
 @bp.route("/sparql", methods=["GET", "POST"])
 def sparql_endpoint() -> Response:
-    query, update = _request_operation()
-    if update is not None:
+    operation = _request_operation()
+    if operation.update is not None:
         _check_update_allowed()
         raise ServiceError(501, "this store is written by `chesskb import`; SPARQL Update is not "
                                 "implemented on it")
-    if request.values.getlist("default-graph-uri") or request.values.getlist("named-graph-uri"):
-        raise ServiceError(400, "default-graph-uri/named-graph-uri are not supported: the default graph "
-                                "is the union of all graphs; use GRAPH in the query instead")
+    query = operation.query
     if query is None or not query.strip():
         if request.method == "POST":
             raise ServiceError(400, "no query given (parameter 'query')")
@@ -170,9 +185,16 @@ def sparql_endpoint() -> Response:
             return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint")),
                             mimetype="text/html")
         return service_description()
-    select_type = choose(list(SELECT_FORMATS), "application/sparql-results+json")
-    graph_type = choose(list(GRAPH_FORMATS), "text/turtle")
-    return answer_response(run_query(query, select_type=select_type, graph_type=graph_type))
+    select_type, select_ok = _negotiated(SELECT_FORMATS, SELECT_ALIASES, JSON_RESULTS)
+    graph_type, graph_ok = _negotiated(GRAPH_FORMATS, GRAPH_ALIASES, "text/turtle")
+    if not select_ok and not graph_ok:
+        raise ServiceError(406, f"none of the media types in Accept ({request.headers.get('Accept')}) can "
+                                "be served: results come as " + ", ".join([*SELECT_FORMATS, *GRAPH_FORMATS]))
+    dataset = Dataset(operation.default_graphs, operation.named_graphs, base_iri=request.base_url)
+    # A client that accepts only result types (or only RDF) still gets the other family's default
+    # (JSON, Turtle) for a query of the other form: clients send one Accept for every query.
+    answer = executor.run(query, lane="sparql", select_type=select_type, graph_type=graph_type, dataset=dataset)
+    return answer_response(answer)
 
 
 def service_description() -> Response:
@@ -180,7 +202,8 @@ def service_description() -> Response:
     endpoint = NamedNode(request.base_url)
     sd = {name: NamedNode(SD + name) for name in (
         "Service", "endpoint", "supportedLanguage", "SPARQL11Query", "resultFormat", "feature",
-        "UnionDefaultGraph", "BasicFederatedQuery", "defaultDataset", "Dataset", "defaultGraph", "Graph")}
+        "UnionDefaultGraph", "BasicFederatedQuery", "defaultDataset", "Dataset", "defaultGraph", "Graph",
+        "namedGraph", "NamedGraph", "name")}
     service, dataset, graph = BlankNode(), BlankNode(), BlankNode()
     triples = [
         Triple(service, RDF.type, sd["Service"]),
@@ -195,6 +218,10 @@ def service_description() -> Response:
                Literal("ChessPosition KB: didactic chess positions; the default graph is the union of "
                        "every source graph, the inferred graphs and the ontology.")),
     ]
+    for name in _graph_names():  # each source (and the inferred and ontology graphs) by name
+        named = BlankNode()
+        triples += [Triple(dataset, sd["namedGraph"], named), Triple(named, RDF.type, sd["NamedGraph"]),
+                    Triple(named, sd["name"], NamedNode(name))]
     if current_app.config.get("ALLOW_SERVICE"):
         triples.append(Triple(service, sd["feature"], sd["BasicFederatedQuery"]))
     triples += [Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + name)) for name in _RESULT_FORMAT_IRIS]
@@ -204,3 +231,8 @@ def service_description() -> Response:
     body = serialize(triples, format=fmt, prefixes=prefixes)
     return Response(body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""),
                     headers={"Vary": "Accept"})
+
+
+def _graph_names() -> list[str]:
+    rows = executor.reader().query("SELECT DISTINCT ?g WHERE { GRAPH ?g {} } ORDER BY ?g")
+    return [row["g"].value for row in rows if isinstance(row["g"], NamedNode)]

@@ -126,7 +126,7 @@ def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -
         page.wait_for_selector("#author-board svg")
         page.click("#author-board rect.square.a1")
         page.click("#author-board rect.square.b3")  # not a rook move: refused
-        page.wait_for_function("document.getElementById('move-status').textContent.startsWith('Refused')")
+        page.wait_for_selector("#move-status:text-matches('^Refused')")
         page.click("#author-board rect.square.a1")
         page.click("#author-board rect.square.a8")
         page.wait_for_selector("#moves li .san")
@@ -135,7 +135,7 @@ def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -
         page.check("input[name=theme][value=BackRankMate]")
         page.fill("#source", "browser-lessons")
         page.click("#save")
-        page.wait_for_function("document.getElementById('save-status').textContent.startsWith('Saved')")
+        page.wait_for_selector("#save-status:text-matches('^Saved')")
         page.screenshot(path=str(ARTIFACTS / "authoring-saved.png"), full_page=True)
         page.click("#save-status a")
         page.wait_for_selector("#board svg")
@@ -146,7 +146,7 @@ def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -
         page.fill("#course-text", "id: from-browser\ntitle: From the browser\nchapters:\n"
                                   "  - {title: Lesson one, level: beginner, select: {source: browser-lessons}}\n")
         page.click("#save-course")
-        page.wait_for_function("document.getElementById('course-status').textContent.startsWith('Saved')")
+        page.wait_for_selector("#course-status:text-matches('^Saved')")
         page.click("#course-status a")
         page.wait_for_selector("#chapter-1 li[data-iri]")
         assert page.locator("#chapter-1 li[data-iri]").count() == 1

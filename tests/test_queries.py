@@ -216,6 +216,15 @@ def test_positions_in_country(kb, country):
         assert idents(kb, run(kb, "positions-in-country")) == expected
 
 
+@pytest.mark.parametrize("pattern", [".*", "US.", "(U|E)SA", "[A-Z]+", "^", "$", "\\w+"])
+def test_country_parameter_is_matched_literally_never_as_a_pattern(kb, pattern):
+    """The user's text is compared as text: a regular expression matches only itself (nothing here)."""
+    wanted = pattern.upper()
+    expected = games_where(lambda g: g.h("EventCountry") == wanted or wanted in g.h("Site").split()
+                           or wanted in g.h("Event").split())
+    assert idents(kb, run(kb, "positions-in-country", country=pattern)) == expected == G()
+
+
 @pytest.mark.parametrize("year", [None, 1997, 1995])
 def test_positions_in_year(kb, year):
     params = {} if year is None else {"year": year}

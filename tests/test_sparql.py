@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from service.executor import close_pools
 import rdflib
 import rdflib.compare
 from pyoxigraph import QueryResultsFormat, parse_query_results
@@ -49,9 +51,7 @@ def _app(store_path: Path, **config):
 def app(store_path):
     app = _app(store_path)
     yield app
-    pool = app.extensions.get("chesskb.query_pool")
-    if pool is not None:
-        pool.close()
+    close_pools(app)
 
 
 @pytest.fixture()
@@ -224,23 +224,60 @@ def test_service_is_refused_by_default(client):
     assert client.get("/sparql", query_string={"query": harmless}).status_code == 200
 
 
-def test_row_cap_cuts_with_a_notice(store_path):
+def test_row_cap_fails_loudly_instead_of_cutting(store_path):
+    """With the optional row cap on, a larger SELECT is an error naming the setting, never a cut 200."""
     app = _app(store_path, ROW_LIMIT=5)
     client = app.test_client()
     try:
         query = f"SELECT ?p WHERE {{ ?p a <{CP}Position> }}"
         for media in SELECT_TYPES:
             response = client.get("/sparql", query_string={"query": query}, headers={"Accept": media})
-            assert response.status_code == 200
-            assert len(_solutions(response)) == 5
-            assert response.headers["X-Result-Truncated"] == "5"
-            assert "5 rows" in response.headers["Warning"]
+            assert response.status_code == 507
+            assert "ROW_LIMIT" in json.loads(response.data)["error"]
+            assert "X-Result-Truncated" not in response.headers
         small = client.get("/sparql", query_string={"query": TRAPS})
-        assert "X-Result-Truncated" not in small.headers
-        page = client.get("/queries/no-castling-either-side")
-        assert "result cut at 5 rows" in page.get_data(as_text=True)
+        assert small.status_code == 200 and len(_solutions(small)) == 1
     finally:
-        app.extensions["chesskb.query_pool"].close()
+        close_pools(app)
+
+
+def test_no_row_cap_by_default(client, store_path):
+    from kb.store import open_store
+
+    query = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
+    expected = len(list(open_store(str(store_path)).query(query)))
+    assert expected > 10000  # more than the old silent cap
+    response = client.get("/sparql", query_string={"query": query})
+    assert response.status_code == 200
+    assert len(json.loads(response.data)["results"]["bindings"]) == expected
+
+
+def test_page_queries_have_the_time_limit_too(store_path):
+    """Pages read through the same executor: a runaway page query is stopped, not left running."""
+    from service.errors import ServiceError
+
+    app = _app(store_path, QUERY_TIMEOUT=2.0)
+    try:
+        with app.test_request_context("/"):
+            started = time.monotonic()
+            with pytest.raises(ServiceError) as info:
+                list(app.extensions["chesskb.reader"].query(RUNAWAY))
+            assert info.value.status == 503 and "QUERY_TIMEOUT" in info.value.message
+            assert time.monotonic() - started < 10
+            assert bool(app.extensions["chesskb.reader"].query(TRAPS.replace("SELECT ?position", "ASK")))
+    finally:
+        close_pools(app)
+
+
+def test_byte_cap_fails_loudly(store_path):
+    app = _app(store_path, MAX_RESULT_BYTES=10000)
+    client = app.test_client()
+    try:
+        response = client.get("/sparql", query_string={"query": "SELECT * WHERE { ?s ?p ?o }"})
+        assert response.status_code == 507
+        assert "MAX_RESULT_BYTES" in json.loads(response.data)["error"]
+    finally:
+        close_pools(app)
 
 
 def test_runaway_query_is_stopped_with_503_and_the_endpoint_recovers(store_path):
@@ -255,7 +292,7 @@ def test_runaway_query_is_stopped_with_503_and_the_endpoint_recovers(store_path)
         assert elapsed < 10
         assert client.get("/sparql", query_string={"query": TRAPS}).status_code == 200
     finally:
-        app.extensions["chesskb.query_pool"].close()
+        close_pools(app)
 
 
 # --- canned queries on the web ---------------------------------------------------------------

@@ -173,3 +173,57 @@ def test_rdflib_service_clause_federates_into_the_endpoint(endpoint):
         SERVICE <{endpoint}> {{ ?position a ?theme }} }}"""))
     assert len(rows) == 1 and str(rows[0][0]) == "urn:x:lesson"
     assert "/position/" in str(rows[0][1])
+
+
+# --- clients that name a dataset, and results larger than any old cap ------------------------------
+
+def _source_graph(name: str) -> str:
+    from kb.iris import default_base_iri
+
+    return f"{default_base_iri()}graph/{name}"
+
+
+def test_rdflib_sparqlstore_on_a_named_graph(endpoint):
+    """rdflib's SPARQLStore reads one source's graph through named-graph-uri / GRAPH."""
+    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+    from tests.competency import TRAPS
+
+    store = SPARQLStore(endpoint, returnFormat="json")
+    graph = rdflib.Graph(store=store, identifier=rdflib.URIRef(_source_graph("competency-traps")))
+    games = {str(s) for s in graph.subjects(rdflib.RDF.type, rdflib.URIRef(CP + "Match"))}
+    import chess.pgn
+
+    with open(TRAPS, encoding="utf-8") as handle:
+        expected = 0
+        while chess.pgn.read_headers(handle) is not None:
+            expected += 1
+    assert len(games) == expected >= 1
+    assert len(graph) > 10
+
+
+def test_rdflib_sparqlstore_sees_every_triple(endpoint, tmp_path):
+    """The old row cap cut rdflib's triples() at 10,000; now it sees every triple of the merge."""
+    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+    store = SPARQLStore(endpoint, returnFormat="json")
+    seen = sum(1 for _ in rdflib.Graph(store=store).triples((None, None, None)))
+    count = _client(endpoint, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", JSON).queryAndConvert()
+    assert seen == int(count["results"]["bindings"][0]["n"]["value"]) > 10000
+
+
+def test_sparqlwrapper_add_default_graph(endpoint):
+    client = _client(endpoint, "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a cp:Source }", JSON)
+    client.addDefaultGraph(_source_graph("competency-traps"))
+    rows = client.queryAndConvert()["results"]["bindings"]
+    assert rows[0]["n"]["value"] == "1"  # only that source's graph is the default graph
+
+
+def test_oxigraph_service_federation_counts_everything(endpoint):
+    """Oxigraph federating into us sees the whole result (the old cap made COUNT(*) say 10000)."""
+    from pyoxigraph import Store
+
+    local = Store()
+    federated = next(iter(local.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ SERVICE <{endpoint}> {{ ?s ?p ?o }} }}")))
+    direct = _client(endpoint, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", JSON).queryAndConvert()
+    assert int(federated["n"].value) == int(direct["results"]["bindings"][0]["n"]["value"]) > 10000

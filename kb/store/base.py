@@ -91,9 +91,13 @@ class Store(Protocol):
     location: str
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
+              timeout: float | None = None, default_graphs: list[str] | None = None,
+              named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
         """Run a SPARQL query over the default graph, which holds the merge of all named graphs
         (a triple two sources assert is one triple; ``GRAPH ?g`` reaches each source's copy).
+
+        ``default_graphs``/``named_graphs`` (the SPARQL Protocol's dataset) replace that dataset and
+        the query's FROM / FROM NAMED when either is given; ``base_iri`` resolves relative IRIs.
 
         ``bindings`` maps variable names to typed terms, substituted before evaluation (SEP-0007,
         as Oxigraph implements it): a bound variable of a SELECT must appear in its projection.

@@ -81,9 +81,15 @@ class EmbeddedStore:
             return self._store
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
+              timeout: float | None = None, default_graphs: list[str] | None = None,
+              named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
+        dataset: dict = {}
+        if default_graphs is not None or named_graphs is not None:  # the Protocol's dataset replaces FROM
+            dataset = {"default_graph": [NamedNode(g) for g in default_graphs or ()],
+                       "named_graphs": [NamedNode(g) for g in named_graphs or ()]}
         try:
-            return self._reader().query(with_values(sparql, bindings or {}), prefixes=PREFIXES)
+            return self._reader().query(with_values(sparql, bindings or {}), prefixes=PREFIXES,
+                                        base_iri=base_iri, **dataset)
         except SyntaxError as exc:
             raise QuerySyntaxError(str(exc)) from exc
         except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError

@@ -79,8 +79,9 @@ class RemoteStore:
 
     # -- reading ------------------------------------------------------------------------------------
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
-        text = _PROLOGUE + with_values(sparql, bindings or {})
+              timeout: float | None = None, default_graphs: list[str] | None = None,
+              named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
+        text = (f"BASE <{base_iri}>\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
         form = _FORM.match(text)
         kind = form.group(1).upper() if form else "SELECT"
         wrapper = SPARQLWrapper(self.location)
@@ -89,6 +90,10 @@ class RemoteStore:
         # "cp:sideToMove" fools into "MOVE" (an update); we know the form, so we say it.
         wrapper.queryType = kind
         wrapper.setMethod(POST)
+        for graph in default_graphs or ():  # the Protocol's dataset, passed on as given
+            wrapper.addDefaultGraph(graph)
+        for graph in named_graphs or ():
+            wrapper.addNamedGraph(graph)
         if timeout:
             wrapper.setTimeout(int(timeout) + 1)
         if kind in ("CONSTRUCT", "DESCRIBE"):

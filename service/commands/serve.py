@@ -2,46 +2,102 @@
 
 Flask's development server is single-purpose and warns against production use; waitress is a
 pure-Python multi-threaded server, so slow clients and long queries do not block each other (the
-queries themselves run in worker processes, see ``service.query_runner``).
+queries themselves run in worker processes, see ``service.executor``). Every bound a stranger could
+exhaust is a named setting (``service.app.SETTINGS``) with an option here; waitress gets the
+connection limit, the idle timeout and the body cap, so a large body is refused from its
+Content-Length before anything is read or spooled to disk, and hundreds of idle sockets neither
+lock other visitors out nor stay open long.
 """
 
 from __future__ import annotations
 
-import click
+import time
+from typing import Any
 
+import click
+from waitress.channel import HTTPChannel
+
+from service.app import SETTINGS
 from service.cli import CliContext
+
+#: Options of ``serve`` for the service's settings: option name -> (setting, click type).
+SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
+    "--workers": ("QUERY_WORKERS", click.IntRange(min=1)),
+    "--page-workers": ("PAGE_WORKERS", click.IntRange(min=1)),
+    "--query-timeout": ("QUERY_TIMEOUT", click.FloatRange(min=0.1)),
+    "--max-result-bytes": ("MAX_RESULT_BYTES", click.IntRange(min=1)),
+    "--row-limit": ("ROW_LIMIT", click.IntRange(min=0)),
+    "--client-queries": ("CLIENT_QUERIES", click.IntRange(min=1)),
+    "--queue": ("QUERY_QUEUE", click.IntRange(min=0)),
+    "--queue-wait": ("QUERY_QUEUE_WAIT", click.FloatRange(min=0)),
+    "--max-body-bytes": ("MAX_BODY_BYTES", click.IntRange(min=1)),
+    "--connection-limit": ("CONNECTION_LIMIT", click.IntRange(min=1)),
+    "--channel-timeout": ("CHANNEL_TIMEOUT", click.IntRange(min=1)),
+}
+
+
+class DeadlineChannel(HTTPChannel):
+    """A connection whose request must arrive whole within CHANNEL_TIMEOUT of its first byte.
+
+    waitress closes a connection after CHANNEL_TIMEOUT without activity, but every byte counts as
+    activity: a client sending one header byte every few seconds (slowloris) would hold its socket
+    for ever. While a request is incomplete, its activity time stays at its first byte, so the
+    server's regular sweep closes it once the request is CHANNEL_TIMEOUT old."""
+
+    _request_started: float = 0.0
+
+    def received(self, data: bytes) -> bool:
+        if self.request is None:
+            self._request_started = time.time()
+        result = super().received(data)
+        if self.request is not None:
+            self.last_activity = min(self.last_activity, self._request_started)
+        return result
+
+
+def _setting_options(function: Any) -> Any:
+    for option, (setting, kind) in reversed(SETTING_OPTIONS.items()):
+        default, text = SETTINGS[setting]
+        function = click.option(option, setting.lower(), type=kind, default=None,
+                                help=f"{text[0].upper()}{text[1:]} (setting {setting}, CHESSKB_{setting}; "
+                                     f"default {default}).")(function)
+    return function
 
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="TCP port.")
-@click.option("--threads", type=click.IntRange(min=1), default=8, show_default=True,
-              help="Request threads (waitress).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes running SPARQL queries (setting QUERY_WORKERS, default 2).")
-@click.option("--query-timeout", type=float, default=None,
-              help="Seconds before a SPARQL query is stopped with 503 (setting QUERY_TIMEOUT, default 20).")
-@click.option("--row-limit", type=int, default=None,
-              help="Rows returned before a result is cut with a notice (setting ROW_LIMIT, default 10000).")
+@click.option("--threads", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Request threads (waitress); queries wait in worker processes, not here.")
+@click.option("--allow-service", is_flag=True, default=None,
+              help="Allow federated SERVICE queries to other hosts (setting ALLOW_SERVICE; default off).")
+@_setting_options
 @click.pass_obj
-def command(obj: CliContext, host: str, port: int, threads: int, workers: int | None,
-            query_timeout: float | None, row_limit: int | None) -> None:
+def command(obj: CliContext, host: str, port: int, threads: int, allow_service: bool | None,
+            **settings: Any) -> None:
     """Serve the SPARQL endpoint, the canned queries and the pages over HTTP."""
     from waitress import create_server
 
     from service.app import create_app
+    from service.executor import close_pools, start_pools
 
     config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
-                    "GRAPH_STORE": obj.graph_store,
-                    "BASE_IRI": obj.base_iri}
-    if workers is not None:
-        config["QUERY_WORKERS"] = workers
-    if query_timeout is not None:
-        config["QUERY_TIMEOUT"] = query_timeout
-    if row_limit is not None:
-        config["ROW_LIMIT"] = row_limit
+                    "GRAPH_STORE": obj.graph_store, "BASE_IRI": obj.base_iri}
+    config.update({name.upper(): value for name, value in settings.items() if value is not None})
+    if allow_service:
+        config["ALLOW_SERVICE"] = True
     app = create_app(config)
-    server = create_server(app, host=host, port=port, threads=threads, ident="chesskb")
+    start_pools(app)
+    timeout = int(app.config["CHANNEL_TIMEOUT"])
+    server = create_server(
+        app, host=host, port=port, threads=threads, ident="chesskb",
+        connection_limit=int(app.config["CONNECTION_LIMIT"]),
+        channel_timeout=timeout,                       # idle and stalled connections are closed
+        cleanup_interval=max(1, min(timeout, 30) // 2),
+        max_request_body_size=int(app.config["MAX_BODY_BYTES"]),  # 413 from Content-Length, before reading
+        max_request_header_size=64 * 1024,
+        asyncore_use_poll=True)                        # poll(): more than 1024 sockets
+    server.channel_class = DeadlineChannel
     click.echo(f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
                f"(SPARQL at /sparql; Ctrl-C stops)", err=True)
     try:
@@ -49,6 +105,4 @@ def command(obj: CliContext, host: str, port: int, threads: int, workers: int | 
     except KeyboardInterrupt:
         pass
     finally:
-        pool = app.extensions.get("chesskb.query_pool")
-        if pool is not None:
-            pool.close()
+        close_pools(app)

@@ -3,6 +3,10 @@
  * script only collects clicks and text. The token is sent in the X-Author-Token header. */
 (function () {
   "use strict";
+  // The forms are never submitted (the Content-Security-Policy forbids inline onsubmit handlers).
+  for (const form of document.querySelectorAll("form#author, form#course-form")) {
+    form.addEventListener("submit", (event) => event.preventDefault());
+  }
   var $ = function (id) { return document.getElementById(id); };
   var state = { fen: null, moves: [], from: null };
 

@@ -1,0 +1,174 @@
+"""The one place the web service runs queries: every SPARQL request, canned question and page.
+
+Each query runs in a killable worker process (``service.query_runner``) under the same bounds: the
+time limit (QUERY_TIMEOUT), the size of the serialised result (MAX_RESULT_BYTES) and, when set, a row
+cap (ROW_LIMIT, off by default). A bound that is hit fails the query with an error status; no answer
+is ever cut short and sent as if complete.
+
+Two lanes of workers keep the site up while someone runs expensive queries: ``sparql`` (QUERY_WORKERS)
+for the free-form endpoint and ``pages`` (PAGE_WORKERS) for the site's own pages and canned questions,
+so a runaway query at ``/sparql`` never makes the home page wait. Within a lane, one client (by
+address) may run CLIENT_QUERIES queries at once (more get 429 with Retry-After), fewer than there are
+workers, and a query waits for a worker at most QUERY_QUEUE_WAIT seconds in a queue of at most
+QUERY_QUEUE. Answers are cached per store generation (``service.result_cache``), so a page asked for
+again needs no worker at all.
+
+Remote stores (an http(s) endpoint) run in the request thread with the HTTP client's timeout.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import current_app, request
+from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, parse_query_results
+
+from kb.store import EmbeddedStore
+
+from .errors import ServiceError
+from .query_guard import federation_keyword
+from .query_runner import (Answer, Dataset, Limits, PoolSettings, QueryFailed, WorkerPool, execute,
+                           make_request)
+from .result_cache import cache_key
+
+LANES = ("sparql", "pages")
+_LOCK = threading.Lock()
+
+
+class ClientLimiter:
+    """How many queries each client address runs at once. Beyond ``limit`` a free-form query is told
+    to come back (429 with Retry-After); a page's query waits up to ``wait`` seconds for the client's
+    own earlier queries instead (a browser opening a few tabs must not see 429s), then gets 429 too."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._running: dict[str, int] = {}
+        self._freed = threading.Condition()
+
+    @contextmanager
+    def slot(self, client: str, wait: float = 0.0) -> Iterator[None]:
+        deadline = time.monotonic() + wait
+        with self._freed:
+            while self._running.get(client, 0) >= self.limit:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ServiceError(429, f"you already run {self._running[client]} queries at once "
+                                            "(setting CLIENT_QUERIES); wait for them to finish",
+                                       headers={"Retry-After": "2"})
+                self._freed.wait(left)
+            self._running[client] = self._running.get(client, 0) + 1
+        try:
+            yield
+        finally:
+            with self._freed:
+                left = self._running[client] - 1
+                if left:
+                    self._running[client] = left
+                else:
+                    del self._running[client]
+                self._freed.notify_all()
+
+
+def limits() -> Limits:
+    config = current_app.config
+    return Limits(timeout=float(config["QUERY_TIMEOUT"]), max_bytes=int(config["MAX_RESULT_BYTES"]),
+                  row_limit=int(config["ROW_LIMIT"] or 0))
+
+
+def _pool(lane: str) -> WorkerPool | None:
+    """The lane's workers, started on first use (one pool per lane per app)."""
+    store = current_app.extensions["chesskb.store"]
+    if not isinstance(store, EmbeddedStore) or int(current_app.config["QUERY_WORKERS"]) == 0:
+        return None  # a remote store, or an offline build (`chesskb site`): in the calling thread
+    key = f"chesskb.pool.{lane}"
+    with _LOCK:
+        pool = current_app.extensions.get(key)
+        if pool is None:
+            config = current_app.config
+            size = int(config["QUERY_WORKERS"] if lane == "sparql" else config["PAGE_WORKERS"])
+            pool = WorkerPool(store.location, PoolSettings(
+                size=max(size, 1), queue_limit=int(config["QUERY_QUEUE"]),
+                queue_wait=float(config["QUERY_QUEUE_WAIT"]), offline=not config.get("ALLOW_SERVICE"),
+                name=lane))
+            current_app.extensions[key] = pool
+    return pool
+
+
+def _limiter() -> ClientLimiter:
+    with _LOCK:
+        limiter = current_app.extensions.get("chesskb.clients")
+        if limiter is None:
+            limiter = ClientLimiter(int(current_app.config["CLIENT_QUERIES"]))
+            current_app.extensions["chesskb.clients"] = limiter
+    return limiter
+
+
+def start_pools(app: Any) -> None:
+    """Start both lanes' workers now (``chesskb serve``), so the first visitors do not wait for a
+    process to start behind someone else's query."""
+    with app.app_context():
+        for lane in LANES:
+            _pool(lane)
+
+
+def close_pools(app: Any) -> None:
+    for lane in LANES:
+        pool = app.extensions.pop(f"chesskb.pool.{lane}", None)
+        if pool is not None:
+            pool.close()
+
+
+def check_federation(sparql: str) -> None:
+    """Refuse SERVICE unless the operator allowed federation (ALLOW_SERVICE)."""
+    if not current_app.config.get("ALLOW_SERVICE") and federation_keyword(sparql):
+        raise ServiceError(403, "federated queries (SERVICE) are not allowed on this endpoint "
+                                "(setting ALLOW_SERVICE)")
+
+
+def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pages",
+        select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle",
+        dataset: Dataset | None = None) -> Answer:
+    """Run a query under the service's bounds; errors become ``ServiceError`` with their status."""
+    check_federation(sparql)
+    bounds = limits()
+    query_request = make_request(sparql, bindings, select_type, graph_type, bounds, dataset)
+    store = current_app.extensions["chesskb.store"]
+    pool = _pool(lane)
+
+    def compute() -> Answer:
+        wait = 0.0 if lane == "sparql" else float(current_app.config["QUERY_QUEUE_WAIT"])
+        with _limiter().slot(f"{lane} {request.remote_addr or 'local'}", wait):
+            if pool is None:
+                return execute(store, query_request)
+            return pool.run(query_request)
+
+    try:
+        cache = current_app.extensions.get("chesskb.results")
+        key = cache_key(store, sparql, bindings, select_type, graph_type, bounds, query_request.dataset)
+        return compute() if cache is None else cache.get_or_run(key, compute)
+    except QueryFailed as exc:
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        raise ServiceError(exc.status, exc.message, headers=headers) from None
+
+
+class PooledReader:
+    """What the pages read the knowledge base through: ``query`` answers as the store's does
+    (solutions, a boolean or triples), but runs in the pages lane under the service's bounds."""
+
+    location = "pages"
+
+    def query(self, sparql: str, *, bindings: dict[str, Any] | None = None, **_: Any) -> Any:
+        answer = run(sparql, bindings, lane="pages", graph_type="application/n-triples")
+        if answer.kind == "graph":
+            graph = MemoryStore()
+            graph.load(answer.body, format=RdfFormat.N_TRIPLES)
+            return graph.query("CONSTRUCT WHERE { ?s ?p ?o }")
+        return parse_query_results(answer.body, format=QueryResultsFormat.JSON)
+
+
+def reader() -> PooledReader:
+    return PooledReader()

@@ -1,0 +1,54 @@
+// The SPARQL editor (YASGUI) on /sparql. Its endpoint is the one the server wrote into the page
+// (data-endpoint); an `endpoint` (or any other setting) in the page's URL is dropped before YASGUI
+// reads it, and every tab is pointed back at this endpoint before each query. The page's
+// Content-Security-Policy (connect-src 'self') stops any other endpoint anyway.
+(function () {
+  "use strict";
+  const box = document.getElementById("yasgui");
+  if (!box || typeof Yasgui === "undefined") return;
+  const endpoint = new URL(box.dataset.endpoint, window.location.href).href;
+
+  // Keep only the query text from a shared link (#query=… or ?query=…).
+  let shared = false;
+  for (const part of ["hash", "search"]) {
+    const raw = window.location[part].replace(/^[#?]/, "");
+    if (!raw) continue;
+    const params = new URLSearchParams(raw);
+    const kept = new URLSearchParams();
+    if (params.has("query")) {
+      kept.set("query", params.get("query"));
+      shared = true;
+    }
+    const url = new URL(window.location.href);
+    url[part] = kept.toString();
+    window.history.replaceState(null, "", url.href);
+  }
+
+  const yasgui = new Yasgui(box, {
+    requestConfig: { endpoint: endpoint, method: "POST" },
+    copyEndpointOnNewTab: false,
+    persistenceId: null,
+    endpointCatalogueOptions: { getData: () => [] },
+  });
+  const hooked = new WeakSet();
+  const pin = (tab) => {
+    if (!tab || !tab.getEndpoint) return;
+    if (!hooked.has(tab)) {  // an endpoint typed into the tab's field is put back at once
+      hooked.add(tab);
+      tab.on("endpointChange", () => pin(tab));
+    }
+    if (tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
+  };
+  for (const id of Object.keys(yasgui._tabs || {})) pin(yasgui.getTab(id));
+  yasgui.on("tabAdd", (_, id) => pin(yasgui.getTab(id)));
+  yasgui.on("tabSelect", (_, id) => pin(yasgui.getTab(id)));
+  yasgui.on("query", (_, tab) => pin(tab));
+
+  const tab = yasgui.getTab();
+  pin(tab);
+  if (tab && !shared && !tab.getQuery().includes("cp:")) {
+    tab.setQuery("PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#>\n" +
+      "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n\n" +
+      "SELECT ?position ?label WHERE {\n  ?position a cp:MateInOne ;\n            rdfs:label ?label .\n}\nLIMIT 20\n");
+  }
+})();

@@ -1,0 +1,71 @@
+"""``chesskb serve`` in a subprocess on a free loopback port, as users start it (waitress, worker
+processes), for tests that must talk real HTTP: raw sockets, several client addresses, big bodies."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Yield the base URL (``http://127.0.0.1:PORT``) of a running server; stop it afterwards."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "--store", str(store), "serve", "--host", "127.0.0.1",
+         "--port", str(port), *options],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(base + "/sparql?query=ASK%7B%7D", timeout=10).read()
+            break
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("server did not start: " + process.stdout.read().decode()) from None
+            time.sleep(0.2)
+    try:
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+def http(method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None,
+         source: str | None = None, timeout: float = 30) -> tuple[int, dict[str, str], bytes]:
+    """One request with http.client (any method, any header, from a chosen loopback address)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
+                                            source_address=(source, 0) if source else None)
+    try:
+        path = parts.path + ("?" + parts.query if parts.query else "")
+        connection.request(method, path or "/", body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()

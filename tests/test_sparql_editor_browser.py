@@ -1,0 +1,98 @@
+"""The SPARQL editor (vendored YASGUI) in a real Chromium against a live ``chesskb serve``: it takes
+its endpoint from the server, never from the page's URL (``#endpoint=http://evil/…`` was honoured, and
+YASGUI renders a foreign endpoint's results as markup), and the Content-Security-Policy stops the page
+from talking to any other host even when a script tries."""
+
+from __future__ import annotations
+
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from tests.competency import build_store
+from tests.live_server import live_server
+
+CHROMIUM = "/usr/bin/chromium"
+pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed (scripts/setup.sh installs it)", allow_module_level=True)
+
+#: What a hostile endpoint would answer: a result whose value is markup that runs script.
+EVIL_RESULT = (b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal",'
+               b'"value":"<img src=x onerror=\\"document.title=\'pwned\'\\">"}}]}}')
+
+
+@pytest.fixture(scope="module")
+def evil():
+    hits: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            hits.append(f"{self.command} {self.path}")
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+            self.wfile.write(EVIL_RESULT)
+
+        do_GET = do_POST = do_OPTIONS = _answer
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/sparql", hits
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    with live_server(build_store(tmp_path_factory.mktemp("editor") / "store")) as url:
+        yield url
+
+
+def test_editor_ignores_an_endpoint_from_the_url(browser, base, evil):
+    evil_url, hits = evil
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    query = "SELECT ?x WHERE { BIND(42 AS ?x) }"
+    page.goto(f"{base}/sparql#query={quote(query)}&endpoint={quote(evil_url, safe='')}&requestMethod=GET")
+    page.wait_for_selector(".yasqe .CodeMirror")
+    assert "endpoint" not in page.url  # dropped from the address before YASGUI read it
+    with page.expect_response(lambda r: r.url.startswith(base + "/sparql") and r.request.method == "POST") as info:
+        page.click(".yasqe_queryButton")
+    assert info.value.status == 200
+    page.wait_for_selector(".yasr table td, .yasr .dataTable")
+    assert "42" in page.inner_text(".yasr")
+    # even a script on the page cannot reach another host (connect-src 'self')
+    blocked = page.evaluate(f"fetch({evil_url!r}).then(() => 'reached', () => 'blocked')")
+    assert blocked == "blocked"
+    assert page.title() != "pwned"
+    netloc = urlsplit(evil_url).netloc
+    assert not [url for url in requests if urlsplit(url).netloc == netloc]
+    assert hits == []
+    assert not errors, errors
+    context.close()
+
+
+def test_editor_endpoint_typed_by_hand_is_pinned_back(browser, base, evil):
+    evil_url, hits = evil
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{base}/sparql")
+    page.wait_for_selector(".yasqe .CodeMirror")
+    field = page.locator(".yasgui .controlbar input").first
+    field.fill(evil_url)
+    field.press("Enter")
+    with page.expect_response(lambda r: r.url.startswith(base + "/sparql") and r.request.method == "POST"):
+        page.click(".yasqe_queryButton")
+    assert hits == []
+    context.close()
