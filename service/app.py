@@ -27,6 +27,7 @@ BLUEPRINTS: tuple[str, ...] = (
     "service.browse",
     "service.courses",
     "service.authoring",
+    "service.play",
 )
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>).
@@ -42,6 +43,12 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "ALLOW_SERVICE": False,        # federated SERVICE queries to other hosts
     "MAX_BODY_BYTES": 1 << 20,     # largest request body accepted
     "AUTHOR_TOKEN": None,          # token for the teachers' authoring pages; off when unset
+    "PLAY_ELO": 1200,              # default engine strength for "Play on" (clamped to the engine's range)
+    "PLAY_MOVETIME": 0.2,          # seconds of engine time per reply in "Play on"
+    "PLAY_ENGINES": 1,             # engine processes serving "Play on" (one request each at a time)
+    "PLAY_WAIT": 5.0,              # seconds a "Play on" request waits for a free engine before 503
+    "PLAY_RATE": 60,               # engine replies per client address per minute (more get 429)
+    "PLAY_MAX_PLIES": 600,         # longest game "Play on" accepts
 }
 
 

@@ -24,6 +24,7 @@ from kb.class_counts import stored_counts
 from kb.themes import PARENT, type_position
 from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
+from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 from .resources import Resource, describe_graph, script_json, serialise, valid_iri
@@ -189,8 +190,9 @@ def class_data(name: str) -> dict[str, Any]:
         "parent_url": _link(CP_IRI + PARENT[name]) if name in PARENT else None,
         "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)}
                        for c, p in PARENT.items() if p == name],
-        "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"], "url": _link(r["p"]),
-                       "board": url_for("pages.board_image", fen=r["fen"], size=160)} for r in rows],
+        "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
+                       "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k, lang),
+                       "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
         "next": url_for("browse.class_page", name=name, page=page + 1, **extra)
         if page * PAGE_SIZE < total else None,
         "previous": url_for("browse.class_page", name=name, page=page - 1, **extra) if page > 1 else None,

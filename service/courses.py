@@ -15,7 +15,8 @@ from flask import Blueprint, Response, current_app, url_for
 
 from kb.iris import IriMinter
 
-from .browse import _answer, _link, _rows, _wants_json
+from .browse import _answer, _rows, _wants_json
+from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 
@@ -84,7 +85,9 @@ def course_data(course_id: str) -> dict[str, Any]:
                 "exercises": []}
         chapter["exercises"].append({
             "iri": row["exercise"], "label": row["label"] or row["exercise"], "fen": row["fen"],
-            "difficulty": int(row["difficulty"]) if row["difficulty"] else None, "url": _link(row["exercise"]),
+            "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
+            "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
+                                len(chapter["exercises"]), lang),
             "board": url_for("pages.board_image", fen=row["fen"], size=120)})
     return {"id": course_id, "iri": iri.value, "title": _pick(titles.get(iri.value, {}), lang),
             "chapters": sorted(chapters.values(), key=lambda c: c["order"])}
