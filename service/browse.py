@@ -175,7 +175,8 @@ CLASS_MEMBERS = """SELECT ?class ?p ?label ?fen WHERE {
   ?p cp:fen ?fen OPTIONAL { ?p rdfs:label ?label } }"""
 
 
-def class_data(name: str) -> dict[str, Any]:
+def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
+    """One page of a class's members; ``as_json`` makes the pager's links the JSON twin's."""
     if name not in THEME_NAMES:
         raise ServiceError(404, f"no theme class named {name!r}")
     page = max(request.args.get("page", 1, type=int) or 1, 1)
@@ -184,6 +185,7 @@ def class_data(name: str) -> dict[str, Any]:
     rows = _rows(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
+    suffix = ".json" if as_json else ""
     return {
         "name": name, "iri": CP_IRI + name, "label": _label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
@@ -193,16 +195,16 @@ def class_data(name: str) -> dict[str, Any]:
         "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
                        "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k, lang),
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
-        "next": url_for("browse.class_page", name=name, page=page + 1, **extra)
+        "next": url_for("browse.class_page", name=name + suffix, page=page + 1, **extra)
         if page * PAGE_SIZE < total else None,
-        "previous": url_for("browse.class_page", name=name, page=page - 1, **extra) if page > 1 else None,
+        "previous": url_for("browse.class_page", name=name + suffix, page=page - 1, **extra) if page > 1 else None,
     }
 
 
 @bp.route("/class/<name>")
 def class_page(name: str) -> Response:
     as_json = _wants_json(name.endswith(".json"))
-    data = class_data(name[:-5] if name.endswith(".json") else name)
+    data = class_data(name[:-5] if name.endswith(".json") else name, as_json)
     if as_json:
         return _answer("class.html", data, True)
     # the class itself (labels, comments, superclass, lichess themes) as JSON-LD inside the page

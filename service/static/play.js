@@ -127,8 +127,9 @@
       if (waiting || over) { return; }
       board.mark("selected", []);
       selected = null;
+      var fields = board.fen.split(" ");
       moves.push(move.uci);
-      addMove("", move.san, "solver");
+      addMove(fields[5] + (fields[1] === "w" ? "." : "..."), move.san, "solver");
       board.draw(window.ChessKB.applyMove(board.fen, move.uci));
       board.mark("last", [move.uci.slice(0, 2), move.uci.slice(2, 4)]);
       request();
