@@ -22,7 +22,7 @@ from pyoxigraph import Literal, NamedNode
 from kb.analysis.board_facts import position_key
 from kb.class_counts import stored_counts
 from kb.themes import PARENT, type_position
-from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
+from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError
@@ -189,6 +189,7 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     return {
         "name": name, "iri": CP_IRI + name, "label": _label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
+        "parent_label": _label(PARENT[name]) if name in PARENT else None,
         "parent_url": _link(CP_IRI + PARENT[name]) if name in PARENT else None,
         "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)}
                        for c, p in PARENT.items() if p == name],
@@ -224,10 +225,16 @@ SEARCHES: dict[str, str] = {
         FILTER(CONTAINS(?key, ?q) || CONTAINS(LCASE(STR(?label)), ?q)) } LIMIT 50""",
     "events": """SELECT ?q ?s ?label WHERE { ?s cp:eventName ?name FILTER(CONTAINS(LCASE(?name), ?q))
         OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
-    "openings": """SELECT ?q ?s ?label WHERE { ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
-        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
+    "openings": """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE {
+        ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
+        OPTIONAL { ?s rdfs:label ?label } OPTIONAL { ?s cp:eco ?eco } OPTIONAL { ?s cp:opening ?opening }
+        OPTIONAL { ?s cp:variation ?variation } } LIMIT 200""",
 }
-ECO_SEARCH = """SELECT ?q ?s ?label WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+ECO_SEARCH = """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label }
+    BIND(?q AS ?eco) OPTIONAL { ?s cp:opening ?opening } OPTIONAL { ?s cp:variation ?variation } } LIMIT 200"""
+#: Theme classes by any label or synonym (rdfs:label, skos:altLabel, lichess theme key), in both languages.
+THEME_SEARCH = """SELECT ?q ?class WHERE { GRAPH <""" + ONTOLOGY_IRI + """> {
+    ?class rdfs:label|skos:altLabel|cp:lichessTheme ?text FILTER(CONTAINS(LCASE(STR(?text)), ?q)) } }"""
 FEN_SEARCH = """SELECT ?s ?label ?fen WHERE { VALUES ?key { %s } ?s cp:positionKey ?key ; cp:fen ?fen
     OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
 _ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
@@ -270,18 +277,73 @@ def search_data(q: str) -> dict[str, Any]:
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
                                        for r in _rows(FEN_SEARCH % values)]
         elif _ECO.match(q):
-            groups["games"] = [_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper()))]
+            groups["openings"] = _unique(_opening_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper())))
         if len(q) >= 2 and "/" not in q:
             needle = Literal(q.lower())
+            themes = _theme_hits(needle)
+            if themes:
+                groups["themes"] = themes
+            theme_labels = {label.lower() for labels in _theme_labels().values() for label in labels}
             for group, sparql in SEARCHES.items():
-                hits = [_hit(r) for r in _rows(sparql, q=needle)]
+                rows = _rows(sparql, q=needle)
+                if group == "players":  # "Mate in one" in a White tag is not a player to find
+                    rows = [r for r in rows if (r["label"] or "").lower() not in theme_labels]
+                hits = _unique((_opening_hit if group == "openings" else _hit)(r) for r in rows)
                 if hits:
-                    groups[group] = hits
+                    groups[group] = groups.get(group, []) + [h for h in hits if h not in groups.get(group, [])]
     return {"q": q, "groups": groups, "total": sum(len(v) for v in groups.values())}
 
 
 def _hit(row: dict[str, Any]) -> dict[str, Any]:
     return {"iri": row["s"], "label": row["label"] or row["s"], "url": _link(row["s"])}
+
+
+def opening_title(eco: str | None, opening: str | None, variation: str | None) -> str:
+    """An opening as the game's tags name it: ``C84 Ruy Lopez, Apertura Española`` (ECO, Opening, Variation;
+    seed 001's files give the Spanish name as the variation). Empty when no tag names it."""
+    name = ", ".join(v for v in (opening, variation) if v and v.strip() not in ("?", ""))
+    return " ".join(v for v in (eco, name) if v and v.strip() not in ("?", ""))
+
+
+def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
+    """A game found by its opening, named by it (and by its players, when they are known)."""
+    head = opening_title(row.get("eco"), row.get("opening"), row.get("variation"))
+    label = row["label"] or row["s"]
+    if head and label.startswith("? vs ?"):
+        return {"iri": row["s"], "label": head, "url": _link(row["s"])}
+    return {"iri": row["s"], "label": f"{head} — {label}" if head else label, "url": _link(row["s"])}
+
+
+def _unique(hits) -> list[dict[str, Any]]:
+    """One row per resource (a game with an opening and a variation that both match is one hit)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        seen.setdefault(hit["iri"], hit)
+    return list(seen.values())
+
+
+def _theme_labels() -> dict[str, list[str]]:
+    """Every label and synonym of each theme class, both languages (read once per app)."""
+    cache = current_app.extensions.get("chesskb.theme_labels")
+    if cache is None:
+        cache = {}
+        rows = _rows("SELECT ?class ?text WHERE { GRAPH <" + ONTOLOGY_IRI + "> { "
+                     "?class rdfs:label|skos:altLabel ?text } }")
+        for row in rows:
+            name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+            if name in THEME_NAMES:
+                cache.setdefault(name, []).append(row["text"])
+        current_app.extensions["chesskb.theme_labels"] = cache
+    return cache
+
+
+def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
+    names = []
+    for row in _rows(THEME_SEARCH, q=needle):
+        name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+        if name in THEME_NAMES and name not in names:
+            names.append(name)
+    return [{"iri": CP_IRI + n, "label": _label(n), "url": _link(CP_IRI + n)} for n in names]
 
 
 @bp.route("/search")

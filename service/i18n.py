@@ -67,6 +67,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "download_pgn": "Download the game (PGN)", "stop_playing": "Stop playing",
         "game_over": "Game over: {result}.", "engine_elo": "Engine at {elo} Elo",
         "engine_failed": "The engine could not answer:",
+        "error": "Error", "queries_title": "Questions the knowledge base answers", "canned_queries": "canned queries",
+        "also_as": "also as", "write_your_own": "write your own at", "query_name": "Name", "question": "Question",
+        "parameters": "Parameters", "run": "Run", "fill_in": "Fill in the parameters and run the query.",
+        "row": "row", "rows": "rows", "result_cut": "result cut at {n} rows (row limit)",
+        "game_line": "{file}, game {game}, line {line}", "mate_in": "mate in {n}",
     },
     "es": {
         "home": "Inicio", "themes": "Temas", "search": "Buscar", "questions": "Preguntas",
@@ -123,6 +128,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "download_pgn": "Descargar la partida (PGN)", "stop_playing": "Dejar de jugar",
         "game_over": "Fin de la partida: {result}.", "engine_elo": "Motor a {elo} Elo",
         "engine_failed": "El motor no pudo responder:",
+        "error": "Error", "queries_title": "Preguntas que responde la base de conocimiento",
+        "canned_queries": "consultas predefinidas", "also_as": "también en", "write_your_own": "escribe la tuya en",
+        "query_name": "Nombre", "question": "Pregunta", "parameters": "Parámetros", "run": "Ejecutar",
+        "fill_in": "Rellena los parámetros y ejecuta la consulta.", "row": "fila", "rows": "filas",
+        "result_cut": "resultado cortado en {n} filas (límite de filas)",
+        "game_line": "{file}, partida {game}, línea {line}", "mate_in": "mate en {n}",
     },
 }
 

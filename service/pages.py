@@ -10,6 +10,7 @@ their listings (``service.browse``) under the generic property table.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -211,6 +212,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
 
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if _known(text):
+            text = localise_value(prop_iri, text, lang)
             key = ROW_STRINGS.get(prop_iri[len(CP_IRI):]) if prop_iri.startswith(CP_IRI) else \
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
@@ -265,8 +267,9 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     store = current_app.extensions["chesskb.store"]
     last = games.last_move(store, match.iri, fen) if match is not None and resource.first("plyInGame") not in \
         (None, "0") else None
+    opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
     return {
-        "title": _title(resource, lang),
+        "title": opening or _title(resource, lang),
         "fen": fen,
         "context": context.resolve(resource.iri, lang),
         "legend": boards.legend(fen).as_dict(),
@@ -278,6 +281,32 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
     }
+
+
+def browse_opening(match: Resource) -> str:
+    """The opening a game's tags name (``C84 Ruy Lopez, Apertura Española``), or ''."""
+    from .browse import opening_title
+
+    return opening_title(match.first("eco"), match.first("opening"), match.first("variation"))
+
+
+_SOURCE_RECORD = re.compile(r"^(.*), game (\d+), line (\d+)$")
+_MATE_IN = re.compile(r"^mate in (\d+)$", re.IGNORECASE)
+
+
+def localise_value(prop_iri: str, text: str, lang: str) -> str:
+    """The importer's English phrases in the page's language: a source record's label
+    (``file, game 22, line 295``) and a ``mate in N`` termination."""
+    if lang == "en":
+        return text
+    s = strings(lang)
+    found = _SOURCE_RECORD.match(text) if prop_iri == DCTERMS_IRI + "source" else None
+    if found:
+        return s["game_line"].format(file=found.group(1), game=found.group(2), line=found.group(3))
+    found = _MATE_IN.match(text.strip()) if prop_iri == CP_IRI + "termination" else None
+    if found:
+        return s["mate_in"].format(n=found.group(1))
+    return text
 
 
 def _title(resource: Resource, lang: str) -> str:

@@ -416,3 +416,81 @@ def _after(board: chess.Board, move: chess.Move) -> str:
     copy = board.copy(stack=False)
     copy.push(move)
     return copy.board_fen()
+
+
+# --- 7. Spanish everywhere the interface speaks ---------------------------------------------------
+
+def _english_phrases() -> dict[str, str]:
+    """Interface phrases whose English differs from the Spanish (the fixed parts of templates)."""
+    from service.i18n import STRINGS
+
+    phrases = {}
+    for key, english in STRINGS["en"].items():
+        if english == STRINGS["es"][key]:
+            continue
+        for part in re.split(r"\{[a-z]+\}", english):
+            part = part.strip(" .:,()")
+            if len(part) >= 5 and " " in part or len(part) >= 7:
+                phrases[part] = key
+    return phrases
+
+
+def test_spanish_pages_have_no_english_interface_strings(page, base_url, game_store, game_url):
+    phrases = _english_phrases()
+    assert "Next exercise" in phrases and "Start again" in phrases  # the check can fail
+    page.goto(base_url + "/class/MateInTwo?lang=es")
+    page.click("ul.cards a.position-link >> nth=0")
+    page.wait_for_selector("#board svg")
+    position = page.url
+    page.click("#hint")
+    urls = [base_url + "/?lang=es", base_url + "/classes?lang=es", base_url + "/class/MateInTwo?lang=es",
+            position, base_url + "/courses?lang=es", base_url + "/queries?lang=es",
+            base_url + "/queries/mate-in-one?lang=es", base_url + "/search?q=horquilla&lang=es",
+            game_url + "/page?iri=" + quote(_match_iri(game_store), safe="") + "&lang=es"]
+    for url in urls:
+        page.goto(url)
+        if url == position:
+            page.click("#hint")
+            page.click("#play-on") if _engine() else None
+            page.wait_for_timeout(300)
+        # text the page marks as English (the canned queries' own titles), identifiers (code) and the
+        # rows of a query's result (the KB's data, e.g. a PGN's player "White to move") are not interface
+        text = page.evaluate("""(() => { const body = document.body.cloneNode(true);
+            body.querySelectorAll('[lang="en"], code, pre, table.results td')
+                .forEach(e => e.remove()); document.body.appendChild(body);
+            const text = body.innerText; body.remove(); return text; })()""").replace("ChessPosition KB", "")
+        found = [p for p in phrases if p in text]
+        assert not found, (url, found)
+        assert page.get_attribute("html", "lang") == "es"
+        for href in page.eval_on_selector_all("header.site a", "els => els.map(e => e.getAttribute('href'))"):
+            assert "lang=" in href, (url, href)  # every header link keeps the language
+    _shot(page, "spanish-game.png")
+
+
+def test_search_finds_themes_by_synonym_and_openings_without_duplicates(base_url):
+    import json
+    import urllib.request
+
+    def search(q: str) -> dict:
+        return json.load(urllib.request.urlopen(base_url + "/search.json?q=" + quote(q)))["groups"]
+
+    for q in ("fork", "horquilla", "Double attack", "doble ataque"):
+        assert [h["iri"].rsplit("#", 1)[-1] for h in search(q).get("themes", [])] == ["DoubleAttack"], q
+    mate = search("mate")
+    assert "MateInOne" in [h["iri"].rsplit("#", 1)[-1] for h in mate["themes"]]
+    assert not any(h["label"].lower() == "mate in one" for h in mate.get("players", []))
+    # openings by name and ECO code, one row per game, named by its opening (tags read by python-chess)
+    with open(DATA / "openings" / "seed-001-openings.pgn", encoding="utf-8") as handle:
+        headers = []
+        while (h := chess.pgn.read_headers(handle)) is not None:
+            headers.append(h)
+    sicilian = [h for h in headers if "sicilian" in (h.get("Opening", "") + h.get("Variation", "")).lower()]
+    hits = search("Sicilian")["openings"]
+    labels = [h["label"] for h in hits]
+    assert len({h["iri"] for h in hits}) == len(hits)
+    seed_hits = [label for label in labels if label.split(" ")[0] in {h["ECO"] for h in sicilian}]
+    assert len(seed_hits) == len(sicilian)
+    for h in sicilian:
+        assert any(label.startswith(f"{h['ECO']} {h['Opening']}") for label in seed_hits), h
+    eco = headers[0]["ECO"]
+    assert any(h["label"].startswith(f"{eco} {headers[0]['Opening']}") for h in search(eco)["openings"])
