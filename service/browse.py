@@ -22,7 +22,7 @@ from pyoxigraph import Literal, NamedNode
 from kb.analysis.board_facts import position_key
 from kb.class_counts import stored_counts
 from kb.themes import PARENT, type_position
-from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
+from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError
@@ -377,6 +377,7 @@ SOURCE_PAGE = 100  # games per source page
 MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
   OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
 
+_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.iris): <source>/game/N
 _SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 
@@ -415,7 +416,12 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
     if kind == "source":
         return source_games(resource.iri)
     if kind == "match":
-        return {"positions": [_position_hit(r) for r in _rows(MATCH_POSITIONS, m=iri)]}
+        # an exercise opened from its game goes on to the next game's exercise of the same source
+        record = next((link for link in resource.links(DCTERMS_IRI + "source") if _RECORD.match(link)), None)
+        found = _RECORD.match(record) if record else None
+        ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
+        return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1], lang)}
+                              for r in _rows(MATCH_POSITIONS, m=iri)]}
     return {}
 
 
@@ -430,11 +436,13 @@ def source_games(source_iri: str) -> dict[str, Any]:
     rows = sorted(_rows(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
+    # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
+    more = bool(rows) and bool(_rows(SOURCE_GAMES % f"<{source_iri}/game/{first + SOURCE_PAGE}>"))
     return {
         "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "number": r["number"]}
                   for r in rows],
         "page": page,
-        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if rows else None,
+        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if more else None,
         "previous": url_for("pages.page", iri=source_iri, page=page - 1, **extra) if page > 1 else None,
     }
 

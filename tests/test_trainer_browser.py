@@ -494,3 +494,55 @@ def test_search_finds_themes_by_synonym_and_openings_without_duplicates(base_url
         assert any(label.startswith(f"{h['ECO']} {h['Opening']}") for label in seed_hits), h
     eco = headers[0]["ECO"]
     assert any(h["label"].startswith(f"{eco} {headers[0]['Opening']}") for h in search(eco)["openings"])
+
+
+# --- 3. next exercise: canned-query results and sources (HTTP only) --------------------------------
+
+def _get(url: str) -> str:
+    import urllib.request
+
+    return urllib.request.urlopen(url).read().decode("utf-8")
+
+
+def _hrefs(html: str, pattern: str) -> list[str]:
+    import html as html_lib
+
+    return [html_lib.unescape(h) for h in re.findall(r'href="(' + pattern + r'[^"]*)"', html)]
+
+
+def _query(link: str) -> dict[str, list[str]]:
+    from urllib.parse import parse_qs, urlsplit
+
+    return parse_qs(urlsplit(link).query)
+
+
+def test_next_exercise_in_a_canned_query_result(base_url):
+    results = _get(base_url + "/queries/mate-in-one")
+    links = list(dict.fromkeys(_hrefs(results, "/page")))
+    assert len(links) >= 2 and all("from=query/mate-in-one" in link for link in links)
+    first = _get(base_url + links[0])
+    (following,) = _hrefs(first, r"/page\?[^\"]*i=1")[:1]
+    assert _query(following) == _query(links[1])
+    assert _hrefs(first, "/queries/mate-in-one") == ["/queries/mate-in-one"]  # back to the results
+
+
+def test_next_exercise_of_a_source_and_no_empty_next_page(base_url):
+    with open(DATA / "pychess" / "mate_in_2.pgn", encoding="latin-1") as handle:  # the file is Latin-1
+        fens = []
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            fens.append(headers.get("FEN"))
+    home = _get(base_url + "/")
+    (source,) = [link for link in _hrefs(home, "/page") if "mate_in_2" in link]
+    listing = _get(base_url + source)
+    games = [link for link in _hrefs(listing, "/page") if "/match/" in link]
+    assert 'rel="next"' not in listing or len(games) > 100  # no "Next" to an empty page
+    game = _get(base_url + games[0])
+    (exercise,) = [link for link in _hrefs(game, "/page") if "from=source/" in link][:1]
+    page = _get(base_url + exercise)
+    assert f'data-fen="{_four(fens[0])} ' in page  # (the file writes move number 0; the KB says 1)
+    (following,) = [link for link in _hrefs(page, "/page") if "from=source/" in link and "i=2" in link][:1]
+    assert f'data-fen="{_four(fens[1])} ' in _get(base_url + following)
+
+
+def _four(fen: str) -> str:
+    return " ".join(fen.split()[:4])
