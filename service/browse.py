@@ -277,7 +277,7 @@ def search_data(q: str) -> dict[str, Any]:
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
                                        for r in _rows(FEN_SEARCH % values)]
         elif _ECO.match(q):
-            groups["openings"] = _unique(_opening_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper())))
+            groups["games"] = _unique(_opening_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper())))
         if len(q) >= 2 and "/" not in q:
             needle = Literal(q.lower())
             themes = _theme_hits(needle)

@@ -493,7 +493,7 @@ def test_search_finds_themes_by_synonym_and_openings_without_duplicates(base_url
     for h in sicilian:
         assert any(label.startswith(f"{h['ECO']} {h['Opening']}") for label in seed_hits), h
     eco = headers[0]["ECO"]
-    assert any(h["label"].startswith(f"{eco} {headers[0]['Opening']}") for h in search(eco)["openings"])
+    assert any(h["label"].startswith(f"{eco} {headers[0]['Opening']}") for h in search(eco)["games"])
 
 
 # --- 3. next exercise: canned-query results and sources (HTTP only) --------------------------------
