@@ -327,7 +327,7 @@ def _solve_strings(lang: str) -> dict[str, str]:
     keys = ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count", "restart", "white", "black",
             "to_move", "left_book", "illegal", "ambiguous", "hint_piece", "hint_square", "showing",
             "solution_shown", "piece_pawn", "piece_knight", "piece_bishop", "piece_rook", "piece_queen",
-            "piece_king", *PLAY_STRINGS)
+            "piece_king", "next_exercise", "back_to_list", *PLAY_STRINGS)
     return {key: s[key] for key in keys}
 
 

@@ -174,6 +174,21 @@ def test_static_site_replays_a_game_from_file(browser, game_store, tmp_path):
     assert page.locator("#v-play-on").count() == 0  # playing on needs the service, and the page says so
     assert "needs the running service" in page.inner_text("#viewer")
     _shot(page, "static-site-viewer.png")
+    # "Next exercise" without a server: from a class page's list (kept by context.js in sessionStorage)
+    listing = out / "class" / "Position.html"
+    page.goto(listing.as_uri())
+    cards = page.eval_on_selector_all("ul.cards a.position-link", "els => els.map(e => e.href)")
+    assert len(cards) >= 2
+    page.click("ul.cards a.position-link >> nth=0")
+    page.wait_for_selector("#board svg")
+    assert page.get_attribute("#next-exercise", "href") == cards[1]
+    page.click("#next-exercise")
+    page.wait_for_selector("#board svg")
+    assert page.url == cards[1]
+    assert page.locator("#next-exercise").count() == 0  # the last of the list
+    page.click("#back-link")
+    page.wait_for_selector("ul.cards")
+    assert page.url == listing.as_uri()
     context.close()
     assert not errors, errors
 

@@ -349,6 +349,27 @@
     }
   });
 
+  // The static site: "Next exercise" from the listing the learner came from (context.js).
+  if (!nextEl && window.ChessKB.storedContext) {
+    var stored = window.ChessKB.storedContext();
+    if (stored && buttons) {
+      if (stored.next) {
+        nextEl = document.createElement("a");
+        nextEl.className = "button next-exercise";
+        nextEl.id = "next-exercise";
+        nextEl.href = stored.next;
+        nextEl.textContent = (S.next_exercise || "Next exercise") + " →";
+        buttons.appendChild(nextEl);
+      }
+      var back = document.createElement("a");
+      back.className = "button back";
+      back.id = "back-link";
+      back.href = stored.back;
+      back.textContent = "← " + (S.back_to_list || "Back to the list");
+      buttons.appendChild(back);
+    }
+  }
+
   boardEl.classList.add("interactive");
   reset(true);
   if (data.intro) { say(data.intro + " " + (S.your_turn || ""), ""); }
