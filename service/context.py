@@ -77,11 +77,12 @@ def resolve(iri: str, lang: str) -> dict[str, Any] | None:
 
 
 def _resolve_class(name: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
-    from .browse import PAGE_SIZE, THEME_NAMES
+    from .browse import PAGE_SIZE, THEME_NAMES, _class_count
 
     if name not in THEME_NAMES:
         return None
-    following = _class_next(name, index)
+    # past the last member there is nothing to scan for (the stored counts answer without a scan)
+    following = _class_next(name, index) if index + 1 < _class_count(name) else None
     return {"next": link(following, context, index + 1, lang) if following else None,
             "back": url_for("browse.class_page", name=name, page=index // PAGE_SIZE + 1, **_extra(lang)),
             "back_key": "back_to_class", "index": index}

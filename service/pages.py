@@ -138,8 +138,8 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
             extra["play_json"] = script_data(_play_data(lang))
         if data.get("viewer"):
             extra["viewer_page"] = games.for_page(data["viewer"])
-            extra["viewer_json"] = script_data({**data["viewer"], "svg": extra["viewer_page"]["svg"],
-                                                "svg_flipped": extra["viewer_page"]["svg_flipped"]})
+            # the board as drawn is in the page; the data carries only the other way round, for "Flip"
+            extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
         response = Response(render_template(template, r=resource, d=data, jsonld=jsonld,
                                             formats=_format_links(iri), **extra), mimetype=HTML)
     response.headers["Vary"] = "Accept"

@@ -42,6 +42,7 @@
   function Board(container, svgs) {
     this.el = container;
     this.svgs = svgs || null;
+    if (this.svgs && !this.svgs.normal) { this.svgs.normal = container.innerHTML; }  // the page's own SVG
     this.flipped = false;
     this.fen = container.getAttribute("data-fen") || "";
     this.marks = {};
