@@ -86,11 +86,40 @@ class Ply:
     solver: bool = True   # played by the side that solves (else an automatic reply)
     alternatives: dict[str, str] = field(default_factory=dict)  # uci -> teacher's comment
     san_en: str = ""      # the English SAN, so a learner may type either
+    legal: list[dict[str, Any]] = field(default_factory=list)  # the solver's legal moves before this ply
+    mates: bool = False   # the move gives mate: any mating move is as good
 
     def as_dict(self) -> dict[str, Any]:
-        return {"uci": self.uci, "san": self.san, "san_en": self.san_en or self.san, "fen": self.fen,
-                "number": self.number, "comment": self.comment, "solver": self.solver,
-                "alternatives": self.alternatives}
+        out = {"uci": self.uci, "san": self.san, "san_en": self.san_en or self.san, "fen": self.fen,
+               "number": self.number, "comment": self.comment, "solver": self.solver,
+               "alternatives": self.alternatives, "mates": self.mates}
+        if self.solver:
+            out["legal"] = self.legal
+        return out
+
+
+def legal_moves(board: chess.Board, lang: str) -> list[dict[str, Any]]:
+    """Every legal move of the side to move, as the solving script needs them to judge a learner's
+    move without a chess library: UCI, SAN in English and in ``lang``, and whether it mates.
+
+    With these the script tells an illegal move from a legal wrong one, accepts another mate where
+    the line's move mates, and reads typed moves in SAN, UCI or Spanish letters in any case."""
+    out = []
+    for move in board.legal_moves:
+        san = board.san(move)
+        out.append({"uci": move.uci(), "san_en": san, "san": localise_san(san, lang), "mate": san.endswith("#")})
+    return out
+
+
+def _solver_ply(board: chess.Board, move: chess.Move, lang: str, **fields: Any) -> Ply:
+    """A ply with the legal moves before it (for a solver's ply) and whether it mates."""
+    san = board.san(move)
+    solver = fields.pop("solver")
+    after = board.copy(stack=False)
+    after.push(move)
+    return Ply(uci=move.uci(), san=localise_san(san, lang), san_en=san, fen=after.fen(), number=_number(board),
+               solver=solver, legal=legal_moves(board, lang) if solver else [], mates=after.is_checkmate(),
+               **fields)
 
 
 @dataclass
@@ -139,17 +168,8 @@ def _from_movetext(fen: str, movetext: str, lang: str) -> Line | None:
         board = parent.board()
         alternatives = {alt.move.uci(): " ".join(alt.comment.split()) or _first_comment(alt)
                         for alt in parent.variations[1:] if alt.move}
-        san = board.san(node.move)
-        plies.append(Ply(
-            uci=node.move.uci(),
-            san=localise_san(san, lang),
-            san_en=san,
-            fen=node.board().fen(),
-            number=_number(board),
-            comment=" ".join(node.comment.split()),
-            solver=board.turn == solver,
-            alternatives=alternatives,
-        ))
+        plies.append(_solver_ply(board, node.move, lang, comment=" ".join(node.comment.split()),
+                                 solver=board.turn == solver, alternatives=alternatives))
     return Line(fen=chess.Board(fen).fen(), plies=plies, intro=" ".join(game.comment.split()))
 
 
@@ -173,12 +193,8 @@ def _from_uci(fen: str, solution_uci: str, lang: str) -> Line:
             break
         if move not in board.legal_moves:
             break
-        number = _number(board)
-        san = board.san(move)
-        mover = board.turn
+        plies.append(_solver_ply(board, move, lang, solver=board.turn == solver))
         board.push(move)
-        plies.append(Ply(uci=move.uci(), san=localise_san(san, lang), san_en=san, fen=board.fen(), number=number,
-                         solver=mover == solver))
     return Line(fen=chess.Board(fen).fen(), plies=plies)
 
 
@@ -189,3 +205,69 @@ def line_text(line: Line) -> list[dict[str, str]]:
         show_number = index == 0 or ply.number.endswith(".") and not ply.number.endswith("...")
         out.append({"number": ply.number if show_number else "", "san": ply.san, "comment": ply.comment})
     return out
+
+
+# --- a whole game for the viewer -----------------------------------------------------------------
+
+#: The usual symbols of the numeric annotation glyphs (PGN standard §10); others show as ``$n``.
+NAG_SYMBOLS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!", 7: "□", 10: "=", 13: "∞", 14: "⩲", 15: "⩱",
+               16: "±", 17: "∓", 18: "+−", 19: "−+", 22: "⨀", 23: "⨀", 32: "⟳", 33: "⟳", 36: "→", 37: "→",
+               40: "↑", 41: "↑", 132: "⇆", 133: "⇆", 140: "∆", 146: "N"}
+
+#: Moves in a game shown by the viewer (every node of every variation); a longer text is cut there.
+MAX_GAME_NODES = 3000
+
+
+def nag_text(nag: int) -> str:
+    return NAG_SYMBOLS.get(nag, f"${nag}")
+
+
+def game_tree(fen: str, movetext: str, lang: str = "en") -> dict[str, Any] | None:
+    """The game as the viewer replays it: a flat list of moves (nodes), each with its parent, its
+    variations (``children``, the main continuation first), SAN in ``lang``, comment, NAG symbols and
+    the FEN after it. Node 0 is the start (no move). Everything chess is done here, so the script
+    (and the static site, without a server) only draws FENs. None when the text does not parse."""
+    text = f'[FEN "{fen}"]\n[SetUp "1"]\n\n{movetext} *\n'
+    try:
+        game = chess.pgn.read_game(io.StringIO(text))
+    except (ValueError, IndexError):
+        return None
+    if game is None:
+        return None
+    nodes: list[dict[str, Any]] = [{"id": 0, "parent": None, "fen": game.board().fen(), "san": "", "uci": "",
+                                    "number": "", "comment": " ".join(game.comment.split()), "nags": [],
+                                    "children": [], "main": True, "ply": 0}]
+    stack: list[tuple[chess.pgn.GameNode, int, int, bool]] = [(game, 0, 0, True)]
+    while stack and len(nodes) < MAX_GAME_NODES:
+        parent, parent_id, ply, main = stack.pop()
+        board = parent.board()
+        children = []
+        for index, child in enumerate(parent.variations):
+            if not child.move or not board.is_legal(child.move) or len(nodes) >= MAX_GAME_NODES:
+                continue
+            san = board.san(child.move)
+            node_id = len(nodes)
+            after = board.copy(stack=False)
+            after.push(child.move)
+            nodes.append({"id": node_id, "parent": parent_id, "uci": child.move.uci(), "san": localise_san(san, lang),
+                          "number": _number(board), "fen": after.fen(), "comment": " ".join(child.comment.split()),
+                          "nags": [nag_text(n) for n in sorted(child.nags)], "children": [],
+                          "main": main and index == 0, "ply": ply + 1,
+                          "before": " ".join(child.starting_comment.split())})
+            children.append((child, node_id))
+        nodes[parent_id]["children"] = [node_id for _, node_id in children]
+        for index, (child, node_id) in reversed(list(enumerate(children))):
+            stack.append((child, node_id, ply + 1, main and index == 0))
+    return {"fen": nodes[0]["fen"], "nodes": nodes, "cut": bool(stack)}
+
+
+def last_move_before(tree: dict[str, Any] | None, fen: str) -> str | None:
+    """The game's move that led to ``fen`` (the opponent's last move before an exercise taken from
+    the game), found on the main line by the position itself (board, side, castling, en passant)."""
+    if not tree:
+        return None
+    key = " ".join(fen.split()[:4])
+    for node in tree["nodes"]:
+        if node["main"] and node["uci"] and " ".join(node["fen"].split()[:4]) == key:
+            return node["uci"]
+    return None

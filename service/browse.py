@@ -23,8 +23,9 @@ from kb.analysis.board_facts import position_key
 from kb.class_counts import stored_counts
 from kb.standings import game_result, standings as event_standings
 from kb.themes import PARENT, type_position
-from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
+from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
 
+from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 from .resources import Resource, describe_graph, script_json, serialise, valid_iri
@@ -176,7 +177,8 @@ CLASS_MEMBERS = """SELECT ?class ?p ?label ?fen WHERE {
   ?p cp:fen ?fen OPTIONAL { ?p rdfs:label ?label } }"""
 
 
-def class_data(name: str) -> dict[str, Any]:
+def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
+    """One page of a class's members; ``as_json`` makes the pager's links the JSON twin's."""
     if name not in THEME_NAMES:
         raise ServiceError(404, f"no theme class named {name!r}")
     page = max(request.args.get("page", 1, type=int) or 1, 1)
@@ -185,24 +187,27 @@ def class_data(name: str) -> dict[str, Any]:
     rows = _rows(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
+    suffix = ".json" if as_json else ""
     return {
         "name": name, "iri": CP_IRI + name, "label": _label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
+        "parent_label": _label(PARENT[name]) if name in PARENT else None,
         "parent_url": _link(CP_IRI + PARENT[name]) if name in PARENT else None,
         "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)}
                        for c, p in PARENT.items() if p == name],
-        "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"], "url": _link(r["p"]),
-                       "board": url_for("pages.board_image", fen=r["fen"], size=160)} for r in rows],
-        "next": url_for("browse.class_page", name=name, page=page + 1, **extra)
+        "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
+                       "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k, lang),
+                       "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
+        "next": url_for("browse.class_page", name=name + suffix, page=page + 1, **extra)
         if page * PAGE_SIZE < total else None,
-        "previous": url_for("browse.class_page", name=name, page=page - 1, **extra) if page > 1 else None,
+        "previous": url_for("browse.class_page", name=name + suffix, page=page - 1, **extra) if page > 1 else None,
     }
 
 
 @bp.route("/class/<name>")
 def class_page(name: str) -> Response:
     as_json = _wants_json(name.endswith(".json"))
-    data = class_data(name[:-5] if name.endswith(".json") else name)
+    data = class_data(name[:-5] if name.endswith(".json") else name, as_json)
     if as_json:
         return _answer("class.html", data, True)
     # the class itself (labels, comments, superclass, lichess themes) as JSON-LD inside the page
@@ -222,10 +227,16 @@ SEARCHES: dict[str, str] = {
         FILTER(CONTAINS(?key, ?q) || CONTAINS(LCASE(STR(?label)), ?q)) } LIMIT 50""",
     "events": """SELECT ?q ?s ?label WHERE { ?s cp:eventName ?name FILTER(CONTAINS(LCASE(?name), ?q))
         OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
-    "openings": """SELECT ?q ?s ?label WHERE { ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
-        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
+    "openings": """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE {
+        ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
+        OPTIONAL { ?s rdfs:label ?label } OPTIONAL { ?s cp:eco ?eco } OPTIONAL { ?s cp:opening ?opening }
+        OPTIONAL { ?s cp:variation ?variation } } LIMIT 200""",
 }
-ECO_SEARCH = """SELECT ?q ?s ?label WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+ECO_SEARCH = """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label }
+    BIND(?q AS ?eco) OPTIONAL { ?s cp:opening ?opening } OPTIONAL { ?s cp:variation ?variation } } LIMIT 200"""
+#: Theme classes by any label or synonym (rdfs:label, skos:altLabel, lichess theme key), in both languages.
+THEME_SEARCH = """SELECT ?q ?class WHERE { GRAPH <""" + ONTOLOGY_IRI + """> {
+    ?class rdfs:label|skos:altLabel|cp:lichessTheme ?text FILTER(CONTAINS(LCASE(STR(?text)), ?q)) } }"""
 FEN_SEARCH = """SELECT ?s ?label ?fen WHERE { VALUES ?key { %s } ?s cp:positionKey ?key ; cp:fen ?fen
     OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
 _ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
@@ -268,18 +279,73 @@ def search_data(q: str) -> dict[str, Any]:
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
                                        for r in _rows(FEN_SEARCH % values)]
         elif _ECO.match(q):
-            groups["games"] = [_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper()))]
+            groups["games"] = _unique(_opening_hit(r) for r in _rows(ECO_SEARCH, q=Literal(q.upper())))
         if len(q) >= 2 and "/" not in q:
             needle = Literal(q.lower())
+            themes = _theme_hits(needle)
+            if themes:
+                groups["themes"] = themes
+            theme_labels = {label.lower() for labels in _theme_labels().values() for label in labels}
             for group, sparql in SEARCHES.items():
-                hits = [_hit(r) for r in _rows(sparql, q=needle)]
+                rows = _rows(sparql, q=needle)
+                if group == "players":  # "Mate in one" in a White tag is not a player to find
+                    rows = [r for r in rows if (r["label"] or "").lower() not in theme_labels]
+                hits = _unique((_opening_hit if group == "openings" else _hit)(r) for r in rows)
                 if hits:
-                    groups[group] = hits
+                    groups[group] = groups.get(group, []) + [h for h in hits if h not in groups.get(group, [])]
     return {"q": q, "groups": groups, "total": sum(len(v) for v in groups.values())}
 
 
 def _hit(row: dict[str, Any]) -> dict[str, Any]:
     return {"iri": row["s"], "label": row["label"] or row["s"], "url": _link(row["s"])}
+
+
+def opening_title(eco: str | None, opening: str | None, variation: str | None) -> str:
+    """An opening as the game's tags name it: ``C84 Ruy Lopez, Apertura Española`` (ECO, Opening, Variation;
+    seed 001's files give the Spanish name as the variation). Empty when no tag names it."""
+    name = ", ".join(v for v in (opening, variation) if v and v.strip() not in ("?", ""))
+    return " ".join(v for v in (eco, name) if v and v.strip() not in ("?", ""))
+
+
+def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
+    """A game found by its opening, named by it (and by its players, when they are known)."""
+    head = opening_title(row.get("eco"), row.get("opening"), row.get("variation"))
+    label = row["label"] or row["s"]
+    if head and label.startswith("? vs ?"):
+        return {"iri": row["s"], "label": head, "url": _link(row["s"])}
+    return {"iri": row["s"], "label": f"{head} — {label}" if head else label, "url": _link(row["s"])}
+
+
+def _unique(hits) -> list[dict[str, Any]]:
+    """One row per resource (a game with an opening and a variation that both match is one hit)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        seen.setdefault(hit["iri"], hit)
+    return list(seen.values())
+
+
+def _theme_labels() -> dict[str, list[str]]:
+    """Every label and synonym of each theme class, both languages (read once per app)."""
+    cache = current_app.extensions.get("chesskb.theme_labels")
+    if cache is None:
+        cache = {}
+        rows = _rows("SELECT ?class ?text WHERE { GRAPH <" + ONTOLOGY_IRI + "> { "
+                     "?class rdfs:label|skos:altLabel ?text } }")
+        for row in rows:
+            name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+            if name in THEME_NAMES:
+                cache.setdefault(name, []).append(row["text"])
+        current_app.extensions["chesskb.theme_labels"] = cache
+    return cache
+
+
+def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
+    names = []
+    for row in _rows(THEME_SEARCH, q=needle):
+        name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+        if name in THEME_NAMES and name not in names:
+            names.append(name)
+    return [{"iri": CP_IRI + n, "label": _label(n), "url": _link(CP_IRI + n)} for n in names]
 
 
 @bp.route("/search")
@@ -320,6 +386,9 @@ SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:ga
 SOURCE_PAGE = 100  # games per source page
 MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
   OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
+
+_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.iris): <source>/game/N
+
 
 def _round_key(value: str | None) -> tuple:
     parts = re.findall(r"\d+", value or "")
@@ -362,7 +431,12 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
     if kind == "source":
         return source_games(resource.iri)
     if kind == "match":
-        return {"positions": [_position_hit(r) for r in _rows(MATCH_POSITIONS, m=iri)]}
+        # an exercise opened from its game goes on to the next game's exercise of the same source
+        record = next((link for link in resource.links(DCTERMS_IRI + "source") if _RECORD.match(link)), None)
+        found = _RECORD.match(record) if record else None
+        ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
+        return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1], lang)}
+                              for r in _rows(MATCH_POSITIONS, m=iri)]}
     return {}
 
 
@@ -377,11 +451,13 @@ def source_games(source_iri: str) -> dict[str, Any]:
     rows = sorted(_rows(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
+    # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
+    more = bool(rows) and bool(_rows(SOURCE_GAMES % f"<{source_iri}/game/{first + SOURCE_PAGE}>"))
     return {
         "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "number": r["number"]}
                   for r in rows],
         "page": page,
-        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if rows else None,
+        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if more else None,
         "previous": url_for("pages.page", iri=source_iri, page=page - 1, **extra) if page > 1 else None,
     }
 

@@ -15,7 +15,8 @@ from flask import Blueprint, Response, current_app, url_for
 
 from kb.iris import IriMinter
 
-from .browse import _answer, _link, _rows, _wants_json
+from .browse import _answer, _rows, _wants_json, opening_title
+from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 
@@ -25,11 +26,14 @@ blueprint = bp
 COURSES = """SELECT ?course ?title ?lang (COUNT(DISTINCT ?chapter) AS ?chapters) WHERE {
   ?course a cp:Course ; rdfs:label ?title BIND(LANG(?title) AS ?lang)
   OPTIONAL { ?course cp:hasChapter ?chapter } } GROUP BY ?course ?title ?lang ORDER BY ?course"""
-COURSE = """SELECT ?course ?chapter ?order ?level ?pass ?place ?exercise ?label ?fen ?difficulty WHERE {
+COURSE = """SELECT ?course ?chapter ?order ?level ?pass ?place ?exercise ?label ?fen ?difficulty ?eco ?opening
+  ?variation WHERE {
   ?course cp:hasChapter ?chapter .
   ?chapter cp:chapterOrder ?order ; cp:level ?level ; cp:passPercent ?pass ; cp:hasItem ?item .
   ?item cp:itemOrder ?place ; cp:exercise ?exercise .
   ?exercise cp:fen ?fen OPTIONAL { ?exercise rdfs:label ?label } OPTIONAL { ?exercise cp:difficulty ?difficulty }
+  OPTIONAL { ?exercise cp:hasMatch ?m OPTIONAL { ?m cp:eco ?eco } OPTIONAL { ?m cp:opening ?opening }
+             OPTIONAL { ?m cp:variation ?variation } }
 } ORDER BY ?order ?place"""
 TITLES = """SELECT ?course ?s ?t ?l WHERE {
   { BIND(?course AS ?s) } UNION { ?course cp:hasChapter ?s }
@@ -82,9 +86,14 @@ def course_data(course_id: str) -> dict[str, Any]:
                 "iri": row["chapter"], "order": int(row["order"]), "level": row["level"],
                 "title": _pick(titles.get(row["chapter"], {}), lang), "pass_percent": int(row["pass"]),
                 "exercises": []}
+        if any(e["iri"] == row["exercise"] for e in chapter["exercises"]):
+            continue  # a game with two openings tags is one exercise
         chapter["exercises"].append({
-            "iri": row["exercise"], "label": row["label"] or row["exercise"], "fen": row["fen"],
-            "difficulty": int(row["difficulty"]) if row["difficulty"] else None, "url": _link(row["exercise"]),
+            "iri": row["exercise"], "fen": row["fen"],
+            "label": opening_title(row["eco"], row["opening"], row["variation"]) or row["label"] or row["exercise"],
+            "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
+            "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
+                                len(chapter["exercises"]), lang),
             "board": url_for("pages.board_image", fen=row["fen"], size=120)})
     return {"id": course_id, "iri": iri.value, "title": _pick(titles.get(iri.value, {}), lang),
             "chapters": sorted(chapters.values(), key=lambda c: c["order"])}

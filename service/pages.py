@@ -10,6 +10,7 @@ their listings (``service.browse``) under the generic property table.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -21,7 +22,7 @@ from kb.themes import PARENT
 from kb.vocab import per_game_property
 from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 
-from . import boards
+from . import boards, context, games
 from .errors import ServiceError
 from .i18n import current_lang, strings
 from .negotiation import acceptable, choose
@@ -135,7 +136,14 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
         data = page_data(resource, lang)
         jsonld = script_json(serialise(graph, "application/ld+json"))
         template = "position.html" if data["kind"] == "position" else "resource.html"
-        extra = {"solution_json": script_data(data["solution"]) if data["kind"] == "position" else None}
+        extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
+                                 else None, "viewer_json": None, "viewer_page": None}
+        if data["kind"] in ("position", "match"):
+            extra["play_json"] = script_data(_play_data(lang))
+        if data.get("viewer"):
+            extra["viewer_page"] = games.for_page(data["viewer"])
+            # the board as drawn is in the page; the data carries only the other way round, for "Flip"
+            extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
         response = Response(render_template(template, r=resource, d=data, jsonld=jsonld,
                                             formats=_format_links(iri), **extra), mimetype=HTML)
     response.headers["Vary"] = "Accept"
@@ -168,6 +176,9 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
         from . import browse
 
         data.update(browse.listing_for(kind, resource, lang))
+        if kind == "match":
+            data["viewer"] = games.game_view(current_app.extensions["chesskb.store"], resource.iri, lang,
+                                             lambda iri: link_for(iri, lang))
     return data
 
 
@@ -205,6 +216,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
 
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if _known(text):
+            text = localise_value(prop_iri, text, lang)
             key = ROW_STRINGS.get(prop_iri[len(CP_IRI):]) if prop_iri.startswith(CP_IRI) else \
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
@@ -258,18 +270,49 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)}
                for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
                and t[len(CP_IRI):] != "Position"]
+    store = current_app.extensions["chesskb.store"]
+    last = games.last_move(store, match.iri, fen) if match is not None and resource.first("plyInGame") not in \
+        (None, "0") else None
+    opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
     return {
-        "title": _title(resource, lang),
+        "title": opening or _title(resource, lang),
         "fen": fen,
+        "context": context.resolve(resource.iri, lang),
         "legend": boards.legend(fen).as_dict(),
         "board_svg": boards.board_svg(board),
         "game": rows,
         "classes": classes,
         "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang),
-                     "opening": _is_opening_line(fen, resource)},
+                     "opening": _is_opening_line(fen, resource), "last_move": last},
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
     }
+
+
+def browse_opening(match: Resource) -> str:
+    """The opening a game's tags name (``C84 Ruy Lopez, Apertura Española``), or ''."""
+    from .browse import opening_title
+
+    return opening_title(match.first("eco"), match.first("opening"), match.first("variation"))
+
+
+_SOURCE_RECORD = re.compile(r"^(.*), game (\d+), line (\d+)$")
+_MATE_IN = re.compile(r"^mate in (\d+)$", re.IGNORECASE)
+
+
+def localise_value(prop_iri: str, text: str, lang: str) -> str:
+    """The importer's English phrases in the page's language: a source record's label
+    (``file, game 22, line 295``) and a ``mate in N`` termination."""
+    if lang == "en":
+        return text
+    s = strings(lang)
+    found = _SOURCE_RECORD.match(text) if prop_iri == DCTERMS_IRI + "source" else None
+    if found:
+        return s["game_line"].format(file=found.group(1), game=found.group(2), line=found.group(3))
+    found = _MATE_IN.match(text.strip()) if prop_iri == CP_IRI + "termination" else None
+    if found:
+        return s["mate_in"].format(n=found.group(1))
+    return text
 
 
 def _title(resource: Resource, lang: str) -> str:
@@ -287,8 +330,26 @@ def _title(resource: Resource, lang: str) -> str:
 
 def _solve_strings(lang: str) -> dict[str, str]:
     s = strings(lang)
-    return {key: s[key] for key in ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count",
-                                      "restart", "white", "black", "to_move", "left_book")}
+    keys = ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count", "restart", "white", "black",
+            "to_move", "left_book", "illegal", "ambiguous", "hint_piece", "hint_square", "showing",
+            "solution_shown", "piece_pawn", "piece_knight", "piece_bishop", "piece_rook", "piece_queen",
+            "piece_king", "next_exercise", "back_to_list", *PLAY_STRINGS)
+    return {key: s[key] for key in keys}
+
+
+def _play_data(lang: str) -> dict[str, Any]:
+    """What play.js needs: where to ask, the strengths offered, the default, its strings."""
+    from .play import ELO_CHOICES
+
+    s = strings(lang)
+    return {"url": url_for("play.play", **({"lang": lang} if lang != "en" else {})), "choices": list(ELO_CHOICES),
+            "default": int(current_app.config["PLAY_ELO"]), "strings": {key: s[key] for key in PLAY_STRINGS}}
+
+
+#: Strings the "Play on" panel (play.js) needs, sent in the page's data.
+PLAY_STRINGS = ("play_on", "strength", "play_start", "engine_thinking", "engine_played", "download_pgn",
+                "stop_playing", "game_over", "engine_elo", "engine_failed", "illegal", "ambiguous", "white",
+                "black", "type_move", "play")
 
 
 def _is_opening_line(fen: str, resource: Resource) -> bool:

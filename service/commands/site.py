@@ -15,21 +15,27 @@ from service.app import create_app
 from service.static_site import build_site
 
 
-def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None) -> int:
-    """Pages of ``store`` (one ``source`` of it, when given) and its ``.owl`` export into ``out_dir``."""
+def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None,
+               progress=None) -> int:
+    """Pages of ``store`` (one ``source`` of it, when given) and its ``.owl`` export into ``out_dir``;
+    ``progress(n)`` is called with the number of files fetched so far."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_output(out_dir / "chesskb.owl") as handle:
         write_export(store, "owl", handle, source=source, base_iri=base_iri)
     if source is None:
         app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=store)
-        return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}) + 1
+        return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}, progress=progress) + 1
     with tempfile.TemporaryDirectory(prefix="chesskb-site-") as tmp:
         only = EmbeddedStore(Path(tmp) / "store")  # the source alone, with its provenance
         quads = list(write_quads(store, source, base_iri))
         only.replace_graphs([], quads)
         refresh_class_counts(only, base_iri)  # the counts of this source, not of the whole KB
         app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=only)
-        return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}) + 1
+        return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}, progress=progress) + 1
+
+
+#: Files between two progress lines of ``chesskb site``.
+PROGRESS_EVERY = 250
 
 
 def write_quads(store, source: str, base_iri: str | None):
@@ -53,8 +59,12 @@ def write_quads(store, source: str, base_iri: str | None):
 @click.pass_obj
 def command(obj, out_dir: Path, source: str | None) -> None:
     """Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."""
+    def progress(count: int) -> None:  # a long crawl says it is alive, on stderr
+        if count % PROGRESS_EVERY == 0:
+            click.echo(f"… {count} files", err=True)
+
     try:
-        files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source)
+        files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source, progress=progress)
     except (StoreError, UnsafeOutput) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {files} files to {out_dir} (open {out_dir / 'index.html'})")

@@ -1,34 +1,39 @@
 /* Solving an exercise on python-chess's SVG board, without a chess engine in the browser.
  *
  * The page embeds the solution line as JSON (#solution-data): for each ply its UCI move, SAN,
- * the teacher's comment, the FEN after it, whether the solver plays it, and the comments of the
- * alternatives the source gave. The learner clicks a piece, then a square; a move that is not the
- * line's is refused (with the teacher's comment on that alternative, if any); the opponent's
- * replies are played automatically. Attempts and solved counts are kept in localStorage.
- * Without JavaScript the page still shows the board and the <details> solution.
+ * the teacher's comment, the FEN after it, whether the solver plays it, whether it mates, the
+ * comments of the alternatives the source gave and, before each of the solver's plies, every
+ * legal move (UCI, SAN, mate). So the script can tell an illegal move from a legal wrong one,
+ * accept another mate where the line's move mates, and read typed moves (SAN, UCI, Spanish
+ * letters, any case). The opponent's replies are played automatically; "Start again" cancels a
+ * pending reply (each timer belongs to one attempt). A hint names the piece, then the square;
+ * "Show the solution" plays the line on the board with its comments. Each played move and its
+ * comment stays in the move list beside the board. Attempts and solved counts are kept in
+ * localStorage. Without JavaScript the page still shows the board and the written solution.
  */
 (function () {
   "use strict";
 
   var dataEl = document.getElementById("solution-data");
   var boardEl = document.getElementById("board");
-  if (!dataEl || !boardEl) { return; }
+  if (!dataEl || !boardEl || !window.ChessKB) { return; }
   var data = JSON.parse(dataEl.textContent);
-  var svg = boardEl.querySelector("svg");
   var plies = data.plies || [];
   var S = data.strings || {};
-  if (!svg || plies.length === 0) { return; }
-
-  var SVG_NS = "http://www.w3.org/2000/svg";
-  var XLINK_NS = "http://www.w3.org/1999/xlink";
-  var NAMES = { p: "pawn", n: "knight", b: "bishop", r: "rook", q: "queen", k: "king" };
+  if (!boardEl.querySelector("svg") || plies.length === 0) { return; }
+  var board = new window.ChessKB.Board(boardEl);
 
   var panel = document.getElementById("solve");
+  var buttons = document.getElementById("trainer-buttons");
   var statusEl = document.getElementById("solve-status");
+  var movesEl = document.getElementById("solve-moves");
   var attemptsEl = document.getElementById("attempts");
   var solvedEl = document.getElementById("solved");
-  var restartEl = document.getElementById("restart");
+  var themesEl = document.getElementById("themes");
+  var nextEl = document.getElementById("next-exercise");
   if (panel) { panel.hidden = false; }
+  if (buttons) { buttons.hidden = false; }
+  var NAMES = { p: "pawn", n: "knight", b: "bishop", r: "rook", q: "queen", k: "king" };
 
   // --- counters in localStorage (storage may be off: the page still works) -------------------
   var storageKey = "chesskb:" + data.iri;
@@ -47,58 +52,15 @@
   }
   saveCounts();
 
-  // --- the board --------------------------------------------------------------------------
-  var squares = {};
-  Array.prototype.forEach.call(svg.querySelectorAll("rect.square"), function (rect) {
-    for (var k = 0; k < rect.classList.length; k++) {
-      if (/^[a-h][1-8]$/.test(rect.classList[k])) { squares[rect.classList[k]] = rect; }
-    }
-  });
-
-  function placement(fen) {
-    var pieces = {};
-    var ranks = fen.split(" ")[0].split("/");
-    for (var r = 0; r < 8; r++) {
-      var file = 0;
-      for (var c = 0; c < ranks[r].length; c++) {
-        var ch = ranks[r].charAt(c);
-        if (/[1-8]/.test(ch)) { file += parseInt(ch, 10); continue; }
-        pieces["abcdefgh".charAt(file) + String(8 - r)] = ch;
-        file += 1;
-      }
-    }
-    return pieces;
-  }
-
-  function draw(fen) {
-    Array.prototype.forEach.call(svg.querySelectorAll("use"), function (u) { u.parentNode.removeChild(u); });
-    var pieces = placement(fen);
-    Object.keys(pieces).forEach(function (sq) {
-      var rect = squares[sq];
-      if (!rect) { return; }
-      var symbol = pieces[sq];
-      var id = "#" + (symbol === symbol.toUpperCase() ? "white-" : "black-") + NAMES[symbol.toLowerCase()];
-      var use = document.createElementNS(SVG_NS, "use");
-      use.setAttribute("href", id);
-      use.setAttributeNS(XLINK_NS, "xlink:href", id);
-      use.setAttribute("transform", "translate(" + rect.getAttribute("x") + ", " + rect.getAttribute("y") + ")");
-      svg.appendChild(use);
-    });
-    boardEl.setAttribute("data-fen", fen);
-  }
-
-  function mark(className, list) {
-    Object.keys(squares).forEach(function (sq) { squares[sq].classList.remove(className); });
-    list.forEach(function (sq) { if (squares[sq]) { squares[sq].classList.add(className); } });
-  }
-
-  // --- the solving state ----------------------------------------------------------------------
-  var index = 0;
+  // --- the state of one attempt ----------------------------------------------------------------
+  var index = 0;          // next ply of the line
   var fen = data.fen;
   var selected = null;
-  var busy = false;
+  var busy = false;       // the opponent's reply or the solution is being played
   var started = false;
   var done = false;
+  var attempt = 0;        // bumped by "Start again": timers of an older attempt do nothing
+  var hintLevel = 0;
 
   function say(text, kind) {
     if (!statusEl) { return; }
@@ -106,16 +68,40 @@
     statusEl.className = "status " + (kind || "");
   }
 
-  function turn() { return fen.split(" ")[1]; }
-  function colourOf(symbol) { return symbol === symbol.toUpperCase() ? "w" : "b"; }
+  function later(fn, ms) {
+    var mine = attempt;
+    window.setTimeout(function () { if (mine === attempt) { fn(); } }, ms);
+  }
 
-  function play(k) {
+  function addMove(number, san, comment, who) {
+    if (!movesEl) { return; }
+    var li = document.createElement("li");
+    li.className = who;
+    var move = document.createElement("span");
+    move.className = "san";
+    move.textContent = number + " " + san;
+    li.appendChild(move);
+    if (comment) {
+      var c = document.createElement("span");
+      c.className = "comment";
+      c.textContent = " " + comment;
+      li.appendChild(c);
+    }
+    movesEl.appendChild(li);
+  }
+
+  function showLast(uci) { board.mark("last", uci ? [uci.slice(0, 2), uci.slice(2, 4)] : []); }
+
+  function play(k, who) {
     fen = plies[k].fen;
-    draw(fen);
-    mark("last", [plies[k].uci.slice(0, 2), plies[k].uci.slice(2, 4)]);
+    board.draw(fen);
+    showLast(plies[k].uci);
+    addMove(plies[k].number, plies[k].san, plies[k].comment, who);
     index = k + 1;
     boardEl.setAttribute("data-ply", String(index));
   }
+
+  function revealThemes() { if (themesEl) { themesEl.open = true; } }
 
   function finish() {
     done = true;
@@ -123,16 +109,19 @@
     saveCounts();
     say(S.solved || "Solved!", "solved");
     boardEl.setAttribute("data-solved", "true");
+    revealThemes();
+    if (nextEl) { nextEl.classList.add("ready"); nextEl.focus({ preventScroll: true }); }
   }
 
   function afterSolverMove(comment) {
+    var praise = (S.correct || "") + (comment ? " " + comment : "");
     if (index >= plies.length) { finish(); return; }
-    if (plies[index].solver) { say((S.correct || "") + (comment ? " " + comment : ""), "right"); return; }
+    say(praise, "right");
+    if (plies[index].solver) { return; }
     busy = true;
-    say((S.correct || "") + (comment ? " " + comment : ""), "right");
-    window.setTimeout(function () {
+    later(function () {
       var reply = plies[index];
-      play(index);
+      play(index, "reply");
       busy = false;
       if (index >= plies.length) { finish(); return; }
       say(reply.number + " " + reply.san + (reply.comment ? " — " + reply.comment : "") + ". " +
@@ -143,29 +132,19 @@
   function alternativeComment(uci) {
     var alternatives = plies[index].alternatives || {};
     if (alternatives[uci]) { return alternatives[uci]; }
-    var found = Object.keys(alternatives).filter(function (k) { return k.slice(0, 4) === uci; })[0];
+    var found = Object.keys(alternatives).filter(function (k) { return k.slice(0, 4) === uci.slice(0, 4); })[0];
     return found ? alternatives[found] : "";
   }
 
-  // A click or drag cannot name a promotion piece: the line's own piece is taken. A typed UCI move
-  // (e7e8n) names it and must match.
-  function tryMove(from, to, promotion) {
-    var uci = from + to;
+  function countAttempt() {
     if (!started) {
       started = true;
       counts.attempts += 1;
       saveCounts();
     }
-    var expected = plies[index].uci;
-    mark("selected", []);
-    selected = null;
-    var promotionMatches = !promotion || expected.length < 5 || expected.charAt(4) === promotion;
-    if (expected.slice(0, 4) === uci && promotionMatches) {
-      var comment = plies[index].comment;
-      play(index);
-      afterSolverMove(comment);
-      return;
-    }
+  }
+
+  function refuse(uci) {
     var why = alternativeComment(uci);
     if (data.opening) {
       // An opening line: say where the learner left the book, which move it plays and why.
@@ -180,97 +159,218 @@
     boardEl.setAttribute("data-refused", uci);
   }
 
+  // A learner's move, already known to be legal (an entry of plies[index].legal).
+  function judge(move) {
+    countAttempt();
+    board.mark("selected", []);
+    board.mark("hint", []);
+    selected = null;
+    var expected = plies[index];
+    if (move.uci === expected.uci) {
+      var comment = expected.comment;
+      play(index, "solver");
+      hintLevel = 0;
+      afterSolverMove(comment);
+      return;
+    }
+    if (expected.mates && move.mate) {
+      // Another mate where the line mates: as good as the line's move.
+      fen = window.ChessKB.applyMove(fen, move.uci);
+      board.draw(fen);
+      showLast(move.uci);
+      addMove(expected.number, move.san, "", "solver");
+      index = plies.length;
+      boardEl.setAttribute("data-ply", String(index));
+      boardEl.setAttribute("data-alternative", move.uci);
+      finish();
+      return;
+    }
+    refuse(move.uci);
+  }
+
+  function illegal(text) {
+    countAttempt();
+    board.mark("selected", []);
+    selected = null;
+    say((S.illegal || "That move is not legal here.") + (text ? " (" + text + ")" : ""), "wrong illegal");
+    boardEl.setAttribute("data-refused", "illegal");
+  }
+
+  // A click or drag cannot name a promotion piece: the line's own piece is taken, else a queen.
+  function tryMove(from, to) {
+    var legal = plies[index].legal || [];
+    var candidates = legal.filter(function (m) { return m.uci.slice(0, 4) === from + to; });
+    if (candidates.length === 0) { illegal(from + "-" + to); return; }
+    var move = candidates.filter(function (m) { return m.uci === plies[index].uci; })[0] ||
+      candidates.filter(function (m) { return m.uci.length < 5 || m.uci.charAt(4) === "q"; })[0] || candidates[0];
+    judge(move);
+  }
+
+  function ready() { return !busy && !done && boardEl.getAttribute("data-mode") !== "play"; }
+
   function onSquare(sq) {
-    if (busy || done) { return; }
-    var pieces = placement(fen);
-    var own = pieces[sq] && colourOf(pieces[sq]) === turn();
+    if (!ready()) { return; }
+    var piece = board.pieceAt(sq);
+    var own = piece && (piece === piece.toUpperCase() ? "w" : "b") === board.turn();
     if (selected === null || sq === selected || own) {
       selected = (own && sq !== selected) ? sq : null;
-      mark("selected", selected ? [selected] : []);
+      board.mark("selected", selected ? [selected] : []);
       return;
     }
     tryMove(selected, sq);
   }
 
-  function squareAt(target) {
-    var rect = target && target.closest ? target.closest("rect.square") : null;
-    if (!rect) { return null; }
-    for (var k = 0; k < rect.classList.length; k++) {
-      if (/^[a-h][1-8]$/.test(rect.classList[k])) { return rect.classList[k]; }
-    }
-    return null;
-  }
-
-  svg.addEventListener("click", function (event) {
-    var sq = squareAt(event.target);
-    if (sq) { onSquare(sq); }
+  var suppressClick = false;
+  board.onSquare(function (sq) {
+    if (suppressClick) { suppressClick = false; return; }
+    onSquare(sq);
   });
 
   // Dragging: press on a piece, release on another square (a click on the same square still
   // selects). The release target is found by position, since the pointer was captured elsewhere.
   var dragFrom = null;
-  svg.addEventListener("pointerdown", function (event) {
-    var sq = squareAt(event.target);
-    var pieces = placement(fen);
-    dragFrom = (sq && pieces[sq] && colourOf(pieces[sq]) === turn() && !busy && !done) ? sq : null;
+  boardEl.addEventListener("pointerdown", function (event) {
+    var sq = window.ChessKB.squareOf(event.target);
+    var piece = sq ? board.pieceAt(sq) : null;
+    dragFrom = (piece && (piece === piece.toUpperCase() ? "w" : "b") === board.turn() && ready()) ? sq : null;
   });
-  svg.addEventListener("pointerup", function (event) {
+  boardEl.addEventListener("pointerup", function (event) {
     if (!dragFrom) { return; }
-    var over = squareAt(document.elementFromPoint(event.clientX, event.clientY));
+    var over = window.ChessKB.squareOf(document.elementFromPoint(event.clientX, event.clientY));
     var from = dragFrom;
     dragFrom = null;
     if (over && over !== from) {
       event.preventDefault();
       selected = null;
-      tryMove(from, over);
       suppressClick = true;
+      tryMove(from, over);
     }
   });
-  var suppressClick = false;
-  svg.addEventListener("click", function (event) {
-    if (suppressClick) { suppressClick = false; event.stopImmediatePropagation(); }
-  }, true);
 
-  // Typing a move (keyboard and screen-reader users): UCI, or SAN in English or the page's letters.
-  function plain(san) { return san.replace(/[+#!?]/g, ""); }
+  // Typing a move (keyboard and screen-reader users): SAN in English or the page's letters, or UCI.
   var form = document.getElementById("move-form");
   var input = document.getElementById("move-input");
   if (form && input) {
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      if (busy || done) { return; }
+      if (!ready()) { return; }
       var text = input.value.trim();
       input.value = "";
-      if (/^[a-h][1-8][a-h][1-8][qrbn]?$/.test(text)) {
-        tryMove(text.slice(0, 2), text.slice(2, 4), text.charAt(4) || null);
-        return;
-      }
-      var expected = plies[index];
-      if (plain(text) === plain(expected.san) || (expected.san_en && plain(text) === plain(expected.san_en))) {
-        tryMove(expected.uci.slice(0, 2), expected.uci.slice(2, 4));
+      if (!text) { return; }
+      var found = window.ChessKB.parseMove(text, plies[index].legal || []);
+      if (found.move) {
+        judge(found.move);
+      } else if (found.ambiguous) {
+        say((S.ambiguous || "Which move? It could be:") + " " +
+            found.ambiguous.map(function (m) { return m.san; }).join(", "), "wrong");
       } else {
-        if (!started) { started = true; counts.attempts += 1; saveCounts(); }
-        say((S.wrong || "Not the move.") + " (" + text + ")", "wrong");
+        illegal(text);
       }
     });
   }
 
-  function restart() {
+  // --- help: hint, the solution on the board ---------------------------------------------------
+  function pieceName(uci) {
+    var piece = window.ChessKB.placement(fen)[uci.slice(0, 2)] || "p";
+    return S["piece_" + NAMES[piece.toLowerCase()]] || NAMES[piece.toLowerCase()];
+  }
+
+  function hint() {
+    if (!ready()) { return; }
+    var expected = plies[index];
+    hintLevel += 1;
+    if (hintLevel === 1) {
+      board.mark("hint", [expected.uci.slice(0, 2)]);
+      say((S.hint_piece || "Move your {piece}.").replace("{piece}", pieceName(expected.uci)), "hint");
+    } else {
+      board.mark("hint", [expected.uci.slice(0, 2), expected.uci.slice(2, 4)]);
+      say((S.hint_square || "Your {piece} goes to {square}.").replace("{piece}", pieceName(expected.uci))
+        .replace("{square}", expected.uci.slice(2, 4)), "hint");
+    }
+    boardEl.setAttribute("data-hint", String(hintLevel));
+  }
+
+  function showSolution() {
+    var wasDone = done;
+    reset(false);
+    busy = true;
+    done = wasDone;
+    revealThemes();
+    say(S.showing || "The solution:", "reply");
+    if (data.intro && movesEl) { addMove("", "", data.intro, "intro"); }
+    function step(k) {
+      if (k >= plies.length) {
+        busy = false;
+        done = true;
+        boardEl.setAttribute("data-shown", "true");
+        say(S.solution_shown || "That is the solution. Start again to solve it yourself.", "reply");
+        return;
+      }
+      play(k, plies[k].solver ? "solver" : "reply");
+      say(plies[k].number + " " + plies[k].san + (plies[k].comment ? " — " + plies[k].comment : ""), "reply");
+      later(function () { step(k + 1); }, 900);
+    }
+    later(function () { step(0); }, 300);
+  }
+
+  function reset(announce) {
+    attempt += 1;           // every pending reply or solution step of the old attempt is void
     index = 0;
     fen = data.fen;
     selected = null;
     busy = false;
     started = false;
     done = false;
-    draw(fen);
-    mark("last", []);
-    mark("selected", []);
+    hintLevel = 0;
+    board.draw(fen);
+    showLast(data.last_move || "");
+    board.mark("selected", []);
+    board.mark("hint", []);
+    if (movesEl) { movesEl.textContent = ""; }
     boardEl.setAttribute("data-ply", "0");
-    boardEl.removeAttribute("data-solved");
-    say(S.your_turn || "", "");
+    ["data-solved", "data-shown", "data-hint", "data-refused", "data-alternative"].forEach(function (name) {
+      boardEl.removeAttribute(name);
+    });
+    if (announce) { say(S.your_turn || "", ""); }
   }
-  if (restartEl) { restartEl.addEventListener("click", restart); }
+
+  function on(id, fn) {
+    var el = document.getElementById(id);
+    if (el) { el.addEventListener("click", fn); }
+  }
+  on("restart", function () { reset(true); });
+  on("hint", hint);
+  on("show-solution", showSolution);
+  on("play-on", function () {
+    if (window.ChessKB.playOn) {
+      attempt += 1;
+      busy = false;
+      window.ChessKB.playOn(board, fen, document.querySelector("article.position"));
+    }
+  });
+
+  // The static site: "Next exercise" from the listing the learner came from (context.js).
+  if (!nextEl && window.ChessKB.storedContext) {
+    var stored = window.ChessKB.storedContext();
+    if (stored && buttons) {
+      if (stored.next) {
+        nextEl = document.createElement("a");
+        nextEl.className = "button next-exercise";
+        nextEl.id = "next-exercise";
+        nextEl.href = stored.next;
+        nextEl.textContent = (S.next_exercise || "Next exercise") + " →";
+        buttons.appendChild(nextEl);
+      }
+      var back = document.createElement("a");
+      back.className = "button back";
+      back.id = "back-link";
+      back.href = stored.back;
+      back.textContent = "← " + (S.back_to_list || "Back to the list");
+      buttons.appendChild(back);
+    }
+  }
+
   boardEl.classList.add("interactive");
-  boardEl.setAttribute("data-ply", "0");
-  say(S.your_turn || "", "");
+  reset(true);
+  if (data.intro) { say(data.intro + " " + (S.your_turn || ""), ""); }
 }());

@@ -1,0 +1,246 @@
+"""Playing on against the engine from any position (seed 001): ``POST /play``.
+
+The browser sends the start FEN, the moves played so far (UCI) and the strength it wants; the
+server checks every move with python-chess and, when it is the engine's turn, asks Stockfish for
+one move at a limited strength (``UCI_LimitStrength``/``UCI_Elo``). The answer carries the new
+position, the learner's legal moves (UCI, SAN in English and the page's language) and the game as
+PGN, so the script needs no chess library.
+
+The cost a stranger can cause is bounded by named settings: ``PLAY_MOVETIME`` (seconds of engine
+time per move), ``PLAY_ENGINES`` (engine processes, each used by one request at a time; a request
+that finds none free within ``PLAY_WAIT`` seconds gets 503), ``PLAY_RATE`` (engine moves per client
+address per minute; more get 429) and ``PLAY_MAX_PLIES`` (longest game accepted).
+Debian's Stockfish 15.1 accepts ``UCI_Elo`` from 1350 only: a lower wish plays at the engine's
+minimum, and the answer says which strength was used.
+"""
+
+from __future__ import annotations
+
+import atexit
+import datetime
+import io
+import threading
+import time
+from collections import deque
+from typing import Any
+
+import chess
+import chess.engine
+import chess.pgn
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from kb.analysis.engine import engine_path
+
+from .boards import legal_moves
+from .errors import ServiceError
+from .i18n import current_lang
+
+bp = Blueprint("play", __name__)
+blueprint = bp
+
+#: Strengths offered on the pages (the engine's own range clamps them).
+ELO_CHOICES = (1200, 1500, 1800, 2100, 2400, 2800)
+
+
+class EnginePool:
+    """``size`` Stockfish processes, started on first use; one request uses one at a time."""
+
+    def __init__(self, size: int) -> None:
+        self.free: deque[chess.engine.SimpleEngine] = deque()
+        self.started = 0
+        self.size = max(1, size)
+        self.lock = threading.Lock()
+        self.available = threading.Semaphore(self.size)
+
+    def acquire(self, wait: float) -> chess.engine.SimpleEngine:
+        if not self.available.acquire(timeout=wait):
+            raise ServiceError(503, "the engine is busy: try again in a moment")
+        try:
+            with self.lock:
+                if self.free:
+                    return self.free.popleft()
+                self.started += 1
+            path = engine_path()
+            if path is None:
+                raise ServiceError(503, "playing on needs a UCI engine on the server (Debian's 'stockfish')")
+            engine = chess.engine.SimpleEngine.popen_uci(path, timeout=10)
+            engine.configure({"Threads": 1, "Hash": 16})
+            return engine
+        except BaseException:
+            with self.lock:
+                self.started -= 1
+            self.available.release()
+            raise
+
+    def release(self, engine: chess.engine.SimpleEngine, broken: bool = False) -> None:
+        with self.lock:
+            if broken:
+                self.started -= 1
+            else:
+                self.free.append(engine)
+        if broken:
+            try:
+                engine.quit()
+            except Exception:  # noqa: BLE001 - it is being thrown away
+                pass
+        self.available.release()
+
+    def close(self) -> None:
+        with self.lock:
+            while self.free:
+                try:
+                    self.free.popleft().quit()
+                except Exception:  # noqa: BLE001
+                    pass
+
+
+class RateLimit:
+    """At most ``per_minute`` events per key in any 60 s (a sliding window of timestamps)."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self.seen: dict[str, deque[float]] = {}
+        self.lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            if len(self.seen) > 10000:  # forget idle clients rather than grow without end
+                self.seen = {k: v for k, v in self.seen.items() if v and now - v[-1] < 60}
+            times = self.seen.setdefault(key, deque())
+            while times and now - times[0] >= 60:
+                times.popleft()
+            if len(times) >= self.per_minute:
+                return False
+            times.append(now)
+            return True
+
+
+def _pool() -> EnginePool:
+    ext = current_app.extensions
+    with _SETUP:
+        if "chesskb.play_pool" not in ext:
+            pool = ext["chesskb.play_pool"] = EnginePool(int(current_app.config["PLAY_ENGINES"]))
+            # python-chess talks to each engine from a non-daemon thread, which the interpreter joins
+            # *before* ordinary atexit hooks: stop the engines at threading's own shutdown hook.
+            register = getattr(threading, "_register_atexit", None)
+            (register or atexit.register)(pool.close)
+            ext["chesskb.play_rate"] = RateLimit(int(current_app.config["PLAY_RATE"]))
+    return ext["chesskb.play_pool"]
+
+
+_SETUP = threading.Lock()
+
+
+def _elo_range(engine: chess.engine.SimpleEngine) -> tuple[int, int] | None:
+    option = engine.options.get("UCI_Elo")
+    if option is None or option.min is None or option.max is None:
+        return None
+    return int(option.min), int(option.max)
+
+
+def _board(fen: str, moves: list[str], max_plies: int) -> tuple[chess.Board, chess.pgn.Game]:
+    if len(moves) > max_plies:
+        raise ServiceError(400, f"a game of more than {max_plies} plies is not accepted (PLAY_MAX_PLIES)")
+    try:
+        board = chess.Board(fen)
+    except ValueError as exc:
+        raise ServiceError(400, f"invalid FEN {fen!r}: {exc}") from None
+    if not board.is_valid():
+        raise ServiceError(400, f"not a legal position: {fen!r}")
+    game = chess.pgn.Game()
+    game.setup(board)
+    node: chess.pgn.GameNode = game
+    for index, text in enumerate(moves):
+        try:
+            move = chess.Move.from_uci(str(text))
+        except ValueError:
+            raise ServiceError(400, f"move {index + 1} is not a UCI move: {text!r}") from None
+        if move not in board.legal_moves:
+            raise ServiceError(400, f"move {index + 1} ({text}) is not legal in {board.fen()}")
+        board.push(move)
+        node = node.add_variation(move)
+    return board, game
+
+
+def _pgn(game: chess.pgn.Game, board: chess.Board, elo: int | None, learner: chess.Color) -> str:
+    game.headers["Event"] = "Played on against the engine"
+    game.headers["Site"] = request.host_url.rstrip("/")
+    game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
+    engine_name = f"Stockfish ({elo} Elo)" if elo else "Stockfish"
+    game.headers["White"] = "Learner" if learner == chess.WHITE else engine_name
+    game.headers["Black"] = engine_name if learner == chess.WHITE else "Learner"
+    game.headers["Result"] = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "*"
+    out = io.StringIO()
+    game.accept(chess.pgn.FileExporter(out, headers=True, comments=False, variations=False))
+    return out.getvalue().strip() + "\n"
+
+
+def _over(board: chess.Board) -> str | None:
+    outcome = board.outcome(claim_draw=True)
+    return outcome.termination.name.lower() if outcome else None
+
+
+@bp.route("/play", methods=["POST"])
+def play() -> Response:
+    """One step of a game against the engine (see the module docstring for the JSON shapes)."""
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("fen"), str) or \
+            not isinstance(body.get("moves", []), list):
+        raise ServiceError(400, 'send JSON {"fen": "…", "moves": ["e2e4", …], "elo": 1350}')
+    config = current_app.config
+    lang = current_lang()
+    board, game = _board(body["fen"], body.get("moves", []), int(config["PLAY_MAX_PLIES"]))
+    learner = chess.Board(body["fen"]).turn
+    try:
+        wanted = int(body.get("elo") or config["PLAY_ELO"])
+    except (TypeError, ValueError):
+        raise ServiceError(400, f"elo must be a number, not {body.get('elo')!r}") from None
+    reply: dict[str, Any] | None = None
+    used: int | None = None
+    if board.turn != learner and not board.is_game_over(claim_draw=True):
+        pool = _pool()
+        if not current_app.extensions["chesskb.play_rate"].allow(request.remote_addr or "?"):
+            raise ServiceError(429, f"too many engine moves from this address (PLAY_RATE: "
+                                    f"{config['PLAY_RATE']} a minute)")
+        engine = pool.acquire(float(config["PLAY_WAIT"]))
+        broken = False
+        try:
+            span = _elo_range(engine)
+            options: dict[str, Any] = {}
+            if span is not None:
+                used = min(max(wanted, span[0]), span[1])
+                options = {"UCI_LimitStrength": True, "UCI_Elo": used}
+            result = engine.play(board, chess.engine.Limit(time=float(config["PLAY_MOVETIME"])), options=options)
+        except chess.engine.EngineError as exc:
+            broken = True
+            raise ServiceError(503, f"the engine failed: {exc}") from None
+        except chess.engine.EngineTerminatedError:
+            broken = True
+            raise ServiceError(503, "the engine stopped unexpectedly") from None
+        finally:
+            pool.release(engine, broken)
+        if result.move is None:
+            raise ServiceError(503, "the engine gave no move")
+        san = board.san(result.move)
+        from .i18n import localise_san
+
+        reply = {"uci": result.move.uci(), "san": localise_san(san, lang), "san_en": san,
+                 "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"}
+        board.push(result.move)
+        node: chess.pgn.GameNode = game
+        while node.variations:
+            node = node.variations[0]
+        node.add_variation(result.move)
+    over = _over(board)
+    return jsonify({"fen": board.fen(), "reply": reply, "elo": used, "over": over,
+                    "result": board.result(claim_draw=True) if over else None,
+                    "legal": [] if over or board.turn != learner else legal_moves(board, lang),
+                    "pgn": _pgn(game, board, used, learner)})
+
+
+@bp.route("/play/options")
+def play_options() -> Response:
+    """Strengths offered and the default (the engine's own minimum is only known once it runs)."""
+    return jsonify({"choices": list(ELO_CHOICES), "default": int(current_app.config["PLAY_ELO"]),
+                    "movetime": float(current_app.config["PLAY_MOVETIME"]), "engine": engine_path() is not None})

@@ -1,0 +1,64 @@
+"""``POST /play`` against the real Stockfish: legal replies at a limited strength, bad input refused
+with a clear message, and the named limits (rate per client, longest game) enforced."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from kb.analysis.engine import engine_path
+
+START = chess.STARTING_FEN
+
+
+@pytest.fixture()
+def client(tmp_path: Path):
+    from kb.store import open_store
+    from service.app import create_app
+
+    app = create_app({"STORE": str(tmp_path / "store"), "PLAY_RATE": 3, "PLAY_MAX_PLIES": 4,
+                      "QUERY_WORKERS": 0}, store=open_store(str(tmp_path / "store")))
+    yield app.test_client()
+    pool = app.extensions.get("chesskb.play_pool")
+    if pool is not None:
+        pool.close()
+
+
+def test_bad_input_is_refused_with_a_reason(client):
+    assert client.post("/play", data="not json", content_type="application/json").status_code == 400
+    answer = client.post("/play", json={"fen": START, "moves": ["e2e5"]})
+    assert answer.status_code == 400 and "not legal" in answer.get_json()["error"]
+    answer = client.post("/play", json={"fen": "8/8/8/8/8/8/8/8 w - - 0 1", "moves": []})
+    assert answer.status_code == 400 and "not a legal position" in answer.get_json()["error"]
+    answer = client.post("/play", json={"fen": START, "moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]})
+    assert answer.status_code == 400 and "PLAY_MAX_PLIES" in answer.get_json()["error"]
+
+
+def test_the_learners_turn_needs_no_engine_and_lists_legal_moves(client):
+    answer = client.post("/play?lang=es", json={"fen": START, "moves": []}).get_json()
+    board = chess.Board()
+    assert {m["uci"] for m in answer["legal"]} == {m.uci() for m in board.legal_moves}
+    assert {m["san"] for m in answer["legal"]} >= {"Cf3", "e4"} and answer["reply"] is None
+
+
+@pytest.mark.skipif(engine_path() is None, reason="needs Debian's stockfish")
+def test_the_engine_replies_legally_at_its_lowest_strength_and_the_rate_is_limited(client):
+    moves = ["e2e4"]
+    answer = client.post("/play", json={"fen": START, "moves": moves, "elo": 1200})
+    assert answer.status_code == 200, answer.get_json()
+    data = answer.get_json()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(data["reply"]["uci"]) in board.legal_moves
+    board.push_uci(data["reply"]["uci"])
+    assert data["fen"] == board.fen() and data["elo"] >= 1200
+    game = chess.pgn.read_game(io.StringIO(data["pgn"]))
+    assert [m.uci() for m in game.mainline_moves()] == [m.uci() for m in board.move_stack]
+    for _ in range(2):  # PLAY_RATE is 3 engine replies a minute for this client
+        assert client.post("/play", json={"fen": START, "moves": moves}).status_code == 200
+    limited = client.post("/play", json={"fen": START, "moves": moves})
+    assert limited.status_code == 429 and "PLAY_RATE" in limited.get_json()["error"]
