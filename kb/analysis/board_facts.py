@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import chess
 
+from ..patterns import board_squares
+
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 _SIGNATURE_ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 #: The letters a pieces key counts one by one (pawns are one ``P`` whatever their number).
@@ -89,6 +91,8 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
         "whitePieces": side_pieces(board, chess.WHITE),
         "blackPieces": side_pieces(board, chess.BLACK),
         "positionKey": position_key(board),
+        # the 64 squares as one string, so that a pattern (kb.patterns) is a standard SPARQL REGEX
+        "boardSquares": board_squares(board),
         "gamePhase": game_phase(board),
     }
     if board.ep_square is not None:
