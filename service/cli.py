@@ -34,7 +34,7 @@ RESULT_FORMATS: dict[str, QueryResultsFormat] = {
 
 #: Commands that live in their own modules (``service/commands/NAME.py`` exposing ``command``).
 PLUGGED_COMMANDS = ("validate", "classify", "queries_cmd", "serve", "check", "merge_report", "site",
-                    "html", "course", "bench_queries")
+                    "html", "course", "bench_queries", "find")
 
 
 @dataclass
