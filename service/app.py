@@ -27,6 +27,7 @@ BLUEPRINTS: tuple[str, ...] = (
     "service.browse",
     "service.courses",
     "service.authoring",
+    "service.find",
 )
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>).
