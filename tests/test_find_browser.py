@@ -14,9 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import chess
 import pytest
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
-
-from tests.test_pages_browser import ARTIFACTS, serve
+from tests.test_pages_browser import ARTIFACTS, serve, sync_api
 
 CSP = "script-src 'self'"
 
