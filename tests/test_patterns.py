@@ -216,3 +216,24 @@ def test_board_squares_round_trip():
     assert len(squares) == 71 and squares.count("/") == 7
     assert chess.Board(re.sub(r"\.+", lambda m: str(len(m.group())), squares) + " w - - 0 1").board_fen() \
         == board.board_fen()
+
+
+# --- on a remote SPARQL server ---------------------------------------------------------------------
+
+from tests.test_remote_store import server  # noqa: E402,F401  (the oxigraph server fixture)
+
+
+def test_the_same_answers_from_a_remote_sparql_server(server, tmp_path):  # noqa: F811
+    """The compiled REGEX tests are standard SPARQL: an Oxigraph server answers them as the embedded store."""
+    path = DATA / "pychess" / "mate_in_2.pgn"
+    embedded = tmp_path / "embedded"
+    assert run_cli("import", "--jobs", "1", str(path), store=embedded).exit_code == 0
+    remote = ("--store", server["query"], "--update-endpoint", server["update"])
+    assert run_cli(*remote, "import", "--jobs", "1", str(path)).exit_code == 0
+    for pattern, options in (("R*7 kg8", ()), ("*k?/*ppp/*/*/*/*/*/*", ("--either-colour", "--side", "w")),
+                             ("", ("--material", "KQ+-KQ+")), ("!Pe* Q**", ())):
+        here = found(embedded, pattern, *options)
+        there = run_cli(*remote, "find", pattern, "--limit", "0", "--format", "json", *options)
+        assert there.exit_code == 0, there.output
+        rows = json.loads(there.output)["results"]["bindings"]
+        assert {_key(chess.Board(r["fen"]["value"])) for r in rows} == here and here, pattern
