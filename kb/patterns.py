@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import chess
 
@@ -96,16 +96,6 @@ class Material:
     def counts(self, colour: str) -> dict[str, int]:
         return dict(self.white if colour == "white" else self.black)
 
-    def admits(self, white: Counter[str], black: Counter[str]) -> bool:
-        """Whether pieces counted per side (upper-case letters) satisfy the signature."""
-        for counts, have, at_least in ((self.counts("white"), white, self.white_at_least),
-                                       (self.counts("black"), black, self.black_at_least)):
-            for letter in _MATERIAL_ORDER:
-                need, got = counts.get(letter, 0), have.get(letter, 0)
-                if got < need or (not at_least and got != need):
-                    return False
-        return True
-
 
 @dataclass(frozen=True)
 class Pattern:
@@ -118,7 +108,6 @@ class Pattern:
     side: str | None = None
     material: Material | None = None
     either_colour: bool = False
-    _regex_cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def flipped(self) -> Pattern:
         """The same pattern for the other colour (mirrored ranks, swapped colours, side and material)."""

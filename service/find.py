@@ -14,7 +14,7 @@ from typing import Any
 import chess
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
-from kb.find import FindError, find_query
+from kb.find import FindError, find_query, has_board_strings, has_positions
 from kb.iris import IriMinter
 from kb.patterns import PatternError, list_form, parse
 
@@ -85,6 +85,12 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
         data["error"] = str(exc)
         return data
     rows = json.loads(run_query(sparql).body)["results"]["bindings"]
+    store = current_app.extensions["chesskb.store"]
+    if not rows and not has_board_strings(store) and has_positions(store):
+        data["error"] = ("the positions in this knowledge base were imported before board patterns existed: "
+                         "import the sources again to search them by pattern")
+        data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
+        return data
     from .pages import link_for
 
     lang = current_lang()
@@ -107,13 +113,14 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
 def find_page() -> Response:
     data = find_data(_form())
     body = render_template("find.html", d=data)
-    return Response(body, status=400 if data["error"] else 200, mimetype="text/html")
+    status = data.get("error_status", 400) if data["error"] else 200
+    return Response(body, status=status, mimetype="text/html")
 
 
 @bp.route("/find.json")
 def find_json() -> Response:
     data = find_data(_form())
     if data["error"]:
-        raise ServiceError(400, data["error"])
+        raise ServiceError(data.get("error_status", 400), data["error"])
     out = {k: data[k] for k in ("pattern", "side", "material", "either", "source", "page", "results")}
     return jsonify({**out, "next": data.get("next_json"), "previous": data.get("previous_json")})

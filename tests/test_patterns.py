@@ -237,3 +237,33 @@ def test_the_same_answers_from_a_remote_sparql_server(server, tmp_path):  # noqa
         assert there.exit_code == 0, there.output
         rows = json.loads(there.output)["results"]["bindings"]
         assert {_key(chess.Board(r["fen"]["value"])) for r in rows} == here and here, pattern
+
+
+# --- the web page's data (the editor itself: tests/test_find_browser.py) -------------------------------
+
+@pytest.fixture(scope="module")
+def client(data_store):
+    from kb.store import open_store
+    from service.app import create_app
+
+    return create_app({"STORE": str(data_store), "QUERY_WORKERS": 0},
+                      store=open_store(str(data_store))).test_client()
+
+
+def test_find_json_pages_through_what_the_cli_finds(client, data_store, positions):
+    want = expected(positions, lambda b: at(b, "g8", "k") and b.turn == chess.WHITE, True)
+    got, url = [], "/find.json?pattern=kg8&side=w&either=1"
+    while url:
+        data = client.get(url).get_json()
+        assert len(data["results"]) <= 24
+        got += [_key(chess.Board(r["fen"])) for r in data["results"]]
+        url = data["next"]
+    assert len(got) == len(set(got)) and set(got) == want and len(want) > 24
+
+
+def test_find_errors(client, tmp_path):
+    bad = client.get("/find.json?pattern=Nf5&material=KRX-K")
+    assert bad.status_code == 400 and "material" in bad.get_json()["error"]
+    page = client.get("/find?pattern=%3Cb%3Ebold")
+    assert page.status_code == 400 and "<b>bold" not in page.get_data(as_text=True)
+    assert client.get("/find?page=x&pattern=kg8").status_code == 400
