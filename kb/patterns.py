@@ -272,7 +272,7 @@ def _designator(text: str, index: int, where: int | str, *, allow_empty: bool) -
     char = text[index]
     if char in WHITE_PIECES | BLACK_PIECES:
         return frozenset(char), index + 1
-    if char in _SINGLE:
+    if char in _SINGLE and (allow_empty or char != "?"):  # a list-form item names a piece, not "anything"
         return _SINGLE[char], index + 1
     if char == "1" and allow_empty:
         return frozenset(EMPTY), index + 1

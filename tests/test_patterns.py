@@ -189,7 +189,7 @@ def test_canned_query_matches_find(data_store):
     ("Nz5", "square"), ("*/*/8", "8 ranks"), ("7/8/8/8/8/8/8/8", "7 squares"), ("Xf5", "not a list-form"),
     ("*/*/*/*/*/*/*/*[Q", "without ']'"), ("*/*/*/*/*/*/*/*!?", "every square"), ("w w", "twice"),
     ("KRP-KR KR-K", "twice"), ("KK-K", "one king"), ("Nf5 */*/*/*/*/*/*/*", "either"),
-    ('"} DROP ALL #', "not a list-form"), ("x" * 500, "longer"),
+    ('"} DROP ALL #', "not a list-form"), ("x" * 500, "longer"), ("?f5", "not a list-form"),
 ])
 def test_bad_patterns_say_why(text, message):
     with pytest.raises(PatternError, match=re.escape(message)):
