@@ -27,6 +27,13 @@ Writing a query (the rules the 48 files follow):
   looks it up as an exact value instead of lowercasing every stored one in a FILTER.
 * Type ``pieces`` binds one side's pieces as ``cp:whitePieces``/``cp:blackPieces`` store them
   (``rp`` and ``KRPP`` both become ``KRP``: king first, any number of pawns as one P).
+* Type ``pattern`` is a position pattern (``kb.patterns``: ``Nf5 kg8``, ``*/*/*/*/???PP???/*/*/*``,
+  then optionally ``w``/``b`` and ``KRP-KR``). The query writes ``REGEX(?board, ?NAME)`` with
+  ``?board`` bound to ``cp:boardSquares`` and ``?side``/``?signature`` to ``cp:sideToMove`` and
+  ``cp:materialSignature`` in the same group; that call is replaced by the pattern's compiled tests,
+  whose regular expressions are constants written by ``kb.patterns`` from the parsed pattern (never
+  the user's text), because Oxigraph compiles a regular expression held in a variable once per row
+  (170 s instead of 3.4 s at 1M positions). ``?NAME`` itself is bound to the pattern text as usual.
 * ``date`` takes YYYY-MM-DD, ``time`` HH:MM or HH:MM:SS; both become typed ``xsd`` literals.
 """
 
@@ -41,12 +48,14 @@ from pyoxigraph import Literal, NamedNode
 
 from kb.analysis.board_facts import pieces_key as board_pieces_key
 from kb.names import name_key
+from kb.patterns import PatternError, sparql_condition
+from kb.patterns import parse as parse_pattern
 from kb.vocab import CP_IRI, XSD
 
 _HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
 PARAM_TYPES = ("string", "keyword", "name", "pieces", "integer", "decimal", "date", "time", "iri", "class",
-               "boolean")
+               "boolean", "pattern")
 #: Paging parameters every canned query accepts (``limit=0``: every row). A page of 100 rows, as
 #: Datasette shows, keeps a question about "all mate-in-one positions" fast on a million positions:
 #: Oxigraph stops after the page, while sorting or sending every row grows with the knowledge base.
@@ -96,6 +105,7 @@ class CannedQuery:
     def paged_text(self, given: dict[str, str] | None = None) -> str:
         """The query text with the page asked for (``limit``, default 100, 0 = all; ``offset``)."""
         given = given or {}
+        text = self._with_patterns(given)
         try:
             limit = int(given.get("limit", DEFAULT_LIMIT))
             offset = int(given.get("offset", 0))
@@ -103,12 +113,30 @@ class CannedQuery:
             raise QueryError("limit and offset are whole numbers") from None
         if limit < 0 or offset < 0:
             raise QueryError("limit and offset are not negative")
-        if re.search(r"\bLIMIT\s+\d+\s*$", self.text, re.IGNORECASE):
-            return self.text
+        if re.search(r"\bLIMIT\s+\d+\s*$", text, re.IGNORECASE):
+            return text
         page = ((f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")).strip()
-        if PAGE_MARKER.search(self.text):
-            return PAGE_MARKER.sub(page, self.text)
-        return f"{self.text.rstrip()}\n{page}\n" if page else self.text
+        if PAGE_MARKER.search(text):
+            return PAGE_MARKER.sub(page, text)
+        return f"{text.rstrip()}\n{page}\n" if page else text
+
+    def _with_patterns(self, given: dict[str, str]) -> str:
+        """The text with each ``REGEX(?board, ?NAME)`` of a ``pattern`` parameter replaced by the
+        pattern's compiled tests (see the module docstring)."""
+        text = self.text
+        for param in self.params:
+            if param.type != "pattern":
+                continue
+            raw = given.get(param.name, param.default)
+            if raw is None:
+                raise QueryError(f"query {self.name!r} needs parameter {param.name!r}")
+            try:
+                pattern = parse_pattern(raw)
+            except PatternError as exc:
+                raise QueryError(f"parameter {param.name!r} expects a pattern: {exc}") from None
+            call = re.compile(rf"REGEX\(\s*(\?[A-Za-z_][A-Za-z0-9_]*)\s*,\s*\?{param.name}\s*\)")
+            text = call.sub(lambda m, p=pattern: sparql_condition(p, board=m.group(1)), text)
+        return text
 
 
 def pieces_key(raw: str) -> str:
@@ -131,6 +159,11 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
             return Literal(raw.strip().lower())
         if param.type == "pieces":
             return Literal(pieces_key(raw))
+        if param.type == "pattern":
+            pattern = parse_pattern(raw)
+            if pattern.is_empty():
+                raise ValueError("the pattern is empty")
+            return Literal(pattern.text)
         if param.type == "integer":
             return Literal(str(int(raw)), datatype=XSD.integer)
         if param.type == "decimal":

@@ -30,6 +30,7 @@ BLUEPRINTS: tuple[str, ...] = (
     "service.courses",
     "service.authoring",
     "service.play",
+    "service.find",
 )
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what

@@ -36,7 +36,7 @@ RESULT_FORMATS: dict[str, QueryResultsFormat] = {
 
 #: Commands that live in their own modules (``service/commands/NAME.py`` exposing ``command``).
 PLUGGED_COMMANDS = ("validate", "classify", "queries_cmd", "serve", "check", "merge_report", "site",
-                    "html", "course", "bench_queries", "convert")
+                    "html", "course", "bench_queries", "convert", "find")
 
 
 @dataclass

@@ -34,6 +34,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "points": "Points", "played": "Played", "player": "Player", "players": "Players",
         "events": "Events", "sources": "Sources", "openings": "Openings",
         "search_help": "Player, event, opening, ECO code or FEN", "results": "Results",
+        "find": "Find by pattern", "find_similar": "Find similar positions", "pattern": "Pattern",
+        "pattern_help": "Drag pieces onto the board (or click a piece, then a square); drag a piece off the "
+                        "board to remove it. Or type: Nf5 kg8 R*7 (* any file or rank, !Pe4 no white pawn on "
+                        "e4) or a FEN-form board such as */*/*/*/???PP???/*/*/*.",
+        "any_side": "either", "material": "Material", "material_help": "e.g. KRP-KR; + after a side: at least",
+        "either_colour": "Either colour (also the colour-flipped pattern)", "clear_board": "Clear the board",
+        "remove_piece": "Remove", "save_url": "This page's address is the search: bookmark it to come back.",
         "no_results": "Nothing found.", "original_text": "As written in the source",
         "theme_tree": "Theme classes", "with_subclasses": "including subclasses",
         "welcome": "Didactic chess positions as a linked knowledge base: browse by theme, solve "
@@ -96,6 +103,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "points": "Puntos", "played": "Jugadas", "player": "Jugador", "players": "Jugadores",
         "events": "Eventos", "sources": "Fuentes", "openings": "Aperturas",
         "search_help": "Jugador, evento, apertura, código ECO o FEN", "results": "Resultados",
+        "find": "Buscar por patrón", "find_similar": "Buscar posiciones parecidas", "pattern": "Patrón",
+        "pattern_help": "Arrastra piezas al tablero (o pulsa una pieza y luego una casilla); saca una pieza del "
+                        "tablero para quitarla. O escribe: Nf5 kg8 R*7 (* cualquier columna o fila, !Pe4 sin peón "
+                        "blanco en e4) o un tablero en forma FEN como */*/*/*/???PP???/*/*/*. Las letras son las "
+                        "inglesas (K rey, Q dama, R torre, B alfil, N caballo, P peón).",
+        "any_side": "cualquiera", "material": "Material", "material_help": "p. ej. KRP-KR; + tras un bando: al menos",
+        "either_colour": "Cualquier color (también el patrón con los colores invertidos)",
+        "clear_board": "Vaciar el tablero", "remove_piece": "Quitar",
+        "save_url": "La dirección de esta página es la búsqueda: guárdala en marcadores para volver.",
         "no_results": "No se encontró nada.", "original_text": "Tal como lo escribe la fuente",
         "theme_tree": "Clases de temas", "with_subclasses": "incluidas las subclases",
         "welcome": "Posiciones didácticas de ajedrez como base de conocimiento enlazada: explora por "

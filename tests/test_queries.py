@@ -58,7 +58,8 @@ def puzzles_where(pred) -> set:
 
 def run(kb, name: str, **params) -> list[dict]:
     query = load_query(name)
-    result = kb.query(query.text, bindings=query.bind({k: str(v) for k, v in params.items()}))
+    given = {k: str(v) for k, v in params.items()}
+    result = kb.query(query.paged_text({**given, "limit": "0"}), bindings=query.bind(given))
     names = [v.value for v in result.variables]
     return [{n: (row[n].value if row[n] is not None else None) for n in names} for row in result]
 
@@ -106,7 +107,7 @@ def puzzle_winner(p) -> str | None:
 
 def test_all_48_questions_have_a_query():
     names = {q.name for q in list_queries()}
-    assert len(names) == 48
+    assert len(names) >= 48  # the 48 competency questions, and queries added since
     for query in list_queries():
         assert query.title and query.description, query.name
 
@@ -681,7 +682,7 @@ def test_cli_query_name_with_params(store_path):
 def test_cli_queries_lists_all():
     result = run_cli("queries", "--format", "json")
     listed = json.loads(result.output)
-    assert len(listed) == 48
+    assert len(listed) == len(list_queries())
     assert {"name": "player", "type": "name", "default": "Sahuquillo, Alejandro",
             "help": "player's name (any order, accents optional)"} in next(
         q for q in listed if q["name"] == "positions-of-player")["params"]

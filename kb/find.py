@@ -1,0 +1,62 @@
+"""Finding positions by pattern: the one SELECT that ``chesskb find`` and the ``/find`` page run.
+
+The pattern becomes a FILTER of constant REGEX tests (``kb.patterns.sparql_condition``); the side to
+move and an exact material signature, when they hold for every variant of the pattern, are written
+as triple patterns with constants instead, so Oxigraph starts from their index rather than testing
+every position. Rows come in store order, a page at a time (no ORDER BY: sorting would visit every
+match, while a page stops at its last row).
+"""
+
+from __future__ import annotations
+
+from .patterns import Pattern, sparql_condition, sparql_string
+from .store import Store
+
+#: Rows per page when none is asked for, as the canned queries answer.
+DEFAULT_LIMIT = 100
+
+
+class FindError(ValueError):
+    """The search cannot run as asked (the message says why)."""
+
+
+def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int = DEFAULT_LIMIT,
+               offset: int = 0) -> str:
+    """The SPARQL SELECT (``?position ?label ?fen``) for ``pattern``; ``limit`` 0 means every row."""
+    if pattern.is_empty():
+        raise FindError("the pattern is empty: describe pieces (Nf5 kg8), a board (ranks with '/'), "
+                        "a side (w/b) or a material signature (KRP-KR)")
+    if limit < 0 or offset < 0:
+        raise FindError("limit and offset are not negative")
+    variants = pattern.variants()
+    sides = {v.side for v in variants}
+    exact = {v.exact_signature() for v in variants}
+    board = "?position cp:boardSquares ?board ." if source_graph is None else \
+        f"GRAPH <{source_graph}> {{ ?position cp:boardSquares ?board }}"
+    constants: list[str] = []
+    lines: list[str] = []
+    side, signature = "?side", "?signature"
+    if len(sides) == 1 and None not in sides:
+        side = sparql_string(next(iter(sides)))
+        constants.append(f"?position cp:sideToMove {side} .")
+    elif any(v.side for v in variants):
+        lines.append("?position cp:sideToMove ?side .")
+    if len(exact) == 1 and None not in exact:
+        signature = sparql_string(next(iter(exact)))
+        constants.append(f"?position cp:materialSignature {signature} .")
+    elif any(v.material for v in variants):
+        lines.append("?position cp:materialSignature ?signature .")
+    condition = sparql_condition(pattern, side=side, signature=signature)
+    body = "\n  ".join(constants + [board] + lines)
+    page = (f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")
+    return (f"SELECT ?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
+            f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip() + "\n")
+
+
+def has_board_strings(store: Store) -> bool:
+    """Whether the store's positions carry ``cp:boardSquares`` (stores imported before it do not)."""
+    return bool(store.query("ASK { ?position cp:boardSquares ?board }"))
+
+
+def has_positions(store: Store) -> bool:
+    return bool(store.query("ASK { ?position a cp:Position }"))

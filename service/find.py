@@ -1,0 +1,126 @@
+"""``/find``: positions by pattern, with a board editor (``static/find.js``) and a ``.json`` twin.
+
+The page is a GET form, so a search is its URL: a teacher can save it, share it, or page through
+it. ``?fen=`` ("find similar" on a position page) starts from every piece of that position. The
+query is ``kb.find.find_query`` run through the service's query runner (timeout, row cap, cache).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import chess
+from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+
+from kb.find import FindError, find_query, has_board_strings, has_positions
+from kb.iris import IriMinter
+from kb.patterns import PatternError, list_form, parse
+
+from .errors import ServiceError
+from .i18n import current_lang
+from .sparql import run_query
+
+bp = Blueprint("find", __name__)
+blueprint = bp
+
+#: Positions per page of results (each a small board image).
+PAGE_SIZE = 24
+#: The highest page number served: deeper pages make Oxigraph walk past every earlier match.
+MAX_PAGE = 400
+#: A list-form item naming one piece on one square: the editor draws these on its board.
+_PLACED = re.compile(r"^([KQRBNPkqrbnp])([a-h][1-8])$")
+
+
+def _form() -> dict[str, Any]:
+    args = request.args
+    pattern = " ".join((args.get("pattern") or "").split())
+    side = (args.get("side") or "").lower()
+    fen = args.get("fen")
+    if fen and not pattern:
+        try:
+            board = chess.Board(fen)
+        except ValueError as exc:
+            raise ServiceError(400, f"invalid FEN {fen!r}: {exc}") from None
+        pattern = list_form(board)
+        side = side or ("w" if board.turn == chess.WHITE else "b")
+    try:
+        page = max(1, min(int(args.get("page") or 1), MAX_PAGE))
+    except ValueError:
+        raise ServiceError(400, "page is a whole number") from None
+    return {"pattern": pattern, "side": side if side in ("w", "b") else "",
+            "material": (args.get("material") or "").strip(), "either": args.get("either") in ("1", "on", "true"),
+            "source": (args.get("source") or "").strip(), "page": page}
+
+
+def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
+    args = {k: v for k, v in (("pattern", form["pattern"]), ("side", form["side"]),
+                              ("material", form["material"]), ("either", "1" if form["either"] else ""),
+                              ("source", form["source"])) if v}
+    if page > 1:
+        args["page"] = page
+    if current_lang() == "es":
+        args["lang"] = "es"
+    return url_for("find.find_json" if json_twin else "find.find_page", **args)
+
+
+def find_data(form: dict[str, Any]) -> dict[str, Any]:
+    """The search as plain data: the form's values, a page of results, links to the neighbours."""
+    data: dict[str, Any] = {**form, "results": [], "placed": [], "error": None, "next": None, "previous": None}
+    searched = bool(form["pattern"] or form["side"] or form["material"])
+    data["searched"] = searched
+    data["placed"] = [{"piece": m.group(1), "square": m.group(2)}
+                      for m in map(_PLACED.match, form["pattern"].split()) if m]
+    if not searched:
+        return data
+    try:
+        pattern = parse(form["pattern"], side=form["side"] or None, material=form["material"] or None,
+                        either_colour=form["either"])
+        graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value \
+            if form["source"] else None
+        sparql = find_query(pattern, source_graph=graph, limit=PAGE_SIZE + 1,
+                            offset=(form["page"] - 1) * PAGE_SIZE)
+    except (PatternError, FindError) as exc:
+        data["error"] = str(exc)
+        return data
+    rows = json.loads(run_query(sparql).body)["results"]["bindings"]
+    store = current_app.extensions["chesskb.store"]
+    if not rows and not has_board_strings(store) and has_positions(store):
+        data["error"] = ("the positions in this knowledge base were imported before board patterns existed: "
+                         "import the sources again to search them by pattern")
+        data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
+        return data
+    from .pages import link_for
+
+    lang = current_lang()
+    for row in rows[:PAGE_SIZE]:
+        iri, fen = row["position"]["value"], row["fen"]["value"]
+        data["results"].append({"iri": iri, "label": row.get("label", {}).get("value") or iri,
+                                "fen": fen, "url": link_for(iri, lang),
+                                "board": url_for("pages.board_image", fen=fen, size=120)})
+    if len(rows) > PAGE_SIZE and form["page"] < MAX_PAGE:
+        data["next"] = _url(form, form["page"] + 1)
+        data["next_json"] = _url(form, form["page"] + 1, json_twin=True)
+    if form["page"] > 1:
+        data["previous"] = _url(form, form["page"] - 1)
+        data["previous_json"] = _url(form, form["page"] - 1, json_twin=True)
+    data["json"] = _url(form, form["page"], json_twin=True)
+    return data
+
+
+@bp.route("/find")
+def find_page() -> Response:
+    data = find_data(_form())
+    body = render_template("find.html", d=data)
+    status = data.get("error_status", 400) if data["error"] else 200
+    return Response(body, status=status, mimetype="text/html")
+
+
+@bp.route("/find.json")
+def find_json() -> Response:
+    data = find_data(_form())
+    if data["error"]:
+        raise ServiceError(data.get("error_status", 400), data["error"])
+    out = {k: data[k] for k in ("pattern", "side", "material", "either", "source", "page", "results")}
+    return jsonify({**out, "next": data.get("next_json"), "previous": data.get("previous_json")})
