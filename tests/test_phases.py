@@ -68,10 +68,13 @@ def test_analysis_gives_exactly_one_phase_class(record):
 
 
 def test_every_imported_position_is_in_exactly_one_phase(data_store):
-    """No position of the shipped data is in two phase classes or none, and gamePhase says the same."""
+    """No exercise of the shipped data is in two phase classes or none, and gamePhase says the same.
+
+    The start position of an ordinary game (kb.exercises) states its ``gamePhase`` fact but no class:
+    it is not a didactic position, so it is in no class page, the phase classes' included."""
     result = run_cli("query", "--format", "json", """
         SELECT ?p (COUNT(DISTINCT ?phase) AS ?n) (SAMPLE(?value) AS ?v) (SAMPLE(?phase) AS ?c) WHERE {
-          ?p a cp:Position ; cp:gamePhase ?value .
+          ?p a cp:Exercise ; cp:gamePhase ?value .
           OPTIONAL { VALUES ?phase { cp:PositionBegin cp:PositionMiddle cp:PositionEnd } ?p a ?phase }
         } GROUP BY ?p""", store=data_store)
     rows = json.loads(result.output)["results"]["bindings"]
