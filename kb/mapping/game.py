@@ -20,7 +20,7 @@ from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
 from ..themes import ancestors, type_position_for
-from ..vocab import CP, DCTERMS, RDF, RDFS, SKOS, XSD
+from ..vocab import CP, DCTERMS, PHASE_CLASSES, RDF, RDFS, SKOS, XSD
 
 _INVERSES = {
     "hasMatch": "hasPosition",
@@ -297,7 +297,8 @@ def _label_class(classes: dict[str, set[str]]) -> str:
     """The class named in a position's label: a mate class first, else any asserted class."""
     names = list(classes)
     mates = [name for name in names if name.startswith("MateIn") or name == "OtherMate"]
-    return (mates or names or ["Position"])[0]
+    themes = [name for name in names if name not in PHASE_CLASSES]  # "Double attack" before "Position begin"
+    return (mates or themes or names or ["Position"])[0]
 
 
 _ORIGIN_PROPERTY = {"detected": "themeDetected", "source": "themeFromSource", "user": "themeFromUser"}
