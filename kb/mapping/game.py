@@ -21,7 +21,8 @@ from ..names import display_name, name_key
 from ..records import GameRecord
 from ..tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from ..themes import ancestors, type_position_for
-from ..vocab import CP, DCTERMS, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD, per_game_property
+from ..vocab import (CP, DCTERMS, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD,
+                     per_game_property)
 
 _INVERSES = {
     "hasMatch": "hasPosition",
@@ -325,7 +326,8 @@ def _label_class(classes: dict[str, set[str]]) -> str:
     """The class named in a position's label: a mate class first, else any asserted class."""
     names = list(classes)
     mates = [name for name in names if name.startswith("MateIn") or name == "OtherMate"]
-    return (mates or names or ["Position"])[0]
+    themes = [name for name in names if name not in PHASE_CLASSES]  # "Double attack" before "Position begin"
+    return (mates or themes or names or ["Position"])[0]
 
 
 _ORIGIN_PROPERTY = {"detected": "themeDetected", "source": "themeFromSource", "user": "themeFromUser"}
