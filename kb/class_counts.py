@@ -62,11 +62,6 @@ def derive_class_counts(base_iri: str | None = None) -> Derive:
     return recount
 
 
-def refresh_class_counts(store: Store, base_iri: str | None = None) -> None:
-    """Recount a store on its own (one write; imports and removals recount inside their write)."""
-    store.replace_graphs([], [], derive=[derive_class_counts(base_iri)])
-
-
 def stored_counts(store: Store) -> dict[str, int] | None:
     """The counts kept by the last write, or ``None`` for a store written before they were kept."""
     rows = list(store.query("SELECT ?class ?n WHERE { ?class cp:memberCount ?n }"))
