@@ -25,13 +25,17 @@ from .vocab import CP, CP_IRI, XSD
 COUNTED_CLASSES: tuple[str, ...] = THEME_CLASSES + ("Match", "Player", "Event", "Board", "Source")
 
 _COUNT = "SELECT ?class (COUNT(?member) AS ?n) WHERE { ?member a ?class } GROUP BY ?class"
+#: For a store whose default graph is a multiset union of graphs (``merge_is_a_set = False``: a
+#: remote store's view of a write in progress, a ``FROM`` list), where a type two graphs state
+#: would be counted twice. The stores' own default graph is a set, and DISTINCT would cost there.
+_COUNT_DISTINCT = "SELECT ?class (COUNT(DISTINCT ?member) AS ?n) WHERE { ?member a ?class } GROUP BY ?class"
 
 
 def count_members(store: Store) -> dict[str, int]:
     """Members per counted class (classes without members are left out), by one scan of the types."""
     counted = set(COUNTED_CLASSES)
     counts: dict[str, int] = {}
-    for row in store.query(_COUNT):
+    for row in store.query(_COUNT if getattr(store, "merge_is_a_set", True) else _COUNT_DISTINCT):
         iri = row["class"].value
         name = iri[len(CP_IRI):] if iri.startswith(CP_IRI) else None
         if name in counted:
@@ -56,11 +60,6 @@ def derive_class_counts(base_iri: str | None = None) -> Derive:
         return Replacement([graph], quads) if wanted != present else None
 
     return recount
-
-
-def refresh_class_counts(store: Store, base_iri: str | None = None) -> None:
-    """Recount a store on its own (one write; imports and removals recount inside their write)."""
-    store.replace_graphs([], [], derive=[derive_class_counts(base_iri)])
 
 
 def stored_counts(store: Store) -> dict[str, int] | None:

@@ -17,9 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pyoxigraph import NamedNode
 
 from service.app import create_app
-from tests.conftest import DATA, run_cli
+from tests.conftest import BASE, DATA, run_cli
+
+CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 
 FILES = [DATA / "pychess" / "mate_in_2.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn"]
 
@@ -152,3 +155,46 @@ def test_serve_answers_from_the_remote_store(server) -> None:
     assert int(sparql.get_json()["results"]["bindings"][0]["n"]["value"]) > 50
     page = client.get("/queries/mate-in-one.json")
     assert page.status_code == 200
+
+
+def _derived(store) -> tuple[set, set, list]:
+    """Links, class counts and source descriptions (import time aside) as a store keeps them."""
+    from kb.iris import IriMinter
+
+    minter = IriMinter()
+    links = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([minter.links_graph])}
+    counts = {(q.subject.value, q.object.value) for q in store.quads([minter.counts_graph])}
+    meta = sorted((q.subject.value, q.predicate.value, str(q.object)) for q in store.quads([minter.meta_graph])
+                  if not q.predicate.value.endswith("#importedAt"))
+    return links, counts, meta
+
+
+def test_links_counts_and_an_appended_source_agree_with_the_embedded_store(server, tmp_path: Path) -> None:
+    """Both stores derive links and counts inside the write, and appending to a source (what the
+    authoring page does) keeps the source and recounts it the same way on both."""
+    from kb.importer import import_files
+    from kb.store import open_store
+
+    tal = tmp_path / "tal.pgn"
+    tal.write_text('[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "X"]\n[Result "*"]\n\n1. e4 *\n\n',
+                   encoding="utf-8")
+    short = tmp_path / "authored.pgn"
+    short.write_text('[Event "Lesson"]\n[White "Tal, M."]\n[Black "Y"]\n[Result "*"]\n\n1. d4 *\n\n',
+                     encoding="utf-8")
+    embedded = open_store(str(tmp_path / "embedded"))
+    remote = open_store(server["query"], update_endpoint=server["update"])
+    for store in (embedded, remote):
+        import_files(store, [FILES[1], tal], source="club", jobs=1)
+        before = {(q.subject, q.predicate, q.object) for q in store.quads([NamedNode(BASE + "graph/club")])}
+        report = import_files(store, [short], source="club", jobs=1, append=True, strict=True)
+        assert report.games == 1
+        after = {(q.subject, q.predicate, q.object) for q in store.quads([NamedNode(BASE + "graph/club")])}
+        assert before < after  # appended: nothing the source held was dropped
+    local, far = _derived(embedded), _derived(remote)
+    assert local == far
+    links, counts, meta = local
+    assert any("sameAs" in p for _, p, _ in links)  # "Tal, M." met "Tal, Mikhail" in the same write
+    assert (CP + "Match", "8") in counts  # six Deep Blue games, the club game and the lesson
+    assert (BASE + "source/club", CP + "gameCount", '"8"^^<http://www.w3.org/2001/XMLSchema#integer>') in meta
+    graphs = _remote(server, "query", "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", "--format", "tsv")
+    assert "staging" not in graphs.output

@@ -8,8 +8,11 @@ twice. ``GRAPH ?g`` still reaches each source's copy.
 
 A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink
 naming the live one. A write (import, remove-source) copies the live generation (a RocksDB
-checkpoint: hard links, cheap), bulk-loads into the copy, and only when the copy is complete and
-flushed swaps ``CURRENT`` with one atomic ``rename``. Killing the process at any moment, SIGKILL
+checkpoint: hard links, cheap), bulk-loads into the copy, applies the write's ``derive`` steps to
+the copy (links between players, class counts: computed from the new state, so they are never a
+generation behind the data), lists the copy's files in its manifest (``manifest.py``, checked
+whenever a generation is opened), and only when the copy is complete and flushed swaps ``CURRENT``
+with one atomic ``rename``. Killing the process at any moment, SIGKILL
 included, leaves ``CURRENT`` on the old, untouched generation; leftovers are removed on the next
 write. Because published generations are never written again, readers (``chesskb serve``) open
 them read-only while an import runs, and notice the swap on their next request.
@@ -165,18 +168,11 @@ class EmbeddedStore:
             if live:
                 verify_generation(self.path / live)  # a damaged store is not copied into a new generation
                 _open_read_only(self.path / live).backup(str(staging))
-            target = OxStore(str(staging))
-            _remove_from_merge(target, [g for g in remove if target.contains_named_graph(g)], remove_subjects)
-            _load(target, quads)
-            view = _StagingView(target, str(staging))
-            for step in derive:  # links, counts …: computed from the new state, published with it
-                change = step(view)
-                if change is not None:
-                    _remove_from_merge(target, [g for g in change.remove if target.contains_named_graph(g)],
-                                       change.remove_subjects)
-                    _load(target, change.quads)
-            target.flush()
-            del view, target
+            try:
+                _build(staging, remove, quads, remove_subjects, derive)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)  # the live generation was never touched
+                raise
             write_manifest(staging, previous=self.path / live if live else None)
             os.rename(staging, self.path / name)
             link = self.path / (CURRENT + ".new")
@@ -193,6 +189,23 @@ class EmbeddedStore:
             if entry.name.startswith("gen-") and entry.name != live:
                 shutil.rmtree(entry, ignore_errors=True)
         (self.path / (CURRENT + ".new")).unlink(missing_ok=True)
+
+
+def _build(staging: Path, remove: Iterable[NamedNode], quads: Iterable[Statement],
+           remove_subjects: Iterable[tuple[NamedNode, NamedNode]], derive: Sequence[Derive]) -> None:
+    """Apply a write to the copy at ``staging``, then its ``derive`` steps to the result; flushed
+    and closed when this returns."""
+    target = OxStore(str(staging))
+    _remove_from_merge(target, [g for g in remove if target.contains_named_graph(g)], remove_subjects)
+    _load(target, quads)
+    view = _StagingView(target, str(staging))
+    for step in derive:  # links, counts …: computed from the new state, published with it
+        change = step(view)
+        if change is not None:
+            _remove_from_merge(target, [g for g in change.remove if target.contains_named_graph(g)],
+                               change.remove_subjects)
+            _load(target, change.quads)
+    target.flush()
 
 
 class _StagingView:

@@ -327,6 +327,9 @@ class _StagedView:
     a replaced graph's IRI to its staging graph and gives the dataset (``FROM`` / ``FROM NAMED``)
     explicitly, so the default graph is the merge of the graphs as they will be."""
 
+    #: A ``FROM`` list's default graph repeats a triple once per graph stating it (``kb.class_counts``).
+    merge_is_a_set = False
+
     def __init__(self, store: RemoteStore, write: _Write) -> None:
         self.store = store
         self.location = store.location

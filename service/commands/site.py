@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from kb.class_counts import refresh_class_counts
+from kb.class_counts import derive_class_counts
 from kb.export import write_export
 from kb.safe_output import UnsafeOutput, atomic_output
 from kb.store import EmbeddedStore, StoreError
@@ -28,8 +28,7 @@ def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None
     with tempfile.TemporaryDirectory(prefix="chesskb-site-") as tmp:
         only = EmbeddedStore(Path(tmp) / "store")  # the source alone, with its provenance
         quads = list(write_quads(store, source, base_iri))
-        only.replace_graphs([], quads)
-        refresh_class_counts(only, base_iri)  # the counts of this source, not of the whole KB
+        only.replace_graphs([], quads, derive=[derive_class_counts(base_iri)])  # this source's counts, not the KB's
         app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=only)
         return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}, progress=progress) + 1
 
