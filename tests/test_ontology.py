@@ -211,7 +211,8 @@ def test_object_property_domains_ranges_and_inverses(g: Graph) -> None:
 def test_functional_flags(g: Graph) -> None:
     multi = {"name", "eventName", "site", "pgnTag", "openingTag", "sourceThemeLabel",
              "title", "elo", "uscf", "na", "typePlayer",  # a merged player has one per game
-             "nameKey"}  # a FIDE-identified or sameAs-linked player may be known by several names
+             "nameKey",  # a FIDE-identified or sameAs-linked player may be known by several names
+             "pieceOn"}  # one per piece on the board
     want_data = set(ALL_DATA) - multi
     have = functional(g)
     assert have & set(ALL_DATA) == want_data

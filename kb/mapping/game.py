@@ -16,6 +16,7 @@ from ..countries import country_code
 from ..iris import IriMinter, game_key, lichess_game_id
 from ..mining import MinedExercise
 from ..names import display_name, name_key
+from ..patterns import pieces_on
 from ..records import GameRecord
 from ..tags import MappedTags, map_tags
 from ..themes import LICHESS_THEME_CLASSES, THEME_CLASSES, ancestors, mate_in_class, type_position_for
@@ -361,6 +362,8 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     if record.movetext:
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
+    for piece in pieces_on(chess.Board(record.start_fen)):  # the index patterns start from (kb.find)
+        out.value(position, "pieceOn", piece)
     for name, who in classes.items():
         for origin in sorted(who):
             out.add(position, CP.term(_ORIGIN_PROPERTY[origin]), CP.term(name))
