@@ -1,6 +1,6 @@
 """Pattern search (``chesskb find``) speed over a store of N distinct positions.
 
-The store holds what the find query reads (type, ``cp:boardSquares``, ``cp:sideToMove``,
+The store holds what the find query reads (type, ``cp:boardSquares``, ``cp:pieceOn``, ``cp:sideToMove``,
 ``cp:materialSignature``, ``cp:fen``, a label), written with the importer's own functions
 (``kb.patterns.board_squares``, ``kb.analysis.board_facts``) for N *distinct* positions: the lichess puzzle boards of
 ``bench/corpus.py`` (the shared dev CSV and ``data/``), each walked a few random legal moves
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bench.corpus import csv_rows  # noqa: E402
 from kb.analysis.board_facts import material_signature  # noqa: E402
 from kb.find import find_query  # noqa: E402
-from kb.patterns import board_squares, parse, sparql_string  # noqa: E402
+from kb.patterns import board_squares, parse, pieces_on, sparql_string  # noqa: E402
 from kb.vocab import CP_IRI, PREFIXES  # noqa: E402
 
 #: (label, pattern, options) measured; from common (a page fills at once) to absent (every board tested).
@@ -87,6 +87,8 @@ def build(n: int, out: Path) -> None:
             for prop in ("boardSquares", "sideToMove", "materialSignature"):
                 handle.write(f"{s} {cp(prop)} {sparql_string(str(facts[prop]))} .\n")
             handle.write(f"{s} {cp('fen')} {sparql_string(board.fen())} .\n")
+            for piece in pieces_on(board):  # the index kb.mapping writes for each position
+                handle.write(f"{s} {cp('pieceOn')} {sparql_string(piece)} .\n")
             handle.write(f"{s} <http://www.w3.org/2000/01/rdf-schema#label> \"Position {number}\" .\n")
     generated = time.perf_counter() - started
     store = OxStore(str(out))

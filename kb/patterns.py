@@ -57,6 +57,12 @@ def board_squares(board: chess.Board) -> str:
     return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), board.board_fen())
 
 
+def pieces_on(board: chess.Board) -> list[str]:
+    """Each piece with its square, ``Nf5``/``kg8`` (the ``cp:pieceOn`` values): an index a pattern's fixed
+    pieces are looked up in before the board strings are tested (:func:`anchors`)."""
+    return [piece.symbol() + chess.square_name(square) for square, piece in board.piece_map().items()]
+
+
 # --- the parsed pattern ---------------------------------------------------------------------------
 
 Squares = frozenset[str]  # the contents one square may have (a subset of ALPHABET)
@@ -150,6 +156,24 @@ class Pattern:
             return None
         return " vs ".join("".join(letter * m.counts(colour).get(letter, 0) for letter in _MATERIAL_ORDER)
                            for colour in ("white", "black"))
+
+    def anchors(self, most: int = 2) -> list[str]:
+        """Up to ``most`` ``cp:pieceOn`` values every matching position has (``Nf5``): one piece on one
+        square, fixed by a list item or by a FEN-form rank's squares before its first ``*`` or after its
+        last; rarer pieces first. None when the pattern fixes no piece (only ``*``, ``?``, sets, ``!``)."""
+        fixed: list[tuple[str, int]] = []
+        for item in self.items:
+            if not item.absent and len(item.contents) == 1 and len(item.squares) == 1:
+                fixed.append((next(iter(item.contents)), next(iter(item.squares))))
+        for number, rank in zip(range(7, -1, -1), self.ranks or (), strict=False):
+            stars = [i for i, token in enumerate(rank) if token == STAR]
+            head = rank if not stars else rank[:stars[0]]
+            tail = () if not stars else rank[stars[-1] + 1:]
+            for file, token in list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]:
+                if token != STAR and len(token) == 1 and EMPTY not in token:
+                    fixed.append((next(iter(token)), chess.square(file, number)))
+        fixed.sort(key=lambda fs: "QqNnBbRrKkPp".index(fs[0]))
+        return list(dict.fromkeys(f"{symbol}{chess.square_name(square)}" for symbol, square in fixed))[:most]
 
     def is_empty(self) -> bool:
         return self.ranks is None and not self.items and self.side is None and self.material is None

@@ -14,7 +14,7 @@ from typing import Any
 import chess
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
-from kb.find import FindError, find_query, has_board_strings, has_positions
+from kb.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
 from kb.iris import IriMinter
 from kb.patterns import PatternError, list_form, parse
 
@@ -80,6 +80,7 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
         graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value \
             if form["source"] else None
         sparql = find_query(pattern, source_graph=graph, limit=PAGE_SIZE + 1,
+                            piece_index=has_piece_index(current_app.extensions["chesskb.store"]),
                             offset=(form["page"] - 1) * PAGE_SIZE)
     except (PatternError, FindError) as exc:
         data["error"] = str(exc)

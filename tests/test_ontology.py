@@ -223,6 +223,7 @@ def test_functional_flags(g: Graph) -> None:
     multi = {"name", "eventName", "site", "pgnTag", "openingTag", "sourceThemeLabel",
              "title", "elo", "uscf", "na", "typePlayer",  # a merged player has one per game
              "claimStatus",  # one per mate claim checked
+             "pieceOn",  # one per piece on the board
              "nameKey"} | GATHERED  # a FIDE-identified or sameAs-linked player may be known by several names
     want_data = set(ALL_DATA) - multi
     have = functional(g)

@@ -18,6 +18,7 @@ from ..identity import game_identity
 from ..iris import IriMinter, lichess_game_id
 from ..mining import MinedExercise
 from ..names import display_name, name_key
+from ..patterns import pieces_on
 from ..records import GameRecord
 from ..tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from ..themes import ancestors, type_position_for
@@ -374,6 +375,8 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     if record.movetext:
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
+    for piece in pieces_on(chess.Board(record.start_fen)):  # the index patterns start from (kb.find)
+        out.value(position, "pieceOn", piece)
     for name, who in classes.items():
         for origin in sorted(who):
             out.add(position, CP.term(_ORIGIN_PROPERTY[origin]), CP.term(name))
