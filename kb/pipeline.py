@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import multiprocessing
+import multiprocessing.util
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -343,6 +344,8 @@ def _init_worker(settings: PipelineSettings) -> None:
     _MEMO.clear()
     _SENT.clear()
     _die_with_parent()
+    # a worker that leaves normally quits its engine (and waits for it) instead of orphaning it
+    multiprocessing.util.Finalize(None, close_shared_engine, exitpriority=10)
 
 
 def _die_with_parent() -> None:
@@ -390,11 +393,14 @@ class UnitProcessor:
             self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings,))
         return self
 
-    def __exit__(self, *exc_info) -> None:
-        close_shared_engine()  # in-process engine (jobs = 1); workers' engines end with the workers
+    def __exit__(self, exc_type, *exc_info) -> None:
+        close_shared_engine()  # in-process engine (jobs = 1)
         self.cache.close()
         if self._pool is not None:
-            self._pool.terminate()
+            if exc_type is None:
+                self._pool.close()  # idle workers leave, each stopping its engine first
+            else:
+                self._pool.terminate()  # a failure or an abandoned import: stop now
             self._pool.join()
             self._pool = None
 

@@ -7,6 +7,12 @@ Status values stored as ``cp:mateVerification``:
 * ``verified-engine`` / ``refuted-engine`` — decided by the UCI engine (any length; as strong as the
   engine's search, which for short mates is exact in practice);
 * ``unverified`` — neither could decide (no engine for a longer mate, or the engine gave no answer).
+
+Each claim is decided once (``MateVerifier`` and ``kb.analysis.verify_cache``): copies of a
+position, in one import or the next, are answered from the cache. The engine gets ``go mate N`` with
+a node budget: a true claim ends the search at the first proven mate (on pychess's 367 true mates in
+three, a median of 1,366 nodes and 3 ms), so the budget is spent only where no mate is found, which
+is what a refutation needs anyway (a search well past the claimed length).
 """
 
 from __future__ import annotations
