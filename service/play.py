@@ -17,6 +17,7 @@ minimum, and the answer says which strength was used.
 from __future__ import annotations
 
 import atexit
+import os
 import datetime
 import io
 import threading
@@ -51,6 +52,7 @@ class EnginePool:
         self.size = max(1, size)
         self.lock = threading.Lock()
         self.available = threading.Semaphore(self.size)
+        self.owner = os.getpid()  # engines belong to this process, not to children forked from it
 
     def acquire(self, wait: float) -> chess.engine.SimpleEngine:
         if not self.available.acquire(timeout=wait):
@@ -86,6 +88,10 @@ class EnginePool:
         self.available.release()
 
     def close(self) -> None:
+        if os.getpid() != self.owner:
+            # A process forked from the server (an import's worker pool) inherits this shutdown hook
+            # but not the engines' I/O threads: quitting them there would wait for ever.
+            return
         with self.lock:
             while self.free:
                 try:
