@@ -99,6 +99,7 @@ class EmbeddedStore:
               timeout: float | None = None) -> QueryResult:
         text = with_values(sparql, bindings or {})
         for attempt in (1, 2):
+            reading = self._generation
             try:
                 store = self._reader()
                 reading = self._generation
