@@ -78,10 +78,22 @@ class EmbeddedStore:
                     self._generation = None
                 return self._store
             if self._store is None or generation != self._generation:
-                verify_generation(self.path / generation)
-                self._store = _open_read_only(self.path / generation)
-                self._generation = generation
+                self._store, self._generation = self._open_live(generation)
             return self._store
+
+    def _open_live(self, generation: str) -> tuple[OxStore, str]:
+        """Check and open ``generation``; if a write replaced (and removed) it meanwhile, the one
+        that replaced it: a vanished generation is not a damaged store."""
+        for _ in range(5):
+            try:
+                verify_generation(self.path / generation)
+                return _open_read_only(self.path / generation), generation
+            except StoreDamaged:
+                newer = self._live_generation()
+                if newer is None or newer == generation:
+                    raise
+                generation = newer
+        raise StoreError(f"{self.path} changed generation five times while being opened; try again")
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
@@ -90,15 +102,22 @@ class EmbeddedStore:
         if default_graphs is not None or named_graphs is not None:  # the Protocol's dataset replaces FROM
             dataset = {"default_graph": [NamedNode(g) for g in default_graphs or ()],
                        "named_graphs": [NamedNode(g) for g in named_graphs or ()]}
-        try:
-            return self._reader().query(with_values(sparql, bindings or {}), prefixes=PREFIXES,
-                                        base_iri=base_iri, **dataset)
-        except SyntaxError as exc:
-            raise QuerySyntaxError(str(exc)) from exc
-        except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError
-            if "Corruption" in str(exc):
-                raise StoreDamaged(f"the store at {self.path} is damaged: {exc}") from exc
-            raise StoreError(str(exc)) from exc
+        text = with_values(sparql, bindings or {})
+        for attempt in (1, 2):
+            reading = self._generation
+            try:
+                store = self._reader()
+                reading = self._generation
+                return store.query(text, prefixes=PREFIXES, base_iri=base_iri, **dataset)
+            except SyntaxError as exc:
+                raise QuerySyntaxError(str(exc)) from exc
+            except (OSError, RuntimeError) as exc:  # pyoxigraph reports evaluation errors as RuntimeError
+                if attempt == 1 and reading is not None and self._live_generation() != reading:
+                    continue  # the generation was replaced under the query: ask the new one
+                if "Corruption" in str(exc):
+                    raise StoreDamaged(f"the store at {self.path} is damaged: {exc}") from exc
+                raise StoreError(str(exc)) from exc
+        raise AssertionError("unreachable")
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
         store = self._reader()
@@ -180,10 +199,13 @@ class EmbeddedStore:
             os.symlink(name, link)
             os.replace(link, self.path / CURRENT)  # the atomic switch
             _fsync_dir(self.path)
-            if live:
-                shutil.rmtree(self.path / live, ignore_errors=True)
+            # The generation just replaced stays until the next write: a reader may be in the
+            # middle of a query on it (RocksDB opens table files lazily), and removing it now
+            # made that query fail. Readers move to the new one at their next request.
 
     def _remove_leftovers(self) -> None:
+        """Remove what earlier writes left: killed writes' staging copies, and generations older
+        than the live one (the one replaced last is kept for readers still querying it until now)."""
         live = self._live_generation()
         for entry in self.path.iterdir():
             if entry.name.startswith("gen-") and entry.name != live:
