@@ -44,6 +44,8 @@ PATTERNS: tuple[tuple[str, str, dict], ...] = (
     ("KRP-KR exact", "", {"material": "KRP-KR"}),
     ("queens both sides (KQ+-KQ+)", "", {"material": "KQ+-KQ+"}),
     ("absent: Kh8 kh1 (no match)", "Kh8 kh1", {}),
+    ("Q*8 q*1 (two 8-square groups)", "Q*8 q*1", {}),
+    ("A*8 a*1: nothing to look up, every board tested until 100", "A*8 a*1", {}),
 )
 
 

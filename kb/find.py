@@ -56,13 +56,27 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     anchors = [v.anchors() for v in variants] if piece_index else [[]]
     distinct = ""
     if all(anchors):
-        groups = [" ".join(f"?position cp:pieceOn {sparql_string(a)} ." for a in group) for group in anchors]
-        constants.insert(0, groups[0] if len(groups) == 1 else " UNION ".join(f"{{ {g} }}" for g in groups))
-        distinct = "DISTINCT " if len(groups) > 1 else ""  # a position may hold both variants' pieces
+        branches = [_lookups(groups, prefix=f"v{n}") for n, groups in enumerate(anchors)]
+        constants.insert(0, branches[0] if len(branches) == 1 else " UNION ".join(f"{{ {b} }}" for b in branches))
+        # a position may hold two values of a group (two rooks on the 7th) or both variants' pieces
+        if len(branches) > 1 or any(len(group) > 1 for groups in anchors for group in groups):
+            distinct = "DISTINCT "
     body = "\n  ".join(constants + [board] + lines)
     page = (f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")
     return (f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
             f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip() + "\n")
+
+
+def _lookups(groups: list[list[str]], *, prefix: str) -> str:
+    """Triple patterns that find the positions holding one value of every group (by index)."""
+    parts = []
+    for n, group in enumerate(groups):
+        if len(group) == 1:
+            parts.append(f"?position cp:pieceOn {sparql_string(group[0])} .")
+        else:
+            var = f"?{prefix}piece{n}"
+            parts.append(f"VALUES {var} {{ {' '.join(sparql_string(v) for v in group)} }} ?position cp:pieceOn {var} .")
+    return " ".join(parts)
 
 
 def has_board_strings(store: Store) -> bool:

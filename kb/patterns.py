@@ -41,6 +41,10 @@ WHITE_PIECES = frozenset("KQRBNP")
 BLACK_PIECES = frozenset("kqrbnp")
 EMPTY = "."
 ALPHABET = WHITE_PIECES | BLACK_PIECES | {EMPTY}
+#: The most ``cp:pieceOn`` values one anchor group may list (``A*7`` would be 48: more rows to join than to test).
+MAX_ANCHOR_VALUES = 16
+#: Piece letters from the rarest on a board to the commonest: the index lookup starts with the rarest.
+_RARITY = "QqNnBbRrKkPp"
 #: The longest pattern text accepted (a full board with a material signature fits many times).
 MAX_PATTERN_LENGTH = 400
 _MATERIAL_ORDER = "KQRBNP"
@@ -157,23 +161,26 @@ class Pattern:
         return " vs ".join("".join(letter * m.counts(colour).get(letter, 0) for letter in _MATERIAL_ORDER)
                            for colour in ("white", "black"))
 
-    def anchors(self, most: int = 2) -> list[str]:
-        """Up to ``most`` ``cp:pieceOn`` values every matching position has (``Nf5``): one piece on one
-        square, fixed by a list item or by a FEN-form rank's squares before its first ``*`` or after its
-        last; rarer pieces first. None when the pattern fixes no piece (only ``*``, ``?``, sets, ``!``)."""
-        fixed: list[tuple[str, int]] = []
+    def anchors(self, most: int = 2) -> list[list[str]]:
+        """Up to ``most`` groups of ``cp:pieceOn`` values (``Nf5``): a matching position holds one value
+        of every group. A list item gives one group (``R*7``: the eight ``Ra7`` … ``Rh7``), a FEN-form
+        square before a rank's first ``*`` or after its last another; smaller groups and rarer pieces
+        first. Empty when the pattern fixes no piece (only ``*``, ``?``, ``!`` or squares that may be empty)."""
+        groups: list[list[str]] = []
         for item in self.items:
-            if not item.absent and len(item.contents) == 1 and len(item.squares) == 1:
-                fixed.append((next(iter(item.contents)), next(iter(item.squares))))
+            if not item.absent and len(item.contents) * len(item.squares) <= MAX_ANCHOR_VALUES:
+                groups.append([f"{c}{chess.square_name(s)}" for c in sorted(item.contents, key=_RARITY.index)
+                               for s in sorted(item.squares)])
         for number, rank in zip(range(7, -1, -1), self.ranks or (), strict=False):
             stars = [i for i, token in enumerate(rank) if token == STAR]
             head = rank if not stars else rank[:stars[0]]
             tail = () if not stars else rank[stars[-1] + 1:]
             for file, token in list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]:
-                if token != STAR and len(token) == 1 and EMPTY not in token:
-                    fixed.append((next(iter(token)), chess.square(file, number)))
-        fixed.sort(key=lambda fs: "QqNnBbRrKkPp".index(fs[0]))
-        return list(dict.fromkeys(f"{symbol}{chess.square_name(square)}" for symbol, square in fixed))[:most]
+                if token != STAR and EMPTY not in token:
+                    name = chess.square_name(chess.square(file, number))
+                    groups.append([f"{c}{name}" for c in sorted(token, key=_RARITY.index)])
+        groups.sort(key=lambda g: (len(g), _RARITY.index(g[0][0])))
+        return groups[:most]
 
     def is_empty(self) -> bool:
         return self.ranks is None and not self.items and self.side is None and self.material is None
