@@ -34,10 +34,10 @@ import corpus  # noqa: E402
 from owlready2 import reasoning  # noqa: E402
 from pyoxigraph import RdfFormat, parse, serialize  # noqa: E402
 
-from kb.checks.owl import ReasonerFailed, consistency_only, reasoner_copy, run_reasoner  # noqa: E402
-from kb.checks.runner import check_source  # noqa: E402
-from kb.iris import IriMinter  # noqa: E402
-from kb.store import open_store  # noqa: E402
+from chesskb.kb.checks.owl import ReasonerFailed, consistency_only, reasoner_copy, run_reasoner  # noqa: E402
+from chesskb.kb.checks.runner import check_source  # noqa: E402
+from chesskb.kb.iris import IriMinter  # noqa: E402
+from chesskb.kb.store import open_store  # noqa: E402
 
 WORK = Path("/tmp/chesskb-bench/check")
 
@@ -51,7 +51,7 @@ def build_store(n: int) -> Path:
     rows = WORK / f"puzzles-{n}.csv"
     corpus.build("csv", n, rows)
     env = dict(os.environ, CHESSKB_ENGINE="none")
-    subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", str(rows),
+    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", str(rows),
                     "--jobs", "2"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     return store
 

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kb.store.manifest import MANIFEST
+from chesskb.kb.store.manifest import MANIFEST
 
 
 def main() -> None:

@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kb.importer import import_files  # noqa: E402
-from kb.store import open_store  # noqa: E402
+from chesskb.kb.importer import import_files  # noqa: E402
+from chesskb.kb.store import open_store  # noqa: E402
 
 
 def _positions(store) -> int:

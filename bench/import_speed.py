@@ -74,7 +74,7 @@ def run_import(path: Path, jobs: int, workdir: Path, keep: Path | None = None) -
     """
     store = workdir / f"store-{jobs}"
     shutil.rmtree(store, ignore_errors=True)
-    argv = [sys.executable, "-m", "service.cli", "--store", str(store), "import", "--jobs", str(jobs), str(path)]
+    argv = [sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", str(jobs), str(path)]
     start = time.perf_counter()
     process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)

@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
-    from kb.analysis import analyse
-    from kb.findings import Finding
-    from kb.iris import IriMinter
-    from kb.mapping import MappingContext, record_quads
-    from kb.pipeline import PipelineSettings, _records, process_unit, work_units
+    from chesskb.kb.analysis import analyse
+    from chesskb.kb.findings import Finding
+    from chesskb.kb.iris import IriMinter
+    from chesskb.kb.mapping import MappingContext, record_quads
+    from chesskb.kb.pipeline import PipelineSettings, _records, process_unit, work_units
 
     def run() -> int:
         count = 0
@@ -69,7 +69,7 @@ def _timed(run: Callable[[], int]) -> tuple[float, int]:
 def _import_seconds(path: Path) -> float:
     with tempfile.TemporaryDirectory(prefix="chesskb-stages-") as tmp:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "service.cli", "--store", str(Path(tmp) / "store"), "import",
+        subprocess.run([sys.executable, "-m", "chesskb", "--store", str(Path(tmp) / "store"), "import",
                         "--jobs", "1", str(path)], cwd=ROOT, check=True, capture_output=True)
         return time.perf_counter() - start
 

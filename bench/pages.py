@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kb.store import open_store  # noqa: E402
-from service.app import create_app  # noqa: E402
+from chesskb.kb.store import open_store  # noqa: E402
+from chesskb.service.app import create_app  # noqa: E402
 
 HTML = {"Accept": "text/html"}
 

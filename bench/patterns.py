@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpus import csv_rows  # noqa: E402
-from kb.analysis.board_facts import material_signature  # noqa: E402
-from kb.find import find_query  # noqa: E402
-from kb.patterns import board_squares, parse, pieces_on, sparql_string  # noqa: E402
-from kb.vocab import CP_IRI, PREFIXES  # noqa: E402
+from chesskb.kb.analysis.board_facts import material_signature  # noqa: E402
+from chesskb.kb.find import find_query  # noqa: E402
+from chesskb.kb.patterns import board_squares, parse, pieces_on, sparql_string  # noqa: E402
+from chesskb.kb.vocab import CP_IRI, PREFIXES  # noqa: E402
 
 #: (label, pattern, options) measured; from common (a page fills at once) to absent (every board tested).
 PATTERNS: tuple[tuple[str, str, dict], ...] = (

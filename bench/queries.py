@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from pyoxigraph import QueryResultsFormat, QuerySolutions  # noqa: E402
 
-from kb.store import open_store  # noqa: E402
-from queries import list_queries  # noqa: E402
+from chesskb.kb.store import open_store  # noqa: E402
+from chesskb.queries import list_queries  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -75,7 +75,7 @@ def build_data_store(directory: Path, copies: int = 1) -> Path:
     else:
         files = sorted(str(p) for p in (ROOT / "data").rglob("*") if p.suffix in (".pgn", ".csv")
                        and "tools" not in p.parts)
-    subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", *files],
+    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", *files],
                    cwd=ROOT, check=True, capture_output=True)
     return store
 
@@ -112,7 +112,7 @@ def free_port() -> int:
 
 def start_server(store: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store), "serve",
+    process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store), "serve",
                                 "--port", str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     for _ in range(150):

@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import corpus
 
-from kb.store import open_store
-from kb.vocab import PREFIXES
-from service.commands.bench_queries import bench_queries, percentile
+from chesskb.kb.store import open_store
+from chesskb.kb.vocab import PREFIXES
+from chesskb.service.commands.bench_queries import bench_queries, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,9 +49,9 @@ def build_store(size: int, work: Path) -> Path:
         return store
     csv_path = corpus.build("csv", size, work / f"csv-{size}.csv")
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", "--jobs", "2",
+    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "2",
                     "--source", "bench-puzzles", str(csv_path)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", *data_files()],
+    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", *data_files()],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     print(f"# built {store} in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return store
@@ -61,8 +61,8 @@ def _rdflib_worker(nquads: str, repeat: int, timeout: float, connection, skip: f
     """Load the export into rdflib and time each canned query; send rows back one by one."""
     import rdflib
 
-    from kb.store.bindings import with_values
-    from queries import list_queries
+    from chesskb.kb.store.bindings import with_values
+    from chesskb.queries import list_queries
 
     start = time.perf_counter()
     dataset = rdflib.Dataset(default_union=True)
@@ -135,7 +135,7 @@ def rdflib_timings(store: Path, repeat: int, timeout: float) -> tuple[dict, str]
     """Per-query rdflib timings keyed by name (``None`` = did not finish within ``timeout``)."""
     with tempfile.NamedTemporaryFile(suffix=".nq", delete=False) as handle:
         nquads = handle.name
-    subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "export", "--format", "nq",
+    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "export", "--format", "nq",
                     "-o", nquads], cwd=ROOT, check=True)
     results: dict[str, tuple | None] = {}
     note = ""

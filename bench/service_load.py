@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", args.store, "serve",
+    server = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", args.store, "serve",
                                "--host", "127.0.0.1", "--port", str(port)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

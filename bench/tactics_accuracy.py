@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kb.analysis import analyse  # noqa: E402
-from kb.analysis.engine import close_shared_engine  # noqa: E402
-from kb.analysis.phase import PHASE_CLASS  # noqa: E402
-from kb.reading import read_records  # noqa: E402
-from kb.records import GameRecord  # noqa: E402
-from kb.themes import LICHESS_THEME_CLASSES  # noqa: E402
+from chesskb.kb.analysis import analyse  # noqa: E402
+from chesskb.kb.analysis.engine import close_shared_engine  # noqa: E402
+from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
+from chesskb.kb.reading import read_records  # noqa: E402
+from chesskb.kb.records import GameRecord  # noqa: E402
+from chesskb.kb.themes import LICHESS_THEME_CLASSES  # noqa: E402
 
 #: Themes decided by the rules of chess or by material alone: F1 >= 0.95 each.
 TARGET_EXACT = ("MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFive", "PawnEndgame", "RookEndgame",

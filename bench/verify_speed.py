@@ -41,7 +41,7 @@ def timed_import(path: Path, store: Path, jobs: int, engine: bool, source: str =
     env.pop("CHESSKB_VERIFY_CACHE", None)
     if not engine:
         env["CHESSKB_ENGINE"] = "none"
-    argv = [sys.executable, "-m", "service.cli", "--store", str(store), "import", "--jobs", str(jobs),
+    argv = [sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", str(jobs),
             "--source", source, str(path)]
     start = time.perf_counter()
     process = subprocess.Popen(argv, cwd=code, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

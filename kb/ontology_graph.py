@@ -17,7 +17,7 @@ ONTOLOGY_GRAPH = NamedNode(ONTOLOGY_IRI)
 
 @lru_cache(maxsize=1)
 def _ontology_triples() -> tuple:
-    import ontology
+    from chesskb import ontology
 
     return tuple(parse(ontology.turtle_text(), format=RdfFormat.TURTLE, base_iri=ONTOLOGY_IRI))
 

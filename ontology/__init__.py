@@ -1,7 +1,7 @@
 """The ChessPosition ontology files, reached as package resources.
 
 ``chessposition.ttl`` is the authored source; ``chessposition.owl`` is the RDF/XML built from it
-by ``python -m ontology.build`` (for owlready2 and Protégé, which cannot read Turtle). Both are
+by ``python -m chesskb.ontology.build`` (for owlready2 and Protégé, which cannot read Turtle). Both are
 read through :mod:`importlib.resources`, so this works from a checkout, an installed wheel or a
 zip alike, never from a path relative to the current directory.
 """

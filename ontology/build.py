@@ -1,8 +1,8 @@
 """Rebuild ``chessposition.owl`` (RDF/XML) from the authored ``chessposition.ttl``.
 
 Turtle is the file people edit; RDF/XML is what owlready2 and Protégé load (owlready2 cannot read
-Turtle). Run ``python -m ontology.build`` after editing the Turtle; a test fails while the
-``.owl`` is stale, and ``python -m ontology.build --check`` says so without writing.
+Turtle). Run ``python -m chesskb.ontology.build`` after editing the Turtle; a test fails while the
+``.owl`` is stale, and ``python -m chesskb.ontology.build --check`` says so without writing.
 
 The writer is small and deterministic on purpose: rdflib's RDF/XML serialisers order subjects by
 hash, and canonical blank-node labelling can merge look-alike blank nodes (the two
@@ -124,7 +124,7 @@ def to_rdfxml(turtle: str) -> str:
     writer = _Writer(graph)
     out = writer.lines
     out.append('<?xml version="1.0" encoding="utf-8"?>')
-    out.append("<!-- Generated from chessposition.ttl by `python -m ontology.build`; do not edit. -->")
+    out.append("<!-- Generated from chessposition.ttl by `python -m chesskb.ontology.build`; do not edit. -->")
     out.append("<rdf:RDF")
     for prefix, base in PREFIXES.items():
         out.append(f"    xmlns:{prefix}={quoteattr(base)}")
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if current == text:
         return 0
     if args.check:
-        print(f"{OWL_PATH.name} is stale: run python -m ontology.build", file=sys.stderr)
+        print(f"{OWL_PATH.name} is stale: run python -m chesskb.ontology.build", file=sys.stderr)
         return 1
     OWL_PATH.write_text(text, encoding="utf-8")
     print(f"wrote {OWL_PATH}")

@@ -46,11 +46,11 @@ from importlib import resources
 
 from pyoxigraph import Literal, NamedNode
 
-from kb.analysis.board_facts import pieces_key as board_pieces_key
-from kb.names import name_key
-from kb.patterns import PatternError, sparql_condition
-from kb.patterns import parse as parse_pattern
-from kb.vocab import CP_IRI, XSD
+from chesskb.kb.analysis.board_facts import pieces_key as board_pieces_key
+from chesskb.kb.names import name_key
+from chesskb.kb.patterns import PatternError, sparql_condition
+from chesskb.kb.patterns import parse as parse_pattern
+from chesskb.kb.vocab import CP_IRI, XSD
 
 _HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')

@@ -13,8 +13,8 @@ from typing import Any
 
 from flask import Flask
 
-from kb.iris import default_base_iri
-from kb.store import Store, default_store_location, open_store
+from chesskb.kb.iris import default_base_iri
+from chesskb.kb.store import Store, default_store_location, open_store
 
 from .errors import register_error_handlers
 from .executor import PooledReader
@@ -23,10 +23,10 @@ from .result_cache import ResultCache
 
 #: Blueprint modules, registered in this order when the module exists.
 BLUEPRINTS: tuple[str, ...] = (
-    "service.sparql",
-    "service.canned",
-    "service.pages",
-    "service.browse",
+    "chesskb.service.sparql",
+    "chesskb.service.canned",
+    "chesskb.service.pages",
+    "chesskb.service.browse",
     "service.courses",
     "service.authoring",
     "service.play",

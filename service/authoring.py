@@ -29,11 +29,11 @@ import chess
 import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
-from kb.checks.fen import board_from_fen, validate_fen
-from kb.importer import ImportError_, import_files
-from kb.iris import IriMinter
-from kb.store import StoreBusy
-from kb.themes import THEME_CLASSES
+from chesskb.kb.checks.fen import board_from_fen, validate_fen
+from chesskb.kb.importer import ImportError_, import_files
+from chesskb.kb.iris import IriMinter
+from chesskb.kb.store import StoreBusy
+from chesskb.kb.themes import THEME_CLASSES
 
 from . import boards
 from .errors import ServiceError
@@ -189,7 +189,7 @@ def save() -> Response:
             raise ServiceError(409, f"not saved: {exc}") from None
         except ImportError_ as exc:
             raise ServiceError(422, f"not saved: {exc}") from None
-    from kb.analysis.board_facts import position_key
+    from chesskb.kb.analysis.board_facts import position_key
 
     key = position_key(game.board())
     rows = store.query(f'SELECT ?p WHERE {{ GRAPH {minter.source_graph(source)} '
@@ -212,7 +212,7 @@ def save_course() -> Response:
     _require_token()
     import yaml
 
-    from kb.courses import CourseError, course_graph, course_quads, resolve_course
+    from chesskb.kb.courses import CourseError, course_graph, course_quads, resolve_course
 
     text = (request.get_json(silent=True) or {}).get("course", "")
     try:

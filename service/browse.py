@@ -19,11 +19,11 @@ import chess
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 from pyoxigraph import Literal, NamedNode
 
-from kb.analysis.board_facts import position_key
-from kb.class_counts import stored_counts
-from kb.standings import game_result, standings as event_standings
-from kb.themes import PARENT, type_position
-from kb.vocab import ADDED_THEME_CLASSES, CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
+from chesskb.kb.analysis.board_facts import position_key
+from chesskb.kb.class_counts import stored_counts
+from chesskb.kb.standings import game_result, standings as event_standings
+from chesskb.kb.themes import PARENT, type_position
+from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
 
-from queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
+from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
 
 from .errors import ServiceError
 from .sparql import answer_response, run_query

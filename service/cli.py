@@ -18,14 +18,14 @@ from typing import Any
 import click
 from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
-from kb.findings import Finding
-from kb.importer import ImportError_, ImportReport, import_files, remove_source
-from kb.iris import BASE_IRI_ENV, default_base_iri
-from kb.pipeline import default_jobs
-from kb.safe_output import atomic_output
-from kb.terminal import printable
-from kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
-from kb.vocab import PREFIXES
+from chesskb.kb.findings import Finding
+from chesskb.kb.importer import ImportError_, ImportReport, import_files, remove_source
+from chesskb.kb.iris import BASE_IRI_ENV, default_base_iri
+from chesskb.kb.pipeline import default_jobs
+from chesskb.kb.safe_output import atomic_output
+from chesskb.kb.terminal import printable
+from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
+from chesskb.kb.vocab import PREFIXES
 
 RESULT_FORMATS: dict[str, QueryResultsFormat] = {
     "json": QueryResultsFormat.JSON,
@@ -206,7 +206,7 @@ def write_result(result: Any, fmt: str, out: Any) -> None:
 def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, name: str | None,
                   params: tuple[str, ...], fmt: str) -> None:
     """Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."""
-    from queries import QueryError, load_query
+    from chesskb.queries import QueryError, load_query
 
     given = [x for x in (sparql, query_file, name) if x]
     if len(given) != 1:
@@ -246,7 +246,7 @@ def export_command(obj: CliContext, fmt: str, output: Path | None, source: str |
     """Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé,
     owlxml the same in OWL/XML (written by the OWL API; needs Java), --format pgn the exercises as
     PGN (SetUp/FEN, solution and comments) for other chess software."""
-    from kb.export import write_export
+    from chesskb.kb.export import write_export
 
     store = obj.open_store()
     if fmt == "pgn":
@@ -265,7 +265,7 @@ def export_command(obj: CliContext, fmt: str, output: Path | None, source: str |
 
 def _owlxml_writer():
     """``write_owlxml`` with Java's absence (exit 2) and the OWL API's refusal (exit 1) as one line."""
-    from kb.export_owlxml import ConversionFailed, JavaMissing, write_owlxml
+    from chesskb.kb.export_owlxml import ConversionFailed, JavaMissing, write_owlxml
 
     def write(store: Store, fmt: str, output, **options) -> None:
         try:
@@ -285,7 +285,7 @@ class JavaNeeded(click.ClickException):
 
 
 def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:
-    from kb.export_pgn import write_pgn
+    from chesskb.kb.export_pgn import write_pgn
 
     if output is None:
         write_pgn(store, sys.stdout, source=source, base_iri=base_iri)
@@ -297,7 +297,7 @@ def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri:
 
 def _engine_note() -> str:
     try:
-        engine = importlib.import_module("kb.analysis.engine")
+        engine = importlib.import_module("chesskb.kb.analysis.engine")
     except ImportError:
         return "no engine support in this build: mate claims longer than 2 moves stay unverified"
     return engine.engine_status()
@@ -308,7 +308,7 @@ def _engine_note() -> str:
 @click.pass_obj
 def stats_command(obj: CliContext, fmt: str) -> None:
     """Counts of positions, games, players, events and theme classes."""
-    from kb.stats import kb_stats, list_sources
+    from chesskb.kb.stats import kb_stats, list_sources
 
     store = obj.open_store()
     stats = kb_stats(store)
@@ -332,7 +332,7 @@ def stats_command(obj: CliContext, fmt: str) -> None:
 @click.pass_obj
 def sources_command(obj: CliContext, fmt: str) -> None:
     """The sources in the store with counts, import time and file checksum."""
-    from kb.stats import list_sources
+    from chesskb.kb.stats import list_sources
 
     sources = list_sources(obj.open_store(), base_iri=obj.base_iri)
     if fmt == "json":
@@ -360,9 +360,9 @@ def remove_source_command(obj: CliContext, name: str) -> None:
 def _register_plugged_commands() -> None:
     for module_name in PLUGGED_COMMANDS:
         try:
-            module = importlib.import_module(f"service.commands.{module_name}")
+            module = importlib.import_module(f"chesskb.service.commands.{module_name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"service.commands.{module_name}":
+            if exc.name == f"chesskb.service.commands.{module_name}":
                 continue
             raise
         command = getattr(module, "command", None)
@@ -378,7 +378,7 @@ def main() -> None:
     try:
         _run()
     finally:
-        from kb.analysis.engine import close_shared_engine
+        from chesskb.kb.analysis.engine import close_shared_engine
 
         close_shared_engine()  # the engine's thread would otherwise keep the process from exiting
 

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode
 from flask import current_app, request, url_for
 from pyoxigraph import NamedNode
 
-from kb.vocab import CP_IRI
+from chesskb.kb.vocab import CP_IRI
 
 CLASS_MEMBER_AT = """SELECT ?class ?p WHERE { ?p a ?class } LIMIT 1 OFFSET %d"""
 SOURCE_RECORD = """SELECT ?rec ?m ?number WHERE { ?rec cp:gameNumber ?number . ?m dcterms:source ?rec }"""
@@ -106,7 +106,7 @@ def _resolve_course(iri: str, rest: str, index: int, context: str, lang: str) ->
 
 
 def _resolve_query(iri: str, rest: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
-    from queries import load_query
+    from chesskb.queries import load_query
 
     from .sparql import run_query
 

@@ -27,7 +27,7 @@ from typing import Any
 from flask import current_app, request
 from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, parse_query_results
 
-from kb.store import EmbeddedStore
+from chesskb.kb.store import EmbeddedStore
 
 from .errors import ServiceError
 from .query_guard import federation_keyword

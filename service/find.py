@@ -14,9 +14,9 @@ from typing import Any
 import chess
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
-from kb.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
-from kb.iris import IriMinter
-from kb.patterns import PatternError, list_form, parse
+from chesskb.kb.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
+from chesskb.kb.iris import IriMinter
+from chesskb.kb.patterns import PatternError, list_form, parse
 
 from .errors import ServiceError
 from .i18n import current_lang

@@ -18,9 +18,9 @@ import chess
 from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
                    url_for)
 
-from kb.themes import PARENT
-from kb.vocab import per_game_property
-from kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
+from chesskb.kb.themes import PARENT
+from chesskb.kb.vocab import per_game_property
+from chesskb.kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 
 from . import boards, context, games
 from .errors import ServiceError

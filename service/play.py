@@ -30,7 +30,7 @@ import chess.engine
 import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from kb.analysis.engine import engine_path
+from chesskb.kb.analysis.engine import engine_path
 
 from .boards import legal_moves
 from .errors import ServiceError

@@ -39,7 +39,7 @@ from pyoxigraph import (
     serialize,
 )
 
-from kb.vocab import PREFIXES
+from chesskb.kb.vocab import PREFIXES
 
 SELECT_FORMATS: dict[str, QueryResultsFormat] = {
     "application/sparql-results+json": QueryResultsFormat.JSON,
@@ -173,7 +173,7 @@ def make_request(sparql: str, bindings: dict[str, Any] | None, select_type: str,
 
 def execute(store: Any, request: Request) -> Answer:
     """Run the request's query and serialise the result within its byte and row bounds."""
-    from kb.store import QuerySyntaxError
+    from chesskb.kb.store import QuerySyntaxError
 
     bindings = {name: term_from_wire(wire) for name, wire in request.bindings}
     dataset = request.dataset
@@ -255,7 +255,7 @@ def isolate_network() -> bool:
 
 def _worker_main(location: str, conn: Any, offline: bool) -> None:
     """A worker process: open the store read-only once, then answer requests until told to stop."""
-    from kb.store import StoreError, open_store
+    from chesskb.kb.store import StoreError, open_store
 
     isolated = isolate_network() if offline else False
     store = open_store(location)

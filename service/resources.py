@@ -18,7 +18,7 @@ import rdflib
 from flask import current_app
 from pyoxigraph import NamedNode, RdfFormat, serialize
 
-from kb.vocab import CP_IRI, PREFIXES, RDF_IRI, RDFS_IRI
+from chesskb.kb.vocab import CP_IRI, PREFIXES, RDF_IRI, RDFS_IRI
 
 DESCRIBE = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
 WHERE { ?s ?p ?o OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
-from kb.vocab import PREFIXES, RDF
+from chesskb.kb.vocab import PREFIXES, RDF
 
 from . import executor
 from .errors import ServiceError, error_response

@@ -21,8 +21,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from kb.analysis import analyse
-from kb.themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
+from chesskb.kb.analysis import analyse
+from chesskb.kb.themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
 from tests.conftest import DATA, run_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -20,7 +20,7 @@ def data_dir() -> Path:
 
 def run_cli(*args: str, store: Path | str | None = None, input: str | None = None):
     """Run ``chesskb`` in-process; returns click's Result (stdout, stderr, exit code)."""
-    from service.cli import cli
+    from chesskb.service.cli import cli
 
     argv = (["--store", str(store)] if store is not None else []) + list(args)
     return CliRunner().invoke(cli, argv, input=input, catch_exceptions=False)
@@ -40,7 +40,7 @@ def data_store(tmp_path_factory) -> Path:
 def _stop_the_engine():
     """Analyses in this process may have started stockfish (mate verification); stop it at the end."""
     yield
-    from kb.analysis.engine import close_shared_engine
+    from chesskb.kb.analysis.engine import close_shared_engine
 
     close_shared_engine()
 

@@ -28,7 +28,7 @@ def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -
     """Yield the base URL (``http://127.0.0.1:PORT``) of a running server; stop it afterwards."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "--store", str(store), "serve", "--host", "127.0.0.1",
+        [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host", "127.0.0.1",
          "--port", str(port), *options],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     base = f"http://127.0.0.1:{port}"

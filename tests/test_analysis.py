@@ -13,13 +13,13 @@ from pathlib import Path
 import chess
 import pytest
 
-from kb.analysis import analyse
-from kb.analysis.board_facts import board_facts
-from kb.analysis.engine import engine_path
-from kb.analysis.verify import forced_mate_within, verify_mate
-from kb.reading import read_records
-from kb.records import GameRecord
-from kb.themes import LICHESS_THEME_CLASSES
+from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.board_facts import board_facts
+from chesskb.kb.analysis.engine import engine_path
+from chesskb.kb.analysis.verify import forced_mate_within, verify_mate
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
+from chesskb.kb.themes import LICHESS_THEME_CLASSES
 
 from .conftest import DATA, run_cli
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from kb.store import open_store
-from service.app import create_app
+from chesskb.kb.store import open_store
+from chesskb.service.app import create_app
 from tests.conftest import DATA, run_cli
 
 TOKEN = "teacher-secret"
@@ -205,7 +205,7 @@ def live(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "CHESSKB_AUTHOR_TOKEN": TOKEN}
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store), "serve", "--host",
+    process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host",
                                 "127.0.0.1", "--port", str(port)], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"

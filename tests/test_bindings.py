@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pyoxigraph import Literal, NamedNode, Store
 
-from kb.store.bindings import with_values
+from chesskb.kb.store.bindings import with_values
 
 WHITE = Literal("white")
 

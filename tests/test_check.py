@@ -16,9 +16,9 @@ import pytest
 import rdflib
 from pyoxigraph import Literal, NamedNode, Quad
 
-from kb.iris import IriMinter
-from kb.store import open_store
-from kb.vocab import CP
+from chesskb.kb.iris import IriMinter
+from chesskb.kb.store import open_store
+from chesskb.kb.vocab import CP
 from tests.conftest import DATA, run_cli
 
 CP_NS = rdflib.Namespace(CP.Position.value.rsplit("#", 1)[0] + "#")
@@ -103,7 +103,7 @@ def test_a_consistent_store_exits_0_and_checks_all_sources_together(tmp_path: Pa
 # --- inconsistent on purpose ---------------------------------------------------------------------
 
 def test_ontology_declares_player_and_position_disjoint() -> None:
-    import ontology
+    from chesskb import ontology
 
     graph = rdflib.Graph().parse(data=ontology.turtle_text(), format="turtle")
     from rdflib.collection import Collection
@@ -212,7 +212,7 @@ def test_shacl_violations_are_listed_with_label_and_iri(tmp_path: Path) -> None:
 
 
 def test_fen_and_date_rules_beside_shacl() -> None:
-    from kb.checks.shacl import date_problem, fen_problem
+    from chesskb.kb.checks.shacl import date_problem, fen_problem
 
     assert fen_problem("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1") is None
     assert fen_problem("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1")  # 7 files on rank 1
@@ -251,7 +251,7 @@ def _java_major() -> int:
     import re
     import subprocess
 
-    from kb.checks.owl import java_executable
+    from chesskb.kb.checks.owl import java_executable
 
     out = subprocess.run([java_executable("check"), "-version"], capture_output=True, text=True).stderr
     match = re.search(r'version "(\d+)', out)
@@ -275,7 +275,7 @@ def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data
                                                                             tmp_path: Path) -> None:
     import owlready2
 
-    from kb.checks.owl import run_reasoner
+    from chesskb.kb.checks.owl import run_reasoner
 
     out = tmp_path / "kb.owl"
     assert run_cli("export", "--format", "owl", "-o", str(out), store=data_store).exit_code == 0
@@ -350,7 +350,7 @@ def test_owlxml_export_without_java_exits_2_and_writes_nothing(data_store: Path,
 
 
 def test_axioms_named_are_the_ones_the_statements_break() -> None:
-    from kb.checks.owl import axioms_involved
+    from chesskb.kb.checks.owl import axioms_involved
 
     base = IriMinter().base
     position, thing = NamedNode(base + "position/p"), NamedNode(base + "player/x")
@@ -364,8 +364,8 @@ def test_axioms_named_are_the_ones_the_statements_break() -> None:
 
 
 def test_text_report_escapes_control_characters_in_data() -> None:
-    from kb.checks.runner import CheckReport
-    from service.commands.check import render_text
+    from chesskb.kb.checks.runner import CheckReport
+    from chesskb.service.commands.check import render_text
 
     report = CheckReport(reasoner="hermit", shacl_violations=[
         {"iri": "https://w3id.org/chesskb/id/player/x", "label": "Evil\x1b[2J\x07 name", "path": "cp:name",

@@ -9,7 +9,7 @@ import pytest
 import rdflib
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
-from kb.store import EmbeddedStore
+from chesskb.kb.store import EmbeddedStore
 
 from .conftest import DATA, run_cli
 
@@ -175,14 +175,14 @@ def test_unknown_source_export_is_an_error(tmp_path: Path) -> None:
 
     from .conftest import ROOT
 
-    result = subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "export", "--format",
+    result = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "export", "--format",
                              "ttl", "--source", "nope"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stderr.strip() == f"error: no source named 'nope' in {store}"
 
 
 def test_bench_queries_times_every_query_with_defaults(data_store) -> None:
-    from queries import list_queries
+    from chesskb.queries import list_queries
 
     result = run_cli("bench-queries", "--repeat", "2", "--format", "json", store=data_store)
     assert result.exit_code == 0, result.output

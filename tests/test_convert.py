@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pyoxigraph import BlankNode
 
-from kb.store import EmbeddedStore
-from kb.store.remote import RemoteStore
+from chesskb.kb.store import EmbeddedStore
+from chesskb.kb.store.remote import RemoteStore
 from tests.conftest import DATA, run_cli
 from tests.test_remote_store import _free_port, _oxigraph_binary
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pyoxigraph import NamedNode
 
-from kb.store import open_store
+from chesskb.kb.store import open_store
 from tests.conftest import DATA, run_cli
 
 COURSE = DATA / "courses" / "first-steps.yaml"
@@ -96,7 +96,7 @@ def test_bad_course_files_are_refused_with_the_reason(store: Path, tmp_path: Pat
 
 
 def test_course_pages_html_json_spanish_and_escaping(store: Path, tmp_path: Path) -> None:
-    from service.app import create_app
+    from chesskb.service.app import create_app
 
     client = create_app({"STORE": str(store), "TESTING": True, "QUERY_WORKERS": 0}).test_client()
     listing = client.get("/courses.json").get_json()["courses"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from kb.analysis import analyse
-from kb.analysis.difficulty import MAXIMUM, MINIMUM, THEME_WEIGHT, estimate_difficulty
-from kb.findings import Finding
-from kb.reading import read_records
-from kb.store import open_store
-from kb.vocab import ALL_CLASSES
+from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.difficulty import MAXIMUM, MINIMUM, THEME_WEIGHT, estimate_difficulty
+from chesskb.kb.findings import Finding
+from chesskb.kb.reading import read_records
+from chesskb.kb.store import open_store
+from chesskb.kb.vocab import ALL_CLASSES
 from tests.conftest import DATA
 
 

@@ -25,7 +25,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
 
-from service.query_guard import federation_keyword
+from chesskb.service.query_guard import federation_keyword
 from tests.competency import build_store
 from tests.live_server import http, live_server
 

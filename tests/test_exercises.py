@@ -173,8 +173,8 @@ def test_class_pages_and_courses_leave_games_out(store, tmp_path):
     assert result.exit_code == 0, result.output
     items = {row["x"] for row in query(store, "SELECT ?x WHERE { ?i cp:exercise ?x }")}
     assert items and not items & initial
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     kb = open_store(str(store["path"]))
     client = create_app({"STORE": str(store["path"])}, store=kb).test_client()

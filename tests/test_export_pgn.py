@@ -6,7 +6,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from kb.store import open_store
+from chesskb.kb.store import open_store
 from tests.conftest import DATA, run_cli
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"

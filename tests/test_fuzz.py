@@ -17,9 +17,9 @@ import chess.pgn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.checks.fen import board_from_fen, validate_fen
-from kb.checks.pgn_lint import lint_text
-from kb.pipeline import PipelineSettings, process_unit, work_units
+from chesskb.kb.checks.fen import board_from_fen, validate_fen
+from chesskb.kb.checks.pgn_lint import lint_text
+from chesskb.kb.pipeline import PipelineSettings, process_unit, work_units
 from tests.conftest import run_cli
 
 EXAMPLES = int(os.environ.get("CHESSKB_FUZZ_EXAMPLES", "100"))

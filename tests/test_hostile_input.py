@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.checks.pgn_lint import lint_file
-from kb.store import open_store
+from chesskb.kb.checks.pgn_lint import lint_file
+from chesskb.kb.store import open_store
 from tests.conftest import run_cli
 
 GOOD = ('[Event "Good {n}"]\n[White "Anna {n}"]\n[Black "Boris {n}"]\n[Result "*"]\n\n'

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from service.i18n import LANGUAGES, STRINGS
+from chesskb.service.i18n import LANGUAGES, STRINGS
 
 
 def test_english_and_spanish_catalogues_have_the_same_keys() -> None:

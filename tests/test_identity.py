@@ -15,9 +15,9 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from kb.names import name_key
-from kb.store import open_store
-from queries import load_query
+from chesskb.kb.names import name_key
+from chesskb.kb.store import open_store
+from chesskb.queries import load_query
 from tests.conftest import DATA, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -153,7 +153,7 @@ def test_ratings_and_titles_are_the_games(tmp_path: Path) -> None:
 
 
 def test_player_page_shows_the_rating_of_each_game(tmp_path: Path) -> None:
-    from service.app import create_app
+    from chesskb.service.app import create_app
 
     path = IDENTITY / "two-ratings.pgn"
     store = build(tmp_path, path)
@@ -172,7 +172,7 @@ def test_player_page_shows_the_rating_of_each_game(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", [IDENTITY / "numbered-sites.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn"])
 def test_a_match_with_numbered_sites_is_one_event_with_its_games_by_round(tmp_path: Path, path: Path) -> None:
-    from service.app import create_app
+    from chesskb.service.app import create_app
 
     games = read_headers(path)
     store = build(tmp_path, path)
@@ -191,7 +191,7 @@ def test_a_match_with_numbered_sites_is_one_event_with_its_games_by_round(tmp_pa
 
 
 def test_event_page_and_queries_use_one_rule_for_unfinished_games(tmp_path: Path) -> None:
-    from service.app import create_app
+    from chesskb.service.app import create_app
 
     path = FIXTURES / "round-robin.pgn"
     games = read_headers(path)
@@ -218,7 +218,7 @@ def test_event_page_and_queries_use_one_rule_for_unfinished_games(tmp_path: Path
 # --- 5. Players ------------------------------------------------------------------------------------
 
 def test_name_forms_link_and_a_surname_alone_stays_a_candidate() -> None:
-    from kb.linking import PlayerNames, compute_links
+    from chesskb.kb.linking import PlayerNames, compute_links
 
     names = {"a": "Tal, Mikhail N.", "b": "Mikhail Tal", "c": "Tal,M", "d": "Polgár, Judit", "e": "Polgar, Susan",
              "f": "Polgar, Sofia", "g": "POLGAR", "h": "Nepomniachtchi, Ian", "i": "Ian Nepomnyashchy",
@@ -278,7 +278,7 @@ def test_export_writes_each_games_own_event_tags(tmp_path: Path) -> None:
 def test_every_by_player_answer_follows_the_players_cluster(tmp_path: Path) -> None:
     """Eight games of Tal written eight ways: "Tal, Mikhail" finds all of them, and every member's
     page shows the same cluster once."""
-    from service.app import create_app
+    from chesskb.service.app import create_app
 
     path = IDENTITY / "tal-spellings.pgn"
     games = read_headers(path)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from kb.iris import IriMinter
-from kb.reading import read_records
-from kb.records import GameRecord
-from kb.store import EmbeddedStore
+from chesskb.kb.iris import IriMinter
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
+from chesskb.kb.store import EmbeddedStore
 
 from .conftest import BASE, DATA, ROOT, run_cli
 
@@ -173,8 +173,8 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
 
 def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
     """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
-    from kb.class_counts import count_members, stored_counts
-    from kb.stats import kb_stats
+    from chesskb.kb.class_counts import count_members, stored_counts
+    from chesskb.kb.stats import kb_stats
 
     store_path = tmp_path / "s"
     store = EmbeddedStore(store_path)
@@ -214,7 +214,7 @@ def test_import_killed_midway_leaves_the_store_as_it_was(tmp_path: Path) -> None
     current = os.readlink(store_path / "CURRENT")
     big = tmp_path / "big.pgn"
     _big_pgn(big, 60)  # 2,400 games, several seconds of work
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store_path), "import",
+    process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store_path), "import",
                                 str(big)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not any(p.name.endswith(".partial") for p in store_path.iterdir()):
@@ -247,9 +247,9 @@ def _state(store_path: Path) -> tuple[set[tuple], int]:
 
 def _derived_agree_with_data(store_path: Path) -> None:
     """The links and class counts a store keeps are the ones its data calls for (no stale generation)."""
-    from kb.class_counts import count_members, stored_counts
-    from kb.importer import source_counts
-    from kb.linking import all_links, link_quads
+    from chesskb.kb.class_counts import count_members, stored_counts
+    from chesskb.kb.importer import source_counts
+    from chesskb.kb.linking import all_links, link_quads
 
     store = EmbeddedStore(store_path)
     minter = IriMinter(BASE)
@@ -301,7 +301,7 @@ def test_random_kills_leave_data_links_and_counts_exactly_before_or_after(tmp_pa
         store_path = tmp_path / f"s{number}"
         shutil.copytree(template, store_path, symlinks=True)
         live = os.readlink(store_path / "CURRENT")
-        process = subprocess.Popen([sys.executable, "-m", "service.cli", "--store", str(store_path), "import",
+        process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store_path), "import",
                                     "--jobs", str(1 + number % 2), str(big)], cwd=ROOT, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + (delay if delay is not None else 120)
@@ -399,7 +399,7 @@ def test_exports_hold_named_graphs_only(tmp_path: Path, data_store: Path) -> Non
 def test_a_strict_import_with_an_error_changes_nothing(tmp_path: Path) -> None:
     """``strict`` (the authoring page's saves): one bad game aborts the whole write, even once
     loading has begun; the store keeps its generation and no staging copy is left."""
-    from kb.importer import ImportError_, import_files
+    from chesskb.kb.importer import ImportError_, import_files
 
     store_path = tmp_path / "s"
     assert run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=store_path).exit_code == 0

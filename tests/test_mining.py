@@ -8,9 +8,9 @@ from pathlib import Path
 import chess
 import pytest
 
-from kb.mining import MIN_GAIN, engine_path, material, mine_game, open_engine
-from kb.reading import read_records
-from kb.records import GameRecord
+from chesskb.kb.mining import MIN_GAIN, engine_path, material, mine_game, open_engine
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
 
 from .conftest import DATA, run_cli
 
@@ -102,7 +102,7 @@ def test_mining_in_process_exits_cleanly(tmp_path: Path) -> None:
 
     from .conftest import ROOT
 
-    result = subprocess.run([sys.executable, "-m", "service.cli", "--store", str(tmp_path / "store"), "import",
+    result = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(tmp_path / "store"), "import",
                              "--mine", "--jobs", "1", str(DATA / "pgn-extract" / "test-checkmate.pgn")],
                             cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.notation import english_san_to, san_to_english, to_english_movetext
-from kb.store import open_store
+from chesskb.kb.notation import english_san_to, san_to_english, to_english_movetext
+from chesskb.kb.store import open_store
 from tests.conftest import run_cli
 
 NOTATION = Path(__file__).parent / "fixtures" / "notation"

@@ -8,9 +8,9 @@ from rdflib.collection import Collection
 from rdflib.compare import isomorphic
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS, Namespace
 
-import ontology
-from kb import themes, vocab
-from ontology import build
+from chesskb import ontology
+from chesskb.kb import themes, vocab
+from chesskb.ontology import build
 
 CP = vocab.CP_IRI
 ONTOLOGY = URIRef(vocab.ONTOLOGY_IRI)
@@ -313,7 +313,7 @@ def test_package_api() -> None:
 def test_rdfxml_is_up_to_date(g: Graph) -> None:
     owl = Graph()
     owl.parse(data=ontology.rdfxml_text(), format="xml")
-    assert isomorphic(g, owl), "chessposition.owl is stale: run python -m ontology.build"
+    assert isomorphic(g, owl), "chessposition.owl is stale: run python -m chesskb.ontology.build"
     assert build.to_rdfxml(ontology.turtle_text()) == ontology.rdfxml_text()
 
 

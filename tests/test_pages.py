@@ -18,9 +18,9 @@ import chess.pgn
 import pytest
 import rdflib
 
-from kb.themes import LICHESS_THEME_CLASSES, PARENT
-from kb.vocab import CP_IRI
-from service.i18n import localise_san
+from chesskb.kb.themes import LICHESS_THEME_CLASSES, PARENT
+from chesskb.kb.vocab import CP_IRI
+from chesskb.service.i18n import localise_san
 from tests.conftest import BASE, DATA, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,8 +30,8 @@ BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;
 
 @pytest.fixture(scope="module")
 def app(data_store):
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     return create_app({"STORE": str(data_store)}, store=open_store(str(data_store)))
 
@@ -177,8 +177,8 @@ def test_unknown_and_malformed_iris(client):
 
 
 def test_iri_paths_dereference_when_the_base_points_at_the_service(tmp_path):
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     base = "http://localhost/id/"
     store = tmp_path / "store"
@@ -266,8 +266,8 @@ def test_player_and_event_pages_from_the_kasparov_match(client):
 
 def test_event_page_groups_rounds_and_computes_standings(tmp_path):
     """A hand-made round robin (tests/fixtures/round-robin.pgn): no shipped collection has one."""
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     path = FIXTURES / "round-robin.pgn"
     headers = []
@@ -328,8 +328,8 @@ HOSTILE_MARKERS = ("alert('event')", "alert('white')", "alert('intro')", "onerro
 
 @pytest.fixture(scope="module")
 def hostile_client(tmp_path_factory):
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     store = tmp_path_factory.mktemp("hostile") / "store"
     result = run_cli("import", str(FIXTURES / "hostile.pgn"), store=store)
@@ -454,8 +454,8 @@ def test_every_imported_position_has_a_page_whose_line_replays(client, app):
 
 def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
     """tests/fixtures/every-tag.pgn fills every tag of the original's data table (seed-000 §8.3)."""
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     path = FIXTURES / "every-tag.pgn"
     game = chess.pgn.read_game(io.StringIO(path.read_text(encoding="utf-8")))
@@ -475,7 +475,7 @@ def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
 
 
 def test_solution_line_falls_back_to_the_stored_uci_and_stops_at_what_cannot_be_played():
-    from service.boards import solution_line
+    from chesskb.service.boards import solution_line
 
     start = chess.STARTING_FEN
     fallback = solution_line(start, "1. e4 {unclosed", "e2e4 e7e5 e1e8 g1f3")

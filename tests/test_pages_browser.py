@@ -33,8 +33,8 @@ def serve(store_path: Path) -> tuple[str, object]:
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     app = create_app({"STORE": str(store_path)}, store=open_store(str(store_path)))
     server = make_server("127.0.0.1", 0, app, threaded=True)

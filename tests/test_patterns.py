@@ -18,7 +18,7 @@ import chess
 import chess.pgn
 import pytest
 
-from kb.patterns import PatternError, board_squares, parse, sparql_condition
+from chesskb.kb.patterns import PatternError, board_squares, parse, sparql_condition
 from tests.conftest import DATA, run_cli
 
 Predicate = Callable[[chess.Board], bool]
@@ -243,8 +243,8 @@ def test_the_same_answers_from_a_remote_sparql_server(server, tmp_path):  # noqa
 
 @pytest.fixture(scope="module")
 def client(data_store):
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     return create_app({"STORE": str(data_store), "QUERY_WORKERS": 0},
                       store=open_store(str(data_store))).test_client()
@@ -271,8 +271,8 @@ def test_find_errors(client, tmp_path):
 
 def test_the_piece_index_changes_nothing_but_speed(data_store):
     """cp:pieceOn only narrows the boards tested: with and without it the rows are the same."""
-    from kb.find import find_query
-    from kb.store import open_store
+    from chesskb.kb.find import find_query
+    from chesskb.kb.store import open_store
 
     store = open_store(str(data_store))
     anchored = 0

@@ -13,11 +13,11 @@ from collections import Counter
 import chess
 import pytest
 
-from kb.analysis import analyse
-from kb.analysis.phase import PHASE_CLASS, game_phase, mixedness
-from kb.reading import read_records
-from kb.records import GameRecord
-from kb.vocab import PHASE_CLASSES
+from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.phase import PHASE_CLASS, game_phase, mixedness
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
+from chesskb.kb.vocab import PHASE_CLASSES
 
 from .conftest import DATA, run_cli
 
@@ -99,7 +99,7 @@ backRankThreat blocking coercion matingNet overloading simplification any health
 
 
 def test_every_lichess_theme_key_has_a_class_or_a_stated_place():
-    from kb.themes import LICHESS_KEYS_WITHOUT_CLASS, LICHESS_THEME_CLASSES
+    from chesskb.kb.themes import LICHESS_KEYS_WITHOUT_CLASS, LICHESS_THEME_CLASSES
     assert not set(LICHESS_THEME_CLASSES) & set(LICHESS_KEYS_WITHOUT_CLASS)
     missing = set(LICHESS_KEYS) - set(LICHESS_THEME_CLASSES) - set(LICHESS_KEYS_WITHOUT_CLASS)
     assert not missing

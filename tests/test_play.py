@@ -10,15 +10,15 @@ import chess
 import chess.pgn
 import pytest
 
-from kb.analysis.engine import engine_path
+from chesskb.kb.analysis.engine import engine_path
 
 START = chess.STARTING_FEN
 
 
 @pytest.fixture()
 def client(tmp_path: Path):
-    from kb.store import open_store
-    from service.app import create_app
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
 
     app = create_app({"STORE": str(tmp_path / "store"), "PLAY_RATE": 3, "PLAY_MAX_PLIES": 4,
                       "QUERY_WORKERS": 0}, store=open_store(str(tmp_path / "store")))

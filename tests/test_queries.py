@@ -15,10 +15,10 @@ from pathlib import Path
 import chess
 import pytest
 
-from kb.analysis.board_facts import game_phase
-from kb.names import name_key
-from kb.themes import ancestors
-from queries import QueryError, list_queries, load_query
+from chesskb.kb.analysis.board_facts import game_phase
+from chesskb.kb.names import name_key
+from chesskb.kb.themes import ancestors
+from chesskb.queries import QueryError, list_queries, load_query
 from tests.competency import PUZZLES as PUZZLES_CSV
 from tests.competency import COMPETENCY, TRAPS, Game, build_store, read_games, read_puzzles, signature
 from tests.conftest import run_cli
@@ -34,7 +34,7 @@ def store_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def kb(store_path):
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     return open_store(str(store_path))
 
@@ -695,7 +695,7 @@ def test_cli_queries_lists_all():
 def test_a_game_in_two_sources_is_counted_once(tmp_path):
     """Oxigraph's union default graph repeats a statement once per graph holding it; the queries
     must still count a game imported from two sources once."""
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     store_path = build_store(tmp_path / "store")
     again = run_cli("import", "--source", "competency-again", str(COMPETENCY), store=store_path)
@@ -712,7 +712,7 @@ def test_a_game_in_two_sources_is_counted_once(tmp_path):
 
 def test_source_counts_kept_on_import_equal_what_the_graphs_hold(data_store: Path) -> None:
     """``sources`` reads counts the importer wrote; they must be what a full count finds."""
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     store = open_store(str(data_store))
     listed = {row["name"].value: (int(row["games"].value), int(row["positions"].value), int(row["players"].value))

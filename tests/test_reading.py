@@ -10,10 +10,10 @@ import chess.pgn
 import pytest
 import zstandard
 
-from kb.findings import Finding
-from kb.reading import read_records
-from kb.reading.text import sniff_encoding
-from kb.records import GameRecord
+from chesskb.kb.findings import Finding
+from chesskb.kb.reading import read_records
+from chesskb.kb.reading.text import sniff_encoding
+from chesskb.kb.records import GameRecord
 
 from .conftest import DATA
 
@@ -174,7 +174,7 @@ def test_missing_file_is_a_finding(tmp_path: Path) -> None:
 
 def test_stream_is_not_loaded_whole(tmp_path: Path, monkeypatch) -> None:
     """Segments are produced lazily: the first game arrives before the file is read to the end."""
-    from kb.reading import pgn
+    from chesskb.kb.reading import pgn
 
     text = ('[Event "G"]\n\n1. e4 e5 *\n\n' * 2000)
     handle = io.StringIO(text)

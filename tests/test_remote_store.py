@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from pyoxigraph import NamedNode
 
-from service.app import create_app
+from chesskb.service.app import create_app
 from tests.conftest import BASE, DATA, run_cli
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
@@ -138,7 +138,7 @@ def test_a_graph_store_url_that_refuses_leaves_the_server_as_it_was(server) -> N
     assert _remote(server, "import", "--jobs", "1", str(FILES[1])).exit_code == 0
     before = _default_graph(server)
     wrong = server["query"].rsplit("/", 1)[0] + "/no-such-endpoint"
-    done = subprocess.run([sys.executable, "-m", "service.cli", "--store", server["query"], "--update-endpoint",
+    done = subprocess.run([sys.executable, "-m", "chesskb", "--store", server["query"], "--update-endpoint",
                            server["update"], "--graph-store", wrong, "import", "--jobs", "1", str(FILES[0])],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1 and "no-such-endpoint" in done.stderr and "Traceback" not in done.stderr
@@ -159,7 +159,7 @@ def test_serve_answers_from_the_remote_store(server) -> None:
 
 def _derived(store) -> tuple[set, set, list]:
     """Links, class counts and source descriptions (import time aside) as a store keeps them."""
-    from kb.iris import IriMinter
+    from chesskb.kb.iris import IriMinter
 
     minter = IriMinter()
     links = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([minter.links_graph])}
@@ -172,8 +172,8 @@ def _derived(store) -> tuple[set, set, list]:
 def test_links_counts_and_an_appended_source_agree_with_the_embedded_store(server, tmp_path: Path) -> None:
     """Both stores derive links and counts inside the write, and appending to a source (what the
     authoring page does) keeps the source and recounts it the same way on both."""
-    from kb.importer import import_files
-    from kb.store import open_store
+    from chesskb.kb.importer import import_files
+    from chesskb.kb.store import open_store
 
     tal = tmp_path / "tal.pgn"
     tal.write_text('[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "X"]\n[Result "*"]\n\n1. e4 *\n\n',

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.app import create_app
+from chesskb.service.app import create_app
 from tests.conftest import DATA, run_cli
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from service.executor import close_pools
+from chesskb.service.executor import close_pools
 import rdflib
 import rdflib.compare
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
-from queries import list_queries
+from chesskb.queries import list_queries
 from tests.competency import build_store
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
@@ -43,7 +43,7 @@ def store_path(tmp_path_factory) -> Path:
 
 
 def _app(store_path: Path, **config):
-    from service.app import create_app
+    from chesskb.service.app import create_app
 
     return create_app({"STORE": str(store_path), "QUERY_TIMEOUT": 4.0, **config})
 
@@ -62,7 +62,7 @@ def client(app):
 
 @pytest.fixture(scope="module")
 def trap_iri(store_path) -> str:
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     return next(iter(open_store(str(store_path)).query(TRAPS)))["position"].value
 
@@ -243,7 +243,7 @@ def test_row_cap_fails_loudly_instead_of_cutting(store_path):
 
 
 def test_no_row_cap_by_default(client, store_path):
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     query = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
     expected = len(list(open_store(str(store_path)).query(query)))
@@ -255,7 +255,7 @@ def test_no_row_cap_by_default(client, store_path):
 
 def test_page_queries_have_the_time_limit_too(store_path):
     """Pages read through the same executor: a runaway page query is stopped, not left running."""
-    from service.errors import ServiceError
+    from chesskb.service.errors import ServiceError
 
     app = _app(store_path, QUERY_TIMEOUT=2.0)
     try:
@@ -340,7 +340,7 @@ def test_hostile_parameters_on_the_web_stay_literals_and_are_escaped(client):
 
 
 def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client, store_path):
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     from tests.conftest import run_cli
 

@@ -42,7 +42,7 @@ def endpoint(tmp_path_factory):
     store = build_store(tmp_path_factory.mktemp("live") / "store")
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "--store", str(store), "serve", "--host", "127.0.0.1",
+        [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host", "127.0.0.1",
          "--port", str(port), "--query-timeout", str(TIMEOUT)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/sparql"
@@ -178,7 +178,7 @@ def test_rdflib_service_clause_federates_into_the_endpoint(endpoint):
 # --- clients that name a dataset, and results larger than any old cap ------------------------------
 
 def _source_graph(name: str) -> str:
-    from kb.iris import default_base_iri
+    from chesskb.kb.iris import default_base_iri
 
     return f"{default_base_iri()}graph/{name}"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.store.manifest import MANIFEST
+from chesskb.kb.store.manifest import MANIFEST
 from tests.conftest import DATA, ROOT, run_cli
 from tests.test_hostile_input import good_games
 
@@ -48,7 +48,7 @@ def _bounded(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BOUND, MEMORY_BOUND))
 
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "chesskb", *args], cwd=ROOT, capture_output=True, text=True,
                             preexec_fn=limit, timeout=120)
     return result, time.monotonic() - started
 
@@ -152,7 +152,7 @@ def test_terminal_escapes_in_data_are_shown_escaped(tmp_path: Path) -> None:
                    f'[Event "Bad FEN"]\n[SetUp "1"]\n[FEN "8/8/8{ESCAPES} w - - 0 1"]\n[Result "*"]\n\n*\n\n',
                    encoding="utf-8")
     store = tmp_path / "store"
-    imported = subprocess.run([sys.executable, "-m", "service.cli", "--store", str(store), "import", str(pgn)],
+    imported = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", str(pgn)],
                               cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert imported.returncode == 0, imported.stderr
     assert "\x1b" not in imported.stdout + imported.stderr and "\u202e" not in imported.stderr

@@ -6,10 +6,10 @@ import datetime as dt
 
 import pytest
 
-from kb.reading import read_records
-from kb.records import GameRecord
-from kb.tags import TAG_TABLE, clean_date, map_tags, parse_time_control
-from kb.vocab import ORIGINAL_DATA_PROPERTIES
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
+from chesskb.kb.tags import TAG_TABLE, clean_date, map_tags, parse_time_control
+from chesskb.kb.vocab import ORIGINAL_DATA_PROPERTIES
 
 from .conftest import ROOT
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from kb.analysis import analyse
+from chesskb.kb.analysis import analyse
 
 OPERA_BEFORE_13 = "3rkb1r/p2nqppp/5n2/1B2p1B1/4P3/1Q6/PPP2PPP/2KR3R w k - 3 13"
 OPERA_LINE = "d1d7 d8d7 h1d1 e7e6 b5d7 f6d7 b3b8 d7b8 d1d8"  # 13. Rxd7 … 17. Rd8#

@@ -29,7 +29,7 @@ if not os.path.exists(CHROMIUM):
 
 
 def _engine() -> str | None:
-    from kb.analysis.engine import engine_path
+    from chesskb.kb.analysis.engine import engine_path
 
     return engine_path()
 
@@ -75,7 +75,7 @@ def _the_game() -> chess.pgn.Game:
 
 
 def _match_iri(store: Path) -> str:
-    from kb.store import open_store
+    from chesskb.kb.store import open_store
 
     rows = list(open_store(str(store)).query("SELECT ?m WHERE { ?m a cp:Match }"))
     assert len(rows) == 1
@@ -149,9 +149,9 @@ def test_replay_a_game_with_arrow_keys_clicks_and_flip(page, game_store, game_ur
 
 
 def test_static_site_replays_a_game_from_file(browser, game_store, tmp_path):
-    from kb.store import open_store
-    from service.app import create_app
-    from service.static_site import build_site, file_for
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+    from chesskb.service.static_site import build_site, file_for
 
     app = create_app({"STORE": str(game_store)}, store=open_store(str(game_store)))
     out = tmp_path / "site"
@@ -437,7 +437,7 @@ def _after(board: chess.Board, move: chess.Move) -> str:
 
 def _english_phrases() -> dict[str, str]:
     """Interface phrases whose English differs from the Spanish (the fixed parts of templates)."""
-    from service.i18n import STRINGS
+    from chesskb.service.i18n import STRINGS
 
     phrases = {}
     for key, english in STRINGS["en"].items():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.checks.fen import validate_fen
-from kb.checks.pgn_lint import lint_file, lint_text
+from chesskb.kb.checks.fen import validate_fen
+from chesskb.kb.checks.pgn_lint import lint_file, lint_text
 from tests.conftest import DATA, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -13,13 +13,13 @@ from pathlib import Path
 import chess
 import pytest
 
-from kb.analysis.engine import engine_path
-from kb.analysis.verify_cache import CACHE_FILE, VerificationCache, claim_key
-from kb.importer import import_files
-from kb.iris import IriMinter
-from kb.reading import read_records
-from kb.records import GameRecord
-from kb.store import EmbeddedStore
+from chesskb.kb.analysis.engine import engine_path
+from chesskb.kb.analysis.verify_cache import CACHE_FILE, VerificationCache, claim_key
+from chesskb.kb.importer import import_files
+from chesskb.kb.iris import IriMinter
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
+from chesskb.kb.store import EmbeddedStore
 
 from .conftest import BASE, DATA
 

@@ -37,7 +37,7 @@ def graph_hash(triples: Iterable[Triple]) -> str:
 @lru_cache(maxsize=1)
 def rules_hash() -> str:
     """The ontology and the shapes: a change to either invalidates every cached result."""
-    import ontology
+    from chesskb import ontology
 
     from .shacl import shapes_text
 

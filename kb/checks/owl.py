@@ -371,7 +371,7 @@ def _ontology_rdflib():
     """The ontology as an rdflib graph (read once; only explanations need it)."""
     import rdflib
 
-    import ontology
+    from chesskb import ontology
 
     return rdflib.Graph().parse(data=ontology.turtle_text(), format="turtle")
 

@@ -30,14 +30,14 @@ PGN_DATE_PROPERTIES = ("date", "eventDate", "utcDate")
 
 def shapes_text() -> str:
     """The shapes as Turtle, read as package data (works from a wheel as from a checkout)."""
-    return resources.files("ontology").joinpath(SHAPES_FILE).read_text(encoding="utf-8")
+    return resources.files("chesskb.ontology").joinpath(SHAPES_FILE).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
 def _shapes_and_ontology():
     import rdflib
 
-    import ontology
+    from chesskb import ontology
 
     shapes = rdflib.Graph().parse(data=shapes_text(), format="turtle")
     onto = rdflib.Graph().parse(data=ontology.turtle_text(), format="turtle")

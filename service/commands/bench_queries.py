@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import click
 
-from kb.store.base import Store
+from chesskb.kb.store.base import Store
 
 
 @dataclass
@@ -57,7 +57,7 @@ def time_query(store: Store, text: str, bindings, repeat: int) -> tuple[list[flo
 def bench_queries(store: Store, repeat: int, names: tuple[str, ...] = ()) -> list[QueryTiming]:
     """Time the canned queries (all, or those named) with their default parameters; a query with a
     parameter that has no default is left out."""
-    from queries import list_queries
+    from chesskb.queries import list_queries
 
     timings = []
     for canned in list_queries():

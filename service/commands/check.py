@@ -12,10 +12,10 @@ import sys
 
 import click
 
-from kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
-from kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
-from kb.store import StoreError
-from kb.terminal import printable
+from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
+from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
+from chesskb.kb.store import StoreError
+from chesskb.kb.terminal import printable
 
 
 @click.command("check")

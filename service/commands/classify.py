@@ -14,10 +14,10 @@ from pathlib import Path
 
 import click
 
-from kb.analysis import analyse
-from kb.findings import Finding
-from kb.reading import read_records
-from kb.records import GameRecord
+from chesskb.kb.analysis import analyse
+from chesskb.kb.findings import Finding
+from chesskb.kb.reading import read_records
+from chesskb.kb.records import GameRecord
 
 
 def classify_records(path: Path, *, use_engine: bool = True) -> Iterator[dict | Finding]:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from kb.convert import convert_files
-from kb.findings import Finding
-from kb.importer import ImportError_
-from kb.pipeline import default_jobs
+from chesskb.kb.convert import convert_files
+from chesskb.kb.findings import Finding
+from chesskb.kb.importer import ImportError_
+from chesskb.kb.pipeline import default_jobs
 
 
 @click.command("convert")

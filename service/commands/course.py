@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from kb.courses import CourseError, courses_in, dump_course, export_course, import_course
-from kb.terminal import printable
+from chesskb.kb.courses import CourseError, courses_in, dump_course, export_course, import_course
+from chesskb.kb.terminal import printable
 
 
 @click.group("course")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from kb.store import QuerySyntaxError
+from chesskb.kb.store import QuerySyntaxError
 
 
 @click.command("find")
@@ -29,11 +29,11 @@ def command(obj, pattern: str, side: str | None, material: str | None, either_co
             limit: int, offset: int, fmt: str, show_sparql: bool) -> None:
     """Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board
     (*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR)."""
-    from kb.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
-    from kb.iris import IriMinter
-    from kb.patterns import PatternError, parse
-    from kb.vocab import PREFIXES
-    from service.cli import DataProblem, UsageProblem, write_result
+    from chesskb.kb.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
+    from chesskb.kb.iris import IriMinter
+    from chesskb.kb.patterns import PatternError, parse
+    from chesskb.kb.vocab import PREFIXES
+    from chesskb.service.cli import DataProblem, UsageProblem, write_result
 
     try:
         parsed = parse(pattern, side=side, material=material, either_colour=either_colour)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from kb.importer import ImportError_, import_files
-from kb.store import EmbeddedStore
-from service.commands.site import write_site
+from chesskb.kb.importer import ImportError_, import_files
+from chesskb.kb.store import EmbeddedStore
+from chesskb.service.commands.site import write_site
 
 
 @click.command("html")

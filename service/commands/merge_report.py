@@ -20,12 +20,12 @@ from pyoxigraph import NamedNode
 
 import chess
 
-from kb.conflicts import disagreements, graph_source
-from kb.identity import MIN_DISTINCT_PLIES, distinctive
-from kb.linking import compute_event_links, compute_links, events_in, players_in
-from kb.names import surname, surname_key
-from kb.store.base import Store
-from kb.terminal import printable
+from chesskb.kb.conflicts import disagreements, graph_source
+from chesskb.kb.identity import MIN_DISTINCT_PLIES, distinctive
+from chesskb.kb.linking import compute_event_links, compute_links, events_in, players_in
+from chesskb.kb.names import surname, surname_key
+from chesskb.kb.store.base import Store
+from chesskb.kb.terminal import printable
 
 def _graph_source(graph: str) -> str:
     return graph_source(graph)

@@ -11,7 +11,7 @@ import click
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(fmt: str) -> None:
     """List the canned queries (run one with `chesskb query --name NAME --param k=v`)."""
-    from queries import list_queries
+    from chesskb.queries import list_queries
 
     canned = list_queries()
     if fmt == "json":

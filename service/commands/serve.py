@@ -17,8 +17,8 @@ from typing import Any
 import click
 from waitress.channel import HTTPChannel
 
-from service.app import SETTINGS
-from service.cli import CliContext
+from chesskb.service.app import SETTINGS
+from chesskb.service.cli import CliContext
 
 #: Options of ``serve`` for the service's settings: option name -> (setting, click type).
 SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
@@ -78,8 +78,8 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     """Serve the SPARQL endpoint, the canned queries and the pages over HTTP."""
     from waitress import create_server
 
-    from service.app import create_app
-    from service.executor import close_pools, start_pools
+    from chesskb.service.app import create_app
+    from chesskb.service.executor import close_pools, start_pools
 
     config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
                     "GRAPH_STORE": obj.graph_store, "BASE_IRI": obj.base_iri}

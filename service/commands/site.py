@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from kb.class_counts import derive_class_counts
-from kb.export import write_export
-from kb.safe_output import UnsafeOutput, atomic_output
-from kb.store import EmbeddedStore, StoreError
-from service.app import create_app
-from service.static_site import build_site
+from chesskb.kb.class_counts import derive_class_counts
+from chesskb.kb.export import write_export
+from chesskb.kb.safe_output import UnsafeOutput, atomic_output
+from chesskb.kb.store import EmbeddedStore, StoreError
+from chesskb.service.app import create_app
+from chesskb.service.static_site import build_site
 
 
 def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None,
@@ -40,8 +40,8 @@ PROGRESS_EVERY = 250
 def write_quads(store, source: str, base_iri: str | None):
     """The source's graphs and its own description (not the other sources' descriptions: the site
     of one source lists that source only)."""
-    from kb.export import export_quads
-    from kb.iris import IriMinter
+    from chesskb.kb.export import export_quads
+    from chesskb.kb.iris import IriMinter
 
     minter = IriMinter(base_iri)
     own = minter.source(source)

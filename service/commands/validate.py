@@ -13,9 +13,9 @@ from pathlib import Path
 
 import click
 
-from kb.checks.fen import fen_warnings, validate_fen
-from kb.checks.pgn_lint import lint_file
-from kb.notation import PIECE_LETTERS
+from chesskb.kb.checks.fen import fen_warnings, validate_fen
+from chesskb.kb.checks.pgn_lint import lint_file
+from chesskb.kb.notation import PIECE_LETTERS
 
 
 @click.command("validate")
