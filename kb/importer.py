@@ -22,6 +22,7 @@ from .analysis.verify_cache import cache_location
 from .findings import Finding
 from .class_counts import derive_class_counts
 from .linking import derive_links
+from .freshness import import_fingerprint
 from .iris import IriMinter
 from .mapping import MappingContext, source_quads
 from .mining import engine_path
@@ -45,6 +46,7 @@ class SourceReport:
     name: str
     files: list[str]
     checksum: str = ""
+    imported_with: str = ""  # code and settings of the import (kb.freshness)
     games: int = 0
     errors: int = 0
     matches: set[int] = field(default_factory=set)
@@ -95,6 +97,23 @@ def source_name_for(path: str | Path) -> str:
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name.replace(" ", "_") or "source"
+
+
+def group_files(paths: Iterable[str | Path], source: str | None = None) -> dict[str, list[Path]]:
+    """Files by the source they go into: ``source`` for all of them, else each file's own name."""
+    groups: dict[str, list[Path]] = {}
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            raise ImportError_(f"{path}: no such file")
+        name = validate_source_name(source or source_name_for(path))
+        groups.setdefault(name, []).append(path)
+    return groups
+
+
+def sources_checksum(paths: Iterable[str | Path]) -> str:
+    """The checksum a source keeps of its files, in import order."""
+    return ";".join(file_checksum(p) for p in paths)
 
 
 def file_checksum(path: str | Path) -> str:
@@ -192,16 +211,11 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
         raise ImportError_("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
                            "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported")
     minter = IriMinter(base_iri)
-    groups: dict[str, list[Path]] = {}
-    for path in paths:
-        path = Path(path)
-        if not path.is_file():
-            raise ImportError_(f"{path}: no such file")
-        name = validate_source_name(source or source_name_for(path))
-        groups.setdefault(name, []).append(path)
+    groups = group_files(paths, source)
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
-        source_report.checksum = ";".join(file_checksum(p) for p in groups[source_report.name])
+        source_report.checksum = sources_checksum(groups[source_report.name])
+        source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
     cache = cache_location(store_location)
     settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect)
     return ImportPlan(minter, groups, report, settings, started)
@@ -246,7 +260,7 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
                     progress(report)
             if describe_sources:
                 yield from _meta_quads(minter, source_report.name, source_report.checksum, source_report.files,
-                                       _counts(source_report), plan.started)
+                                       _counts(source_report), plan.started, source_report.imported_with)
 
 
 def _require_some_records(quads: Iterator[Statement], report: ImportReport) -> Iterator[Statement] | None:
@@ -281,7 +295,7 @@ def _counts(source: SourceReport) -> tuple[int, int, int]:
 
 
 def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str], counts: tuple[int, int, int],
-                started: dt.datetime) -> Iterator[Quad]:
+                started: dt.datetime, imported_with: str = "") -> Iterator[Quad]:
     """Import time, checksum and files of a source, in the meta graph (not part of its content,
     so re-importing an unchanged file yields the same quads in the source's own graphs)."""
     subject = minter.source(name)
@@ -289,6 +303,8 @@ def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str
     yield Quad(subject, RDF.type, CP.Source, graph)
     yield Quad(subject, CP.sourceName, Literal(name), graph)
     yield Quad(subject, CP.checksum, Literal(checksum), graph)
+    if imported_with:
+        yield Quad(subject, CP.importedWith, Literal(imported_with), graph)
     imported_at = Literal(started.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
     yield Quad(subject, CP.importedAt, imported_at, graph)
     for file in files:

@@ -162,7 +162,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
     "sourceThemeLabel",
     # Source and SourceRecord (provenance)
-    "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedAt",
+    "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedWith", "importedAt",
     "gameCount", "positionCount", "playerCount",
     # Courses (kb.courses)
     "chapterOrder", "itemOrder", "level", "passPercent", "selection",

@@ -30,6 +30,15 @@ fi
 
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e ".[test]"
+# The install is editable, so code changes need no reinstall; only a change of what is installed
+# (pyproject.toml, this script) does. The stamp records what the last successful install was made from.
+STAMP=.venv/.chesskb-setup
+wanted=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ] || ! .venv/bin/python -c "import chesskb.service.cli" 2>/dev/null; then
+  # pip notes this machine's unused local package folders ("Location ... is ignored"): not ours to show
+  .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location '" >&2 || true
+  .venv/bin/python -m pip install -q -e ".[test]" 2>&1 | grep -v "^WARNING: Location '" >&2 || true
+  .venv/bin/python -c "import chesskb.service.cli" || { echo "setup failed: chesskb does not import" >&2; exit 1; }
+  echo "$wanted" > "$STAMP"
+fi
 echo "ready: .venv/bin/chesskb"

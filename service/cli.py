@@ -10,22 +10,32 @@ import importlib
 import json
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
+from chesskb import __version__
 from chesskb.kb.findings import Finding
-from chesskb.kb.importer import ImportError_, ImportReport, import_files, remove_source
+from chesskb.kb.freshness import import_fingerprint, unchanged_sources
+from chesskb.kb.importer import (
+    ImportError_,
+    ImportReport,
+    group_files,
+    import_files,
+    remove_source,
+    sources_checksum,
+    validate_themes,
+)
 from chesskb.kb.iris import BASE_IRI_ENV, default_base_iri
 from chesskb.kb.pipeline import default_jobs
 from chesskb.kb.safe_output import atomic_output
 from chesskb.kb.terminal import printable
 from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
 from chesskb.kb.vocab import PREFIXES
+from chesskb.service.progress import TerminalProgress
 
 RESULT_FORMATS: dict[str, QueryResultsFormat] = {
     "json": QueryResultsFormat.JSON,
@@ -72,7 +82,7 @@ class DataProblem(click.ClickException):
                    "server; without one, or with '', imports are sent as SPARQL INSERT DATA requests).")
 @click.option("--base-iri", envvar=BASE_IRI_ENV, default=None, metavar="IRI",
               help=f"Base IRI of individuals (default ${BASE_IRI_ENV} or {default_base_iri()}).")
-@click.version_option(package_name="chesskb")
+@click.version_option(version=__version__, prog_name="chesskb")
 @click.pass_context
 def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | None, graph_store: str | None,
         base_iri: str | None) -> None:
@@ -83,26 +93,12 @@ def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | N
 
 # --- import ---------------------------------------------------------------------------------
 
-class _Progress:
-    """A one-line status on a terminal (games/s, errors); silent when stderr is not a TTY."""
-
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
-        self.started = time.monotonic()
-        self.last = 0.0
-
-    def __call__(self, report: ImportReport) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.last < 0.25:
-            return
-        self.last = now
-        rate = report.games / max(now - self.started, 1e-9)
-        click.echo(f"\r  {report.games} games  {rate:,.0f} games/s  {report.errors} errors ",
-                   err=True, nl=False)
-
-    def done(self) -> None:
-        if self.enabled:
-            click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
+def _import_progress(progress: TerminalProgress) -> Callable[[ImportReport], None]:
+    """The import's status line: games so far, their rate and the errors."""
+    def show(report: ImportReport) -> None:
+        rate = report.games / max(progress.elapsed, 1e-9)
+        progress.update(f"{report.games} games  {rate:,.0f} games/s  {report.errors} errors")
+    return show
 
 
 @cli.command("import")
@@ -117,11 +113,18 @@ class _Progress:
 @click.option("--mine", is_flag=True,
               help="Run the engine (stockfish) over every game and add a Position for each forced mate or "
                    "decisive gain the game shows.")
+@click.option("--skip-unchanged", is_flag=True,
+              help="Leave alone every source whose files are byte-identical to the ones it was imported from, "
+                   "imported by the same chesskb code with the same options (a fast second start).")
 @click.pass_obj
 def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
-                   lang: str | None, jobs: int | None, mine: bool) -> None:
+                   lang: str | None, jobs: int | None, mine: bool, skip_unchanged: bool) -> None:
     """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
-    progress = _Progress()
+    if skip_unchanged:
+        files = _changed_files(obj, files, source, themes, lang, mine)
+        if not files:
+            return
+    progress = TerminalProgress()
 
     def on_finding(finding: Finding) -> None:
         progress.done()
@@ -130,7 +133,7 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
     try:
         report = import_files(obj.open_store(), list(files), source=source, themes=themes,
                               base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), mine=mine,
-                              progress=progress,
+                              progress=_import_progress(progress),
                               on_finding=on_finding)
     except ImportError_ as exc:
         raise UsageProblem(str(exc)) from None
@@ -145,6 +148,21 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
     click.echo(f"imported {report.games} games into {label} {names} "
                f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
                f"{rate_text} games/s) -> {obj.store_location}")
+
+
+def _changed_files(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
+                   lang: str | None, mine: bool) -> tuple[Path, ...]:
+    """The files of the sources that importing again would change; says which sources are left alone."""
+    try:
+        groups = group_files(files, source)
+        fingerprint = import_fingerprint(themes=validate_themes(themes), lang=lang, mine=mine)
+    except ImportError_ as exc:
+        raise UsageProblem(str(exc)) from None
+    checksums = {name: sources_checksum(paths) for name, paths in groups.items()}
+    unchanged = unchanged_sources(obj.open_store(), checksums, fingerprint, base_iri=obj.base_iri)
+    if unchanged:
+        click.echo(f"unchanged, not imported again: {len(unchanged)} source(s): {', '.join(sorted(unchanged))}")
+    return tuple(path for name, paths in groups.items() if name not in unchanged for path in paths)
 
 
 # --- query ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
 from chesskb.kb.terminal import printable
+from chesskb.service.progress import TerminalProgress
 
 
 @click.command("check")
@@ -39,9 +40,10 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
         from owlready2 import reasoning
 
         reasoning.JAVA_MEMORY = java_memory
+    status = TerminalProgress()
+
     def progress(message: str) -> None:
-        if fmt == "text":
-            click.echo(message + " …", err=True)
+        status.update(f"{message} … ({status.elapsed:.0f} s)", force=True)
 
     try:
         report = check_store(obj.open_store(), source=source, reasoner=reasoner, base_iri=obj.base_iri,
@@ -49,13 +51,16 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
                              classify_limit=classify_limit,
                              progress=progress)
     except JavaMissing as exc:
+        status.done()
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     except StoreError as exc:
         raise click.UsageError(str(exc)) from None
     except ReasonerFailed as exc:
+        status.done()
         click.echo(f"error: the reasoner failed: {exc}{_failure_hint(str(exc), reasoner)}", err=True)
         sys.exit(2)  # nothing was decided: 1 means inconsistent, and a script must not read this as that
+    status.done()
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:

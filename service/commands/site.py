@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -12,13 +13,14 @@ from chesskb.kb.export import write_export
 from chesskb.kb.safe_output import UnsafeOutput, atomic_output
 from chesskb.kb.store import EmbeddedStore, StoreError
 from chesskb.service.app import create_app
+from chesskb.service.progress import TerminalProgress
 from chesskb.service.static_site import build_site
 
 
 def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None,
-               progress=None) -> int:
+               progress: Callable[[int], None] | None = None) -> int:
     """Pages of ``store`` (one ``source`` of it, when given) and its ``.owl`` export into ``out_dir``;
-    ``progress(n)`` is called with the number of files fetched so far."""
+    ``progress`` is told the number of files written so far."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_output(out_dir / "chesskb.owl") as handle:
         write_export(store, "owl", handle, source=source, base_iri=base_iri)
@@ -31,10 +33,6 @@ def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None
         only.replace_graphs([], quads, derive=[derive_class_counts(base_iri)])  # this source's counts, not the KB's
         app = create_app({"BASE_IRI": base_iri, "QUERY_WORKERS": 0}, store=only)
         return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}, progress=progress) + 1
-
-
-#: Files between two progress lines of ``chesskb site``.
-PROGRESS_EVERY = 250
 
 
 def write_quads(store, source: str, base_iri: str | None):
@@ -58,12 +56,12 @@ def write_quads(store, source: str, base_iri: str | None):
 @click.pass_obj
 def command(obj, out_dir: Path, source: str | None) -> None:
     """Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."""
-    def progress(count: int) -> None:  # a long crawl says it is alive, on stderr
-        if count % PROGRESS_EVERY == 0:
-            click.echo(f"… {count} files", err=True)
-
+    status = TerminalProgress()
     try:
-        files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source, progress=progress)
+        files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source,
+                           progress=lambda written: status.update(f"{written} files written"))
     except (StoreError, UnsafeOutput) as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        status.done()
     click.echo(f"wrote {files} files to {out_dir} (open {out_dir / 'index.html'})")
