@@ -125,7 +125,7 @@ DOMAINS = {
              "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
              "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl movesKey annotatorKey "
              + " ".join(vocab.PER_GAME_PLAYER_PROPERTIES),
-    "Source": "sourceName checksum importedAt gameCount positionCount playerCount",
+    "Source": "sourceName checksum importedWith importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
     "Chapter": "chapterOrder level passPercent selection",
     "ChapterItem": "itemOrder",
