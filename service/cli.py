@@ -12,7 +12,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
@@ -22,7 +22,6 @@ from chesskb.kb.findings import Finding
 from chesskb.kb.freshness import import_fingerprint, unchanged_sources
 from chesskb.kb.importer import (
     ImportError_,
-    ImportReport,
     group_files,
     import_files,
     remove_source,
@@ -35,7 +34,7 @@ from chesskb.kb.safe_output import atomic_output
 from chesskb.kb.terminal import printable
 from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
 from chesskb.kb.vocab import PREFIXES
-from chesskb.service.progress import TerminalProgress
+from chesskb.service.progress import TerminalProgress, import_status
 
 RESULT_FORMATS: dict[str, QueryResultsFormat] = {
     "json": QueryResultsFormat.JSON,
@@ -93,14 +92,6 @@ def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | N
 
 # --- import ---------------------------------------------------------------------------------
 
-def _import_progress(progress: TerminalProgress) -> Callable[[ImportReport], None]:
-    """The import's status line: games so far, their rate and the errors."""
-    def show(report: ImportReport) -> None:
-        rate = report.games / max(progress.elapsed, 1e-9)
-        progress.update(f"{report.games} games  {rate:,.0f} games/s  {report.errors} errors")
-    return show
-
-
 @cli.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--source", default=None, help="Source name (named graph); default: each file's stem.")
@@ -133,7 +124,7 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
     try:
         report = import_files(obj.open_store(), list(files), source=source, themes=themes,
                               base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), mine=mine,
-                              progress=_import_progress(progress),
+                              progress=import_status(progress),
                               on_finding=on_finding)
     except ImportError_ as exc:
         raise UsageProblem(str(exc)) from None

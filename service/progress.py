@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 import click
+
+if TYPE_CHECKING:
+    from chesskb.kb.importer import ImportReport
 
 
 class TerminalProgress:
@@ -44,3 +48,11 @@ class TerminalProgress:
         if self.enabled and self._width:
             click.echo("\r" + " " * self._width + "\r", file=self.stream, nl=False)
             self._width = 0
+
+
+def import_status(progress: TerminalProgress) -> Callable[[ImportReport], None]:
+    """The status line of ``import`` and ``convert``: games so far, their rate and the errors."""
+    def show(report: ImportReport) -> None:
+        rate = report.games / max(progress.elapsed, 1e-9)
+        progress.update(f"{report.games} games  {rate:,.0f} games/s  {report.errors} errors")
+    return show

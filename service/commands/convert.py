@@ -14,6 +14,7 @@ from chesskb.kb.convert import convert_files
 from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportError_
 from chesskb.kb.pipeline import default_jobs
+from chesskb.service.progress import TerminalProgress, import_status
 
 
 @click.command("convert")
@@ -33,14 +34,19 @@ def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: s
     """Write what `import` would load (analysis included) as N-Quads for a SPARQL server's bulk loader."""
     base_iri = ctx.obj.base_iri if ctx.obj is not None else None
 
+    status = TerminalProgress()
+
     def on_finding(finding: Finding) -> None:
+        status.done()
         click.echo(str(finding), err=True)
 
     try:
         report = convert_files(list(files), output, source=source, themes=themes, base_iri=base_iri, lang=lang,
-                               jobs=jobs or default_jobs(), on_finding=on_finding)
+                               jobs=jobs or default_jobs(), progress=import_status(status), on_finding=on_finding)
     except ImportError_ as exc:
         raise click.UsageError(str(exc)) from None
+    finally:
+        status.done()
     if report.games == 0:
         raise click.ClickException(f"nothing converted: no readable game in {len(files)} file(s); "
                                    f"{report.errors} error(s); {output} was not written")
