@@ -41,4 +41,11 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ] || ! .venv/bin/python -c "impo
   .venv/bin/python -c "import chesskb.service.cli" || { echo "setup failed: chesskb does not import" >&2; exit 1; }
   echo "$wanted" > "$STAMP"
 fi
+# Comunica (a JavaScript SPARQL client that federates endpoints), for the protocol tests: version 4
+# runs on the Node.js 20 Debian and this machine ship (5.x wants Node 22).
+COMUNICA=.venv/comunica/node_modules/.bin/comunica-sparql
+if [ ! -x "$COMUNICA" ] && command -v npm >/dev/null 2>&1; then
+  npm install --silent --no-audit --no-fund --prefix .venv/comunica "@comunica/query-sparql@4" >/dev/null 2>&1 \
+    || echo "warning: could not install Comunica (npm); its protocol test will be skipped" >&2
+fi
 echo "ready: .venv/bin/chesskb"
