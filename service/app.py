@@ -27,10 +27,10 @@ BLUEPRINTS: tuple[str, ...] = (
     "chesskb.service.canned",
     "chesskb.service.pages",
     "chesskb.service.browse",
-    "service.courses",
-    "service.authoring",
-    "service.play",
-    "service.find",
+    "chesskb.service.courses",
+    "chesskb.service.authoring",
+    "chesskb.service.play",
+    "chesskb.service.find",
 )
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what

@@ -117,3 +117,18 @@ def _names_installed_by_dependencies(python: Path, site: Path) -> set[str]:
               "    for f in d.files or []:\n        print(pathlib.PurePath(f).parts[0])\n")
     done = subprocess.run([str(python), "-c", script], capture_output=True, text=True, check=True)
     return set(done.stdout.split()) | {"__pycache__", "_distutils_hack", "distutils-precedence.pth"}
+
+
+def test_the_app_and_the_command_load_nothing_under_the_old_names() -> None:
+    """Blueprints and commands named by strings are found under chesskb too: a module loaded twice (as
+    ``service.x`` and ``chesskb.service.x``) has two ``ServiceError`` classes and answers 500."""
+    script = ("import sys\nfrom chesskb.service.app import create_app\nfrom chesskb.service.cli import cli\n"
+              "create_app({'STORE': sys.argv[1], 'QUERY_WORKERS': 0, 'PAGE_WORKERS': 0})\n"
+              "cli.main(['--help'], standalone_mode=False)\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in {'kb', 'service', 'queries', 'ontology'}))\n")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, "-c", script, str(Path(tmp) / "store")], capture_output=True,
+                              text=True, check=False, cwd=ROOT)  # where the bare folder names are importable
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
