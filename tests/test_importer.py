@@ -249,13 +249,13 @@ def _derived_agree_with_data(store_path: Path) -> None:
     """The links and class counts a store keeps are the ones its data calls for (no stale generation)."""
     from chesskb.kb.class_counts import count_members, stored_counts
     from chesskb.kb.importer import source_counts
-    from chesskb.kb.linking import all_links, link_quads
+    from chesskb.kb.linking import links_graph_quads
 
     store = EmbeddedStore(store_path)
     minter = IriMinter(BASE)
     assert stored_counts(store) == count_members(store)
     kept = {(q.subject, q.predicate, q.object) for q in store.quads([minter.links_graph])}
-    assert kept == {(q.subject, q.predicate, q.object) for q in link_quads(all_links(store), minter.links_graph)}
+    assert kept == {(q.subject, q.predicate, q.object) for q in links_graph_quads(store, minter.links_graph)}
     for row in store.query("SELECT ?name ?games ?positions ?players WHERE { ?s cp:sourceName ?name ; "
                            "cp:gameCount ?games ; cp:positionCount ?positions ; cp:playerCount ?players }"):
         counted = source_counts(store, minter, row["name"].value)
