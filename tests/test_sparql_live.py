@@ -10,9 +10,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -27,6 +25,7 @@ from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, QueryBadFormed
 
 from tests.competency import build_store
 from tests.conftest import ROOT
+from tests.live_server import live_server
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 PREFIX = f"PREFIX cp: <{CP}>\n"
@@ -34,37 +33,11 @@ RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?
 TIMEOUT = 3.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def endpoint(tmp_path_factory):
     store = build_store(tmp_path_factory.mktemp("live") / "store")
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host", "127.0.0.1",
-         "--port", str(port), "--query-timeout", str(TIMEOUT)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/sparql"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "?query=ASK%7B%7D", timeout=5).read()
-            break
-        except (urllib.error.URLError, ConnectionError):
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError("server did not start: " + process.stdout.read().decode()) from None
-            time.sleep(0.2)
-    yield url
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    with live_server(store, "--query-timeout", str(TIMEOUT)) as base:
+        yield base + "/sparql"
 
 
 def _client(url: str, query: str, fmt: str) -> SPARQLWrapper:
