@@ -12,6 +12,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -92,15 +93,24 @@ def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | N
 
 # --- import ---------------------------------------------------------------------------------
 
+def reading_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The files and reading options ``import`` and ``convert`` share (one definition, one help text)."""
+    for option in reversed((
+        click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)),
+        click.option("--source", default=None, help="Source name (named graph); default: each file's stem."),
+        click.option("--theme", "themes", multiple=True, metavar="CLASS",
+                     help="Assert this theme class for every position of the files (repeatable)."),
+        click.option("--lang", default=None, metavar="CODE",
+                     help="Language of the piece letters in the movetext (es, it, de, fr, …); default English."),
+        click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="Worker processes for reading and analysis (default: the machine's cores)."),
+    )):
+        command = option(command)
+    return command
+
+
 @cli.command("import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--source", default=None, help="Source name (named graph); default: each file's stem.")
-@click.option("--theme", "themes", multiple=True, metavar="CLASS",
-              help="Assert this theme class for every position of the files (repeatable).")
-@click.option("--lang", default=None, metavar="CODE",
-              help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes for reading and analysis (default: the machine's cores).")
+@reading_options
 @click.option("--mine", is_flag=True,
               help="Run the engine (stockfish) over every game and add a Position for each forced mate or "
                    "decisive gain the game shows.")

@@ -14,20 +14,14 @@ from chesskb.kb.convert import convert_files
 from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportError_
 from chesskb.kb.pipeline import default_jobs
+from chesskb.service.cli import reading_options
 from chesskb.service.progress import TerminalProgress, import_status
 
 
 @click.command("convert")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@reading_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The N-Quads file to write (gzip when it ends in .gz, e.g. kb.nq.gz).")
-@click.option("--source", default=None, help="Source name (named graph); default: each file's stem.")
-@click.option("--theme", "themes", multiple=True, metavar="CLASS",
-              help="Assert this theme class for every position of the files (repeatable).")
-@click.option("--lang", default=None, metavar="CODE",
-              help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes for reading and analysis (default: the machine's cores).")
 @click.pass_context
 def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: str | None,
             themes: tuple[str, ...], lang: str | None, jobs: int | None) -> None:
