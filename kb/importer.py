@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pyoxigraph import Literal, Quad
 
-from .analysis import PositionAnalysis, analyse
 from .analysis.verify import VerifyCounts
 from .analysis.verify_cache import cache_location
 from .findings import Finding
@@ -28,7 +27,6 @@ from .mapping import MappingContext, source_quads
 from .mining import engine_path
 from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from .pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
-from .records import GameRecord
 from .store import Store
 from .store.base import Derive, Replacement, Statement
 from .themes import THEME_CLASSES
@@ -122,15 +120,6 @@ def file_checksum(path: str | Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             hasher.update(chunk)
     return "sha256:" + hasher.hexdigest()
-
-
-def analyse_record(record: GameRecord) -> PositionAnalysis | Finding:
-    """Analysis of one record; an unexpected failure costs that record only, as a finding."""
-    try:
-        return analyse(record.start_board(), record.solution)
-    except Exception as exc:  # a detector bug must never lose the other games
-        return Finding("error", "analysis-failed", f"analysis failed ({type(exc).__name__}: {exc}); game skipped",
-                       file=record.location.file, game=record.location.game_number, line=record.location.line)
 
 
 def import_files(store: Store, paths: list[str | Path], *, source: str | None = None,

@@ -10,6 +10,8 @@ from __future__ import annotations
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from chesskb.kb.store.base import StoreDamaged
+
 
 class ServiceError(Exception):
     def __init__(self, status: int, message: str, *, headers: dict[str, str] | None = None) -> None:
@@ -43,6 +45,12 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Response:
         return error_response(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(StoreDamaged)
+    def _damaged(exc: StoreDamaged) -> Response:
+        # The operator must act (restore or re-import); visitors get a clear refusal, not an "internal error".
+        app.logger.error("%s", exc)
+        return error_response(503, f"the knowledge base cannot be read: {exc}", {"Retry-After": "3600"})
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -256,6 +256,7 @@ def isolate_network() -> bool:
 def _worker_main(location: str, conn: Any, offline: bool) -> None:
     """A worker process: open the store read-only once, then answer requests until told to stop."""
     from chesskb.kb.store import StoreError, open_store
+    from chesskb.kb.store.base import StoreDamaged
 
     isolated = isolate_network() if offline else False
     store = open_store(location)
@@ -271,6 +272,8 @@ def _worker_main(location: str, conn: Any, offline: bool) -> None:
             conn.send(("ok", execute(store, request)))
         except QueryFailed as exc:
             conn.send(("error", exc.status, exc.message))
+        except StoreDamaged as exc:  # the operator must restore or re-import: a clear refusal, not a 500
+            conn.send(("error", 503, f"the knowledge base cannot be read: {exc}"))
         except (StoreError, RuntimeError, ValueError, TypeError, OSError, AttributeError) as exc:
             conn.send(("error", 400 if isinstance(exc, (RuntimeError, ValueError)) else 500, str(exc)))
 

@@ -166,3 +166,22 @@ def test_terminal_escapes_in_data_are_shown_escaped(tmp_path: Path) -> None:
     tsv = run_cli("query", "--format", "json", "SELECT ?name WHERE { ?p cp:name ?name "
                   "FILTER(STRSTARTS(?name, 'Mallory')) }", store=store)
     assert "Mallory\\u001B]0;owned" in tsv.output or "Mallory\\u001b]0;owned" in tsv.output
+
+
+def test_the_web_service_refuses_a_damaged_store_with_503(pristine: Path, tmp_path: Path) -> None:
+    """Pages answer a clear 503 naming the damage, never a 500 "internal error"."""
+    from chesskb.service.app import create_app
+
+    generation = _copy(pristine, tmp_path / "s")
+    victim = _tables(generation)[0]
+    victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
+    for workers in (0, 1):  # in the request's process, and in the executor's worker processes
+        _assert_refused(create_app({"STORE": str(tmp_path / "s"), "QUERY_WORKERS": workers,
+                                    "PAGE_WORKERS": workers}).test_client())
+
+
+def _assert_refused(client) -> None:
+    for url in ("/", "/classes.json", "/queries/mate-in-one.json", "/sparql?query=ASK%7B%7D"):
+        answer = client.get(url)
+        assert answer.status_code == 503, (url, answer.status_code, answer.get_data(as_text=True)[:300])
+        assert "damaged" in answer.get_data(as_text=True)
