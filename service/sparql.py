@@ -182,7 +182,8 @@ def sparql_endpoint() -> Response:
         if request.method == "POST":
             raise ServiceError(400, "no query given (parameter 'query')")
         if choose(["text/html", *GRAPH_FORMATS], "text/turtle") == "text/html":
-            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint")),
+            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint"),
+                                            page=url_for("pages.page"), base_iri=current_app.config["BASE_IRI"]),
                             mimetype="text/html")
         return service_description()
     select_type, select_ok = _negotiated(SELECT_FORMATS, SELECT_ALIASES, JSON_RESULTS)

@@ -96,3 +96,23 @@ def test_editor_endpoint_typed_by_hand_is_pinned_back(browser, base, evil):
         page.click(".yasqe_queryButton")
     assert hits == []
     context.close()
+
+
+def test_an_individual_in_the_results_opens_its_page_here(browser, base):
+    """Result IRIs of this knowledge base (https://w3id.org/…) open the local page, not the IRI."""
+    context = browser.new_context()
+    page = context.new_page()
+    query = "PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#>\n" \
+            "SELECT ?position WHERE { ?position a cp:MateInOne } LIMIT 3"
+    page.goto(f"{base}/sparql#query={quote(query)}")
+    page.wait_for_selector(".yasqe .CodeMirror")
+    page.click(".yasqe_queryButton")
+    link = page.locator(".yasr a[href^='https://w3id.org/']").first
+    link.wait_for()
+    iri = link.get_attribute("href")
+    with page.expect_navigation() as navigation:
+        link.click()
+    assert navigation.value.status == 200
+    assert page.url.startswith(base + "/page?iri=") and urlsplit(page.url).query == "iri=" + quote(iri, safe="")
+    assert page.locator("h1").count() == 1  # the position's own page, served here
+    context.close()

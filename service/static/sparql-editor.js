@@ -44,6 +44,19 @@
   yasgui.on("tabSelect", (_, id) => pin(yasgui.getTab(id)));
   yasgui.on("query", (_, tab) => pin(tab));
 
+  // An individual of this knowledge base in the results opens its page here, not its IRI
+  // (https://w3id.org/... is not this server). Other links are left as they are.
+  const base = box.dataset.base || "";
+  const page = new URL(box.dataset.page || "/page", window.location.href);
+  box.addEventListener("click", (event) => {
+    const link = event.target.closest ? event.target.closest("a[href]") : null;
+    if (!link || !base || !link.href.startsWith(base)) return;
+    event.preventDefault();
+    const target = new URL(page.href);
+    target.searchParams.set("iri", link.href);
+    window.location.assign(target.href);
+  }, true);
+
   const tab = yasgui.getTab();
   pin(tab);
   if (tab && !shared && !tab.getQuery().includes("cp:")) {
