@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
-import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -34,6 +34,7 @@ from .findings import Finding
 from .importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
 from .linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from .pipeline import UnitResult, collect_evidence
+from .safe_output import atomic_output
 from .store.base import SerializedBatch, Term
 from .vocab import PREFIXES
 
@@ -76,10 +77,14 @@ def _write_batch(handle: BinaryIO, batch: SerializedBatch) -> None:
         handle.write(data)  # the same triples in the default graph
 
 
-def _open_output(path: Path, gzipped: bool) -> BinaryIO:
-    if gzipped:
-        return gzip.open(path, "wb", compresslevel=1)  # type: ignore[return-value]
-    return path.open("wb")
+@contextmanager
+def _compressed(handle: BinaryIO, gzipped: bool) -> Iterator[BinaryIO]:
+    """``handle`` itself, or a gzip stream onto it (closed, so its trailer is written, before the file)."""
+    if not gzipped:
+        yield handle
+        return
+    with gzip.GzipFile(filename="", fileobj=handle, mode="wb", compresslevel=1) as packed:
+        yield packed  # type: ignore[misc]
 
 
 def convert_files(paths: list[str | Path], output: str | Path, *, source: str | None = None,
@@ -96,27 +101,23 @@ def convert_files(paths: list[str | Path], output: str | Path, *, source: str | 
     statements = _require_some_records(import_statements(plan, jobs, progress, on_finding, evidence.add), report)
     if statements is None:
         return report
-    partial = output.with_name(output.name + ".partial")
-    try:
-        with _open_output(partial, output.name.endswith(".gz")) as handle:
-            single: list[Quad] = []
-            for item in statements:
-                if isinstance(item, SerializedBatch):
-                    _write_batch(handle, item)
-                    continue
-                single.append(item)
-                if len(single) >= 10_000:
-                    evidence.add_quads(single)
-                    _write_quads(handle, single)
-                    single = []
-            evidence.add_quads(single)
-            _write_quads(handle, single)
-            links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))  # type: ignore[arg-type]
-            _write_quads(handle, link_quads(links, minter.links_graph))
-            counts = {name: len(digests) for name, digests in evidence.members.items()}
-            _write_quads(handle, count_quads(counts, minter.counts_graph))
-        os.replace(partial, output)
-    finally:
-        partial.unlink(missing_ok=True)
+    # A temporary file of its own beside the output (never a path a stranger could plant a link at).
+    with atomic_output(output) as raw, _compressed(raw, output.name.endswith(".gz")) as handle:
+        single: list[Quad] = []
+        for item in statements:
+            if isinstance(item, SerializedBatch):
+                _write_batch(handle, item)
+                continue
+            single.append(item)
+            if len(single) >= 10_000:
+                evidence.add_quads(single)
+                _write_quads(handle, single)
+                single = []
+        evidence.add_quads(single)
+        _write_quads(handle, single)
+        links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))  # type: ignore[arg-type]
+        _write_quads(handle, link_quads(links, minter.links_graph))
+        counts = {name: len(digests) for name, digests in evidence.members.items()}
+        _write_quads(handle, count_quads(counts, minter.counts_graph))
     report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
     return report

@@ -185,3 +185,20 @@ def _assert_refused(client) -> None:
         answer = client.get(url)
         assert answer.status_code == 503, (url, answer.status_code, answer.get_data(as_text=True)[:300])
         assert "damaged" in answer.get_data(as_text=True)
+
+
+def test_convert_does_not_write_through_a_planted_symlink(tmp_path: Path) -> None:
+    import gzip
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = tmp_path / "kb.nq.gz"
+    os.symlink(victim, tmp_path / "kb.nq.gz.partial")  # where convert used to write its temporary file
+    source = DATA / "games" / "kasparov-deep-blue-1997.pgn"
+    result = run_cli("convert", "--jobs", "1", str(source), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert victim.read_text() == "precious" and not out.is_symlink()
+    with gzip.open(out, "rt", encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    assert lines and all(line.endswith(" .") for line in lines)  # whole N-Quads, gzip trailer included
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kb.nq.gz.")]  # no temporary left
