@@ -13,6 +13,7 @@ import pytest
 from chesskb.kb.store import open_store
 from chesskb.service.app import create_app
 from tests.conftest import DATA, run_cli
+from tests.live_server import live_server
 
 TOKEN = "teacher-secret"
 BACK_RANK = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
@@ -190,41 +191,10 @@ def _fen_ok(fen: str) -> str:
 @pytest.fixture()
 def live(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``chesskb serve`` in a subprocess (waitress, as users start it), with authoring on."""
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    from tests.conftest import ROOT
-
     store = tmp_path / "store"
     assert run_cli("import", "--jobs", "1", str(DATA / "lichess" / "puzzles.csv"), store=store).exit_code == 0
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {**os.environ, "CHESSKB_AUTHOR_TOKEN": TOKEN}
-    process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host",
-                                "127.0.0.1", "--port", str(port)], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url + "/author", timeout=5).read()
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError("server did not start: " + process.stderr.read().decode()[-2000:]) from None
-            time.sleep(0.2)
-    yield url, store
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    with live_server(store, env={"CHESSKB_AUTHOR_TOKEN": TOKEN}) as url:
+        yield url, store
 
 
 def _post(url: str, body: dict) -> tuple[int, dict]:
