@@ -53,6 +53,41 @@ def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -
             process.wait(10)
 
 
+def oxigraph_binary() -> str:
+    """The ``oxigraph`` server from PyPI (the test extra installs it into the venv)."""
+    import shutil
+
+    import pytest
+
+    found = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
+    if not Path(found).exists():
+        pytest.fail("the oxigraph server binary is missing: scripts/setup.sh installs the 'oxigraph' package")
+    return found
+
+
+@contextmanager
+def oxigraph_server(location: Path, *, read_only: bool = False) -> Iterator[str]:
+    """Yield the base URL of an ``oxigraph serve`` (or ``serve-read-only``) on ``location``; stop it after."""
+    port = free_port()
+    process = subprocess.Popen([oxigraph_binary(), "serve-read-only" if read_only else "serve", "--location",
+                                str(location), "--bind", f"127.0.0.1:{port}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/query?query=ASK%7B%7D", timeout=1).read()
+                break
+            except OSError:
+                if process.poll() is not None:
+                    raise RuntimeError("oxigraph exited: " + process.stderr.read().decode()[:500]) from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def http(method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None,
          source: str | None = None, timeout: float = 30) -> tuple[int, dict[str, str], bytes]:
     """One request with http.client (any method, any header, from a chosen loopback address)."""

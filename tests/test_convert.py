@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import gzip
 import subprocess
-import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from pyoxigraph import BlankNode
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store.remote import RemoteStore
 from tests.conftest import DATA, run_cli
-from tests.test_remote_store import _free_port, _oxigraph_binary
+from tests.live_server import oxigraph_binary, oxigraph_server
 
 FILES = [DATA / "pychess" / "mate_in_2.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn",
          DATA / "lichess" / "puzzles.csv", DATA / "pgn-extract" / "odds.pgn"]
@@ -48,23 +46,12 @@ def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path)
     with gzip.open(output, "rt", encoding="utf-8") as handle:
         assert handle.readline().rstrip().endswith(".")
     loaded = tmp_path / "oxigraph"
-    subprocess.run([_oxigraph_binary(), "load", "--location", str(loaded), "--file", str(output)],
+    subprocess.run([oxigraph_binary(), "load", "--location", str(loaded), "--file", str(output)],
                    check=True, capture_output=True)
     embedded = tmp_path / "embedded"
     assert run_cli("import", "--jobs", "2", *map(str, FILES), store=embedded).exit_code == 0
 
-    port = _free_port()
-    server = subprocess.Popen([_oxigraph_binary(), "serve-read-only", "--location", str(loaded),
-                               "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/query?query=ASK%7B%7D", timeout=1).read()
-                break
-            except OSError:
-                assert server.poll() is None, server.stderr.read().decode()[:500] if server.stderr else ""
-                time.sleep(0.1)
+    with oxigraph_server(loaded, read_only=True) as base:
         remote = dataset(RemoteStore(base + "/query"))
         local = dataset(EmbeddedStore(embedded))
         assert sum(local.values()) > 20_000
@@ -72,9 +59,6 @@ def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path)
         # and chesskb answers from it as from the embedded store
         sources = run_cli("--store", base + "/query", "sources", "--format", "json")
         assert sources.exit_code == 0 and '"mate_in_2"' in sources.output
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_nothing_readable_writes_no_file(tmp_path: Path) -> None:

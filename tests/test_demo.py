@@ -17,20 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.live_server import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SOURCES = ("puzzles", "mate_in_2", "mate_in_3", "seed-000-sample", "kasparov-deep-blue-1997",
                 "odds", "seed-001-openings")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _start_demo(root: Path, store: Path, timeout: float = 600) -> str:
     """Run demo.sh until it serves; returns everything it printed before serving, then stops it."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "CHESSKB_STORE": str(store), "PORT": str(port), "HOST": "127.0.0.1"}
     process = subprocess.Popen(["bash", str(root / "scripts" / "demo.sh")], cwd=root, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -7,12 +7,8 @@ and exports must agree, and removing or re-importing a source must be exact on b
 from __future__ import annotations
 
 import json
-import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,44 +17,17 @@ from pyoxigraph import NamedNode
 
 from chesskb.service.app import create_app
 from tests.conftest import BASE, DATA, run_cli
+from tests.live_server import oxigraph_server
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 
 FILES = [DATA / "pychess" / "mate_in_2.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn"]
 
 
-def _oxigraph_binary() -> str:
-    found = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
-    if not Path(found).exists():
-        pytest.fail("the oxigraph server binary is missing: scripts/setup.sh installs the 'oxigraph' package")
-    return found
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture()
 def server(tmp_path: Path) -> Iterator[dict[str, str]]:
-    port = _free_port()
-    process = subprocess.Popen([_oxigraph_binary(), "serve", "--location", str(tmp_path / "oxigraph"),
-                                "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/query?query=ASK%7B%7D", timeout=1).read()
-                break
-            except OSError:
-                if process.poll() is not None:
-                    pytest.fail(f"oxigraph serve exited: {process.stderr.read().decode()[:500]}")
-                time.sleep(0.1)
+    with oxigraph_server(tmp_path / "oxigraph") as base:
         yield {"query": base + "/query", "update": base + "/update"}
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def _remote(server: dict[str, str], *args: str):
