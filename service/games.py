@@ -13,6 +13,8 @@ from typing import Any
 import chess
 from pyoxigraph import NamedNode
 
+from chesskb.kb.analysis.board_facts import position_key
+
 from . import boards
 
 #: The game's text: on the Match, or on its start position (ply 0); exercises are its other positions.
@@ -84,7 +86,9 @@ def for_page(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def _key(fen: str) -> str:
-    return " ".join(fen.split()[:4])
+    """The analysis's own position key, so an exercise stored with another en-passant field or move
+    counters is still found at its node."""
+    return position_key(chess.Board(fen))
 
 
 def move_tokens(tree: dict[str, Any], marked: set[int] = frozenset()) -> list[dict[str, Any]]:
