@@ -172,8 +172,11 @@ def classes_json() -> Response:
 
 # The page is cut from the type index alone (subquery), then only its 24 members are joined with their
 # FEN and label: OFFSET over the joined rows cost 6 s for the last page of 100k positions, this 80 ms.
+#: One page of a class's members in the store's index order: the class page and its "Next exercise"
+#: (``service.context``) cut the same list, so the next exercise is the next card.
+CLASS_MEMBER_PAGE = "SELECT ?class ?p WHERE { ?p a ?class } LIMIT %d OFFSET %d"
 CLASS_MEMBERS = """SELECT ?class ?p ?label ?fen WHERE {
-  { SELECT ?class ?p WHERE { ?p a ?class } LIMIT %d OFFSET %d }
+  { """ + CLASS_MEMBER_PAGE + """ }
   ?p cp:fen ?fen OPTIONAL { ?p rdfs:label ?label } }"""
 
 

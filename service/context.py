@@ -23,7 +23,6 @@ from pyoxigraph import NamedNode
 
 from chesskb.kb.vocab import CP_IRI
 
-CLASS_MEMBER_AT = """SELECT ?class ?p WHERE { ?p a ?class } LIMIT 1 OFFSET %d"""
 SOURCE_RECORD = """SELECT ?rec ?m ?number WHERE { ?rec cp:gameNumber ?number . ?m dcterms:source ?rec }"""
 MATCH_EXERCISES = """SELECT ?m ?pos ?ply WHERE { ?pos cp:hasMatch ?m ; cp:solutionUci ?u
   OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply"""
@@ -47,7 +46,9 @@ def _store():
 
 
 def _class_next(name: str, index: int) -> str | None:
-    rows = list(_store().query(CLASS_MEMBER_AT % (index + 1), bindings={"class": NamedNode(CP_IRI + name)}))
+    from .browse import CLASS_MEMBER_PAGE
+
+    rows = list(_store().query(CLASS_MEMBER_PAGE % (1, index + 1), bindings={"class": NamedNode(CP_IRI + name)}))
     return rows[0]["p"].value if rows else None
 
 
