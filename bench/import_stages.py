@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
     from chesskb.kb.analysis import analyse
+    from chesskb.kb.exercises import assess_themes, is_exercise
     from chesskb.kb.findings import Finding
     from chesskb.kb.iris import IriMinter
     from chesskb.kb.mapping import MappingContext, record_quads
@@ -52,9 +53,10 @@ def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
                 count += 1
                 if upto == "read":
                     continue
-                analysis = analyse(record.start_board(), record.solution)
+                exercise = is_exercise(record)
+                analysis = analyse(record.start_board(), record.solution, exercise=exercise)
                 if upto == "map":
-                    record_quads(record, analysis, ctx, ())
+                    record_quads(record, analysis, ctx, (), assess_themes(record, analysis, exercise=exercise))
         return count
 
     return run

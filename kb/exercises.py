@@ -114,9 +114,11 @@ def claimed_themes(record: GameRecord, user_themes: tuple[str, ...]) -> dict[str
 
 
 def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: tuple[str, ...] = (),
-                  *, use_engine: bool = True, verifier: MateVerifier | None = None) -> ThemeAssessment:
-    """The classes to assert on the record's start position, every mate claim checked first."""
-    if not is_exercise(record, user_themes):
+                  *, use_engine: bool = True, verifier: MateVerifier | None = None,
+                  exercise: bool | None = None) -> ThemeAssessment:
+    """The classes to assert on the record's start position, every mate claim checked first.
+    ``exercise``: ``is_exercise``'s verdict when the caller has it already."""
+    if not (is_exercise(record, user_themes) if exercise is None else exercise):
         return ThemeAssessment(exercise=False)
     assessment = ThemeAssessment(exercise=True)
     facts = analysis.facts

@@ -210,7 +210,7 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
         try:
             exercise = is_exercise(item, settings.user_themes)
             analysis = _MEMO.analyse(item.start_board(), item.solution, verifier, exercise=exercise)
-            themes = assess_themes(item, analysis, settings.user_themes, verifier=verifier)
+            themes = assess_themes(item, analysis, settings.user_themes, verifier=verifier, exercise=exercise)
             mined = _mine(item, verifier) if settings.mine and item.puzzle is None else ()
             record = record_quads(item, analysis, ctx, mined, themes)
         except Exception as exc:  # a detector or mapping bug costs this game only

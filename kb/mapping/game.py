@@ -13,7 +13,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 from ..analysis.difficulty import estimate_difficulty
 from ..analysis import PositionAnalysis
 from ..countries import country_code
-from ..exercises import ThemeAssessment, assess_themes
+from ..exercises import ThemeAssessment
 from ..identity import game_identity
 from ..iris import IriMinter, lichess_game_id
 from ..mining import MinedExercise
@@ -113,13 +113,12 @@ MinedPosition = tuple[MinedExercise, PositionAnalysis]
 
 
 def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext,
-                 mined: Sequence[MinedPosition] = (), themes: ThemeAssessment | None = None) -> list[Quad]:
+                 mined: Sequence[MinedPosition], themes: ThemeAssessment) -> list[Quad]:
     """All quads for one record (asserted in the source graph, implied in the inferred graph);
     ``mined`` adds a Position of the game for each exercise the engine found in it; ``themes`` is
-    ``kb.exercises.assess_themes``'s verdict (worked out here when not given)."""
+    ``kb.exercises.assess_themes``'s verdict, worked out by the caller (it may ask the engine, and
+    mapping does no I/O)."""
     out = _Quads(ctx)
-    if themes is None:
-        themes = assess_themes(record, analysis, ctx.user_themes)
     if record.puzzle is not None:
         _map_puzzle(record, analysis, ctx, out, themes)
     else:
