@@ -36,7 +36,7 @@ from pyoxigraph import RdfFormat, parse, serialize  # noqa: E402
 
 from chesskb.kb.checks.owl import ReasonerFailed, consistency_only, reasoner_copy, run_reasoner  # noqa: E402
 from chesskb.kb.checks.runner import check_source  # noqa: E402
-from chesskb.kb.iris import IriMinter  # noqa: E402
+from chesskb.kb.mapping.iris import IriMinter  # noqa: E402
 from chesskb.kb.store import open_store  # noqa: E402
 
 WORK = Path("/tmp/chesskb-bench/check")

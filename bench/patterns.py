@@ -2,7 +2,8 @@
 
 The store holds what the find query reads (type, ``cp:boardSquares``, ``cp:pieceOn``, ``cp:sideToMove``,
 ``cp:materialSignature``, ``cp:fen``, a label), written with the importer's own functions
-(``kb.patterns.board_squares``, ``kb.analysis.board_facts``) for N *distinct* positions: the lichess puzzle boards of
+(``kb.search.patterns.board_squares``, ``kb.analysis.board_facts``)
+for N *distinct* positions: the lichess puzzle boards of
 ``bench/corpus.py`` (the shared dev CSV and ``data/``), each walked a few random legal moves
 (seeded), so no two rows share a board string — replicating the same boards would let the store's
 cache answer most string lookups and flatter the figures. Building it this way takes minutes where
@@ -30,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import csv_rows  # noqa: E402
 from chesskb.kb.analysis.board_facts import material_signature  # noqa: E402
-from chesskb.kb.find import find_query  # noqa: E402
-from chesskb.kb.patterns import board_squares, parse, pieces_on, sparql_string  # noqa: E402
+from chesskb.kb.search.find import find_query  # noqa: E402
+from chesskb.kb.search.patterns import board_squares, parse, pieces_on, sparql_string  # noqa: E402
 from chesskb.kb.vocab import CP_IRI, PREFIXES  # noqa: E402
 
 #: (label, pattern, options) measured; from common (a page fills at once) to absent (every board tested).

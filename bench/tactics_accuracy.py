@@ -5,7 +5,7 @@
 
 * **Phases**: our one phase class per position (``kb.analysis.phase``) against lichess's
   ``opening``/``middlegame``/``endgame`` label, on every row.
-* **Themes**: only classes with a lichess counterpart are scored (``kb.themes.LICHESS_THEME_CLASSES``),
+* **Themes**: only classes with a lichess counterpart are scored (``kb.analysis.themes.LICHESS_THEME_CLASSES``),
   on the rows lichess's tagger labelled: a row whose themes hold no length key (``oneMove``,
   ``short``, ``long``, ``veryLong``) carries only its phase (38 of the 769 dev rows), so it says
   nothing about motifs and is left out of the theme scores. The original classes lichess has no
@@ -31,8 +31,8 @@ from chesskb.kb.analysis import analyse  # noqa: E402
 from chesskb.kb.analysis.engine import close_shared_engine  # noqa: E402
 from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
 from chesskb.kb.reading import read_records  # noqa: E402
-from chesskb.kb.records import GameRecord  # noqa: E402
-from chesskb.kb.themes import LICHESS_THEME_CLASSES  # noqa: E402
+from chesskb.kb.reading.records import GameRecord  # noqa: E402
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES  # noqa: E402
 
 #: Themes decided by the rules of chess or by material alone: F1 >= 0.95 each.
 TARGET_EXACT = ("MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFive", "PawnEndgame", "RookEndgame",

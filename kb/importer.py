@@ -16,21 +16,21 @@ from pathlib import Path
 
 from pyoxigraph import Literal, Quad
 
-from .analysis.verify import VerifyCounts
-from .analysis.verify_cache import cache_location
-from .findings import Finding
-from .class_counts import derive_class_counts
-from .linking import derive_links
-from .freshness import import_fingerprint
-from .iris import IriMinter
-from .mapping import MappingContext, source_quads
-from .mining import engine_path
-from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
-from .pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
-from .store import Store
-from .store.base import Derive, Replacement, Statement
-from .themes import THEME_CLASSES
-from .vocab import CP, DCTERMS, RDF, XSD
+from chesskb.kb.analysis.verify import VerifyCounts
+from chesskb.kb.analysis.verify_cache import cache_location
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.store.class_counts import derive_class_counts
+from chesskb.kb.merge.linking import derive_links
+from chesskb.kb.merge.freshness import import_fingerprint
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.mapping import MappingContext, source_quads
+from chesskb.kb.analysis.mining import engine_path
+from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
+from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
+from chesskb.kb.store import Store
+from chesskb.kb.store.base import Derive, Replacement, Statement
+from chesskb.kb.analysis.themes import THEME_CLASSES
+from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
 
 ProgressCallback = Callable[["ImportReport"], None]
 
@@ -44,7 +44,7 @@ class SourceReport:
     name: str
     files: list[str]
     checksum: str = ""
-    imported_with: str = ""  # code and settings of the import (kb.freshness)
+    imported_with: str = ""  # code and settings of the import (kb.merge.freshness)
     games: int = 0
     errors: int = 0
     matches: set[int] = field(default_factory=set)
@@ -131,7 +131,7 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
 
     With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
     this process only loads what they return (``kb.pipeline``). ``mine`` runs the engine over every
-    game for exercises (``kb.mining``); without an engine it raises ``ImportError_`` before reading.
+    game for exercises (``kb.analysis.mining``); without an engine it raises ``ImportError_`` before reading.
 
     ``append`` adds the files' games to their source instead of replacing it: nothing the source
     holds is dropped or rewritten (a lichess source keeps its popularity, game URLs and the course

@@ -22,24 +22,24 @@ from pathlib import Path
 import chess
 from pyoxigraph import Quad, RdfFormat, serialize
 
-from .analysis import PositionAnalysis, analyse
-from .analysis.verify import MateVerifier, VerifyCounts
-from .analysis.verify_cache import VerificationCache
-from .class_counts import COUNTED_CLASSES
-from .exercises import ThemeAssessment, assess_themes, is_exercise
-from .findings import Finding
-from .iris import IriMinter
-from .mapping import MappingContext, record_quads
-from .mapping.game import MinedPosition
-from .analysis.engine import close_shared_engine, shared_engine
-from .mining import mine_game
-from .reading import file_kind
-from .reading.lichess import iter_rows, row_to_record
-from .reading.pgn import Segment, parse_segment, split_segments
-from .reading.text import looks_binary, open_text, repair_findings
-from .records import GameRecord
-from .store.base import SerializedBatch
-from .vocab import CP, RDF, RDFS
+from chesskb.kb.analysis import PositionAnalysis, analyse
+from chesskb.kb.analysis.verify import MateVerifier, VerifyCounts
+from chesskb.kb.analysis.verify_cache import VerificationCache
+from chesskb.kb.store.class_counts import COUNTED_CLASSES
+from chesskb.kb.analysis.exercises import ThemeAssessment, assess_themes, is_exercise
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.mapping import MappingContext, record_quads
+from chesskb.kb.mapping.game import MinedPosition
+from chesskb.kb.analysis.engine import close_shared_engine, shared_engine
+from chesskb.kb.analysis.mining import mine_game
+from chesskb.kb.reading import file_kind
+from chesskb.kb.reading.lichess import iter_rows, row_to_record
+from chesskb.kb.reading.pgn import Segment, parse_segment, split_segments
+from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.store.base import SerializedBatch
+from chesskb.kb.vocab import CP, RDF, RDFS
 
 #: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
 UNIT_SIZE = 64
@@ -57,7 +57,7 @@ class PipelineSettings:
     mine: bool = False
     #: the verification cache's file (``kb.analysis.verify_cache``), None for one in memory only
     verify_cache: str | None = None
-    #: also send back what links and class counts are computed from (``kb.convert``: no store to ask)
+    #: also send back what links and class counts are computed from (``kb.export.convert``: no store to ask)
     collect: bool = False
 
 
@@ -115,7 +115,7 @@ _GAME_EVENT = frozenset((CP.hasEvent, CP.year))
 
 
 def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> None:
-    """What ``kb.linking`` and ``kb.class_counts`` read from a store, for ``convert`` to compute them
+    """What ``kb.merge.linking`` and ``kb.store.class_counts`` read from a store, for ``convert`` to compute them
     without one: class members as digests, and the naming statements of players and events."""
     named = (base + "player/", base + "event/")
     evidence = []

@@ -83,7 +83,7 @@ ADDED_THEME_CLASSES: dict[str, str] = {
 ADDED_OTHER_CLASSES: tuple[str, ...] = ("Source", "SourceRecord", "Course", "Chapter", "ChapterItem")
 
 #: Position classes added in version 2 that are not themes, with their parent: ``Exercise`` is a
-#: position set as a task to solve (``kb.exercises`` says which records are), as opposed to the
+#: position set as a task to solve (``kb.analysis.exercises`` says which records are), as opposed to the
 #: start position of an ordinary game.
 ADDED_POSITION_CLASSES: dict[str, str] = {"Exercise": "Position"}
 
@@ -117,7 +117,7 @@ ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
     "eventOf",          # Event -> Match|Position, inverse of hasEvent
     "boardOf",          # Board -> Match|Position, inverse of hasBoard
     "inSource",         # SourceRecord -> Source
-    "candidateSameAs",  # Player <-> Player: maybe the same person (kb.linking)
+    "candidateSameAs",  # Player <-> Player: maybe the same person (kb.merge.linking)
     "hasChapter",       # Course -> Chapter
     "hasItem",          # Chapter -> ChapterItem
     "exercise",         # ChapterItem -> Position
@@ -164,18 +164,18 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     # Source and SourceRecord (provenance)
     "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedWith", "importedAt",
     "gameCount", "positionCount", "playerCount",
-    # Courses (kb.courses)
+    # Courses (kb.courses.course_file)
     "chapterOrder", "itemOrder", "level", "passPercent", "selection",
 )
 
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a
 #: theme class, saying who asserted the class (the detectors, the source's own label, the user's
 #: --theme); ``lichessTheme`` maps a class to the lichess puzzle theme key(s) it matches;
-#: ``memberCount`` is a class's number of individuals, recounted after every write (``kb.class_counts``).
+#: ``memberCount`` is a class's number of individuals, recounted after every write (``kb.store.class_counts``).
 ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
     "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme", "memberCount",
     "eventTagAsWritten",  # Match -> '[Site "New York USA 01"]': the event's tags as the game's record wrote them
-    "sourcesDisagreeOn",  # individual -> property whose values from several records conflict (kb.conflicts)
+    "sourcesDisagreeOn",  # individual -> property whose values from several records conflict (kb.merge.conflicts)
 )
 
 THEME_ROOT = "Position"

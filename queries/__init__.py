@@ -18,7 +18,7 @@ Writing a query (the rules the 48 files follow):
 * Every query answers in pages (``limit``, ``offset``), appended at the end; a line ``#PAGE``
   puts them inside a sorted subquery instead, so only the page's rows are joined with the rest.
 * Position queries bind ``?position``; game queries bind ``?match``.
-* Type ``name`` binds the parameter as ``kb.names.name_key`` of the value (case, accents and word
+* Type ``name`` binds the parameter as ``kb.reading.names.name_key`` of the value (case, accents and word
   order dropped) and the query compares it with players' stored ``cp:nameKey``, word-bounded, so
   "Polgar" finds "Polgár, Judit" and "Susan Polgar".
 * Type ``class`` binds ``cp:NAME``; ``?position a ?tactic`` includes subclasses because the
@@ -27,11 +27,11 @@ Writing a query (the rules the 48 files follow):
   looks it up as an exact value instead of lowercasing every stored one in a FILTER.
 * Type ``pieces`` binds one side's pieces as ``cp:whitePieces``/``cp:blackPieces`` store them
   (``rp`` and ``KRPP`` both become ``KRP``: king first, any number of pawns as one P).
-* Type ``pattern`` is a position pattern (``kb.patterns``: ``Nf5 kg8``, ``*/*/*/*/???PP???/*/*/*``,
+* Type ``pattern`` is a position pattern (``kb.search.patterns``: ``Nf5 kg8``, ``*/*/*/*/???PP???/*/*/*``,
   then optionally ``w``/``b`` and ``KRP-KR``). The query writes ``REGEX(?board, ?NAME)`` with
   ``?board`` bound to ``cp:boardSquares`` and ``?side``/``?signature`` to ``cp:sideToMove`` and
   ``cp:materialSignature`` in the same group; that call is replaced by the pattern's compiled tests,
-  whose regular expressions are constants written by ``kb.patterns`` from the parsed pattern (never
+  whose regular expressions are constants written by ``kb.search.patterns`` from the parsed pattern (never
   the user's text), because Oxigraph compiles a regular expression held in a variable once per row
   (170 s instead of 3.4 s at 1M positions). ``?NAME`` itself is bound to the pattern text as usual.
 * ``date`` takes YYYY-MM-DD, ``time`` HH:MM or HH:MM:SS; both become typed ``xsd`` literals.
@@ -47,9 +47,9 @@ from importlib import resources
 from pyoxigraph import Literal, NamedNode
 
 from chesskb.kb.analysis.board_facts import pieces_key as board_pieces_key
-from chesskb.kb.names import name_key
-from chesskb.kb.patterns import PatternError, sparql_condition
-from chesskb.kb.patterns import parse as parse_pattern
+from chesskb.kb.reading.names import name_key
+from chesskb.kb.search.patterns import PatternError, sparql_condition
+from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
 
 _HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")

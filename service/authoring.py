@@ -31,9 +31,9 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.importer import ImportError_, import_files
-from chesskb.kb.iris import IriMinter
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import StoreBusy
-from chesskb.kb.themes import THEME_CLASSES
+from chesskb.kb.analysis.themes import THEME_CLASSES
 
 from . import boards
 from .errors import ServiceError
@@ -212,7 +212,7 @@ def save_course() -> Response:
     _require_token()
     import yaml
 
-    from chesskb.kb.courses import CourseError, course_graph, course_quads, resolve_course
+    from chesskb.kb.courses.course_file import CourseError, course_graph, course_quads, resolve_course
 
     text = (request.get_json(silent=True) or {}).get("course", "")
     try:

@@ -3,7 +3,7 @@ players, events, sources and games.
 
 Each view builds plain data once; HTML renders it and the ``.json`` twin (or ``?format=json``)
 returns it as is. Queries bind the user's text as typed literals (never pasted into SPARQL).
-Class counts are the ones the importer keeps after every write (``kb.class_counts``): a
+Class counts are the ones the importer keeps after every write (``kb.store.class_counts``): a
 position's superclasses are in the store (the ``/inferred`` graphs), so a class's count includes
 its subclasses.
 """
@@ -20,9 +20,9 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 from pyoxigraph import Literal, NamedNode
 
 from chesskb.kb.analysis.board_facts import position_key
-from chesskb.kb.class_counts import stored_counts
-from chesskb.kb.standings import game_result, standings as event_standings
-from chesskb.kb.themes import PARENT, type_position
+from chesskb.kb.store.class_counts import stored_counts
+from chesskb.kb.reports.standings import game_result, standings as event_standings
+from chesskb.kb.analysis.themes import PARENT, type_position
 from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
 
 from . import context
@@ -117,7 +117,7 @@ COUNTS_TTL = 30.0  # seconds live counts of an older store are reused
 def class_counts() -> dict[str, int]:
     """Positions per theme class, subclasses included (inferred superclass types are stored).
 
-    The importer keeps these numbers after every write (``kb.class_counts``), so this is one
+    The importer keeps these numbers after every write (``kb.store.class_counts``), so this is one
     lookup. A store written before that is counted here, and the count reused for 30 s.
     Only theme classes are kept, and only positions are members of theme classes."""
     stored = stored_counts(_store())
@@ -363,7 +363,7 @@ def search_json() -> Response:
 
 # --- listings on resource pages (used by service.pages) -----------------------------------------
 
-# A player page shows the player's owl:sameAs cluster once (kb.linking): its games, positions and
+# A player page shows the player's owl:sameAs cluster once (kb.merge.linking): its games, positions and
 # name variants, whichever member's page is asked for. Ratings and titles are the game's (issue 17).
 PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel ?elo ?title WHERE {
   ?p owl:sameAs* ?who .
@@ -390,7 +390,7 @@ SOURCE_PAGE = 100  # games per source page
 MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
   OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
 
-_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.iris): <source>/game/N
+_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.mapping.iris): <source>/game/N
 
 
 def _round_key(value: str | None) -> tuple:
@@ -444,7 +444,7 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
 
 
 def source_games(source_iri: str) -> dict[str, Any]:
-    """One page of a source's games in file order. Record IRIs are ``<source>/game/N`` (kb.iris), so
+    """One page of a source's games in file order. Record IRIs are ``<source>/game/N`` (kb.mapping.iris), so
     a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     first = (page - 1) * SOURCE_PAGE + 1
@@ -472,7 +472,7 @@ def _position_hit(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
-    """The event page's standings and crosstable, by the one rule of ``kb.standings``."""
+    """The event page's standings and crosstable, by the one rule of ``kb.reports.standings``."""
     table = event_standings(games)
     names = table["names"]
     return {

@@ -19,8 +19,8 @@ import click
 from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
 from chesskb import __version__
-from chesskb.kb.findings import Finding
-from chesskb.kb.freshness import import_fingerprint, unchanged_sources
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.merge.freshness import import_fingerprint, unchanged_sources
 from chesskb.kb.importer import (
     ImportError_,
     group_files,
@@ -29,10 +29,10 @@ from chesskb.kb.importer import (
     sources_checksum,
     validate_themes,
 )
-from chesskb.kb.iris import BASE_IRI_ENV, default_base_iri
+from chesskb.kb.mapping.iris import BASE_IRI_ENV, default_base_iri
 from chesskb.kb.pipeline import default_jobs
-from chesskb.kb.safe_output import atomic_output
-from chesskb.kb.terminal import printable
+from chesskb.kb.export.safe_output import atomic_output
+from chesskb.kb.export.terminal import printable
 from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
 from chesskb.kb.vocab import PREFIXES
 from chesskb.service.progress import TerminalProgress, import_status
@@ -179,7 +179,7 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
 
 
 def _term_text(term: Any) -> str:
-    """A cell of the table: the term's text, control characters escaped (``kb.terminal``)."""
+    """A cell of the table: the term's text, control characters escaped (``kb.export.terminal``)."""
     if term is None:
         return ""
     return printable(getattr(term, "value", str(term)))
@@ -265,7 +265,7 @@ def export_command(obj: CliContext, fmt: str, output: Path | None, source: str |
     """Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé,
     owlxml the same in OWL/XML (written by the OWL API; needs Java), --format pgn the exercises as
     PGN (SetUp/FEN, solution and comments) for other chess software."""
-    from chesskb.kb.export import write_export
+    from chesskb.kb.export.rdf import write_export
 
     store = obj.open_store()
     if fmt == "pgn":
@@ -284,7 +284,7 @@ def export_command(obj: CliContext, fmt: str, output: Path | None, source: str |
 
 def _owlxml_writer():
     """``write_owlxml`` with Java's absence (exit 2) and the OWL API's refusal (exit 1) as one line."""
-    from chesskb.kb.export_owlxml import ConversionFailed, JavaMissing, write_owlxml
+    from chesskb.kb.export.owlxml import ConversionFailed, JavaMissing, write_owlxml
 
     def write(store: Store, fmt: str, output, **options) -> None:
         try:
@@ -304,7 +304,7 @@ class JavaNeeded(click.ClickException):
 
 
 def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:
-    from chesskb.kb.export_pgn import write_pgn
+    from chesskb.kb.export.pgn import write_pgn
 
     if output is None:
         write_pgn(store, sys.stdout, source=source, base_iri=base_iri)
@@ -327,7 +327,7 @@ def _engine_note() -> str:
 @click.pass_obj
 def stats_command(obj: CliContext, fmt: str) -> None:
     """Counts of positions, games, players, events and theme classes."""
-    from chesskb.kb.stats import kb_stats, list_sources
+    from chesskb.kb.reports.stats import kb_stats, list_sources
 
     store = obj.open_store()
     stats = kb_stats(store)
@@ -351,7 +351,7 @@ def stats_command(obj: CliContext, fmt: str) -> None:
 @click.pass_obj
 def sources_command(obj: CliContext, fmt: str) -> None:
     """The sources in the store with counts, import time and file checksum."""
-    from chesskb.kb.stats import list_sources
+    from chesskb.kb.reports.stats import list_sources
 
     sources = list_sources(obj.open_store(), base_iri=obj.base_iri)
     if fmt == "json":

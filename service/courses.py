@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, url_for
 
-from chesskb.kb.iris import IriMinter
+from chesskb.kb.mapping.iris import IriMinter
 
 from .browse import _answer, _rows, _wants_json, opening_title
 from . import context

@@ -18,7 +18,7 @@ import chess
 from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
                    url_for)
 
-from chesskb.kb.themes import PARENT
+from chesskb.kb.analysis.themes import PARENT
 from chesskb.kb.vocab import per_game_property
 from chesskb.kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
 
@@ -409,7 +409,7 @@ def by_iri(rest: str) -> Response:
         if rest.endswith(ext):
             rest, suffix = rest[: -len(ext)], ext
             break
-    iri = base + quote(rest, safe="/-._~")  # the minter's quoting (kb.iris); Flask gave it decoded
+    iri = base + quote(rest, safe="/-._~")  # the minter's quoting (kb.mapping.iris); Flask gave it decoded
     if suffix == ".json":
         resource, _ = _load(iri, current_lang())
         return jsonify(page_data(resource, current_lang()))

@@ -22,7 +22,7 @@ import chess
 import chess.pgn
 
 from chesskb.kb.analysis import analyse
-from chesskb.kb.themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
 from tests.conftest import DATA, run_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -55,7 +55,7 @@ class Game:
     plies: int
     asserted: set[str]    # classes the file's Termination and the analysis give the start position
     facts: dict
-    exercise: bool = True  # False for an ordinary game from the initial position (kb/exercises.py)
+    exercise: bool = True  # False for an ordinary game from the initial position (kb/analysis/exercises.py)
 
     @property
     def classes(self) -> set[str]:

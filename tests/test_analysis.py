@@ -18,8 +18,8 @@ from chesskb.kb.analysis.board_facts import board_facts
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.analysis.verify import forced_mate_within, verify_mate
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
-from chesskb.kb.themes import LICHESS_THEME_CLASSES
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES
 
 from .conftest import DATA, run_cli
 

@@ -16,7 +16,7 @@ import pytest
 import rdflib
 from pyoxigraph import Literal, NamedNode, Quad
 
-from chesskb.kb.iris import IriMinter
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import open_store
 from chesskb.kb.vocab import CP
 from tests.conftest import DATA, run_cli

@@ -1,4 +1,4 @@
-"""Courses as data (kb/courses.py, ``chesskb course``): the shipped course, round trips and errors."""
+"""Courses as data (kb/courses/course_file.py, ``chesskb course``): the shipped course, round trips and errors."""
 
 from __future__ import annotations
 

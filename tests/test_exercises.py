@@ -117,7 +117,7 @@ def where(path: Path, token: str, encoding: str = "utf-8") -> str:
 
 
 def is_game_start(game: chess.pgn.Game) -> bool:
-    """Independent of kb/exercises.py: no FEN, or an odds game's start (move 1, most men at home)."""
+    """Independent of kb/analysis/exercises.py: no FEN, or an odds game's start (move 1, most men at home)."""
     board = game.board()
     home = chess.Board()
     moved = sum(1 for sq, piece in board.piece_map().items() if home.piece_at(sq) != piece)

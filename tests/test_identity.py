@@ -15,7 +15,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from chesskb.kb.names import name_key
+from chesskb.kb.reading.names import name_key
 from chesskb.kb.store import open_store
 from chesskb.queries import load_query
 from tests.conftest import DATA, run_cli
@@ -218,7 +218,7 @@ def test_event_page_and_queries_use_one_rule_for_unfinished_games(tmp_path: Path
 # --- 5. Players ------------------------------------------------------------------------------------
 
 def test_name_forms_link_and_a_surname_alone_stays_a_candidate() -> None:
-    from chesskb.kb.linking import PlayerNames, compute_links
+    from chesskb.kb.merge.linking import PlayerNames, compute_links
 
     names = {"a": "Tal, Mikhail N.", "b": "Mikhail Tal", "c": "Tal,M", "d": "Polgár, Judit", "e": "Polgar, Susan",
              "f": "Polgar, Sofia", "g": "POLGAR", "h": "Nepomniachtchi, Ian", "i": "Ian Nepomnyashchy",

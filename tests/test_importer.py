@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from chesskb.kb.iris import IriMinter
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
+from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.store import EmbeddedStore
 
 from .conftest import BASE, DATA, ROOT, run_cli
@@ -173,8 +173,8 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
 
 def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
     """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
-    from chesskb.kb.class_counts import count_members, stored_counts
-    from chesskb.kb.stats import kb_stats
+    from chesskb.kb.store.class_counts import count_members, stored_counts
+    from chesskb.kb.reports.stats import kb_stats
 
     store_path = tmp_path / "s"
     store = EmbeddedStore(store_path)
@@ -247,9 +247,9 @@ def _state(store_path: Path) -> tuple[set[tuple], int]:
 
 def _derived_agree_with_data(store_path: Path) -> None:
     """The links and class counts a store keeps are the ones its data calls for (no stale generation)."""
-    from chesskb.kb.class_counts import count_members, stored_counts
+    from chesskb.kb.store.class_counts import count_members, stored_counts
     from chesskb.kb.importer import source_counts
-    from chesskb.kb.linking import links_graph_quads
+    from chesskb.kb.merge.linking import links_graph_quads
 
     store = EmbeddedStore(store_path)
     minter = IriMinter(BASE)

@@ -118,7 +118,7 @@ def test_remove_source_and_reimport_are_exact(tmp_path: Path) -> None:
 
 
 def test_initials_that_fit_several_players_are_only_candidates() -> None:
-    from chesskb.kb.linking import PlayerNames, compute_links
+    from chesskb.kb.merge.linking import PlayerNames, compute_links
 
     players = [PlayerNames("s", {"polgar s"}), PlayerNames("susan", {"polgar susan"}),
                PlayerNames("sofia", {"polgar sofia"}), PlayerNames("judit", {"judit polgar"}),

@@ -8,9 +8,9 @@ from pathlib import Path
 import chess
 import pytest
 
-from chesskb.kb.mining import MIN_GAIN, engine_path, material, mine_game, open_engine
+from chesskb.kb.analysis.mining import MIN_GAIN, engine_path, material, mine_game, open_engine
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
+from chesskb.kb.reading.records import GameRecord
 
 from .conftest import DATA, run_cli
 

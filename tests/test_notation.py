@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chesskb.kb.notation import english_san_to, san_to_english, to_english_movetext
+from chesskb.kb.reading.notation import english_san_to, san_to_english, to_english_movetext
 from chesskb.kb.store import open_store
 from tests.conftest import run_cli
 

@@ -9,7 +9,8 @@ from rdflib.compare import isomorphic
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS, Namespace
 
 from chesskb import ontology
-from chesskb.kb import themes, vocab
+from chesskb.kb import vocab
+from chesskb.kb.analysis import themes
 from chesskb.ontology import build
 
 CP = vocab.CP_IRI

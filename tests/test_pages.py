@@ -18,7 +18,7 @@ import chess.pgn
 import pytest
 import rdflib
 
-from chesskb.kb.themes import LICHESS_THEME_CLASSES, PARENT
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, PARENT
 from chesskb.kb.vocab import CP_IRI
 from chesskb.service.i18n import localise_san
 from tests.conftest import BASE, DATA, run_cli

@@ -2,7 +2,7 @@
 
 The expected positions are computed here from the files in ``data/`` (each game's start position,
 each lichess puzzle's position after the opponent's setup move) with python-chess predicates written
-square by square, never with ``kb.patterns``; the colour flip is python-chess's ``Board.mirror()``.
+square by square, never with ``kb.search.patterns``; the colour flip is python-chess's ``Board.mirror()``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import chess
 import chess.pgn
 import pytest
 
-from chesskb.kb.patterns import PatternError, board_squares, parse, sparql_condition
+from chesskb.kb.search.patterns import PatternError, board_squares, parse, sparql_condition
 from tests.conftest import DATA, run_cli
 
 Predicate = Callable[[chess.Board], bool]
@@ -271,7 +271,7 @@ def test_find_errors(client, tmp_path):
 
 def test_the_piece_index_changes_nothing_but_speed(data_store):
     """cp:pieceOn only narrows the boards tested: with and without it the rows are the same."""
-    from chesskb.kb.find import find_query
+    from chesskb.kb.search.find import find_query
     from chesskb.kb.store import open_store
 
     store = open_store(str(data_store))

@@ -16,7 +16,7 @@ import pytest
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.phase import PHASE_CLASS, game_phase, mixedness
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
+from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.vocab import PHASE_CLASSES
 
 from .conftest import DATA, run_cli
@@ -70,7 +70,7 @@ def test_analysis_gives_exactly_one_phase_class(record):
 def test_every_imported_position_is_in_exactly_one_phase(data_store):
     """No exercise of the shipped data is in two phase classes or none, and gamePhase says the same.
 
-    The start position of an ordinary game (kb.exercises) states its ``gamePhase`` fact but no class:
+    The start position of an ordinary game (kb.analysis.exercises) states its ``gamePhase`` fact but no class:
     it is not a didactic position, so it is in no class page, the phase classes' included."""
     result = run_cli("query", "--format", "json", """
         SELECT ?p (COUNT(DISTINCT ?phase) AS ?n) (SAMPLE(?value) AS ?v) (SAMPLE(?phase) AS ?c) WHERE {
@@ -99,7 +99,7 @@ backRankThreat blocking coercion matingNet overloading simplification any health
 
 
 def test_every_lichess_theme_key_has_a_class_or_a_stated_place():
-    from chesskb.kb.themes import LICHESS_KEYS_WITHOUT_CLASS, LICHESS_THEME_CLASSES
+    from chesskb.kb.analysis.themes import LICHESS_KEYS_WITHOUT_CLASS, LICHESS_THEME_CLASSES
     assert not set(LICHESS_THEME_CLASSES) & set(LICHESS_KEYS_WITHOUT_CLASS)
     missing = set(LICHESS_KEYS) - set(LICHESS_THEME_CLASSES) - set(LICHESS_KEYS_WITHOUT_CLASS)
     assert not missing

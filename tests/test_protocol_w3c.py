@@ -18,7 +18,7 @@ from urllib.parse import quote, urlencode
 import pytest
 import rdflib
 
-from chesskb.kb.iris import default_base_iri
+from chesskb.kb.mapping.iris import default_base_iri
 from chesskb.kb.store import open_store
 from tests.competency import build_store
 from tests.live_server import http, live_server

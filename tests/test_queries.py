@@ -16,8 +16,8 @@ import chess
 import pytest
 
 from chesskb.kb.analysis.board_facts import game_phase
-from chesskb.kb.names import name_key
-from chesskb.kb.themes import ancestors
+from chesskb.kb.reading.names import name_key
+from chesskb.kb.analysis.themes import ancestors
 from chesskb.queries import QueryError, list_queries, load_query
 from tests.competency import PUZZLES as PUZZLES_CSV
 from tests.competency import COMPETENCY, TRAPS, Game, build_store, read_games, read_puzzles, signature

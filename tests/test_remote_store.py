@@ -128,7 +128,7 @@ def test_serve_answers_from_the_remote_store(server) -> None:
 
 def _derived(store) -> tuple[set, set, list]:
     """Links, class counts and source descriptions (import time aside) as a store keeps them."""
-    from chesskb.kb.iris import IriMinter
+    from chesskb.kb.mapping.iris import IriMinter
 
     minter = IriMinter()
     links = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([minter.links_graph])}

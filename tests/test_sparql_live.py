@@ -154,7 +154,7 @@ def test_rdflib_service_clause_federates_into_the_endpoint(endpoint):
 # --- clients that name a dataset, and results larger than any old cap ------------------------------
 
 def _source_graph(name: str) -> str:
-    from chesskb.kb.iris import default_base_iri
+    from chesskb.kb.mapping.iris import default_base_iri
 
     return f"{default_base_iri()}graph/{name}"
 

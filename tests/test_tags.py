@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
-from chesskb.kb.tags import TAG_TABLE, clean_date, map_tags, parse_time_control
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.tags import TAG_TABLE, clean_date, map_tags, parse_time_control
 from chesskb.kb.vocab import ORIGINAL_DATA_PROPERTIES
 
 from .conftest import ROOT

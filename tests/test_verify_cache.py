@@ -16,9 +16,9 @@ import pytest
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.analysis.verify_cache import CACHE_FILE, VerificationCache, claim_key
 from chesskb.kb.importer import import_files
-from chesskb.kb.iris import IriMinter
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
+from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.store import EmbeddedStore
 
 from .conftest import BASE, DATA

@@ -211,7 +211,8 @@ def build() -> str:
         game.headers.update({"Event": "Seed 001 openings", "Site": "?", "Date": "????.??.??", "Round": str(number),
                              "White": "?", "Black": "?", "Result": "*", "ECO": eco, "Opening": english,
                              "Variation": name, "Annotator": "ChessPosition KB",
-                             # a line to practise, not a game: the Themes tag makes it an exercise (kb/exercises.py)
+                             # a line to practise, not a game: the Themes tag makes it an exercise
+                             # (kb/analysis/exercises.py)
                              "Themes": "PositionBegin"})
         game.comment = f"{english} ({name}, ECO {eco}). Play the book moves; each comment says why."
         node = game

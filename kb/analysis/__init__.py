@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 
 import chess
 
-from .board_facts import board_facts
-from .detectors import detect
-from .line import Line
-from .phase import PHASE_CLASS
-from .solution import solution_facts
-from .verify import MateVerifier, default_verifier
+from chesskb.kb.analysis.board_facts import board_facts
+from chesskb.kb.analysis.detectors import detect
+from chesskb.kb.analysis.line import Line
+from chesskb.kb.analysis.phase import PHASE_CLASS
+from chesskb.kb.analysis.solution import solution_facts
+from chesskb.kb.analysis.verify import MateVerifier, default_verifier
 
 FactValue = bool | int | str
 
@@ -29,7 +29,7 @@ class PositionAnalysis:
     classes: list[str] = field(default_factory=list)
 
 
-#: Facts that describe a solution to find; a whole game's moves are not one (``kb.exercises``).
+#: Facts that describe a solution to find; a whole game's moves are not one (``kb.analysis.exercises``).
 EXERCISE_ONLY_FACTS = ("solverMoves", "mateIn", "mateVerification")
 
 
@@ -40,7 +40,7 @@ def analyse(board: chess.Board, solution: list[chess.Move], *, use_engine: bool 
     A mate claim is checked (``kb.analysis.verify``): by search up to mate in two, by the engine
     beyond when one is installed and ``use_engine``; the status is stored, never guessed. ``verifier``
     (the importer's, with its cache and counts) decides the claim; by default this process's own.
-    With ``exercise`` false (an ordinary game from its start, ``kb.exercises``) the moves are
+    With ``exercise`` false (an ordinary game from its start, ``kb.analysis.exercises``) the moves are
     replayed for their facts (SAN, how the game ended) but nothing is detected or claimed: the
     game is not the solution of its start position. An exercise's last class is always its one
     phase class (``kb.analysis.phase``).

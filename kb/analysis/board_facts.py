@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import chess
 
-from ..patterns import board_squares
-from .phase import game_phase
+from chesskb.kb.search.patterns import board_squares
+from chesskb.kb.analysis.phase import game_phase
 
 __all__ = ["board_facts", "game_phase", "material", "material_signature", "pieces_key", "position_key",
            "side_pieces"]
@@ -77,7 +77,7 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
         "whitePieces": side_pieces(board, chess.WHITE),
         "blackPieces": side_pieces(board, chess.BLACK),
         "positionKey": position_key(board),
-        # the 64 squares as one string, so that a pattern (kb.patterns) is a standard SPARQL REGEX
+        # the 64 squares as one string, so that a pattern (kb.search.patterns) is a standard SPARQL REGEX
         "boardSquares": board_squares(board),
         "gamePhase": game_phase(board),
     }

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import chess
 
-from ..themes import MATE_IN_CLASSES
-from .verify import MateVerifier, default_verifier
+from chesskb.kb.analysis.themes import MATE_IN_CLASSES
+from chesskb.kb.analysis.verify import MateVerifier, default_verifier
 
 #: Class -> the number of moves it promises (``OtherMate``: more than five, number unknown).
 MATE_CLASS_MOVES: dict[str, int] = {name: moves for moves, name in MATE_IN_CLASSES.items()}

@@ -11,7 +11,7 @@ from functools import cached_property
 
 import chess
 
-from .board_facts import material
+from chesskb.kb.analysis.board_facts import material
 
 #: Piece values for material questions; the king is worth more than anything it can be traded for.
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 99}

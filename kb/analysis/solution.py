@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from ..themes import mate_in_class
+from chesskb.kb.analysis.themes import mate_in_class
 
 
 @dataclass

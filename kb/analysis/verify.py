@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from .engine import EngineMissing, engine_path, shared_engine
-from .verify_cache import VerificationCache, claim_key
+from chesskb.kb.analysis.engine import EngineMissing, engine_path, shared_engine
+from chesskb.kb.analysis.verify_cache import VerificationCache, claim_key
 
 SEARCH_LIMIT = 2
 #: The engine's budget per claim, in nodes, not seconds: with one thread and a cleared hash table a

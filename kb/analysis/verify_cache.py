@@ -29,7 +29,7 @@ from pathlib import Path
 
 import chess
 
-from .board_facts import position_key
+from chesskb.kb.analysis.board_facts import position_key
 
 #: ``$CHESSKB_VERIFY_CACHE``: the cache file's path, or ``none`` for a cache that lives only as long
 #: as the process (nothing written to disk).

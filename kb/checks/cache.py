@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyoxigraph import Triple
-from ..safe_output import atomic_output
+from chesskb.kb.export.safe_output import atomic_output
 
 CACHE_FILE = "check-cache.json"
 #: Bump when what a check computes changes, so old entries stop matching.
@@ -39,7 +39,7 @@ def rules_hash() -> str:
     """The ontology and the shapes: a change to either invalidates every cached result."""
     from chesskb import ontology
 
-    from .shacl import shapes_text
+    from chesskb.kb.checks.shacl import shapes_text
 
     hasher = hashlib.sha256()
     hasher.update(ontology.turtle_text().encode("utf-8"))

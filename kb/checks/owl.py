@@ -25,8 +25,8 @@ from pathlib import Path
 
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
-from ..ontology_graph import ontology_quads
-from ..vocab import CP_IRI, OWL_IRI, RDF_IRI, RDFS_IRI, XSD_IRI
+from chesskb.kb.store.ontology_graph import ontology_quads
+from chesskb.kb.vocab import CP_IRI, OWL_IRI, RDF_IRI, RDFS_IRI, XSD_IRI
 
 RDF_TYPE = NamedNode(RDF_IRI + "type")
 RDFS_LABEL = NamedNode(RDFS_IRI + "label")

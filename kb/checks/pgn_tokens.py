@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from ..reading.pgn import TAG_LINE
+from chesskb.kb.reading.pgn import TAG_LINE
 
 TokenKind = Literal[
     "tag", "bad-tag", "comment", "unclosed-comment", "stray-brace", "open-rav", "close-rav", "nag",

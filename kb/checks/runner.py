@@ -18,11 +18,11 @@ from typing import Any
 
 from pyoxigraph import Triple
 
-from ..iris import IriMinter
-from ..store import Store, StoreError
-from ..vocab import XSD_IRI
-from . import owl
-from .cache import CheckCache, cache_key, graph_hash
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store import Store, StoreError
+from chesskb.kb.vocab import XSD_IRI
+from chesskb.kb.checks import owl
+from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).
@@ -174,7 +174,7 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
                                 "minimal": False, "reasoner_message": verdict.rejected or ""}]
     violations: list[dict[str, Any]] = []
     if shacl:
-        from .shacl import validate
+        from chesskb.kb.checks.shacl import validate
 
         violations = [{"source": name, **v} for v in validate(triples)]
     return {

@@ -18,7 +18,7 @@ from typing import Any
 import chess
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
-from ..vocab import CP_IRI, RDFS_IRI
+from chesskb.kb.vocab import CP_IRI, RDFS_IRI
 
 SHAPES_FILE = "shapes.ttl"
 _LABEL = RDFS_IRI + "label"

@@ -6,6 +6,6 @@ goes to the source's *inferred* graph, so queries see both in the union default 
 two stay distinguishable (``GRAPH ?g``) and are removed together with the source.
 """
 
-from .game import MappingContext, record_quads, source_quads
+from chesskb.kb.mapping.game import MappingContext, record_quads, source_quads
 
 __all__ = ["MappingContext", "record_quads", "source_quads"]

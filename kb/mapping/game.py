@@ -10,19 +10,19 @@ from dataclasses import dataclass, field, replace
 import chess
 from pyoxigraph import Literal, NamedNode, Quad
 
-from ..analysis.difficulty import estimate_difficulty
-from ..analysis import PositionAnalysis
-from ..countries import country_code
-from ..exercises import ThemeAssessment
-from ..identity import game_identity
-from ..iris import IriMinter, lichess_game_id
-from ..mining import MinedExercise
-from ..names import display_name, name_key
-from ..patterns import pieces_on
-from ..records import GameRecord
-from ..tags import TAG_TABLE, MappedTags, is_unknown, map_tags
-from ..themes import ancestors, type_position_for
-from ..vocab import (CP, DCTERMS, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD,
+from chesskb.kb.analysis.difficulty import estimate_difficulty
+from chesskb.kb.analysis import PositionAnalysis
+from chesskb.kb.reading.countries import country_code
+from chesskb.kb.analysis.exercises import ThemeAssessment
+from chesskb.kb.merge.identity import game_identity
+from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
+from chesskb.kb.analysis.mining import MinedExercise
+from chesskb.kb.reading.names import display_name, name_key
+from chesskb.kb.search.patterns import pieces_on
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
+from chesskb.kb.analysis.themes import ancestors, type_position_for
+from chesskb.kb.vocab import (CP, DCTERMS, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD,
                      per_game_property)
 
 _INVERSES = {
@@ -108,7 +108,7 @@ def source_quads(ctx: MappingContext) -> list[Quad]:
     ]
 
 
-#: An exercise mined from a game (``kb.mining``) with the analysis of its position and solution.
+#: An exercise mined from a game (``kb.analysis.mining``) with the analysis of its position and solution.
 MinedPosition = tuple[MinedExercise, PositionAnalysis]
 
 
@@ -116,7 +116,7 @@ def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCon
                  mined: Sequence[MinedPosition], themes: ThemeAssessment) -> list[Quad]:
     """All quads for one record (asserted in the source graph, implied in the inferred graph);
     ``mined`` adds a Position of the game for each exercise the engine found in it; ``themes`` is
-    ``kb.exercises.assess_themes``'s verdict, worked out by the caller (it may ask the engine, and
+    ``kb.analysis.exercises.assess_themes``'s verdict, worked out by the caller (it may ask the engine, and
     mapping does no I/O)."""
     out = _Quads(ctx)
     if record.puzzle is not None:
@@ -374,7 +374,7 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     if record.movetext:
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
-    for piece in pieces_on(chess.Board(record.start_fen)):  # the index patterns start from (kb.find)
+    for piece in pieces_on(chess.Board(record.start_fen)):  # the index patterns start from (kb.search.find)
         out.value(position, "pieceOn", piece)
     for name, who in classes.items():
         for origin in sorted(who):

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..findings import Finding
-from ..records import GameRecord
-from .lichess import read_lichess_csv
-from .pgn import read_pgn
-from .text import open_text
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.lichess import read_lichess_csv
+from chesskb.kb.reading.pgn import read_pgn
+from chesskb.kb.reading.text import open_text
 
 
 def file_kind(path: str | Path) -> str:

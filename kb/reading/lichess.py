@@ -13,9 +13,9 @@ from pathlib import Path
 
 import chess
 
-from ..findings import Finding
-from ..records import GameRecord, LichessPuzzle, SourceLocation
-from .text import open_text
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.reading.records import GameRecord, LichessPuzzle, SourceLocation
+from chesskb.kb.reading.text import open_text
 
 REQUIRED_COLUMNS = ("PuzzleId", "FEN", "Moves")
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from ..findings import Finding
-from ..notation import guess_foreign_letters, to_english_movetext
-from ..records import GameRecord, SourceLocation
-from .text import looks_binary, open_text, repair_findings
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
+from chesskb.kb.reading.records import GameRecord, SourceLocation
+from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -248,7 +248,7 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
 
 
 def _reader_skips(movetext: str, first_line: int) -> list:
-    from ..checks.pgn_tokens import skipped_tokens  # (pgn_tokens reads this module's TAG_LINE)
+    from chesskb.kb.checks.pgn_tokens import skipped_tokens  # (pgn_tokens reads this module's TAG_LINE)
 
     return skipped_tokens(movetext, first_line)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from .base import QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError
-from .embedded import EmbeddedStore
+from chesskb.kb.store.base import QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError
+from chesskb.kb.store.embedded import EmbeddedStore
 
 STORE_ENV = "CHESSKB_STORE"
 DEFAULT_STORE = "./chesskb-store"
@@ -25,7 +25,7 @@ def open_store(location: str | None = None, *, update_endpoint: str | None = Non
     update URL and Graph Store Protocol URL when they are not the ones ``remote`` derives)."""
     location = location or default_store_location()
     if location.startswith(("http://", "https://")):
-        from .remote import RemoteStore  # imported lazily: only remote users need SPARQLWrapper
+        from chesskb.kb.store.remote import RemoteStore  # imported lazily: only remote users need SPARQLWrapper
 
         return RemoteStore(location, update_endpoint=update_endpoint, graph_store=graph_store)
     return EmbeddedStore(location)

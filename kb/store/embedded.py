@@ -31,11 +31,12 @@ from pathlib import Path
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 from pyoxigraph import Store as OxStore
 
-from ..vocab import PREFIXES
-from .base import (Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreDamaged,
-                   StoreError, Term)
-from .bindings import with_values
-from .manifest import verify_generation, write_manifest
+from chesskb.kb.vocab import PREFIXES
+from chesskb.kb.store.base import (
+    Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreDamaged, StoreError, Term,
+)
+from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.manifest import verify_generation, write_manifest
 
 CURRENT = "CURRENT"
 LOCK = "write.lock"

@@ -22,7 +22,7 @@ import os
 import zlib
 from pathlib import Path
 
-from .base import StoreDamaged
+from chesskb.kb.store.base import StoreDamaged
 
 MANIFEST = "CHESSKB-MANIFEST"
 #: Files RocksDB writes for itself that are not data (logs, the lock): not listed, not checked.

@@ -46,10 +46,11 @@ from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfForma
 from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
 
-from ..vocab import PREFIXES
-from .base import (Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreError, Term,
-                   iter_quads)
-from .bindings import with_values
+from chesskb.kb.vocab import PREFIXES
+from chesskb.kb.store.base import (
+    Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreError, Term, iter_quads,
+)
+from chesskb.kb.store.bindings import with_values
 
 #: Triples staged per round (one Graph Store Protocol POST per graph when the server has it).
 BATCH_TRIPLES = 5_000
@@ -327,7 +328,7 @@ class _StagedView:
     a replaced graph's IRI to its staging graph and gives the dataset (``FROM`` / ``FROM NAMED``)
     explicitly, so the default graph is the merge of the graphs as they will be."""
 
-    #: A ``FROM`` list's default graph repeats a triple once per graph stating it (``kb.class_counts``).
+    #: A ``FROM`` list's default graph repeats a triple once per graph stating it (``kb.store.class_counts``).
     merge_is_a_set = False
 
     def __init__(self, store: RemoteStore, write: _Write) -> None:

@@ -15,7 +15,7 @@ import click
 from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
-from chesskb.kb.terminal import printable
+from chesskb.kb.export.terminal import printable
 from chesskb.service.progress import TerminalProgress
 
 
@@ -107,4 +107,4 @@ def render_text(report: CheckReport) -> str:
     if report.cached:
         lines.append("from cache (unchanged since last check): " + ", ".join(report.cached))
     lines.extend(f"note: {note}" for note in report.notes)
-    return "\n".join(printable(line) for line in lines)  # data is hostile text (kb.terminal)
+    return "\n".join(printable(line) for line in lines)  # data is hostile text (kb.export.terminal)

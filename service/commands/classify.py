@@ -15,9 +15,9 @@ from pathlib import Path
 import click
 
 from chesskb.kb.analysis import analyse
-from chesskb.kb.findings import Finding
+from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading import read_records
-from chesskb.kb.records import GameRecord
+from chesskb.kb.reading.records import GameRecord
 
 
 def classify_records(path: Path, *, use_engine: bool = True) -> Iterator[dict | Finding]:

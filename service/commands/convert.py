@@ -1,6 +1,6 @@
 """``chesskb convert FILES -o OUT.nq.gz``: an import written as N-Quads, for a server's bulk loader.
 
-See ``kb.convert`` for what the file holds, and docs/remote-stores.md for loading it into Oxigraph,
+See ``kb.export.convert`` for what the file holds, and docs/remote-stores.md for loading it into Oxigraph,
 Jena TDB2, QLever or Virtuoso and pointing ``chesskb`` at the result.
 """
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.convert import convert_files
-from chesskb.kb.findings import Finding
+from chesskb.kb.export.convert import convert_files
+from chesskb.kb.checks.findings import Finding
 from chesskb.kb.importer import ImportError_
 from chesskb.kb.pipeline import default_jobs
 from chesskb.service.cli import reading_options

@@ -1,4 +1,4 @@
-"""``chesskb course import FILE | list | export IRI``: courses for learners (kb/courses.py)."""
+"""``chesskb course import FILE | list | export IRI``: courses for learners (kb/courses/course_file.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.courses import CourseError, courses_in, dump_course, export_course, import_course
-from chesskb.kb.terminal import printable
+from chesskb.kb.courses.course_file import CourseError, courses_in, dump_course, export_course, import_course
+from chesskb.kb.export.terminal import printable
 
 
 @click.group("course")

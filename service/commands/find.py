@@ -1,4 +1,4 @@
-"""``chesskb find PATTERN``: positions whose board matches a pattern (the language is in ``kb.patterns``)."""
+"""``chesskb find PATTERN``: positions whose board matches a pattern (the language is in ``kb.search.patterns``)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ def command(obj, pattern: str, side: str | None, material: str | None, either_co
             limit: int, offset: int, fmt: str, show_sparql: bool) -> None:
     """Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board
     (*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR)."""
-    from chesskb.kb.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
-    from chesskb.kb.iris import IriMinter
-    from chesskb.kb.patterns import PatternError, parse
+    from chesskb.kb.search.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
+    from chesskb.kb.mapping.iris import IriMinter
+    from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES
     from chesskb.service.cli import DataProblem, UsageProblem, write_result
 

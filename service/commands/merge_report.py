@@ -1,11 +1,11 @@
 """``chesskb merge-report``: what the knowledge base merged across sources, and why.
 
 Merging is silent by design (one IRI per game, per FIDE ID or name key, per event), so a teacher
-needs one place to see it: games found in several sources or twice in one (``kb.identity``: same
+needs one place to see it: games found in several sources or twice in one (``kb.merge.identity``: same
 moves from the same start and the same players, year and round) with why they were merged and the
 tag values the sources state differently (compatible refinements apart from true conflicts), the
 near-misses (same moves, kept apart, and why), players met under several
-written names, events shared by sources, and the sameAs/candidate links of ``kb.linking`` with
+written names, events shared by sources, and the sameAs/candidate links of ``kb.merge.linking`` with
 their reasons.
 """
 
@@ -20,12 +20,12 @@ from pyoxigraph import NamedNode
 
 import chess
 
-from chesskb.kb.conflicts import disagreements, graph_source
-from chesskb.kb.identity import MIN_DISTINCT_PLIES, distinctive
-from chesskb.kb.linking import compute_event_links, compute_links, events_in, players_in
-from chesskb.kb.names import surname, surname_key
+from chesskb.kb.merge.conflicts import disagreements, graph_source
+from chesskb.kb.merge.identity import MIN_DISTINCT_PLIES, distinctive
+from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
+from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
-from chesskb.kb.terminal import printable
+from chesskb.kb.export.terminal import printable
 
 def _graph_source(graph: str) -> str:
     return graph_source(graph)

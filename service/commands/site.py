@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.class_counts import derive_class_counts
-from chesskb.kb.export import write_export
-from chesskb.kb.safe_output import UnsafeOutput, atomic_output
+from chesskb.kb.store.class_counts import derive_class_counts
+from chesskb.kb.export.rdf import write_export
+from chesskb.kb.export.safe_output import UnsafeOutput, atomic_output
 from chesskb.kb.store import EmbeddedStore, StoreError
 from chesskb.service.app import create_app
 from chesskb.service.progress import TerminalProgress
@@ -38,8 +38,8 @@ def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None
 def write_quads(store, source: str, base_iri: str | None):
     """The source's graphs and its own description (not the other sources' descriptions: the site
     of one source lists that source only)."""
-    from chesskb.kb.export import export_quads
-    from chesskb.kb.iris import IriMinter
+    from chesskb.kb.export.rdf import export_quads
+    from chesskb.kb.mapping.iris import IriMinter
 
     minter = IriMinter(base_iri)
     own = minter.source(source)

@@ -15,7 +15,7 @@ import click
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
 from chesskb.kb.checks.pgn_lint import lint_file
-from chesskb.kb.notation import PIECE_LETTERS
+from chesskb.kb.reading.notation import PIECE_LETTERS
 
 
 @click.command("validate")

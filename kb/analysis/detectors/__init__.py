@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..line import Line
-from . import board, tactics
-from .mates import mate_patterns
+from chesskb.kb.analysis.line import Line
+from chesskb.kb.analysis.detectors import board, tactics
+from chesskb.kb.analysis.detectors.mates import mate_patterns
 
 #: class name -> detector over the solution line
 DETECTORS: dict[str, Callable[[Line], bool]] = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import chess
 
-from ..line import Line
-from ..phase import game_phase
+from chesskb.kb.analysis.line import Line
+from chesskb.kb.analysis.phase import game_phase
 
 
 def promotion(line: Line) -> bool:

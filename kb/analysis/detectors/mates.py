@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import chess
 
-from ..line import Line
+from chesskb.kb.analysis.line import Line
 
 
 def mate_patterns(line: Line) -> list[str]:

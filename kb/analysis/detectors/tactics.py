@@ -11,7 +11,7 @@ from itertools import pairwise
 
 import chess
 
-from ..line import VALUES, Line, Ply, in_bad_spot, is_hanging
+from chesskb.kb.analysis.line import VALUES, Line, Ply, in_bad_spot, is_hanging
 
 SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
 

@@ -14,7 +14,7 @@ A position is the start of a whole game when it is move 1 or 2, it has at least
 in the standard start: the standard start itself, or an odds game — Philidor's "pawn and move" games
 in ``data/pgn-extract/odds.pgn`` remove a pawn and give White's first move in the FEN (a study with
 two kings on e1/e8 and a rook on a1 is not one: too few men) — or it is a Chess960 start position. Every
-position ``--mine`` cuts out of a game is an exercise too (``kb.mining``).
+position ``--mine`` cuts out of a game is an exercise too (``kb.analysis.mining``).
 
 Anything else is an ordinary **game**: a Match with its moves and result whose start position is a
 plain ``cp:Position`` — no theme classes, no mate claim, no goal or difficulty — so it never appears
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 
 import chess
 
-from .analysis import PositionAnalysis
-from .analysis.verify import MateVerifier
-from .analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
-from .records import GameRecord
-from .themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
-from .vocab import PHASE_CLASSES
+from chesskb.kb.analysis import PositionAnalysis
+from chesskb.kb.analysis.verify import MateVerifier
+from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
+from chesskb.kb.vocab import PHASE_CLASSES
 
 _MATE_IN_TERMINATION = re.compile(r"mate\s+in\s+(\d+)", re.IGNORECASE)
 _HOME = chess.Board()

@@ -23,10 +23,10 @@ from typing import TextIO
 import chess
 from pyoxigraph import NamedNode
 
-from .iris import IriMinter
-from .store import Store, StoreError
-from .tags import TAG_TABLE
-from .vocab import PER_GAME_PLAYER_TAGS, per_game_property
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store import Store, StoreError
+from chesskb.kb.reading.tags import TAG_TABLE
+from chesskb.kb.vocab import PER_GAME_PLAYER_TAGS, per_game_property
 
 _TAG_PAIR = re.compile(r'^\[(\w+) "(.*)"\]$', re.DOTALL)
 SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")

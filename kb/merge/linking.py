@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import NamedNode, Quad
 
-from .conflicts import conflict_quads, disagreements, merged_matches
-from .iris import IriMinter
-from .names import fold, name_key, transliteration_key
-from .store.base import Derive, Replacement, Store
-from .vocab import CP, OWL_IRI
+from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_matches
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.reading.names import fold, name_key, transliteration_key
+from chesskb.kb.store.base import Derive, Replacement, Store
+from chesskb.kb.vocab import CP, OWL_IRI
 
 SAME_AS = NamedNode(OWL_IRI + "sameAs")
 
@@ -239,7 +239,7 @@ def derive_links(base_iri: str | None = None) -> Derive:
 
 def links_graph_quads(store: Store, graph: NamedNode) -> list[Quad]:
     """What the links graph holds for ``store``: the links between players and between events, and
-    the values its sources disagree on (``kb.conflicts``)."""
+    the values its sources disagree on (``kb.merge.conflicts``)."""
     return link_quads(all_links(store), graph) + conflict_quads(
         disagreements(store, merged_matches(store) + events_with_several_values(store)), graph)
 

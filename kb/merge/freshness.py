@@ -14,8 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from chesskb import __version__
-from .iris import IriMinter
-from .store import Store
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store import Store
 
 _STORED = """
 SELECT ?name ?checksum ?importedWith WHERE {

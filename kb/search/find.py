@@ -1,6 +1,6 @@
 """Finding positions by pattern: the one SELECT that ``chesskb find`` and the ``/find`` page run.
 
-The pattern becomes a FILTER of constant REGEX tests (``kb.patterns.sparql_condition``); the side to
+The pattern becomes a FILTER of constant REGEX tests (``kb.search.patterns.sparql_condition``); the side to
 move and an exact material signature, when they hold for every variant of the pattern, are written
 as triple patterns with constants instead, so Oxigraph starts from their index rather than testing
 every position. Rows come in store order, a page at a time (no ORDER BY: sorting would visit every
@@ -9,8 +9,8 @@ match, while a page stops at its last row).
 
 from __future__ import annotations
 
-from .patterns import Pattern, sparql_condition, sparql_string
-from .store import Store
+from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
+from chesskb.kb.store import Store
 
 #: Rows per page when none is asked for, as the canned queries answer.
 DEFAULT_LIMIT = 100

@@ -18,11 +18,11 @@ from typing import BinaryIO
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, serialize
 
-from .checks.owl import reasoner_copy
-from .iris import IriMinter
-from .ontology_graph import ONTOLOGY_GRAPH, ontology_quads
-from .store import Store, StoreError
-from .vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI
+from chesskb.kb.checks.owl import reasoner_copy
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
+from chesskb.kb.store import Store, StoreError
+from chesskb.kb.vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI
 
 FORMATS: dict[str, RdfFormat] = {
     "owl": RdfFormat.RDF_XML,

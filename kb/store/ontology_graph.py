@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, parse
 
-from .vocab import ONTOLOGY_IRI
+from chesskb.kb.vocab import ONTOLOGY_IRI
 
 ONTOLOGY_GRAPH = NamedNode(ONTOLOGY_IRI)
 

@@ -46,7 +46,7 @@ def display_name(name: str) -> str:
 
 # Spelling variants of one sound in romanised names (Russian, Hungarian, German, …), applied in
 # order to a folded word: "Nepomniachtchi" and "Nepomnyashchy" both become "nepomniacci". A key
-# for *finding* candidates, never proof on its own (kb.linking asks for a FIDE ID or a fuller name).
+# for *finding* candidates, never proof on its own (kb.merge.linking asks for a FIDE ID or a fuller name).
 _TRANSLITERATIONS = (("shch", "cc"), ("tch", "c"), ("sch", "s"), ("ch", "c"), ("kh", "h"), ("ck", "k"),
                      ("ph", "f"), ("tz", "z"), ("ts", "z"), ("w", "v"), ("y", "i"), ("j", "i"),
                      ("ii", "i"), ("ff", "f"), ("ss", "s"))
@@ -77,6 +77,6 @@ def surname(name: str) -> str:
 
 def surname_key(name: str) -> str:
     """What game identity compares of a player: the surname, folded and transliterated, so
-    "Tal, Mikhail N.", "Mikhail Tal" and "Tal, M." meet (``kb.identity``)."""
+    "Tal, Mikhail N.", "Mikhail Tal" and "Tal, M." meet (``kb.merge.identity``)."""
     family = surname(name)
     return transliteration_key(family) if family else ""

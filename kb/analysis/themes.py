@@ -6,7 +6,7 @@ the two equal); the importer uses this table so it never has to parse the ontolo
 
 from __future__ import annotations
 
-from .vocab import ADDED_THEME_CLASSES, ORIGINAL_CLASSES, PHASE_CLASSES
+from chesskb.kb.vocab import ADDED_THEME_CLASSES, ORIGINAL_CLASSES, PHASE_CLASSES
 
 #: lichess theme key -> ChessPosition class (ontology.md, "Added"). Keys absent here (goals such
 #: as ``crushing``, lengths such as ``short``, phases, origins) are kept as source labels only.

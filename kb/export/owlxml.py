@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-from .checks.owl import JavaMissing, java_executable
-from .export import write_export
-from .store import Store
+from chesskb.kb.checks.owl import JavaMissing, java_executable
+from chesskb.kb.export.rdf import write_export
+from chesskb.kb.store import Store
 
 
 _PURPOSE = "the OWL/XML export (the OWL API)"

@@ -15,10 +15,10 @@ A record that omits the year or round another record gives is kept apart (a dete
 cannot wait for the other record); ``chesskb merge-report`` lists such pairs as near-misses with
 the reason, next to pairs with the same moves and different players. Values that differ between
 merged records (a partial date and a complete one, a result "*" and "1-0") are compared by
-``compatible``: the merge report and the conflict annotations (``kb.conflicts``) use it.
+``compatible``: the merge report and the conflict annotations (``kb.merge.conflicts``) use it.
 
 The key is a digest, so IRIs stay deterministic: importing a file twice, or the same game from two
-files, yields the same ``match/…`` IRI in any order (``kb.iris``).
+files, yields the same ``match/…`` IRI in any order (``kb.mapping.iris``).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .iris import digest
-from .names import fold, name_key, surname_key
-from .tags import clean_date, is_unknown
+from chesskb.kb.mapping.iris import digest
+from chesskb.kb.reading.names import fold, name_key, surname_key
+from chesskb.kb.reading.tags import clean_date, is_unknown
 
 #: Plies from the standard start below which the moves alone say nothing about identity (short
 #: draws and miniatures recur between different players and in different events).

@@ -37,10 +37,10 @@ from typing import Any
 import yaml
 from pyoxigraph import Literal, NamedNode, Quad
 
-from .iris import IriMinter
-from .store.base import Store
-from .themes import THEME_CLASSES
-from .vocab import CP, RDF, RDFS, XSD
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store.base import Store
+from chesskb.kb.analysis.themes import THEME_CLASSES
+from chesskb.kb.vocab import CP, RDF, RDFS, XSD
 
 LEVELS = ("beginner", "intermediate", "advanced")
 PHASES = ("PositionBegin", "PositionMiddle", "PositionEnd")
@@ -149,7 +149,7 @@ def _hand_picked(values: Any, store: Store, minter: IriMinter, where: str) -> li
 
 
 def _ask(store: Store, iri: str) -> bool:
-    """Whether ``iri`` is an exercise (the start position of an ordinary game is not: kb/exercises.py)."""
+    """Whether ``iri`` is an exercise (the start position of an ordinary game is not: kb/analysis/exercises.py)."""
     return bool(store.query(f"ASK {{ {NamedNode(iri)} a cp:Exercise ; cp:fen ?fen }}"))
 
 

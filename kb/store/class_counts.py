@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from .iris import IriMinter
-from .store.base import Derive, Replacement, Store
-from .themes import THEME_CLASSES
-from .vocab import CP, CP_IRI, XSD
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store.base import Derive, Replacement, Store
+from chesskb.kb.analysis.themes import THEME_CLASSES
+from chesskb.kb.vocab import CP, CP_IRI, XSD
 
 #: The classes counted: the theme tree and the individuals a game brings (courses are not counted:
 #: they are few, and a course import should not pay for a count of the whole knowledge base).

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from .analysis.board_facts import material
-from .analysis.engine import EngineMissing, engine_path
+from chesskb.kb.analysis.board_facts import material
+from chesskb.kb.analysis.engine import EngineMissing, engine_path
 
 __all__ = ["EngineMissing", "MinedExercise", "engine_path", "material", "mine_game", "open_engine"]
 

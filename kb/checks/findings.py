@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from .terminal import printable
+from chesskb.kb.export.terminal import printable
 
 Level = Literal["error", "warning", "info"]
 
@@ -48,7 +48,7 @@ class Finding:
         return ": ".join(parts)
 
     def __str__(self) -> str:
-        """One line for a terminal: text quoted from the data cannot act on it (``kb.terminal``)."""
+        """One line for a terminal: text quoted from the data cannot act on it (``kb.export.terminal``)."""
         where = self.where()
         return printable(f"{where}: {self.message}" if where else self.message)
 

@@ -3,7 +3,7 @@
 Version 1 named individuals ``Event1``, ``Board1`` … in every file, so files could not be merged.
 Here every IRI is derived from what identifies the thing, never from its place in a file:
 
-* a game (``match/…``) from its identity key (``kb.identity``: start position and moves plus the
+* a game (``match/…``) from its identity key (``kb.merge.identity``: start position and moves plus the
   players, year and round; for a game with few or no moves the whole roster);
 * a position (``position/…``) from its game and ply, or from the lichess puzzle id;
 * a player from the order-free name key (one individual per name across sources);
@@ -22,7 +22,7 @@ from urllib.parse import quote, urlsplit
 
 from pyoxigraph import NamedNode
 
-from .names import name_key, slug
+from chesskb.kb.reading.names import name_key, slug
 
 DEFAULT_BASE_IRI = "https://w3id.org/chesskb/id/"
 BASE_IRI_ENV = "CHESSKB_BASE_IRI"
@@ -102,12 +102,12 @@ class IriMinter:
 
     @property
     def links_graph(self) -> NamedNode:
-        """The named graph of links between individuals of different sources (``kb.linking``)."""
+        """The named graph of links between individuals of different sources (``kb.merge.linking``)."""
         return self._iri("graph", "_links")
 
     @property
     def counts_graph(self) -> NamedNode:
-        """The named graph of class member counts, recounted after every write (``kb.class_counts``)."""
+        """The named graph of class member counts, recounted after every write (``kb.store.class_counts``)."""
         return self._iri("graph", "_counts")
 
     @property

@@ -10,7 +10,7 @@ workers, streaming) and writes its statements to a file instead of a store, in t
   and again as a triple of the default graph, which holds the merge (``kb.store.embedded``);
 * the links graph and the class counts graph, which an import computes from the store afterwards:
   here from what the workers send back (``PipelineSettings.collect``), with the same code
-  (``kb.linking``, ``kb.class_counts``) over an in-memory store of the players' and events' names.
+  (``kb.merge.linking``, ``kb.store.class_counts``) over an in-memory store of the players' and events' names.
 
 The file is written under a temporary name and renamed when complete: a failed or interrupted
 conversion leaves no half file under the requested name. ``.gz`` output is gzip (level 1: the file
@@ -29,14 +29,14 @@ from typing import BinaryIO
 from pyoxigraph import Quad, RdfFormat, serialize
 from pyoxigraph import Store as MemoryStore
 
-from .class_counts import count_quads
-from .findings import Finding
-from .importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
-from .linking import compute_event_links, compute_links, events_in, link_quads, players_in
-from .pipeline import UnitResult, collect_evidence
-from .safe_output import atomic_output
-from .store.base import SerializedBatch, Term
-from .vocab import PREFIXES
+from chesskb.kb.store.class_counts import count_quads
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
+from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
+from chesskb.kb.pipeline import UnitResult, collect_evidence
+from chesskb.kb.export.safe_output import atomic_output
+from chesskb.kb.store.base import SerializedBatch, Term
+from chesskb.kb.vocab import PREFIXES
 
 
 class _Evidence:
@@ -59,7 +59,7 @@ class _Evidence:
         self.add(holder)
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None):
-        """The one ``Store`` method ``kb.linking`` calls."""
+        """The one ``Store`` method ``kb.merge.linking`` calls."""
         return self.names.query(sparql, prefixes=PREFIXES)
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from pyoxigraph import Literal, NamedNode
 
-from .class_counts import stored_counts
-from .iris import IriMinter
-from .store import Store
+from chesskb.kb.store.class_counts import stored_counts
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store import Store
 
 _COUNTS = """
 SELECT
@@ -66,7 +66,7 @@ def _value(term: Any) -> Any:
 
 
 def kb_stats(store: Store) -> dict[str, Any]:
-    stored = stored_counts(store)  # kept by every write (kb.class_counts); older stores are counted here
+    stored = stored_counts(store)  # kept by every write (kb.store.class_counts); older stores are counted here
     if stored is not None:
         counts = {name: stored.get(cls, 0) for name, cls in
                   (("positions", "Position"), ("matches", "Match"), ("players", "Player"), ("events", "Event"))}

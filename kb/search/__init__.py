@@ -1,0 +1,1 @@
+"""Search by pattern: the pattern language (``patterns``) and the one SELECT that runs it (``find``)."""
