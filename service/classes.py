@@ -100,7 +100,7 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     rows = select(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
-    suffix = ".json" if as_json else ""
+    endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
         "name": name, "iri": CP_IRI + name, "label": class_label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
@@ -111,9 +111,8 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
         "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
                        "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k, lang),
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
-        "next": url_for("browse.class_page", name=name + suffix, page=page + 1, **extra)
-        if page * PAGE_SIZE < total else None,
-        "previous": url_for("browse.class_page", name=name + suffix, page=page - 1, **extra) if page > 1 else None,
+        "next": url_for(endpoint, name=name, page=page + 1, **extra) if page * PAGE_SIZE < total else None,
+        "previous": url_for(endpoint, name=name, page=page - 1, **extra) if page > 1 else None,
     }
 
 

@@ -19,7 +19,7 @@ from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 from .links import opening_title
-from .render import answer, wants_json
+from .render import page_route, render
 from .rows import select
 
 bp = Blueprint("courses", __name__)
@@ -61,14 +61,9 @@ def courses_data() -> dict[str, Any]:
     return {"courses": courses}
 
 
-@bp.route("/courses")
+@page_route(bp, "/courses", json_endpoint="courses_json")
 def courses_page() -> Response:
-    return answer("courses.html", courses_data(), wants_json())
-
-
-@bp.route("/courses.json")
-def courses_json() -> Response:
-    return answer("courses.html", courses_data(), True)
+    return render("courses.html", courses_data)
 
 
 def course_data(course_id: str) -> dict[str, Any]:
@@ -101,8 +96,6 @@ def course_data(course_id: str) -> dict[str, Any]:
             "chapters": sorted(chapters.values(), key=lambda c: c["order"])}
 
 
-@bp.route("/course/<course_id>")
+@page_route(bp, "/course/<course_id>")
 def course_page(course_id: str) -> Response:
-    as_json = course_id.endswith(".json")
-    data = course_data(course_id[:-5] if as_json else course_id)
-    return answer("course.html", data, wants_json(as_json))
+    return render("course.html", course_data(course_id))

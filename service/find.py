@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 import chess
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, current_app, request, url_for
 
 from chesskb.kb.search.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
 from chesskb.kb.mapping.iris import IriMinter
@@ -21,6 +21,7 @@ from chesskb.kb.search.patterns import PatternError, list_form, parse
 from .errors import ServiceError
 from .i18n import current_lang
 from .links import link_for
+from .render import JSON, media_type, page_route, render
 from .sparql import run_query
 
 bp = Blueprint("find", __name__)
@@ -109,18 +110,19 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-@bp.route("/find")
-def find_page() -> Response:
-    data = find_data(_form())
-    body = render_template("find.html", d=data)
-    status = data.get("error_status", 400) if data["error"] else 200
-    return Response(body, status=status, mimetype="text/html")
-
-
-@bp.route("/find.json")
-def find_json() -> Response:
-    data = find_data(_form())
+def json_twin(data: dict[str, Any]) -> dict[str, Any]:
+    """What ``/find.json`` gives of the page's data: the search, its results, and the neighbours'
+    JSON links. A search the page shows as an error is the twin's error status."""
     if data["error"]:
         raise ServiceError(data.get("error_status", 400), data["error"])
     out = {k: data[k] for k in ("pattern", "side", "material", "either", "source", "page", "results")}
-    return jsonify({**out, "next": data.get("next_json"), "previous": data.get("previous_json")})
+    return {**out, "next": data.get("next_json"), "previous": data.get("previous_json")}
+
+
+@page_route(bp, "/find", json_endpoint="find_json")
+def find_page() -> Response:
+    media = media_type()
+    data = find_data(_form())
+    if media == JSON:
+        return render("find.html", json_twin(data), media=media)
+    return render("find.html", data, media=media, status=data.get("error_status", 400) if data["error"] else 200)

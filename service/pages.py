@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import chess
-from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
+from flask import (Blueprint, Response, current_app, has_request_context, request,
                    url_for)
 
 from chesskb.kb.vocab import per_game_property
@@ -26,16 +26,13 @@ from .errors import ServiceError
 from .i18n import current_lang, strings
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label, term_labels
 from .listings import listing_for
-from .negotiation import acceptable, choose
 from .play import ELO_CHOICES
-from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, valid_iri)
+from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
+from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, valid_iri)
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
 
-HTML = "text/html"
-JSON = "application/json"
-OFFERED = [HTML, *RDF_FORMATS, JSON]
 
 
 # --- what every template gets -----------------------------------------------------------------
@@ -80,46 +77,30 @@ def _load(iri: str, lang: str):
     return found
 
 
-@bp.route("/page")
+@page_route(bp, "/page")
 def page() -> Response:
     return resource_response(_iri_arg())
 
 
-@bp.route("/page.json")
-def page_json() -> Response:
-    lang = current_lang()
-    resource, _ = _load(_iri_arg(), lang)
-    return jsonify(page_data(resource, lang))
-
-
 def resource_response(iri: str, *, suffix: str | None = None) -> Response:
-    """The negotiated answer for one resource: HTML page, plain JSON or an RDF serialisation."""
-    if not suffix and not acceptable(OFFERED):
-        raise ServiceError(406, "this page comes as " + ", ".join(OFFERED) + "; Accept allows none")
-    media = choose(OFFERED, HTML, suffix=suffix)
+    """The answer for one resource: HTML page, plain JSON or an RDF serialisation (``service.render``);
+    ``suffix`` is a dereferenced IRI's file suffix (``.ttl`` …)."""
+    media = media_type(RESOURCE_FORMATS, suffix=suffix)
     lang = current_lang()
     resource, graph = _load(iri, lang)
-    if media == JSON:
-        response = jsonify(page_data(resource, lang))
-    elif media in RDF_FORMATS:
-        body = serialise(graph, media)
-        response = Response(body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""))
-    else:
-        data = page_data(resource, lang)
-        jsonld = script_json(serialise(graph, "application/ld+json"))
-        template = "position.html" if data["kind"] == "position" else "resource.html"
-        extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
-                                 else None, "viewer_json": None, "viewer_page": None}
-        if data["kind"] in ("position", "match"):
-            extra["play_json"] = script_data(_play_data(lang))
-        if data.get("viewer"):
-            extra["viewer_page"] = games.for_page(data["viewer"])
-            # the board as drawn is in the page; the data carries only the other way round, for "Flip"
-            extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
-        response = Response(render_template(template, r=resource, d=data, jsonld=jsonld,
-                                            formats=_format_links(iri), **extra), mimetype=HTML)
-    response.headers["Vary"] = "Accept"
-    return response
+    if media != HTML:
+        return render("resource.html", lambda: page_data(resource, lang), media=media, graph=graph)
+    data = page_data(resource, lang)
+    template = "position.html" if data["kind"] == "position" else "resource.html"
+    extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
+                             else None, "viewer_json": None, "viewer_page": None}
+    if data["kind"] in ("position", "match"):
+        extra["play_json"] = script_data(_play_data(lang))
+    if data.get("viewer"):
+        extra["viewer_page"] = games.for_page(data["viewer"])
+        # the board as drawn is in the page; the data carries only the other way round, for "Flip"
+        extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
+    return render(template, data, media=media, graph=graph, r=resource, formats=_format_links(iri), **extra)
 
 
 def _format_links(iri: str) -> list[dict[str, str]]:
@@ -376,9 +357,6 @@ def by_iri(rest: str) -> Response:
             rest, suffix = rest[: -len(ext)], ext
             break
     iri = base + quote(rest, safe="/-._~")  # the minter's quoting (kb.mapping.iris); Flask gave it decoded
-    if suffix == ".json":
-        resource, _ = _load(iri, current_lang())
-        return jsonify(page_data(resource, current_lang()))
     return resource_response(iri, suffix=suffix)
 
 
