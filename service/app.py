@@ -19,6 +19,7 @@ from chesskb.kb.store import Store, default_store_location, open_store
 from .errors import register_error_handlers
 from .executor import PooledReader
 from .headers import security_headers
+from .i18n import register_language
 from .result_cache import ResultCache
 
 
@@ -90,6 +91,7 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
     app.extensions["chesskb.reader"] = PooledReader()  # what pages query: the pages lane of the executor
     register_error_handlers(app)
+    register_language(app)
     app.after_request(security_headers)
     for blueprint in blueprints():
         app.register_blueprint(blueprint)

@@ -14,7 +14,7 @@ from chesskb.kb.store.class_counts import stored_counts
 from chesskb.kb.vocab import CP_IRI
 
 from .classes import class_data, class_tree
-from .links import page_link
+from .links import link_for
 from .render import JSON, media_type, page_route, render
 from .resources import describe_graph
 from .rows import reader, select
@@ -38,9 +38,9 @@ def home_data() -> dict[str, Any]:
         counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in select(COUNTS)}
     sources = select("SELECT ?s ?name WHERE { ?s a cp:Source ; cp:sourceName ?name } ORDER BY ?name")
     return {"counts": counts,
-            "sources": [{"iri": r["s"], "name": r["name"], "url": page_link(r["s"])} for r in sources],
+            "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],
             "links": {"classes": url_for("browse.classes"), "search": url_for("browse.search"),
-                      "queries": "/queries", "sparql": "/sparql"}}
+                      "queries": url_for("canned.list_queries_page"), "sparql": url_for("sparql.sparql_endpoint")}}
 
 
 @page_route(bp, "/", json_rule="/index.json", json_endpoint="home_json")

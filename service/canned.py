@@ -15,6 +15,7 @@ from flask import Blueprint, Response, request, url_for
 
 from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
 
+from . import context
 from .errors import ServiceError
 from .render import JSON, media_type, page_route, render
 from .sparql import answer_response, run_query
@@ -103,5 +104,5 @@ def show_query(name: str) -> Response:
     missing = [p.name for p in query.params if p.default is None and not request.args.get(p.name)]
     result = None if missing else query_run(query)
     return render("canned_query.html", result, media=media, query=describe(query), result=result,
-                  query_text=query.text,
+                  query_text=query.text, exercise_link=context.link,
                   values={p.name: request.args.get(p.name, p.default or "") for p in query.params})

@@ -56,8 +56,7 @@ def courses_data() -> dict[str, Any]:
     for iri, course in found.items():
         course_id = iri.rstrip("/").rsplit("/", 1)[-1]
         courses.append({"id": course_id, "iri": iri, "title": _pick(course["titles"], lang),
-                        "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id,
-                                                                       **({"lang": lang} if lang != "en" else {}))})
+                        "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id)})
     return {"courses": courses}
 
 
@@ -90,7 +89,7 @@ def course_data(course_id: str) -> dict[str, Any]:
             "label": opening_title(row["eco"], row["opening"], row["variation"]) or row["label"] or row["exercise"],
             "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
             "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
-                                len(chapter["exercises"]), lang),
+                                len(chapter["exercises"])),
             "board": url_for("pages.board_image", fen=row["fen"], size=120)})
     return {"id": course_id, "iri": iri.value, "title": _pick(titles.get(iri.value, {}), lang),
             "chapters": sorted(chapters.values(), key=lambda c: c["order"])}

@@ -19,7 +19,6 @@ from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.search.patterns import PatternError, list_form, parse
 
 from .errors import ServiceError
-from .i18n import current_lang
 from .links import link_for
 from .render import JSON, media_type, page_route, render
 from .sparql import run_query
@@ -62,8 +61,6 @@ def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
                               ("source", form["source"])) if v}
     if page > 1:
         args["page"] = page
-    if current_lang() == "es":
-        args["lang"] = "es"
     return url_for("find.find_json" if json_twin else "find.find_page", **args)
 
 
@@ -94,11 +91,10 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
                          "import the sources again to search them by pattern")
         data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
         return data
-    lang = current_lang()
     for row in rows[:PAGE_SIZE]:
         iri, fen = row["position"]["value"], row["fen"]["value"]
         data["results"].append({"iri": iri, "label": row.get("label", {}).get("value") or iri,
-                                "fen": fen, "url": link_for(iri, lang),
+                                "fen": fen, "url": link_for(iri),
                                 "board": url_for("pages.board_image", fen=fen, size=120)})
     if len(rows) > PAGE_SIZE and form["page"] < MAX_PAGE:
         data["next"] = _url(form, form["page"] + 1)

@@ -43,7 +43,7 @@ def _template_helpers() -> dict[str, Any]:
     outside a request (a template rendered to a file) the language is English and there is no switch."""
     lang = current_lang() if has_request_context() else "en"
     return {"lang": lang, "t": strings(lang),
-            "link_for": lambda iri: link_for(iri, lang),
+            "link_for": link_for,
             "prop_label": lambda iri: prop_label(iri, lang),
             "lang_switch": _lang_switch_url(lang) if has_request_context() else None}
 
@@ -120,8 +120,8 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
     data: dict[str, Any] = {
         **resource.as_dict(),
         "kind": kind or "resource",
-        "url": link_for(resource.iri, lang),
-        "type_labels": [{"iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)} for t in resource.types],
+        "url": link_for(resource.iri),
+        "type_labels": [{"iri": t, "label": prop_label(t, lang), "url": link_for(t)} for t in resource.types],
     }
     if kind == "position":
         data.update(position_data(resource, lang))
@@ -129,7 +129,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
         data.update(listing_for(kind, resource, lang))
         if kind == "match":
             data["viewer"] = games.game_view(current_app.extensions["chesskb.store"], resource.iri, lang,
-                                             lambda iri: link_for(iri, lang))
+                                             link_for)
     return data
 
 
@@ -172,7 +172,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
             rows.append({"property": prop_iri, "label": label, "value": text,
-                         "url": link_for(iri, lang) if iri else href, "note": note})
+                         "url": link_for(iri) if iri else href, "note": note})
 
     match = _linked(resource, "hasMatch", lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
@@ -218,7 +218,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     for prop in PUZZLE_ROWS:
         for value in resource.get(prop):
             row(CP_IRI + prop, value.text)
-    classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)}
+    classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
                for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
                and t[len(CP_IRI):] != "Position"]
     store = current_app.extensions["chesskb.store"]
@@ -228,7 +228,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     return {
         "title": opening or _title(resource, lang),
         "fen": fen,
-        "context": next_exercise.resolve(resource.iri, lang),
+        "context": next_exercise.resolve(resource.iri),
         "legend": boards.legend(fen).as_dict(),
         "board_svg": boards.board_svg(board),
         "game": rows,
@@ -289,7 +289,7 @@ def _solve_strings(lang: str) -> dict[str, str]:
 def _play_data(lang: str) -> dict[str, Any]:
     """What play.js needs: where to ask, the strengths offered, the default, its strings."""
     s = strings(lang)
-    return {"url": url_for("play.play", **({"lang": lang} if lang != "en" else {})), "choices": list(ELO_CHOICES),
+    return {"url": url_for("play.play"), "choices": list(ELO_CHOICES),
             "default": int(current_app.config["PLAY_ELO"]), "strings": {key: s[key] for key in PLAY_STRINGS}}
 
 
