@@ -179,7 +179,8 @@ def sparql_endpoint() -> Response:
         if request.method == "POST":
             raise ServiceError(400, "no query given (parameter 'query')")
         if choose(["text/html", *GRAPH_FORMATS], "text/turtle") == "text/html":
-            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint"),
+            # the protocol URL, the same in every language (lang=None: url_for adds no language)
+            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint", lang=None),
                                             page=url_for("pages.page"), base_iri=current_app.config["BASE_IRI"]),
                             mimetype="text/html")
         return service_description()
