@@ -20,6 +20,7 @@ import chess
 import chess.pgn
 
 from chesskb.kb.checks.findings import Finding
+from chesskb.kb.reading.pgn_tokens import TAG_LINE, skipped_tokens
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
 from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
@@ -31,8 +32,6 @@ SUPPORTED_VARIANTS = {"", "standard", "chess", "normal", "from position", "chess
 
 # Cheap test before the careful one: a capital that is not an English piece letter before a square.
 _MAYBE_FOREIGN = re.compile(r"(?<![\w-])[AC-JLMOS-Z][a-h]?[1-8]?[x:]?[a-h][1-8]")
-#: A line holding only a tag pair (possibly several): how a game's tags look.
-TAG_LINE = re.compile(r'(?:\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+$')
 _RESULT_AT_END = re.compile(r"\s*(1-0|0-1|1/2-1/2|\*)\s*$")
 
 
@@ -242,15 +241,9 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
             break
         number += 1
         single = number == games_before + 1 and not stream.getvalue()[stream.tell():].strip()
-        skipped = _reader_skips(as_written, movetext_line) if single else []
+        skipped = skipped_tokens(as_written, movetext_line) if single else []
         out.extend(_record_or_finding(game, segment, movetext, file_name, number, single=single, skipped=skipped))
     return out, number - games_before
-
-
-def _reader_skips(movetext: str, first_line: int) -> list:
-    from chesskb.kb.checks.pgn_tokens import skipped_tokens  # (pgn_tokens reads this module's TAG_LINE)
-
-    return skipped_tokens(movetext, first_line)
 
 
 #: Termination values saying a game was decided without moves; such a game's garbage movetext is
@@ -264,7 +257,7 @@ def _says_no_moves(headers: chess.pgn.Headers) -> bool:
 
 
 def _skipped_findings(game: chess.pgn.Game, skipped: list, file_name: str, number: int) -> list[Finding]:
-    """Tokens python-chess passed over without a word (``kb.checks.pgn_tokens.reader_skips``).
+    """Tokens python-chess passed over without a word (``kb.reading.pgn_tokens.reader_skips``).
 
     A game of which nothing could be read as a move (``1. ZZ9 @@@ %%% 2. ??? *``) would become an
     empty game: an error, the game is skipped — unless its tags say it has no moves (a forfeit,
