@@ -24,9 +24,10 @@ from chesskb.kb.merge.linking import derive_links
 from chesskb.kb.merge.freshness import import_fingerprint
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping import MappingContext, source_quads
-from chesskb.kb.analysis.mining import engine_path
+from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
-from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
+from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
+from chesskb.kb.reading.units import work_units
 from chesskb.kb.store import Store
 from chesskb.kb.store.base import Derive, Replacement, Statement
 from chesskb.kb.analysis.themes import THEME_CLASSES
@@ -196,7 +197,8 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
     """
     started = dt.datetime.now(dt.timezone.utc)
     user_themes = validate_themes(themes)
-    if mine and engine_path() is None:
+    engine = engine_path()  # $CHESSKB_ENGINE, else Debian's stockfish: opened by the pipeline, not here
+    if mine and engine is None:
         raise ImportError_("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
                            "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported")
     minter = IriMinter(base_iri)
@@ -206,7 +208,8 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
         source_report.checksum = sources_checksum(groups[source_report.name])
         source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
     cache = cache_location(store_location)
-    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect)
+    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect,
+                                engine)
     return ImportPlan(minter, groups, report, settings, started)
 
 
