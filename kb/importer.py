@@ -140,6 +140,25 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     lists the new file too, with counts recounted over the whole source. ``strict`` makes any error
     finding abort the write (``ImportError_``; the store is unchanged), for callers that promise
     "all or nothing" (the authoring page).
+
+    Mate claims longer than two moves are decided by the engine ``$CHESSKB_ENGINE`` names (else
+    Debian's stockfish), which the import starts only if such a claim comes up and always stops.
+
+    >>> import pathlib, tempfile
+    >>> from chesskb.kb.store import open_store
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> pgn = pathlib.Path(folder.name) / "back-rank.pgn"
+    >>> _ = pgn.write_text('[Event "Lesson 1"]\\n[FEN "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"]\\n\\n1. Ra8# *\\n\\n'
+    ...                    '[Event "Lesson 2"]\\n\\n1. e4 e5 2. Ke3 *\\n')
+    >>> store = open_store(str(pathlib.Path(folder.name) / "store"))
+    >>> report = import_files(store, [pgn])
+    >>> report.games, [source.name for source in report.sources]
+    (1, ['back-rank'])
+    >>> [(finding.rule, finding.game) for finding in report.findings]  # game 2: reported and skipped
+    [('illegal-move', 2)]
+    >>> [row["fen"].value for row in store.query("SELECT ?fen WHERE { ?p a cp:MateInOne ; cp:fen ?fen }")]
+    ['6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1']
+    >>> store.close(); folder.cleanup()
     """
     if append:
         with store.writing():  # the source's last game number stays the last until this write is in
