@@ -12,7 +12,8 @@ is the end of a ``with`` block::
 because python-chess talks to the engine from a non-daemon thread: an engine nobody stops keeps
 its process alive after the script's last line. The process itself starts on first use (an import
 whose claims are all short never starts one) and dies with the process that opened it, however
-that ends (SIGKILL included, on Linux: ``die_with_parent``).
+that ends (SIGKILL included: on Linux the kernel is asked to stop it, elsewhere it ends when its
+input pipe closes).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import os
 import shutil
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,20 +74,39 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def die_with_parent(parent: int | None = None) -> None:
-    """Ask the kernel to stop this process (SIGTERM) when its parent ends, however it ends.
+#: Seconds between two looks at the parent, where the kernel cannot be asked (not Linux).
+PARENT_WATCH_SECONDS = 1.0
 
-    Import workers and engines call it: an orphan would go on analysing for nobody. ``parent``: the
-    pid the caller expects as parent; if that one is already gone (it died between the fork and
-    this call, so the kernel will never signal), the process leaves at once. Linux only; elsewhere
-    workers are daemon processes and engines end when their input pipe closes.
-    """
+
+def _signal_at_parent_death(parent: int) -> bool:
+    """``prctl(PR_SET_PDEATHSIG, SIGTERM)``, then leave at once if ``parent`` is already gone (it died
+    between the fork and this call, so the kernel will never signal). False where there is no prctl.
+    Safe between fork and exec (an engine's ``preexec_fn``): no import, no thread, no lock."""
     libc = _libc()
     if libc is None:
-        return
+        return False
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if parent is not None and os.getppid() != parent:
+    if os.getppid() != parent:
         os._exit(1)
+    return True
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process (an import worker) end when ``parent`` ends, however it ends (SIGKILL
+    included): an orphan would go on analysing for nobody, and its engine with it.
+
+    On Linux the kernel sends SIGTERM; elsewhere a daemon thread looks every
+    ``PARENT_WATCH_SECONDS`` and ends the process when it has a new parent.
+    """
+    if _signal_at_parent_death(parent):
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="chesskb-parent-watch", daemon=True).start()
 
 
 class Engine:
@@ -112,7 +134,8 @@ class Engine:
         if self._uci is None:
             parent = os.getpid()
             _libc()  # loaded here, not in the child
-            self._uci = chess.engine.SimpleEngine.popen_uci(self.path, preexec_fn=lambda: die_with_parent(parent))
+            self._uci = chess.engine.SimpleEngine.popen_uci(
+                self.path, preexec_fn=lambda: _signal_at_parent_death(parent))
             self._uci.configure({"Threads": 1})
         return self._uci
 
