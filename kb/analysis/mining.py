@@ -25,9 +25,9 @@ import chess
 import chess.engine
 
 from chesskb.kb.analysis.board_facts import material
-from chesskb.kb.analysis.engine import EngineMissing, engine_path, open_engine
+from chesskb.kb.analysis.engine import EngineMissing, engine_path
 
-__all__ = ["EngineMissing", "MinedExercise", "engine_path", "material", "mine_game", "open_engine"]
+__all__ = ["EngineMissing", "MinedExercise", "engine_path", "material", "mine_game"]
 
 MAX_MATE = 5
 SWING_CP = 300
