@@ -14,7 +14,6 @@ import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import chess
 import chess.pgn
@@ -23,7 +22,6 @@ from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading.pgn_tokens import TAG_LINE, skipped_tokens
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
-from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -157,33 +155,6 @@ class _QuietGameBuilder(chess.pgn.GameBuilder):
 
     def handle_error(self, error: Exception) -> None:
         self.game.errors.append(error)
-
-
-def read_pgn(path: str | Path, *, lang: str | None = None,
-             display_name: str | None = None) -> Iterator[GameRecord | Finding]:
-    """Every game of a PGN file (``.pgn``, ``.pgn.gz``, ``.pgn.zst``) as a record or a finding."""
-    name = display_name or str(path)
-    try:
-        if looks_binary(path):
-            yield Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
-                          file=name)
-            return
-        handle = open_text(path)
-    except OSError as exc:
-        yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
-        return
-    games_read = 0
-    with handle:
-        try:
-            for segment in split_segments(handle):
-                yield from repair_findings(handle, name, games_read, segment.line)
-                items, count = parse_segment(segment, name, games_read, lang=lang)
-                games_read += count
-                yield from items
-            yield from repair_findings(handle, name, games_read)
-        except (OSError, EOFError, ValueError) as exc:  # truncated gzip, corrupt zstd frame …
-            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
-                          game=games_read + 1)
 
 
 def parse_segment(segment: Segment, file_name: str, games_before: int, *,
