@@ -38,6 +38,16 @@ CASES = [
     ("ContinuousCheck", False, OPERA_BEFORE_13, OPERA_LINE),                             # checks that mate
     ("ContinuousCheck", False, "7k/6p1/7p/8/8/8/qq4PP/5QK1 w - - 0 1", "f1f8 h8h7"),   # one check only
     ("ContinuousCheck", False, "r5k1/5ppp/8/8/8/8/1Q3PPP/1R4K1 w - - 0 1", "b2b8 a8b8 b1b8"),  # not all checks
+    # --- ExposedKing: a king at home without pawn shelter, checked again in the middle of the line
+    ("ExposedKing", True, "6k1/8/8/8/8/Q7/8/1R4K1 w - - 0 1", "b1b8 g8g7 a3a1 g7h7 b8b7"),   # Qa1+ on a bare king
+    ("ExposedKing", False, "6k1/5p2/8/8/8/Q7/8/1R4K1 w - - 0 1", "b1b8 g8g7 a3a1 g7h7 b8b7"),  # f7 pawn in front
+    # lichess 04g2P (exposedKing): Ke8 with no pawn on d7-f7, driven out by rook checks
+    ("ExposedKing", True, "4k3/p5R1/4pp1p/3p4/3P3P/1Pq1nP2/K7/6R1 w - - 7 37", "g7g8 e8e7 g1g7 e7d6 g8d8 d6c6 d8c8"),
+    # lichess 01tZ5 (no exposedKing): Kh7 stands beside its g7 pawn, tucked in although h6/g6 are empty
+    ("ExposedKing", False, "1r4r1/2q2ppk/2pb1n2/1p2pN1p/4P3/4Q1RP/PP3PP1/R5K1 w - - 0 26", "g3g7 g8g7 e3h6 h7g8 h6g7"),
+    # lichess 09cL6 (no exposedKing): Ke7 beside its f7 pawn
+    ("ExposedKing", False, "8/2r1kpp1/7p/2q5/5Q2/p7/6PP/3R3K w - - 0 30",
+     "f4e4 e7f6 d1f1 f6g5 h2h4 g5h5 f1f5 c5f5 e4f5"),
     # --- mate patterns: one name per mate
     ("OperaMate", True, OPERA_BEFORE_13, OPERA_LINE),                                    # Rd8#, held by Bg5
     ("BackRankMate", False, OPERA_BEFORE_13, OPERA_LINE),
