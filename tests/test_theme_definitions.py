@@ -55,6 +55,15 @@ CASES = [
     ("OperaMate", False, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "d1d8"),              # no bishop
     ("PillsburysMate", True, "6k1/5pp1/8/8/8/8/5PPP/1B1R2K1 w - - 0 1", "d1d8"),        # Rd8#, Bb1 takes h7
     ("BackRankMate", False, "6k1/5pp1/8/8/8/8/5PPP/1B1R2K1 w - - 0 1", "d1d8"),         # h7 is free, not walled
+    # lichess practice "Checkmate Patterns III: Opera Mate #1" and "II: Pillsbury's Mate #1" (solved by hand)
+    ("OperaMate", True, "4k3/5p2/8/6B1/8/8/8/3R2K1 w - - 0 1", "d1d8"),                 # Rd8#, Bg5 holds d8
+    ("PillsburysMate", True, "5rk1/5p1p/8/8/8/8/1B6/4K2R w - - 0 1", "h1g1"),           # Rg1#, Bb2 takes h8
+    # lichess 047ma (operaMate): ...Rh1#, the rook next to the king on h2 held by Bc6; an Opera mate,
+    # so not also Pillsbury's (one name per mate, the more specific picture first)
+    ("OperaMate", True, "4k3/4r3/p1bb1Q2/2p5/2P4P/P5P1/1P3P2/6K1 b - - 0 40", "e7e1 g1h2 e1h1"),
+    ("PillsburysMate", False, "4k3/4r3/p1bb1Q2/2p5/2P4P/P5P1/1P3P2/6K1 b - - 0 40", "e7e1 g1h2 e1h1"),
+    # lichess 01zWA: ...Rxf1#; the bishop b6 sees g1, which the rook already takes: no part in the mate
+    ("PillsburysMate", False, "8/2r5/1b5k/1P1Pp1R1/4Q2p/6pP/6P1/2r2B1K b - - 0 41", "c1f1"),
     ("CornerMate", True, "7k/7p/8/6N1/8/8/8/6RK w - - 0 1", "g5f7"),                    # Nf7#, g-file held
     ("SmotheredMate", True, "6rk/6pp/8/6N1/8/8/8/7K w - - 0 1", "g5f7"),
     ("CornerMate", False, "6rk/6pp/8/6N1/8/8/8/7K w - - 0 1", "g5f7"),                 # smothered, not corner

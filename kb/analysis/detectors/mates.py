@@ -174,7 +174,9 @@ def _covered_by(board: chess.Board, king: chess.Square, mated: chess.Color, piec
 
 def _opera(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A rook mates from the square next to the king on its rank or file, protected by a bishop
-    (Morphy's Opera game, 1858: Rd8#, the rook held by the bishop on g5)."""
+    (Morphy's Opera game, 1858: Rd8#, the rook held by the bishop on g5). Lichess's description
+    ("check the king with a rook and use a bishop to defend the rook") asks nothing of where the
+    king stands, and its labels name a king on h2 mated from h1 so: the back rank is not required."""
     rook = _single_checker(board, checkers, chess.ROOK)
     if rook is None or chess.square_distance(rook, king) != 1 or not _orthogonal(rook, king):
         return False
@@ -182,8 +184,22 @@ def _opera(board: chess.Board, king: chess.Square, mated: chess.Color, checkers:
 
 
 def _pillsbury(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """A rook mates along a rank or file while a bishop takes a flight square from the king."""
-    return _single_checker(board, checkers, chess.ROOK) is not None and _covered_by(board, king, mated, chess.BISHOP)
+    """A rook mates along a rank or file while a bishop takes a flight square from the king that
+    nothing else takes: a bishop that only doubles the rook's own guard plays no part in the mate."""
+    rook = _single_checker(board, checkers, chess.ROOK)
+    if rook is None:
+        return False
+    bishops = board.pieces(chess.BISHOP, not mated)
+    return any(board.piece_at(s) is None and (guards := _guards(board, king, mated, s)) and guards.issubset(bishops)
+               for s in _neighbours(king))
+
+
+def _guards(board: chess.Board, king: chess.Square, mated: chess.Color, square: chess.Square) -> chess.SquareSet:
+    """The mater's pieces that take ``square`` from the king, seeing through the king (a slider that
+    checks along a line also guards the square behind the king on it)."""
+    without_king = board.copy(stack=False)
+    without_king.remove_piece_at(king)
+    return without_king.attackers(not mated, square)
 
 
 def _morphy(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
