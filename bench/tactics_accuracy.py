@@ -10,8 +10,12 @@
   ``short``, ``long``, ``veryLong``) carries only its phase (38 of the 769 dev rows), so it says
   nothing about motifs and is left out of the theme scores. The original classes lichess has no
   label for (WeakLine, AttackKingCenter, ContinuousCheck …) are listed with their counts only.
-* **Practice studies** (``--practice``): each lichess practice study is about one theme; the share
-  of its exercises that give a solution and carry that theme's class.
+* **Practice studies** (``--practice``): each lichess practice study is about one theme (the
+  checkmate-pattern studies name it per chapter); the share of its exercises (``is_exercise``: a
+  whole game in a study file is none) that give a solution and carry that theme's class. Most
+  chapters give no solution, only "mate in N" (find it): the mates in one among them are solved
+  here by trying every move, and scored apart ("solved by search"), the pattern carried when a
+  mating move shows it. ``--misses`` lists every exercise that does not carry its class.
 
 The time per position is the whole analysis (facts, solution, detectors, phase), with mate
 verification by search only (``--engine`` adds stockfish for mates of three or more).
@@ -25,10 +29,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import chess
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chesskb.kb.analysis import analyse  # noqa: E402
 from chesskb.kb.analysis.engine import close_shared_engine  # noqa: E402
+from chesskb.kb.analysis.exercises import is_exercise  # noqa: E402
 from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
 from chesskb.kb.reading import read_records  # noqa: E402
 from chesskb.kb.reading.records import GameRecord  # noqa: E402
@@ -49,6 +56,16 @@ PRACTICE_STUDIES = {
     "overloaded-pieces": "Overload",
     "zwischenzug": "Zwischenzug",
     "greek-gift": "Sacrifice",
+}
+#: chapter of the checkmate-pattern studies ("…: Hook Mate #2") -> its class; the chapters of mates
+#: lichess has no key for (Damiano's, Lolli's, Anderssen's, Cozio's, pawn mate) are not scored.
+CHAPTER_CLASSES = {
+    "Back-Rank Mate": "BackRankMate", "Hook Mate": "HookMate", "Anastasia's Mate": "AnastasiaMate",
+    "Blind Swine Mate": "BlindSwineMate", "Smothered Mate": "SmotheredMate",
+    "Double Bishop Mate": "DoubleBishopMate", "Boden's Mate": "BodenMate", "Balestra Mate": "BalestraMate",
+    "Arabian Mate": "ArabianMate", "Corner Mate": "CornerMate", "Morphy's Mate": "MorphysMate",
+    "Pillsbury's Mate": "PillsburysMate", "Opera Mate": "OperaMate", "Dovetail Mate": "DovetailMate",
+    "Swallow's Tail Mate": "SwallowstailMate", "Epaulette Mate": "EpauletteMate",
 }
 
 
@@ -76,23 +93,50 @@ def table(title: str, tp: Counter, fp: Counter, fn: Counter) -> dict[str, tuple[
 
 def _chapter_class(record: GameRecord) -> str | None:
     """The checkmate-pattern studies name the pattern in each chapter ("…: Double Bishop Mate #3")."""
-    chapter = record.headers.get("Event", "").split(":")[-1].split("#")[0]
-    name = "".join(word[:1].upper() + word[1:] for word in chapter.replace("'s", "s").split())
-    return name if name.endswith("Mate") else None
+    chapter = record.headers.get("Event", "").split(":")[-1].split("#")[0].strip()
+    return CHAPTER_CLASSES.get(chapter)
 
 
-def practice(directory: Path, use_engine: bool) -> None:
-    print("\npractice studies: exercises that give a solution and carry the study's class")
+def _mates_in_one(board: chess.Board) -> list[chess.Move]:
+    mates = []
+    for move in board.legal_moves:
+        board.push(move)
+        if board.is_checkmate():
+            mates.append(move)
+        board.pop()
+    return mates
+
+
+def practice(directory: Path, use_engine: bool, misses: bool) -> None:
+    print("\npractice studies: exercises that give a solution / mates in one solved by search, carrying the class")
     for path in sorted(directory.glob("*.pgn")):
         study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
-        records = [r for r in read_records(path) if isinstance(r, GameRecord) and r.solution]
-        targets = [study or _chapter_class(r) for r in records]
-        pairs = [(r, t) for r, t in zip(records, targets, strict=True) if t is not None]
-        if not pairs:
-            continue
-        carried = sum(1 for r, t in pairs if t in analyse(r.start_board(), r.solution, use_engine=use_engine).classes)
-        label = study or ", ".join(sorted({t for _, t in pairs}))
-        print(f"{path.name[:60]:<60} {label:<18} {carried:>3}/{len(pairs):<3} {carried / len(pairs):>5.0%}")
+        records = [r for r in read_records(path) if isinstance(r, GameRecord) and is_exercise(r)]
+        given, searched, missed = Counter(), Counter(), []
+        for record in records:
+            target = study or _chapter_class(record)
+            if target is None:
+                continue
+            board = record.start_board()
+            if record.solution:
+                carried = target in analyse(board, record.solution, use_engine=use_engine).classes
+                given[carried] += 1
+            elif record.headers.get("Termination", "").strip() == "mate in 1":
+                carried = any(target in analyse(board, [move], use_engine=use_engine).classes
+                              for move in _mates_in_one(board.copy()))
+                searched[carried] += 1
+            else:
+                continue
+            if not carried:
+                missed.append(f"    {record.headers.get('Event', '?')[19:]}: {board.fen()} "
+                              f"{board.variation_san(record.solution) if record.solution else '(mate in 1)'}")
+        if given or searched:
+            label = study or "mate patterns"
+            print(f"{path.name[23:63]:<40} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} "
+                  f"{given[True] / max(1, sum(given.values())):>5.0%}   solved by search "
+                  f"{searched[True]:>2}/{sum(searched.values()):<2}")
+            if misses:
+                print("\n".join(missed))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("csv", type=Path)
     parser.add_argument("--engine", action="store_true", help="verify long mates with stockfish (slower)")
     parser.add_argument("--practice", type=Path, help="folder of lichess practice studies (PGN)")
+    parser.add_argument("--misses", action="store_true", help="list the practice exercises missing their class")
     args = parser.parse_args(argv)
     records = [r for r in read_records(args.csv) if isinstance(r, GameRecord) and r.puzzle is not None]
     scored = set(LICHESS_THEME_CLASSES.values())
@@ -147,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     print("classes without a lichess label (count only): "
           + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
-        practice(args.practice, args.engine)
+        practice(args.practice, args.engine, args.misses)
     return 0
 
 

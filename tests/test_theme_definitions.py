@@ -70,6 +70,18 @@ CASES = [
     ("EpauletteMate", True, "3rkr2/8/8/8/8/8/8/4Q1K1 w - - 0 1", "e1e6"),               # Qe6#, rooks d8 f8
     ("SwallowstailMate", True, "8/3p1p2/4k3/8/8/8/8/Q3RK2 w - - 0 1", "a1e5"),           # Qe5#, pawns d7 f7
     ("EpauletteMate", False, "8/3p1p2/4k3/8/8/8/8/Q3RK2 w - - 0 1", "a1e5"),
+    ("DovetailMate", False, "8/3p1p2/4k3/8/8/8/8/Q3RK2 w - - 0 1", "a1e5"),             # queen in front
+    # lichess practice chapters (mates in one, solved by hand): the chapter names the pattern
+    ("DovetailMate", True, "1r6/pk6/4Q3/3P4/8/8/8/6K1 w - - 0 1", "e6c6"),               # Qc6#: a7, b8 the tail
+    ("DovetailMate", True, "r1b1q1r1/ppp3kp/1bnp4/4p1B1/3PP3/2P2Q2/PP3PPP/RN3RK1 w - - 0 1", "f3f6"),  # Qf6#
+    ("BalestraMate", True, "5k2/8/6Q1/8/8/6B1/8/6K1 w - - 0 1", "g3d6"),                # Bd6#, Qg6 the rest
+    ("DoubleBishopMate", True, "7k/5B1p/8/8/8/8/8/5KB1 w - - 0 1", "g1d4"),             # Bd4#, Bf7 takes g8
+    # Bxe5#: the rook e7 also sees g7, but the bishops alone hold every square
+    ("DoubleBishopMate", True, "r1bq3k/pp2R2p/3B2p1/2pBbp2/2Pp4/3P4/P1P3PP/6K1 w - - 0 1", "d6e5"),
+    ("BodenMate", True, "2kr4/3p4/8/8/5B2/8/8/5BK1 w - - 0 1", "f1a6"),                # Ba6#, criss-cross
+    ("MorphysMate", True, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                 # Bf6#, Rg1 holds g-file
+    ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                # a rook, not a queen
+    ("DoubleBishopMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
 ]
 
 

@@ -91,20 +91,21 @@ def _hook(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: 
 
 
 def _bishop_net(board: chess.Board, king: chess.Square, mated: chess.Color) -> tuple[bool, set[bool]]:
-    """Every escape square attacked only by bishops (two of them); and which side of the king's file they stand."""
+    """Two bishops make the net on their own: a bishop checks, and every flight square (not held by
+    the king's own men) is taken by a bishop, seeing through the king; other pieces may take a
+    square as well (lichess's practice "Double Bishop Mate #2": Bxe5#, the rook on e7 also sees g7),
+    but none is needed. Also which side of the king's file the bishops stand on."""
     bishops = board.pieces(chess.BISHOP, not mated)
-    if len(bishops) < 2:
+    if len(bishops) < 2 or not board.checkers().issubset(bishops):
         return False, set()
-    used = set()
-    for square in list(_neighbours(king)) + [king]:
-        if board.color_at(square) == mated and square != king:
+    used = set(board.checkers())
+    for square in _neighbours(king):
+        if board.color_at(square) == mated:
             continue
-        attackers = board.attackers(not mated, square)
-        if not attackers:
-            continue
-        if not attackers.issubset(bishops):
+        covering = _guards(board, king, mated, square) & bishops
+        if not covering:
             return False, set()
-        used |= set(attackers)
+        used |= set(covering)
     if len(used) < 2:
         return False, set()
     return True, {chess.square_file(b) < chess.square_file(king) for b in used}
@@ -123,26 +124,18 @@ def _double_bishop(board: chess.Board, king: chess.Square, mated: chess.Color, c
 
 
 def _dovetail(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """The queen mates from a diagonally adjacent square; the king's two flight squares behind it are
-    blocked by its own pieces (the dovetail's shape)."""
-    if len(checkers) != 1:
-        return False
-    queen = next(iter(checkers))
-    diagonal = chess.square_file(queen) != chess.square_file(king) and \
-        chess.square_rank(queen) != chess.square_rank(king)
-    if board.piece_type_at(queen) != chess.QUEEN or chess.square_distance(queen, king) != 1 or not diagonal:
+    """The queen mates from a diagonally adjacent square, away from the edge, and the king's own men
+    stand exactly on the squares around it that the queen does not take (seeing through the king):
+    the two squares behind the king, beside the queen's diagonal, are its dovetail (lichess
+    practice "Dovetail Mate #1": Qc6#, Kb7 walled in by its a7 pawn and b8 rook). Other pieces may
+    guard the queen or double its squares."""
+    queen = _single_checker(board, checkers, chess.QUEEN)
+    if queen is None or chess.square_distance(queen, king) != 1 or _orthogonal(queen, king):
         return False
     if chess.square_file(king) in (0, 7) or chess.square_rank(king) in (0, 7):
         return False
-    for square in _neighbours(king):
-        if board.color_at(square) == mated:
-            continue
-        attackers = board.attackers(not mated, square)
-        if attackers and attackers != chess.SquareSet([queen]):
-            return False
-        if not attackers and board.piece_at(square) is None:
-            return False
-    return True
+    return all((board.color_at(s) == mated) != (queen in _guards(board, king, mated, s))
+               for s in _neighbours(king) if s != queen)
 
 
 def _single_checker(board: chess.Board, checkers: chess.SquareSet, *types: int) -> chess.Square | None:
@@ -207,6 +200,29 @@ def _morphy(board: chess.Board, king: chess.Square, mated: chess.Color, checkers
     return _single_checker(board, checkers, chess.BISHOP) is not None and _covered_by(board, king, mated, chess.ROOK)
 
 
+def _balestra(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A bishop mates from a distance while the queen, not next to the king, takes every flight
+    square the bishop does not (lichess: "a bishop delivers the checkmate, while the queen blocks
+    the remaining escape squares"; practice "Balestra Mate #1": Bd6#, Qg6 holding e8, f7, g7, g8)."""
+    bishop = _single_checker(board, checkers, chess.BISHOP)
+    queens = board.pieces(chess.QUEEN, not mated)
+    if bishop is None or chess.square_distance(bishop, king) < 2 or not queens:
+        return False
+    if any(chess.square_distance(q, king) == 1 for q in queens):
+        return False
+    helped = False
+    for square in _neighbours(king):
+        if board.color_at(square) == mated:
+            continue
+        guards = _guards(board, king, mated, square)
+        if bishop in guards:
+            continue
+        if not guards & queens:
+            return False
+        helped = True
+    return helped
+
+
 def _corner(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A knight mates a king in a corner, hemmed in by guarded squares (not smothered by its own men)."""
     return _single_checker(board, checkers, chess.KNIGHT) is not None and \
@@ -242,5 +258,6 @@ PATTERNS = (
     ("SmotheredMate", _smothered), ("BackRankMate", _back_rank), ("AnastasiaMate", _anastasia),
     ("HookMate", _hook), ("ArabianMate", _arabian), ("BodenMate", _boden), ("DoubleBishopMate", _double_bishop),
     ("DovetailMate", _dovetail), ("SwallowstailMate", _swallowstail), ("EpauletteMate", _epaulette),
-    ("OperaMate", _opera), ("PillsburysMate", _pillsbury), ("MorphysMate", _morphy), ("CornerMate", _corner),
+    ("OperaMate", _opera), ("PillsburysMate", _pillsbury), ("BalestraMate", _balestra), ("MorphysMate", _morphy),
+    ("CornerMate", _corner),
 )
