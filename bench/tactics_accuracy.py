@@ -128,11 +128,13 @@ def practice(directory: Path, use_engine: bool, misses: bool) -> None:
             else:
                 continue
             if not carried:
-                missed.append(f"    {record.headers.get('Event', '?')[19:]}: {board.fen()} "
+                event = record.headers.get("Event", "?").removeprefix("Lichess Practice: ")
+                missed.append(f"    {event}: {board.fen()} "
                               f"{board.variation_san(record.solution) if record.solution else '(mate in 1)'}")
         if given or searched:
             label = study or "mate patterns"
-            print(f"{path.name[23:63]:<40} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} "
+            name = path.stem.removeprefix("lichess_study_lichess-practice-").split("_by_")[0]
+            print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} "
                   f"{given[True] / max(1, sum(given.values())):>5.0%}   solved by search "
                   f"{searched[True]:>2}/{sum(searched.values()):<2}")
             if misses:

@@ -1,4 +1,4 @@
-"""Hand-checked positions for the classes lichess has no label for, and for the mate patterns.
+"""Hand-checked positions for the classes lichess has no label for, the mate patterns and motifs.
 
 Each case is a position and its solution with the answer a chess coach gives, checked by hand
 against the definition in the ontology (``rdfs:comment``) and in ``kb/analysis/detectors``: where
@@ -48,6 +48,12 @@ CASES = [
     # lichess 09cL6 (no exposedKing): Ke7 beside its f7 pawn
     ("ExposedKing", False, "8/2r1kpp1/7p/2q5/5Q2/p7/6PP/3R3K w - - 0 30",
      "f4e4 e7f6 d1f1 f6g5 h2h4 g5h5 f1f5 c5f5 e4f5"),
+    # --- DiscoveredAttack by unmasking: the piece behind attacks, the piece attacked is won later
+    # lichess practice "Discovered Attack #4": Nd5 unmasks Ra4 on Rc4, which flees into the knight
+    ("DiscoveredAttack", True, "8/8/4np2/4pk1p/RNr4P/P3KP2/1P6/8 w - - 1 1", "b4d5 c4c7 d5c7"),
+    ("DiscoveredAttack", False, "8/8/4np2/4pk1p/RNr4P/P3KP2/1P6/8 w - - 1 1", "b4d5 c4c2 d5f6"),  # it got away
+    # lichess 06AH0: Ng2 unmasks Rd3 on the queen g3, taken along the opened rank two moves later
+    ("DiscoveredAttack", True, "4r1k1/pp3p1p/3p2p1/8/3n4/P2RN1q1/1P6/1B1Q2K1 w - - 1 34", "e3g2 d4e2 d1e2 e8e2 d3g3"),
     # --- mate patterns: one name per mate
     ("OperaMate", True, OPERA_BEFORE_13, OPERA_LINE),                                    # Rd8#, held by Bg5
     ("BackRankMate", False, OPERA_BEFORE_13, OPERA_LINE),

@@ -100,8 +100,9 @@ def discovered_check(line: Line) -> bool:
 
 
 def discovered_attack(line: Line) -> bool:
-    """A discovered check, or a solver capture along a line its previous move opened."""
-    if discovered_check(line):
+    """A discovered check, or a solver capture along a line its previous move opened, or a solver
+    move that unmasks an attack on a valuable piece and wins material by the end of the line."""
+    if discovered_check(line) or unmasked_attack(line):
         return True
     solver = line.solver_plies
     for earlier, later in pairwise(solver):
@@ -112,6 +113,42 @@ def discovered_attack(line: Line) -> bool:
         if forcing and not doubled and later.is_capture and earlier.move.from_square in _between(
                 later.move.from_square, later.move.to_square) and not earlier.before.is_castling(earlier.move):
             return True
+    return False
+
+
+def unmasked_attack(line: Line) -> bool:
+    """A solver move (neither a capture nor a check: those are threats of their own, told above)
+    steps off the line between a solver slider and an opponent piece worth more than the slider or
+    left undefended, the solver takes that piece later in the line (where it stands or where it
+    fled to) and is at least two points up on that move by the end: the piece behind did the
+    attacking (lichess practice "Discovered Attack #4": Nd5 unmasks the rook a4 on the rook c4,
+    which flees to c7 into the knight's reach)."""
+    for ply in _non_final(line):
+        if ply.is_capture or ply.is_check or line.balance(line.end) - line.balance(ply.before) < 2:
+            continue
+        vacated, board = ply.move.from_square, ply.after
+        for slider in (board.pieces(chess.BISHOP, line.solver) | board.pieces(chess.ROOK, line.solver)
+                       | board.pieces(chess.QUEEN, line.solver)):
+            if slider == ply.move.to_square:
+                continue
+            for target in board.attacks(slider) & board.occupied_co[not line.solver]:
+                if vacated not in _between(slider, target):
+                    continue
+                worth = VALUES[board.piece_type_at(target) or chess.PAWN]
+                if (worth > VALUES[board.piece_type_at(slider) or chess.QUEEN]
+                        or (worth >= 3 and is_hanging(board, target))) and _taken_later(line, ply.index, target):
+                    return True
+    return False
+
+
+def _taken_later(line: Line, index: int, square: chess.Square) -> bool:
+    """The opponent piece on ``square`` after ply ``index`` is captured by a later solver move,
+    followed as it moves."""
+    for ply in line.plies[index + 1:]:
+        if ply.by_solver and ply.move.to_square == square:
+            return True
+        if not ply.by_solver and ply.move.from_square == square:
+            square = ply.move.to_square
     return False
 
 
