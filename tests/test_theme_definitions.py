@@ -54,6 +54,12 @@ CASES = [
     ("DiscoveredAttack", False, "8/8/4np2/4pk1p/RNr4P/P3KP2/1P6/8 w - - 1 1", "b4d5 c4c2 d5f6"),  # it got away
     # lichess 06AH0: Ng2 unmasks Rd3 on the queen g3, taken along the opened rank two moves later
     ("DiscoveredAttack", True, "4r1k1/pp3p1p/3p2p1/8/3n4/P2RN1q1/1P6/1B1Q2K1 w - - 1 34", "e3g2 d4e2 d1e2 e8e2 d3g3"),
+    # --- Sacrifice: material given, or a piece offered with check and declined
+    # lichess practice "Greek Gift Challenge #1": 10. Bxh7+ Kh8 (declined) … 16. Qxg7#
+    ("Sacrifice", True, "rnb2rk1/pp1nqppp/4p3/3pP3/3p3P/2NB3N/PPP2PP1/R2QK2R w KQ - 0 10",
+     "d3h7 g8h8 d1h5 e7h4 h5h4 d7f6 h7d3 h8g8 e5f6 f8e8 h4h7 g8f8 h7g7"),
+    ("Sacrifice", False, "6k1/5pp1/8/8/8/3B4/8/6KR w - - 0 1", "d3h7 g8f8 h7d3"),  # Rh1 guards h7: no offer
+    ("Sacrifice", False, "6k1/5pp1/8/8/8/3B4/8/6K1 w - - 0 1", "d3h7 g8f8 h7d3"),  # offered for nothing
     # --- mate patterns: one name per mate
     ("OperaMate", True, OPERA_BEFORE_13, OPERA_LINE),                                    # Rd8#, held by Bg5
     ("BackRankMate", False, OPERA_BEFORE_13, OPERA_LINE),

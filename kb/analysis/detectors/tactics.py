@@ -182,7 +182,26 @@ def sacrifice(line: Line) -> bool:
     if any(p.move.promotion for p in line.plies):
         return False
     # after the solver's later moves: the opponent has taken what was offered by then
-    return any(line.balance(p.after) - start <= -2 for p in line.solver_plies[1:])
+    return any(line.balance(p.after) - start <= -2 for p in line.solver_plies[1:]) or declined_offer(line)
+
+
+def declined_offer(line: Line) -> bool:
+    """A piece offered and declined is still a sacrifice (the Greek gift 10. Bxh7+ Kh8): a solver
+    move before the last checks with a piece (not a pawn) from a square next to the king where
+    nothing defends it, the king could take it, and the opponent declines; the line goes on to
+    mate or to win two points (an offer that leads nowhere is a slip, not a sacrifice)."""
+    if not (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 2):
+        return False
+    for ply in _non_final(line):
+        to = ply.move.to_square
+        if ply.piece.piece_type == chess.PAWN or to not in ply.checkers:
+            continue
+        king = ply.after.king(not line.solver)
+        if king is None or chess.square_distance(king, to) != 1 or not is_hanging(ply.after, to):
+            continue
+        if ply.after.is_legal(chess.Move(king, to)) and line.plies[ply.index + 1].move.to_square != to:
+            return True
+    return False
 
 
 def trapped_piece(line: Line) -> bool:
