@@ -54,6 +54,14 @@ CASES = [
     ("DiscoveredAttack", False, "8/8/4np2/4pk1p/RNr4P/P3KP2/1P6/8 w - - 1 1", "b4d5 c4c2 d5f6"),  # it got away
     # lichess 06AH0: Ng2 unmasks Rd3 on the queen g3, taken along the opened rank two moves later
     ("DiscoveredAttack", True, "4r1k1/pp3p1p/3p2p1/8/3n4/P2RN1q1/1P6/1B1Q2K1 w - - 1 34", "e3g2 d4e2 d1e2 e8e2 d3g3"),
+    # --- Interception (interference): a piece lands between a defender and what it defends
+    # lichess practice "Interference #3": 17. Bb8 cuts the queen d8 from the rook a8 the queen b7 attacks
+    ("Interception", True, "r2q2k1/pQ2bppp/4p3/8/3r1B2/6P1/P3PP1P/1R3RK1 w - - 1 17",
+     "f4b8 a8b8 b7b8 d8b8 b1b8 d4d8"),
+    # lichess practice "Interference Introduction": 14...Bb5 cuts Be2 from the queen a6 and attacks it
+    ("Interception", True, "1r2r1k1/p1pbqppp/Q2b1n2/3p4/P2P4/2P5/1P2BPPP/R1B1KN1R b KQ - 2 14", "d7b5 a6b5 b8b5"),
+    # lichess 02O2z: ...Re1+ Rxe1 Rxe1# stands between the rook c1 and the king: a check, no cut defence
+    ("Interception", False, "4r1k1/5ppp/2N5/1p1B2N1/6Pn/P7/2P1rP1P/2R3K1 b - - 2 28", "e2e1 c1e1 e8e1"),
     # --- Sacrifice: material given, or a piece offered with check and declined
     # lichess practice "Greek Gift Challenge #1": 10. Bxh7+ Kh8 (declined) … 16. Qxg7#
     ("Sacrifice", True, "rnb2rk1/pp1nqppp/4p3/3pP3/3p3P/2NB3N/PPP2PP1/R2QK2R w KQ - 0 10",

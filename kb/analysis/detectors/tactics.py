@@ -367,6 +367,27 @@ def interception(line: Line) -> bool:
             if earlier.move.to_square in line_between or (
                     reply.move.to_square in line_between and reply.move.from_square != defender):
                 return True
+    return cut_defence(line)
+
+
+def cut_defence(line: Line) -> bool:
+    """Interference that wins otherwise: a solver move (no capture) lands between an opponent slider
+    and an opponent piece it defended, which the solver attacks; the defence is cut, and the line
+    wins two points or mates (lichess practice "Interference Introduction": 14...Bb5 cuts the
+    queen a6 from the bishop e2, which the queen e7 attacks, and attacks the queen: 15. Qxb5 Rxb5)."""
+    if not (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 2):
+        return False
+    for ply in _non_final(line):
+        if ply.is_capture:
+            continue
+        square, before, after = ply.move.to_square, ply.before, ply.after
+        for defender in before.pieces(chess.BISHOP, not line.solver) | before.pieces(chess.ROOK, not line.solver) \
+                | before.pieces(chess.QUEEN, not line.solver):
+            for target in before.attacks(defender) & before.occupied_co[not line.solver]:
+                if before.piece_type_at(target) in (chess.PAWN, chess.KING) or square not in _between(defender, target):
+                    continue
+                if after.is_attacked_by(line.solver, target) and is_hanging(after, target):
+                    return True
     return False
 
 
