@@ -62,6 +62,14 @@ CASES = [
     ("Interception", True, "1r2r1k1/p1pbqppp/Q2b1n2/3p4/P2P4/2P5/1P2BPPP/R1B1KN1R b KQ - 2 14", "d7b5 a6b5 b8b5"),
     # lichess 02O2z: ...Re1+ Rxe1 Rxe1# stands between the rook c1 and the king: a check, no cut defence
     ("Interception", False, "4r1k1/5ppp/2N5/1p1B2N1/6Pn/P7/2P1rP1P/2R3K1 b - - 2 28", "e2e1 c1e1 e8e1"),
+    # --- Zwischenzug in a set-up position (no previous move known): the material shows the exchange
+    # lichess practice "Zwischenzug": Black, a piece down, plays 9...Nd5 before taking back on b8
+    ("Zwischenzug", True, "rBbqk2r/pp3ppp/5n2/8/1bpP4/8/PP2B1PP/RN1Q1KNR b kq - 0 9", "f6d5 f1f2 a8b8"),
+    # lichess practice "Zwischenschach": 16...Rc1+ and ...Rxf1 before ...Qxb4+
+    ("Zwischenzug", True, "2r2rk1/pp1b1ppp/1q2p3/3pP3/1B3Pn1/3B1N2/P3Q1PP/RN2KR2 b Q - 0 16",
+     "c8c1 e1d2 c1f1 e2f1 b6b4"),
+    # pychess mate in 2: 1. Qd5+ Ka6 2. cxb8=N# takes the rook only to mate: no recapture put off
+    ("Zwischenzug", False, "1rb4r/pkPp3p/1b1P3n/1Q6/N3Pp2/8/P1P3PP/7K w - - 1 1", "b5d5 b7a6 c7b8n"),
     # --- Sacrifice: material given, or a piece offered with check and declined
     # lichess practice "Greek Gift Challenge #1": 10. Bxh7+ Kh8 (declined) … 16. Qxg7#
     ("Sacrifice", True, "rnb2rk1/pp1nqppp/4p3/3pP3/3p3P/2NB3N/PPP2PP1/R2QK2R w KQ - 0 10",

@@ -314,6 +314,8 @@ def zwischenzug(line: Line) -> bool:
     could take back at once but first played another move, and took back only after the reply; the
     reply was not made by a piece that guarded the square (that would be a deflection, not an
     in-between move)."""
+    if line.previous is None and _delayed_recapture(line):
+        return True
     plies = ([line.previous] if line.previous is not None else []) + line.plies
     for j in range(3, len(plies)):
         node = plies[j]
@@ -324,6 +326,27 @@ def zwischenzug(line: Line) -> bool:
         if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
                 node.move in between.before.legal_moves and \
                 reply.move.from_square not in between.after.attackers(not line.solver, square):
+            return True
+    return False
+
+
+def _delayed_recapture(line: Line) -> bool:
+    """For a set-up position whose previous move is not known (a book's diagram), the material
+    tells that an exchange is under way: the solver starts two or more points down and could take
+    a piece (not a pawn) at once, but first plays other moves, and takes that piece, still on its
+    square, only later, coming back to within a point of level (lichess practice "Zwischenzug":
+    9...Nd5 before 10...Rxb8). A line that mates is a mating attack whose captures serve the mate,
+    not a recapture put off (pychess's 1. Qd5+ Ka6 2. cxb8=N#)."""
+    solver = line.solver_plies
+    start = line.balance(line.start)
+    if start > -2 or len(solver) < 2 or line.ends_in_mate:
+        return False
+    for later in solver[1:]:
+        square = later.move.to_square
+        if not later.is_capture or later.move.promotion or later.move not in line.start.legal_moves or \
+                line.start.piece_type_at(square) in (None, chess.PAWN) or line.balance(later.after) < -1:
+            continue
+        if not any(p.move.to_square == square or p.move.from_square == square for p in line.plies[:later.index]):
             return True
     return False
 
