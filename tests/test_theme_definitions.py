@@ -70,6 +70,15 @@ CASES = [
      "c8c1 e1d2 c1f1 e2f1 b6b4"),
     # pychess mate in 2: 1. Qd5+ Ka6 2. cxb8=N# takes the rook only to mate: no recapture put off
     ("Zwischenzug", False, "1rb4r/pkPp3p/1b1P3n/1Q6/N3Pp2/8/P1P3PP/7K w - - 1 1", "b5d5 b7a6 c7b8n"),
+    # --- Overload: one defender, two duties
+    # lichess practice "Overloaded #10": the king c7 guards b7 and d7; 29. Rb7+ Kxb7 30. Qd7+
+    ("Overload", True, "r7/2k1Pp1p/p1n2p2/P1b1r3/2p5/2P3P1/5P1P/1R1Q2K1 w - - 2 29",
+     "b1b7 c7b7 d1d7 b7b8 e7e8q e5e8 d7e8 b8b7"),
+    # lichess 04fWN (deflection): the rook b8 guards d8 and the queen b7; 22. Rd8+ Rxd8 23. Qxb7
+    ("Overload", True, "1r2kb1r/1q3ppp/1B2pn2/8/8/5Q2/PP3PPP/3R1RK1 w k - 7 22", "d1d8 b8d8 f3b7"),
+    ("Zwischenzug", False, "1r2kb1r/1q3ppp/1B2pn2/8/8/5Q2/PP3PPP/3R1RK1 w k - 7 22", "d1d8 b8d8 f3b7"),  # b7 was held
+    # lichess 02CA5 (deflection): 7...Qxc3+ 8. Qd2 Qxa1+ — the queen interposes, it guarded nothing twice
+    ("Overload", False, "rnb1k2r/pp1p1ppp/2p2B2/q2Pp3/2P5/2P5/P3PPPP/R2QKBNR b KQkq - 0 7", "a5c3 d1d2 c3a1"),
     # --- Sacrifice: material given, or a piece offered with check and declined
     # lichess practice "Greek Gift Challenge #1": 10. Bxh7+ Kh8 (declined) … 16. Qxg7#
     ("Sacrifice", True, "rnb2rk1/pp1nqppp/4p3/3pP3/3p3P/2NB3N/PPP2PP1/R2QK2R w KQ - 0 10",

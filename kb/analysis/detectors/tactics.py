@@ -259,6 +259,27 @@ def deflection(line: Line) -> bool:
     return False
 
 
+def overload(line: Line) -> bool:
+    """Overloading: one opponent piece guards two squares; the solver makes it carry out one duty
+    (it takes on the square the solver's move went to), and the solver's next move uses the other
+    square, now unguarded, to capture, promote, check or mate. The guard of both squares before the
+    first move is what tells an overload from a plain lure (lichess practice "Overloaded #10": the
+    king c7 guards b7 and d7; 29. Rb7+ Kxb7 30. Qd7+)."""
+    for first, second in pairwise(line.solver_plies):
+        if second.index != first.index + 2:
+            continue
+        reply = line.plies[first.index + 1]
+        duty, other = first.move.to_square, second.move.to_square
+        if reply.move.to_square != duty or other == duty:
+            continue
+        if not (second.is_capture or second.move.promotion or second.is_check):
+            continue
+        guarded = first.before.attacks(reply.move.from_square)
+        if duty in guarded and other in guarded and not second.before.is_attacked_by(not line.solver, other):
+            return True
+    return False
+
+
 def attraction(line: Line) -> bool:
     """The solver puts a piece on a square, the opponent's king, queen or rook takes it there, and the
     solver's next move attacks that square: a check when the king was lured, else a later capture there."""
@@ -333,7 +354,7 @@ def zwischenzug(line: Line) -> bool:
 def _delayed_recapture(line: Line) -> bool:
     """For a set-up position whose previous move is not known (a book's diagram), the material
     tells that an exchange is under way: the solver starts two or more points down and could take
-    a piece (not a pawn) at once, but first plays other moves, and takes that piece, still on its
+    an undefended piece (not a pawn) at once, but first plays other moves, and takes that piece, still on its
     square, only later, coming back to within a point of level (lichess practice "Zwischenzug":
     9...Nd5 before 10...Rxb8). A line that mates is a mating attack whose captures serve the mate,
     not a recapture put off (pychess's 1. Qd5+ Ka6 2. cxb8=N#)."""
@@ -344,7 +365,8 @@ def _delayed_recapture(line: Line) -> bool:
     for later in solver[1:]:
         square = later.move.to_square
         if not later.is_capture or later.move.promotion or later.move not in line.start.legal_moves or \
-                line.start.piece_type_at(square) in (None, chess.PAWN) or line.balance(later.after) < -1:
+                line.start.piece_type_at(square) in (None, chess.PAWN) or not is_hanging(line.start, square) \
+                or line.balance(later.after) < -1:
             continue
         if not any(p.move.to_square == square or p.move.from_square == square for p in line.plies[:later.index]):
             return True
