@@ -190,8 +190,6 @@ def declined_offer(line: Line) -> bool:
     move before the last checks with a piece (not a pawn) from a square next to the king where
     nothing defends it, the king could take it, and the opponent declines; the line goes on to
     mate or to win two points (an offer that leads nowhere is a slip, not a sacrifice)."""
-    if not (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 2):
-        return False
     for ply in _non_final(line):
         to = ply.move.to_square
         if ply.piece.piece_type == chess.PAWN or to not in ply.checkers:
@@ -200,8 +198,13 @@ def declined_offer(line: Line) -> bool:
         if king is None or chess.square_distance(king, to) != 1 or not is_hanging(ply.after, to):
             continue
         if ply.after.is_legal(chess.Move(king, to)) and line.plies[ply.index + 1].move.to_square != to:
-            return True
+            return _decides(line)
     return False
+
+
+def _decides(line: Line) -> bool:
+    """The line mates, or the solver ends it two or more points up on where it started."""
+    return line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 2
 
 
 def trapped_piece(line: Line) -> bool:
@@ -420,8 +423,6 @@ def cut_defence(line: Line) -> bool:
     and an opponent piece it defended, which the solver attacks; the defence is cut, and the line
     wins two points or mates (lichess practice "Interference Introduction": 14...Bb5 cuts the
     queen a6 from the bishop e2, which the queen e7 attacks, and attacks the queen: 15. Qxb5 Rxb5)."""
-    if not (line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 2):
-        return False
     for ply in _non_final(line):
         if ply.is_capture:
             continue
@@ -432,7 +433,7 @@ def cut_defence(line: Line) -> bool:
                 if before.piece_type_at(target) in (chess.PAWN, chess.KING) or square not in _between(defender, target):
                     continue
                 if after.is_attacked_by(line.solver, target) and is_hanging(after, target):
-                    return True
+                    return _decides(line)
     return False
 
 
