@@ -10,6 +10,8 @@
   ``short``, ``long``, ``veryLong``) carries only its phase (38 of the 769 dev rows), so it says
   nothing about motifs and is left out of the theme scores. The original classes lichess has no
   label for (WeakLine, AttackKingCenter, ContinuousCheck …) are listed with their counts only.
+* **Tagger cases** (``--tagger-cases``): lichess-puzzler's own test positions for each of its
+  detectors (should fire / should not), mapped to our classes: how many agree.
 * **Practice studies** (``--practice``): each lichess practice study is about one theme (the
   checkmate-pattern studies name it per chapter); the share of its exercises (``is_exercise``: a
   whole game in a study file is none) that give a solution and carry that theme's class. Most
@@ -24,6 +26,7 @@ verification by search only (``--engine`` adds stockfish for mates of three or m
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 import time
 from collections import Counter
@@ -144,11 +147,50 @@ def practice(directory: Path, use_engine: bool, misses: bool) -> None:
                 print("\n".join(missed))
 
 
+#: lichess-puzzler's tagger test cases (``lichess_puzzler_tagger_cases.csv``): its detector name ->
+#: our class; detectors without a counterpart (``collinear``) are left out.
+TAGGER_DETECTORS = {
+    "fork": "DoubleAttack", "pin_prevents_attack": "Pinning", "pin_prevents_escape": "Pinning",
+    "skewer": "Skewer", "trapped_piece": "TrappedPiece", "sacrifice": "Sacrifice", "deflection": "Deflection",
+    "under_promotion": "Underpromotion", "kingside_attack": "AttackCastledKing",
+    "cook:kingsideAttack": "AttackCastledKing", "queenside_attack": "QueensideAttack",
+    "hanging_piece": "HangingPiece", "discovered_attack": "DiscoveredAttack", "advanced_pawn": "AdvancedPawn",
+    "piece_endgame:ROOK": "RookEndgame", "intermezzo": "Zwischenzug", "defensive_move": "DefensiveMove",
+    "check_escape": "DefensiveMove", "capturing_defender": "EliminateDefense", "back_rank_mate": "BackRankMate",
+    "attraction": "Attraction", "x_ray": "Xray", "quiet_move": "QuietMove", "interference": "Interception",
+}
+
+
+def tagger_cases(path: Path, misses: bool) -> None:
+    """Each case: a position (FEN before the setup move, as in the puzzle CSV), the moves, a detector
+    and whether it should fire. The pin sub-detectors' answer is not the pin theme's (a puzzle can
+    hold a pin of the other kind), so a disagreement there says less than elsewhere."""
+    agree, total, wrong = 0, 0, []
+    with path.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            name = TAGGER_DETECTORS.get(row["Detector"])
+            if name is None:
+                continue
+            board = chess.Board(row["FEN"])
+            moves = [chess.Move.from_uci(u) for u in row["Moves"].split()]
+            board.push(moves[0])
+            fired = name in analyse(board, moves[1:], use_engine=False).classes
+            total += 1
+            if fired == (row["Expected"] == "True"):
+                agree += 1
+            else:
+                wrong.append(f"    {row['PuzzleId']} {row['Detector']} expected {row['Expected']}")
+    print(f"\nlichess-puzzler tagger cases: {agree}/{total} agree")
+    if misses:
+        print("\n".join(wrong))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("csv", type=Path)
     parser.add_argument("--engine", action="store_true", help="verify long mates with stockfish (slower)")
     parser.add_argument("--practice", type=Path, help="folder of lichess practice studies (PGN)")
+    parser.add_argument("--tagger-cases", type=Path, help="lichess-puzzler's tagger test cases (CSV)")
     parser.add_argument("--misses", action="store_true", help="list the practice exercises missing their class")
     args = parser.parse_args(argv)
     records = [r for r in read_records(args.csv) if isinstance(r, GameRecord) and r.puzzle is not None]
@@ -198,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
           + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
         practice(args.practice, args.engine, args.misses)
+    if args.tagger_cases:
+        tagger_cases(args.tagger_cases, args.misses)
     return 0
 
 
