@@ -140,9 +140,9 @@ def practice(directory: Path, use_engine: bool, misses: bool) -> None:
         if given or searched:
             label = study or "mate patterns"
             name = path.stem.removeprefix("lichess_study_lichess-practice-").split("_by_")[0]
-            print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} "
-                  f"{given[True] / max(1, sum(given.values())):>5.0%}   solved by search "
-                  f"{searched[True]:>2}/{sum(searched.values()):<2}")
+            share = f"{given[True] / sum(given.values()):>5.0%}" if given else "    -"
+            print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} {share}   "
+                  f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}")
             if misses:
                 print("\n".join(missed))
 
