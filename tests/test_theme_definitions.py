@@ -117,6 +117,9 @@ CASES = [
     ("DoubleBishopMate", True, "r1bq3k/pp2R2p/3B2p1/2pBbp2/2Pp4/3P4/P1P3PP/6K1 w - - 0 1", "d6e5"),
     ("BodenMate", True, "2kr4/3p4/8/8/5B2/8/8/5BK1 w - - 0 1", "f1a6"),                # Ba6#, criss-cross
     ("MorphysMate", True, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                 # Bf6#, Rg1 holds g-file
+    # lichess practice "Blind Swine Mate #1" (solved by hand): the rooks on g7 and h7 against Kg8
+    ("BlindSwineMate", True, "5rk1/1R2R1pp/8/8/8/8/8/1K6 w - - 0 1", "e7g7 g8h8 g7h7 h8g8 b7g7"),
+    ("BlindSwineMate", False, "6k1/5ppp/8/8/8/8/8/RR4K1 w - - 0 1", "a1a8"),          # doubled, but on the back rank
     ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                # a rook, not a queen
     ("DoubleBishopMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
 ]

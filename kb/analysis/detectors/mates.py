@@ -223,6 +223,23 @@ def _balestra(board: chess.Board, king: chess.Square, mated: chess.Color, checke
     return helped
 
 
+def _blind_swine(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """Two rooks side by side on the king's second rank (the solver's seventh, "the pigs"): one mates
+    from next to the king, held by the other, and the two hold every flight square (lichess practice
+    "Blind Swine Mate #1": 3. Rbg7#, the rooks on g7 and h7 against Kg8)."""
+    rook = _single_checker(board, checkers, chess.ROOK)
+    back = 0 if mated == chess.WHITE else 7
+    second = 1 if mated == chess.WHITE else 6
+    if rook is None or chess.square_rank(king) != back or chess.square_rank(rook) != second:
+        return False
+    pigs = chess.SquareSet(sq for sq in board.pieces(chess.ROOK, not mated)
+                           if chess.square_rank(sq) == second and chess.square_distance(sq, rook) == 1)
+    if not pigs or chess.square_distance(rook, king) != 1:
+        return False
+    rooks = pigs | chess.SquareSet([rook])
+    return all(board.color_at(s) == mated or _guards(board, king, mated, s) & rooks for s in _neighbours(king))
+
+
 def _corner(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A knight mates a king in a corner, hemmed in by guarded squares (not smothered by its own men)."""
     return _single_checker(board, checkers, chess.KNIGHT) is not None and \
@@ -258,6 +275,6 @@ PATTERNS = (
     ("SmotheredMate", _smothered), ("BackRankMate", _back_rank), ("AnastasiaMate", _anastasia),
     ("HookMate", _hook), ("ArabianMate", _arabian), ("BodenMate", _boden), ("DoubleBishopMate", _double_bishop),
     ("DovetailMate", _dovetail), ("SwallowstailMate", _swallowstail), ("EpauletteMate", _epaulette),
-    ("OperaMate", _opera), ("PillsburysMate", _pillsbury), ("BalestraMate", _balestra), ("MorphysMate", _morphy),
-    ("CornerMate", _corner),
+    ("BlindSwineMate", _blind_swine), ("OperaMate", _opera), ("PillsburysMate", _pillsbury),
+    ("BalestraMate", _balestra), ("MorphysMate", _morphy), ("CornerMate", _corner),
 )
