@@ -17,7 +17,9 @@
   whole game in a study file is none) that give a solution and carry that theme's class. Most
   chapters give no solution, only "mate in N" (find it): the mates in one among them are solved
   here by trying every move, and scored apart ("solved by search"), the pattern carried when a
-  mating move shows it. ``--misses`` lists every exercise that does not carry its class.
+  mating move shows it; with ``--engine-solve`` the others are solved by stockfish (its principal
+  variation cut to the move count the study's Termination gives: an engine's line, not the
+  author's, so a third, looser figure). ``--misses`` lists every exercise that does not carry its class.
 
 The time per position is the whole analysis (facts, solution, detectors, phase), with mate
 verification by search only (``--engine`` adds stockfish for mates of three or more).
@@ -27,17 +29,19 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import chess
+import chess.engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chesskb.kb.analysis import analyse  # noqa: E402
-from chesskb.kb.analysis.engine import close_shared_engine  # noqa: E402
+from chesskb.kb.analysis.engine import close_shared_engine, engine_path  # noqa: E402
 from chesskb.kb.analysis.exercises import is_exercise  # noqa: E402
 from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
 from chesskb.kb.reading import read_records  # noqa: E402
@@ -113,36 +117,56 @@ def _mates_in_one(board: chess.Board) -> list[chess.Move]:
     return mates
 
 
-def practice(directory: Path, use_engine: bool, misses: bool) -> None:
-    print("\npractice studies: exercises that give a solution / mates in one solved by search, carrying the class")
+#: Nodes stockfish may spend on one practice exercise with ``--engine-solve``.
+ENGINE_SOLVE_NODES = 200_000
+_MOVES_IN_TERMINATION = re.compile(r"\bin (\d+)\b")
+
+
+def _engine_line(engine: chess.engine.SimpleEngine, record: GameRecord, board: chess.Board) -> list[chess.Move]:
+    """Stockfish's principal variation, cut to the solver moves the study's Termination promises
+    ("+300cp in 2", "mate in 3"); empty when it promises none."""
+    found = _MOVES_IN_TERMINATION.search(record.headers.get("Termination", ""))
+    if not found:
+        return []
+    pv = engine.analyse(board, chess.engine.Limit(nodes=ENGINE_SOLVE_NODES)).get("pv", [])
+    return pv[:2 * int(found.group(1)) - 1]
+
+
+def practice(directory: Path, use_engine: bool, misses: bool, engine: chess.engine.SimpleEngine | None) -> None:
+    print("\npractice studies: exercises that give a solution / mates in one solved by search"
+          + (" / the rest solved by stockfish" if engine else "") + ", carrying the class")
     for path in sorted(directory.glob("*.pgn")):
         study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
         records = [r for r in read_records(path) if isinstance(r, GameRecord) and is_exercise(r)]
-        given, searched, missed = Counter(), Counter(), []
+        given, searched, solved, missed = Counter(), Counter(), Counter(), []
         for record in records:
             target = study or _chapter_class(record)
             if target is None:
                 continue
             board = record.start_board()
-            if record.solution:
-                carried = target in analyse(board, record.solution, use_engine=use_engine).classes
+            line = record.solution
+            if line:
+                carried = target in analyse(board, line, use_engine=use_engine).classes
                 given[carried] += 1
             elif record.headers.get("Termination", "").strip() == "mate in 1":
                 carried = any(target in analyse(board, [move], use_engine=use_engine).classes
                               for move in _mates_in_one(board.copy()))
                 searched[carried] += 1
+            elif engine is not None and (line := _engine_line(engine, record, board)):
+                carried = target in analyse(board, line, use_engine=use_engine).classes
+                solved[carried] += 1
             else:
                 continue
             if not carried:
                 event = record.headers.get("Event", "?").removeprefix("Lichess Practice: ")
-                missed.append(f"    {event}: {board.fen()} "
-                              f"{board.variation_san(record.solution) if record.solution else '(mate in 1)'}")
-        if given or searched:
+                missed.append(f"    {event}: {board.fen()} {board.variation_san(line) if line else '(mate in 1)'}")
+        if given or searched or solved:
             label = study or "mate patterns"
             name = path.stem.removeprefix("lichess_study_lichess-practice-").split("_by_")[0]
             share = f"{given[True] / sum(given.values()):>5.0%}" if given else "    -"
             print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} {share}   "
-                  f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}")
+                  f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}"
+                  + (f"   by stockfish {solved[True]:>2}/{sum(solved.values()):<2}" if engine else ""))
             if misses:
                 print("\n".join(missed))
 
@@ -191,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", action="store_true", help="verify long mates with stockfish (slower)")
     parser.add_argument("--practice", type=Path, help="folder of lichess practice studies (PGN)")
     parser.add_argument("--tagger-cases", type=Path, help="lichess-puzzler's tagger test cases (CSV)")
+    parser.add_argument("--engine-solve", action="store_true",
+                        help="solve the practice exercises that give no solution with stockfish (slow)")
     parser.add_argument("--misses", action="store_true", help="list the practice exercises missing their class")
     args = parser.parse_args(argv)
     records = [r for r in read_records(args.csv) if isinstance(r, GameRecord) and r.puzzle is not None]
@@ -239,7 +265,18 @@ def main(argv: list[str] | None = None) -> int:
     print("classes without a lichess label (count only): "
           + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
-        practice(args.practice, args.engine, args.misses)
+        solver = None
+        if args.engine_solve:
+            path = engine_path()
+            if path is None:
+                parser.error("--engine-solve needs stockfish (install it, or set CHESSKB_ENGINE)")
+            solver = chess.engine.SimpleEngine.popen_uci(path)
+            solver.configure({"Threads": 1})
+        try:
+            practice(args.practice, args.engine, args.misses, solver)
+        finally:
+            if solver is not None:
+                solver.quit()
     if args.tagger_cases:
         tagger_cases(args.tagger_cases, args.misses)
     return 0
