@@ -120,6 +120,9 @@ CASES = [
     # lichess practice "Blind Swine Mate #1" (solved by hand): the rooks on g7 and h7 against Kg8
     ("BlindSwineMate", True, "5rk1/1R2R1pp/8/8/8/8/8/1K6 w - - 0 1", "e7g7 g8h8 g7h7 h8g8 b7g7"),
     ("BlindSwineMate", False, "6k1/5ppp/8/8/8/8/8/RR4K1 w - - 0 1", "a1a8"),          # doubled, but on the back rank
+    # "Blind Swine Mate #3" as stockfish plays it: the rooks box in g8/h8, the knight e6 takes f8
+    ("BlindSwineMate", True, "5rk1/1R1R1p1p/4N1p1/p7/5p2/1P4P1/r2nP1KP/8 w - - 0 1",
+     "d7f7 f4f3 g2h3 f8a8 f7g7 g8h8 g7h7 h8g8 b7g7"),
     ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                # a rook, not a queen
     ("DoubleBishopMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
 ]

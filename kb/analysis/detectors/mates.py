@@ -224,20 +224,27 @@ def _balestra(board: chess.Board, king: chess.Square, mated: chess.Color, checke
 
 
 def _blind_swine(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """Two rooks side by side on the king's second rank (the solver's seventh, "the pigs"): one mates
-    from next to the king, held by the other, and the two hold every flight square (lichess practice
-    "Blind Swine Mate #1": 3. Rbg7#, the rooks on g7 and h7 against Kg8)."""
+    """Two rooks side by side on the king's second rank (the solver's seventh, "the pigs") shut the
+    king in the 2 by 2 box above them: one mates from next to it, held by the other, and the box's
+    squares are theirs; whatever lies outside the box may be held by anything (lichess practice
+    "Blind Swine Mate #1" and #3: rooks on g7 and h7 against Kg8, a knight on e6 taking f8)."""
     rook = _single_checker(board, checkers, chess.ROOK)
     back = 0 if mated == chess.WHITE else 7
     second = 1 if mated == chess.WHITE else 6
-    if rook is None or chess.square_rank(king) != back or chess.square_rank(rook) != second:
+    if rook is None or chess.square_rank(king) != back or chess.square_rank(rook) != second \
+            or chess.square_distance(rook, king) != 1:
         return False
-    pigs = chess.SquareSet(sq for sq in board.pieces(chess.ROOK, not mated)
-                           if chess.square_rank(sq) == second and chess.square_distance(sq, rook) == 1)
-    if not pigs or chess.square_distance(rook, king) != 1:
-        return False
-    rooks = pigs | chess.SquareSet([rook])
-    return all(board.color_at(s) == mated or _guards(board, king, mated, s) & rooks for s in _neighbours(king))
+    for pig in board.pieces(chess.ROOK, not mated):
+        if chess.square_rank(pig) != second or chess.square_distance(pig, rook) != 1:
+            continue
+        files = {chess.square_file(rook), chess.square_file(pig)}
+        if chess.square_file(king) not in files:
+            continue
+        rooks = chess.SquareSet([rook, pig])
+        box = [s for s in _neighbours(king) if chess.square_file(s) in files]
+        if all(board.color_at(s) == mated or _guards(board, king, mated, s) & rooks for s in box):
+            return True
+    return False
 
 
 def _corner(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
