@@ -79,6 +79,11 @@ CASES = [
     ("Zwischenzug", False, "1r2kb1r/1q3ppp/1B2pn2/8/8/5Q2/PP3PPP/3R1RK1 w k - 7 22", "d1d8 b8d8 f3b7"),  # b7 was held
     # lichess 02CA5 (deflection): 7...Qxc3+ 8. Qd2 Qxa1+ — the queen interposes, it guarded nothing twice
     ("Overload", False, "rnb1k2r/pp1p1ppp/2p2B2/q2Pp3/2P5/2P5/P3PPPP/R2QKBNR b KQkq - 0 7", "a5c3 d1d2 c3a1"),
+    # --- DoubleAttack: two threats at once, two pieces or a piece and a mate
+    # lichess 05jow: 32. Qg3 hits the rook d6 and threatens Qxg7# (the rook c7 behind g7)
+    ("DoubleAttack", True, "8/2R3p1/p2rpk1p/p2p1q2/8/P4Q1P/1P4P1/7K w - - 2 32", "f3g3 f5f1 h1h2 g7g5 g3d6 f1f4 d6f4"),
+    # without the rook on c7 Qg3 threatens the rook only: no double attack
+    ("DoubleAttack", False, "8/6p1/p2rpk1p/p2p1q2/8/P4Q1P/1P4P1/2R4K w - - 2 32", "f3g3 f5f1 c1f1 f6e7 g3d6"),
     # --- Sacrifice: material given, or a piece offered with check and declined
     # lichess practice "Greek Gift Challenge #1": 10. Bxh7+ Kh8 (declined) … 16. Qxg7#
     ("Sacrifice", True, "rnb2rk1/pp1nqppp/4p3/3pP3/3p3P/2NB3N/PPP2PP1/R2QK2R w KQ - 0 10",

@@ -33,16 +33,39 @@ def fork(line: Line) -> bool:
         board, to = ply.after, ply.move.to_square
         if in_bad_spot(board, to):
             continue
-        targets = 0
-        for square in board.attacks(to):
-            victim = board.piece_at(square)
-            if victim is None or victim.color == line.solver or victim.piece_type == chess.PAWN:
-                continue
-            if VALUES[victim.piece_type] > VALUES[ply.piece.piece_type] or (
-                    is_hanging(board, square) and to not in board.attacks(square)):
-                targets += 1
-        if targets >= 2:
+        targets = [square for square in board.attacks(to) if _fork_target(board, square, to, ply, line.solver)]
+        if len(targets) >= 2:
             return True
+        if len(targets) == 1 and _decides(line) and _threatens_mate(board, to):
+            return True
+    return False
+
+
+def _fork_target(board: chess.Board, square: chess.Square, to: chess.Square, ply: Ply, solver: chess.Color) -> bool:
+    """A non-pawn opponent piece worth more than the mover, or undefended and unable to take it."""
+    victim = board.piece_at(square)
+    if victim is None or victim.color == solver or victim.piece_type == chess.PAWN:
+        return False
+    return VALUES[victim.piece_type] > VALUES[ply.piece.piece_type] or (
+        is_hanging(board, square) and to not in board.attacks(square))
+
+
+def _threatens_mate(board: chess.Board, mover: chess.Square) -> bool:
+    """The piece on ``mover`` would mate next move if the opponent (to move, not in check) passed:
+    a double attack on a piece and on the king's last squares (lichess practice "Double Attack #2":
+    Nh6 hits the rook f5 and threatens Qf7#, with the queen the knight now guards f7 for)."""
+    if board.is_check():
+        return False
+    probe = board.copy(stack=False)
+    probe.push(chess.Move.null())
+    reach = probe.attacks(mover)
+    for move in probe.legal_moves:
+        if (move.from_square == mover or move.to_square in reach) and probe.gives_check(move):
+            probe.push(move)
+            mate = probe.is_checkmate()
+            probe.pop()
+            if mate:
+                return True
     return False
 
 
