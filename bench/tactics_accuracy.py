@@ -32,6 +32,7 @@ import csv
 import re
 import sys
 import time
+from contextlib import nullcontext
 from collections import Counter
 from pathlib import Path
 
@@ -41,7 +42,7 @@ import chess.engine
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chesskb.kb.analysis import analyse  # noqa: E402
-from chesskb.kb.analysis.engine import close_shared_engine, engine_path  # noqa: E402
+from chesskb.kb.analysis.engine import Engine, open_engine  # noqa: E402
 from chesskb.kb.analysis.exercises import is_exercise  # noqa: E402
 from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
 from chesskb.kb.reading import read_records  # noqa: E402
@@ -122,19 +123,21 @@ ENGINE_SOLVE_NODES = 200_000
 _MOVES_IN_TERMINATION = re.compile(r"\bin (\d+)\b")
 
 
-def _engine_line(engine: chess.engine.SimpleEngine, record: GameRecord, board: chess.Board) -> list[chess.Move]:
+def _engine_line(engine: Engine, record: GameRecord, board: chess.Board) -> list[chess.Move]:
     """Stockfish's principal variation, cut to the solver moves the study's Termination promises
     ("+300cp in 2", "mate in 3"); empty when it promises none."""
     found = _MOVES_IN_TERMINATION.search(record.headers.get("Termination", ""))
     if not found:
         return []
-    pv = engine.analyse(board, chess.engine.Limit(nodes=ENGINE_SOLVE_NODES)).get("pv", [])
+    pv = engine.uci().analyse(board, chess.engine.Limit(nodes=ENGINE_SOLVE_NODES)).get("pv", [])
     return pv[:2 * int(found.group(1)) - 1]
 
 
-def practice(directory: Path, use_engine: bool, misses: bool, engine: chess.engine.SimpleEngine | None) -> None:
+def practice(directory: Path, engine: Engine | None, misses: bool, solver: Engine | None) -> None:
+    """``engine`` verifies long mates (``--engine``); ``solver`` solves the exercises that give no
+    solution (``--engine-solve``)."""
     print("\npractice studies: exercises that give a solution / mates in one solved by search"
-          + (" / the rest solved by stockfish" if engine else "") + ", carrying the class")
+          + (" / the rest solved by stockfish" if solver else "") + ", carrying the class")
     for path in sorted(directory.glob("*.pgn")):
         study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
         records = [r for r in read_records(path) if isinstance(r, GameRecord) and is_exercise(r)]
@@ -146,14 +149,14 @@ def practice(directory: Path, use_engine: bool, misses: bool, engine: chess.engi
             board = record.start_board()
             line = record.solution
             if line:
-                carried = target in analyse(board, line, use_engine=use_engine).classes
+                carried = target in analyse(board, line, engine=engine).classes
                 given[carried] += 1
             elif record.headers.get("Termination", "").strip() == "mate in 1":
-                carried = any(target in analyse(board, [move], use_engine=use_engine).classes
+                carried = any(target in analyse(board, [move], engine=engine).classes
                               for move in _mates_in_one(board.copy()))
                 searched[carried] += 1
-            elif engine is not None and (line := _engine_line(engine, record, board)):
-                carried = target in analyse(board, line, use_engine=use_engine).classes
+            elif solver is not None and (line := _engine_line(solver, record, board)):
+                carried = target in analyse(board, line, engine=engine).classes
                 solved[carried] += 1
             else:
                 continue
@@ -166,7 +169,7 @@ def practice(directory: Path, use_engine: bool, misses: bool, engine: chess.engi
             share = f"{given[True] / sum(given.values()):>5.0%}" if given else "    -"
             print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} {share}   "
                   f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}"
-                  + (f"   by stockfish {solved[True]:>2}/{sum(solved.values()):<2}" if engine else ""))
+                  + (f"   by stockfish {solved[True]:>2}/{sum(solved.values()):<2}" if solver else ""))
             if misses:
                 print("\n".join(missed))
 
@@ -198,7 +201,7 @@ def tagger_cases(path: Path, misses: bool) -> None:
             board = chess.Board(row["FEN"])
             moves = [chess.Move.from_uci(u) for u in row["Moves"].split()]
             board.push(moves[0])
-            fired = name in analyse(board, moves[1:], use_engine=False).classes
+            fired = name in analyse(board, moves[1:]).classes
             total += 1
             if fired == (row["Expected"] == "True"):
                 agree += 1
@@ -225,9 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ptp, pfp, pfn = Counter(), Counter(), Counter()
     labelled = 0
     cpu = time.process_time()
-    analyses = [analyse(r.start_board(), r.solution, use_engine=args.engine) for r in records]
+    with open_engine() if args.engine else nullcontext() as engine:
+        analyses = [analyse(r.start_board(), r.solution, engine=engine) for r in records]
     cpu = time.process_time() - cpu
-    close_shared_engine()
     for record, analysis in zip(records, analyses, strict=True):
         got = set(analysis.classes)
         themes = set(record.puzzle.themes)
@@ -265,18 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     print("classes without a lichess label (count only): "
           + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
-        solver = None
-        if args.engine_solve:
-            path = engine_path()
-            if path is None:
-                parser.error("--engine-solve needs stockfish (install it, or set CHESSKB_ENGINE)")
-            solver = chess.engine.SimpleEngine.popen_uci(path)
-            solver.configure({"Threads": 1})
-        try:
-            practice(args.practice, args.engine, args.misses, solver)
-        finally:
-            if solver is not None:
-                solver.quit()
+        with open_engine() if args.engine else nullcontext() as engine, \
+                open_engine(required=True) if args.engine_solve else nullcontext() as solver:
+            practice(args.practice, engine, args.misses, solver)
     if args.tagger_cases:
         tagger_cases(args.tagger_cases, args.misses)
     return 0
