@@ -58,6 +58,8 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PLAY_MOVETIME": (0.2, "seconds of engine time per reply in 'Play on'"),
     "PLAY_ENGINES": (1, "engine processes serving 'Play on' (one request each at a time)"),
     "PLAY_WAIT": (5.0, "seconds a 'Play on' request waits for a free engine before 503"),
+    "PLAY_QUEUE": (4, "'Play on' requests waiting for a free engine at once (503 with Retry-After beyond)"),
+    "PLAY_CLIENT_MOVES": (1, "engine replies one client address waits for at once in 'Play on' (429 beyond)"),
     "PLAY_RATE": (60, "engine replies per client address per minute for 'Play on' (429 beyond)"),
     "PLAY_MAX_PLIES": (600, "longest game 'Play on' accepts"),
 }
