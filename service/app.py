@@ -23,6 +23,7 @@ from .result_cache import ResultCache
 
 #: Blueprint modules, registered in this order when the module exists.
 BLUEPRINTS: tuple[str, ...] = (
+    "chesskb.service.i18n",  # template filters only (``localised``)
     "chesskb.service.sparql",
     "chesskb.service.canned",
     "chesskb.service.pages",

@@ -15,6 +15,7 @@ from flask import Blueprint, Response, jsonify, render_template, request, url_fo
 from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
 
 from .errors import ServiceError
+from .i18n import current_lang
 from .sparql import answer_response, run_query
 
 bp = Blueprint("canned", __name__)
@@ -72,7 +73,9 @@ def query_run(query: CannedQuery) -> dict[str, Any]:
 
 @bp.route("/queries")
 def list_queries_page() -> Response:
-    return Response(render_template("canned_list.html", queries=query_listing()), mimetype="text/html")
+    lang = current_lang()  # titles and descriptions in the page's language; the JSON stays as the header says
+    queries = [describe(q.in_language(lang)) for q in list_queries()]
+    return Response(render_template("canned_list.html", queries=queries), mimetype="text/html")
 
 
 @bp.route("/queries.json")
@@ -104,7 +107,8 @@ def show_query(name: str) -> Response:
     query = _load(name)
     missing = [p.name for p in query.params if p.default is None and not request.args.get(p.name)]
     result = None if missing else query_run(query)
-    return Response(render_template("canned_query.html", query=describe(query), result=result,
+    shown = query.in_language(current_lang())
+    return Response(render_template("canned_query.html", query=describe(shown), params=shown.params, result=result,
                                     query_text=query.text,
                                     values={p.name: request.args.get(p.name, p.default or "")
                                             for p in query.params}),
