@@ -58,7 +58,7 @@
       label.className = "san";
       label.textContent = san + " ";
       var note = document.createElement("input");
-      note.placeholder = say("comment", "comment");
+      note.placeholder = say("comment", "comment on this move");
       note.value = comments[index] || "";
       item.appendChild(label);
       item.appendChild(note);
