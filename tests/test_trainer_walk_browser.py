@@ -237,11 +237,15 @@ def test_play_on_from_an_exercise_gets_legal_replies(walker, base_url):
         assert len(replies) == 1, (board.fen(), shown)
         board.push(replies[0])
         _in_view(page, "#play-status")
+    # the exercise's own controls are put away while the game is on, and come back when it stops
+    assert not page.is_visible("#restart") and not page.is_visible("#move-input")
     engine_note = s["engine_elo"].split("{")[0].strip()
     assert engine_note in page.inner_text("#play-engine")
     assert page.get_attribute("html", "lang") == lang
     _fits(page)
     _shot(page, device, lang, "6-play-on")
+    page.click("#play-stop")
+    assert page.is_visible("#restart") and page.is_visible("#move-input")
 
 
 def _after(board: chess.Board, move: chess.Move) -> str:
