@@ -275,3 +275,26 @@ def test_spanish_query_pages_show_the_spanish_header_lines_and_keep_the_interfac
     english = client.get("/queries/positions-of-player.json").get_json()
     spanish = client.get("/queries/positions-of-player.json?lang=es").get_json()
     assert english["rows"] == spanish["rows"] and english["params"] == spanish["params"]
+
+
+def test_translated_header_lines_are_checked_and_change_nothing_else():
+    """A Spanish line for a parameter the query does not declare is an error naming the file; the
+    English header, the parameters and the text read the same with or without the Spanish lines."""
+    from chesskb.queries import QueryError, parse_canned_query
+
+    english = ('# title: Games of a year\n# description: Games played in a year.\n'
+               '# param: year integer 2010 -- the year\nSELECT ?match ?year WHERE { ?match cp:year ?year }\n')
+    both = english.replace("# param:", "# title@es: Partidas de un año\n# description@es: Partidas jugadas en un\n"
+                                       "# description@es: año.\n# param:", 1) \
+        .replace("-- the year\n", "-- the year\n# param@es: year año -- el año\n", 1)
+    plain, translated = parse_canned_query("q", english), parse_canned_query("q", both)
+    assert (plain.title, plain.description, plain.params[0].help) == \
+        (translated.title, translated.description, translated.params[0].help)
+    shape = [(p.name, p.type, p.default) for p in plain.params]
+    assert shape == [(p.name, p.type, p.default) for p in translated.params] == [("year", "integer", "2010")]
+    spanish = translated.in_language("es")
+    assert (spanish.title, spanish.description) == ("Partidas de un año", "Partidas jugadas en un año.")
+    assert (spanish.params[0].name, spanish.params[0].label, spanish.params[0].help) == ("year", "año", "el año")
+    assert plain.in_language("es").title == "Games of a year"  # no Spanish line: the English one
+    with pytest.raises(QueryError, match=r"q\.rq: .*unknown parameter.*month"):
+        parse_canned_query("q", english.replace("# param:", "# param@es: month mes -- el mes\n# param:"))
