@@ -34,6 +34,7 @@ from chesskb.kb.importer import ImportError_, import_files
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
+from chesskb.kb.vocab import CP_IRI
 
 from . import boards
 from .errors import ServiceError
@@ -65,7 +66,7 @@ def _require_token() -> None:
 @bp.route("/author")
 def author_page() -> Response:
     _token()  # 404 when authoring is off
-    themes = sorted(THEME_CLASSES)
+    themes = [(name, CP_IRI + name) for name in sorted(THEME_CLASSES)]  # labelled in the page's language
     return Response(render_template("author.html", themes=themes), mimetype="text/html")
 
 
