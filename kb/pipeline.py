@@ -95,7 +95,7 @@ def _digest64(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
-def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
+def _count_individuals(quads: Iterable[Quad], result: UnitResult, minter: IriMinter) -> None:
     for quad in quads:
         if quad.predicate != _RDF_TYPE:
             continue
@@ -103,7 +103,7 @@ def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
             result.matches.add(_digest64(quad.subject.value))
         elif quad.object == _POSITION:
             result.positions.add(_digest64(quad.subject.value))
-        elif quad.object == _PLAYER and not quad.subject.value.rsplit("/", 1)[-1].startswith("unknown-"):
+        elif quad.object == _PLAYER and not minter.is_placeholder(quad.subject):
             result.players.add(quad.subject.value)
 
 
@@ -224,7 +224,7 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     result.quads = len(quads)
     result.verified = verifier.cache.take_new()
     result.verify_counts = verifier.take_counts()
-    _count_individuals(quads, result)
+    _count_individuals(quads, result, ctx.minter)
     if settings.collect:
         collect_evidence(quads, result, settings.base_iri)
     fresh = _SENT.fresh(quads)

@@ -23,12 +23,13 @@ from chesskb.kb.analysis.board_facts import position_key
 from chesskb.kb.store.class_counts import stored_counts
 from chesskb.kb.reports.standings import game_result, standings as event_standings
 from chesskb.kb.analysis.themes import PARENT, type_position
-from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP, DCTERMS_IRI, ONTOLOGY_IRI, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError
 from .i18n import current_lang
-from .resources import Resource, describe_graph, script_json, serialise, valid_iri
+from .resources import Resource, describe_graph, script_json, serialise
 
 bp = Blueprint("browse", __name__)
 blueprint = bp
@@ -76,7 +77,7 @@ def _link(iri: str | None) -> str | None:
 def _label(name: str) -> str:
     from .pages import prop_label
 
-    return prop_label(CP_IRI + name, current_lang())
+    return prop_label(CP.term(name).value, current_lang())
 
 
 # --- home --------------------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def home_data() -> dict[str, Any]:
     if stored is not None:
         counts = {name: stored.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
     else:  # a store written before the counts were kept
-        counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(COUNTS)}
+        counts = {CP.name_of(row["class"]): int(row["n"]) for row in _rows(COUNTS)}
     sources = _rows("SELECT ?s ?name WHERE { ?s a cp:Source ; cp:sourceName ?name } ORDER BY ?name")
     return {"counts": counts,
             "sources": [{"iri": r["s"], "name": r["name"], "url": _link(r["s"])} for r in sources],
@@ -126,8 +127,8 @@ def class_counts() -> dict[str, int]:
     cache = current_app.extensions.setdefault("chesskb.class_counts", {})
     if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
         return cache["counts"]
-    counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in _rows(CLASS_COUNTS)
-              if row["class"].startswith(CP_IRI) and row["class"][len(CP_IRI):] in THEME_NAMES}
+    counts = {CP.name_of(row["class"]): int(row["n"]) for row in _rows(CLASS_COUNTS)
+              if CP.name_of(row["class"]) in THEME_NAMES}
     cache.update(at=time.monotonic(), counts=counts)
     return counts
 
@@ -141,7 +142,7 @@ def _class_count(name: str) -> int:
     if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
         return cache["counts"].get(name, 0)
     rows = _rows("SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class",
-                 **{"class": NamedNode(CP_IRI + name)})
+                 **{"class": CP.term(name)})
     return int(rows[0]["n"]) if rows else 0
 
 
@@ -153,7 +154,7 @@ def class_tree() -> dict[str, Any]:
     order = {name: i for i, name in enumerate(ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES))}
 
     def node(name: str) -> dict[str, Any]:
-        return {"name": name, "label": _label(name), "count": counts.get(name, 0), "url": _link(CP_IRI + name),
+        return {"name": name, "label": _label(name), "count": counts.get(name, 0), "url": _link(CP.term(name).value),
                 "original": name in ORIGINAL_CLASSES, "typePosition": type_position(name),
                 "children": [node(c) for c in sorted(children.get(name, []), key=lambda c: order.get(c, 999))]}
 
@@ -187,16 +188,16 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     total = _class_count(name)
     # No ORDER BY: sorting a large class costs seconds; the index order is stable for a given store.
-    rows = _rows(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
+    rows = _rows(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": CP.term(name)})
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
     suffix = ".json" if as_json else ""
     return {
-        "name": name, "iri": CP_IRI + name, "label": _label(name), "count": total, "page": page,
+        "name": name, "iri": CP.term(name).value, "label": _label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
         "parent_label": _label(PARENT[name]) if name in PARENT else None,
-        "parent_url": _link(CP_IRI + PARENT[name]) if name in PARENT else None,
-        "subclasses": [{"name": c, "label": _label(c), "url": _link(CP_IRI + c)}
+        "parent_url": _link(CP.term(PARENT[name]).value) if name in PARENT else None,
+        "subclasses": [{"name": c, "label": _label(c), "url": _link(CP.term(c).value)}
                        for c, p in PARENT.items() if p == name],
         "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
                        "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k, lang),
@@ -335,7 +336,7 @@ def _theme_labels() -> dict[str, list[str]]:
         rows = _rows("SELECT ?class ?text WHERE { GRAPH <" + ONTOLOGY_IRI + "> { "
                      "?class rdfs:label|skos:altLabel ?text } }")
         for row in rows:
-            name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+            name = CP.name_of(row["class"]) or ""
             if name in THEME_NAMES:
                 cache.setdefault(name, []).append(row["text"])
         current_app.extensions["chesskb.theme_labels"] = cache
@@ -345,10 +346,10 @@ def _theme_labels() -> dict[str, list[str]]:
 def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
     names = []
     for row in _rows(THEME_SEARCH, q=needle):
-        name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+        name = CP.name_of(row["class"]) or ""
         if name in THEME_NAMES and name not in names:
             names.append(name)
-    return [{"iri": CP_IRI + n, "label": _label(n), "url": _link(CP_IRI + n)} for n in names]
+    return [{"iri": CP.term(n).value, "label": _label(n), "url": _link(CP.term(n).value)} for n in names]
 
 
 @bp.route("/search")
@@ -390,7 +391,6 @@ SOURCE_PAGE = 100  # games per source page
 MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
   OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
 
-_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.mapping.iris): <source>/game/N
 
 
 def _round_key(value: str | None) -> tuple:
@@ -435,9 +435,9 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         return source_games(resource.iri)
     if kind == "match":
         # an exercise opened from its game goes on to the next game's exercise of the same source
-        record = next((link for link in resource.links(DCTERMS_IRI + "source") if _RECORD.match(link)), None)
-        found = _RECORD.match(record) if record else None
-        ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
+        minter = IriMinter(current_app.config["BASE_IRI"])
+        found = next((n for link in resource.links(DCTERMS_IRI + "source") if (n := minter.record_number(link))), None)
+        ctx = (f"source/{minter.source(found[0]).value}", found[1]) if found else (None, 0)
         return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1], lang)}
                               for r in _rows(MATCH_POSITIONS, m=iri)]}
     return {}
@@ -448,14 +448,16 @@ def source_games(source_iri: str) -> dict[str, Any]:
     a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     first = (page - 1) * SOURCE_PAGE + 1
-    records = " ".join(f"<{source_iri}/game/{n}>" for n in range(first, first + SOURCE_PAGE))
-    if not valid_iri(f"{source_iri}/game/1"):
+    minter = IriMinter(current_app.config["BASE_IRI"])
+    name = minter.source_of(source_iri)
+    if name is None or minter.source(name).value != source_iri:
         raise ServiceError(400, f"not a source IRI: {source_iri!r}")
+    records = " ".join(str(minter.source_record(name, n)) for n in range(first, first + SOURCE_PAGE))
     rows = sorted(_rows(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
     # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
-    more = bool(rows) and bool(_rows(SOURCE_GAMES % f"<{source_iri}/game/{first + SOURCE_PAGE}>"))
+    more = bool(rows) and bool(_rows(SOURCE_GAMES % str(minter.source_record(name, first + SOURCE_PAGE))))
     return {
         "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": _link(r["m"]), "number": r["number"]}
                   for r in rows],

@@ -19,9 +19,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from flask import current_app, request, url_for
-from pyoxigraph import NamedNode
 
-from chesskb.kb.vocab import CP_IRI
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.vocab import CP
 
 SOURCE_RECORD = """SELECT ?rec ?m ?number WHERE { ?rec cp:gameNumber ?number . ?m dcterms:source ?rec }"""
 MATCH_EXERCISES = """SELECT ?m ?pos ?ply WHERE { ?pos cp:hasMatch ?m ; cp:solutionUci ?u
@@ -48,7 +48,7 @@ def _store():
 def _class_next(name: str, index: int) -> str | None:
     from .browse import CLASS_MEMBER_PAGE
 
-    rows = list(_store().query(CLASS_MEMBER_PAGE % (1, index + 1), bindings={"class": NamedNode(CP_IRI + name)}))
+    rows = list(_store().query(CLASS_MEMBER_PAGE % (1, index + 1), bindings={"class": CP.term(name)}))
     return rows[0]["p"].value if rows else None
 
 
@@ -130,8 +130,12 @@ def _resolve_query(iri: str, rest: str, index: int, context: str, lang: str) -> 
 
 def _resolve_source(iri: str, source_iri: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
     """``i`` is the game number in the source; the next exercise is the first of a later game."""
+    minter = IriMinter(current_app.config["BASE_IRI"])
+    source = minter.source_of(source_iri)
+    if source is None:
+        return None
     for number in range(index + 1, index + 50):
-        record = NamedNode(f"{source_iri}/game/{number}")
+        record = minter.source_record(source, number)
         matches = [r["m"] for r in _store().query(SOURCE_RECORD, bindings={"rec": record})]
         if not matches:
             break

@@ -71,7 +71,7 @@ def courses_json() -> Response:
 
 def course_data(course_id: str) -> dict[str, Any]:
     lang = current_lang()
-    iri = IriMinter(current_app.config["BASE_IRI"])._iri("course", course_id)
+    iri = IriMinter(current_app.config["BASE_IRI"]).course(course_id)
     rows = _rows(COURSE, course=iri)
     if not rows:
         raise ServiceError(404, f"no course {course_id!r}")

@@ -84,7 +84,7 @@ def source_names(store: Store, base_iri: str | None = None) -> list[str]:
 def link_triples(store: Store, base_iri: str | None = None) -> list[Triple]:
     """The links between individuals of different sources (``owl:sameAs`` …), which only the
     all-sources pass can weigh: a sameAs can join two individuals that contradict each other."""
-    graph = IriMinter(base_iri).source_graph("_links")
+    graph = IriMinter(base_iri).links_graph
     if graph not in store.named_graphs():
         return []
     return [quad.triple for quad in store.quads([graph])]

@@ -18,7 +18,7 @@ from typing import Any
 import chess
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
-from chesskb.kb.vocab import CP_IRI, RDFS_IRI
+from chesskb.kb.vocab import CP, RDFS_IRI
 
 SHAPES_FILE = "shapes.ttl"
 _LABEL = RDFS_IRI + "label"
@@ -80,13 +80,13 @@ def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iter
 
 
 def _python_violations(triples: Iterable[Triple], labels: dict[str, str]) -> Iterator[dict[str, Any]]:
-    date_properties = {CP_IRI + name for name in PGN_DATE_PROPERTIES}
+    date_properties = {CP.term(name).value for name in PGN_DATE_PROPERTIES}
     for triple in triples:
         obj, predicate = triple.object, triple.predicate.value
         if not isinstance(obj, Literal):
             continue
         iri = triple.subject.value
-        if predicate == CP_IRI + "fen":
+        if predicate == CP.fen.value:
             problem = fen_problem(obj.value)
             if problem:
                 yield {"iri": iri, "label": labels.get(iri, ""), "path": "cp:fen",
@@ -124,4 +124,5 @@ def date_problem(text: str) -> str | None:
 
 
 def _short(iri: str) -> str:
-    return "cp:" + iri[len(CP_IRI):] if iri.startswith(CP_IRI) else iri
+    name = CP.name_of(iri)
+    return "cp:" + name if name is not None else iri

@@ -197,19 +197,19 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
 
 
 def course_graph(course_id: str, base_iri: str | None = None) -> NamedNode:
-    return IriMinter(base_iri)._iri("graph", f"course-{course_id}")
+    return IriMinter(base_iri).course_graph(course_id)
 
 
 def course_quads(course: Course, base_iri: str | None = None) -> list[Quad]:
     minter = IriMinter(base_iri)
     graph = course_graph(course.id, base_iri)
-    subject = minter._iri("course", course.id)
+    subject = minter.course(course.id)
     quads = [Quad(subject, RDF.type, CP.Course, graph)]
     quads += [Quad(subject, RDFS.label, Literal(text, language=lang), graph) for lang, text in course.title.items()]
     quads += [Quad(subject, RDFS.comment, Literal(text, language=lang), graph)
               for lang, text in course.description.items()]
     for number, chapter in enumerate(course.chapters, start=1):
-        node = minter._iri("course", course.id, "chapter", str(number))
+        node = minter.chapter(course.id, number)
         quads += [Quad(subject, CP.hasChapter, node, graph), Quad(node, RDF.type, CP.Chapter, graph),
                   Quad(node, CP.chapterOrder, _integer(number), graph),
                   Quad(node, CP.level, Literal(chapter.level), graph),
@@ -217,7 +217,7 @@ def course_quads(course: Course, base_iri: str | None = None) -> list[Quad]:
                   Quad(node, CP.selection, Literal(chapter.selection), graph)]
         quads += [Quad(node, RDFS.label, Literal(text, language=lang), graph) for lang, text in chapter.title.items()]
         for place, exercise in enumerate(chapter.exercises, start=1):
-            item = minter._iri("course", course.id, "chapter", str(number), "item", str(place))
+            item = minter.chapter_item(course.id, number, place)
             quads += [Quad(node, CP.hasItem, item, graph), Quad(item, RDF.type, CP.ChapterItem, graph),
                       Quad(item, CP.itemOrder, _integer(place), graph),
                       Quad(item, CP.exercise, NamedNode(exercise), graph)]
