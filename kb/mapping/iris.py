@@ -168,22 +168,25 @@ class IriMinter:
         rest = segments[2:]
         if segments[0] == "graph":
             return segments[1] if rest in ([], ["inferred"]) else None
-        return segments[1] if rest == [] or (len(rest) == 2 and rest[0] == "game" and rest[1].isdigit()) else None
+        record = len(rest) == 2 and rest[0] == "game" and rest[1].isascii() and rest[1].isdigit()
+        return segments[1] if rest == [] or record else None
 
     def is_source_graph(self, iri: NamedNode | str) -> bool:
         """Is this the graph of what a source asserts (not its inferred graph, not a bookkeeping graph)?"""
         segments = self._segments(iri)
-        return segments is not None and len(segments) == 2 and self.source_of(iri) is not None
+        return segments is not None and len(segments) == 2 and segments[0] == "graph" \
+            and self.source_of(iri) is not None
 
     def is_inferred_graph(self, iri: NamedNode | str) -> bool:
         """Is this the graph of what was inferred from a source (``inferred_graph``)?"""
         segments = self._segments(iri)
-        return segments is not None and len(segments) == 3 and self.source_of(iri) is not None
+        return segments is not None and len(segments) == 3 and segments[0] == "graph" \
+            and self.source_of(iri) is not None
 
     def record_number(self, iri: NamedNode | str) -> tuple[str, int] | None:
         """``(source name, game number)`` of a source record (``source_record``), else ``None``."""
         segments = self._segments(iri)
-        if segments is None or len(segments) != 4 or self.source_of(iri) is None or segments[2] != "game":
+        if segments is None or len(segments) != 4 or segments[0] != "source" or self.source_of(iri) is None:
             return None
         return segments[1], int(segments[3])
 
