@@ -1,7 +1,16 @@
 """The ``chesskb`` command: the interface users and other tools script against.
 
 Command names, options and output shapes here are public; keep them. Errors are one line on
-stderr and an exit code (1: the data, 2: the usage), never a traceback.
+stderr and an exit code, never a traceback. Every command ends in one of these codes, decided here
+(``EXIT_*``, the two exception types below and ``main``), and listed in ``chesskb --help`` and the README:
+
+* 0 — done; for ``validate`` and ``check`` also: valid, consistent.
+* 1 — ``DataProblem``: the command ran and the data said no — invalid or inconsistent data, no
+  readable game, no such source or course, a store that cannot be read or written, a failed step.
+* 2 — ``UsageProblem``: the command could not do what was asked, so nothing was decided — a wrong
+  option, argument, name, file or query, or something it needs is missing or failed (Java, the
+  reasoner, stockfish).
+* 130 — interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -62,17 +71,47 @@ class CliContext:
         return open_store(self.store_location, update_endpoint=self.update_endpoint, graph_store=self.graph_store)
 
 
+EXIT_OK = 0
+EXIT_DATA = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES_HELP = ("Exit codes: 0 done (valid, consistent); 1 the data said no (invalid or inconsistent data, "
+                   "nothing readable, no such source, a store or step that failed); 2 the command could not do "
+                   "what was asked (a wrong option, name, file or query; Java, the reasoner or stockfish "
+                   "missing or failed); 130 interrupted.")
+
+
 class UsageProblem(click.UsageError):
-    """Exit 2 with a one-line message."""
+    """Exit 2 with a one-line message: nothing was decided (see the module docstring).
+
+    ``show_usage=False`` for what no option can fix (Java missing, the reasoner failed): the message
+    alone, without the command's usage line."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, *, show_usage: bool = True) -> None:
+        super().__init__(message)
+        self.show_usage = show_usage
+
+    def show(self, file: Any = None) -> None:
+        if not self.show_usage:
+            self.ctx = None  # click prints the usage only for a known context
+        super().show(file)
 
 
 class DataProblem(click.ClickException):
-    """Exit 1 with a one-line message."""
+    """Exit 1 with a one-line message: the data said no (see the module docstring)."""
 
-    exit_code = 1
+    exit_code = EXIT_DATA
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def verdict(ok: bool) -> None:
+    """End a command that printed its answer (``validate``, ``check``, ``classify``): 0 when ``ok``, else 1."""
+    raise click.exceptions.Exit(EXIT_OK if ok else EXIT_DATA)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.option("--store", "store_location", envvar=STORE_ENV, default=None, metavar="PATH|URL",
               help=f"Store directory, or a SPARQL 1.1 endpoint URL (default ${STORE_ENV} or ./chesskb-store).")
 @click.option("--update-endpoint", default=None, metavar="URL",
@@ -290,17 +329,11 @@ def _owlxml_writer():
         try:
             write_owlxml(store, output, **options)
         except JavaMissing as exc:
-            raise JavaNeeded(str(exc)) from None
+            raise UsageProblem(str(exc), show_usage=False) from None
         except ConversionFailed as exc:
             raise DataProblem(str(exc)) from None
 
     return write
-
-
-class JavaNeeded(click.ClickException):
-    """Exit 2: the command needs Java and there is none."""
-
-    exit_code = 2
 
 
 def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:
@@ -403,28 +436,30 @@ def main() -> None:
 
 
 def _run() -> None:
+    """Every way a command ends, as an exit code (the table in the module docstring)."""
     try:
-        cli.main(standalone_mode=False)
+        code = cli.main(standalone_mode=False)  # click returns an Exit's code instead of raising it
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(1)
-    except click.ClickException as exc:
+        sys.exit(EXIT_DATA)
+    except click.ClickException as exc:  # UsageProblem, DataProblem and click's own usage errors
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except (StoreError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_DATA)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("CHESSKB_DEBUG"):
             raise
         click.echo(f"internal error: {type(exc).__name__}: {exc} (set CHESSKB_DEBUG=1 for the traceback)",
                    err=True)
-        sys.exit(1)
+        sys.exit(EXIT_DATA)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
 if __name__ == "__main__":

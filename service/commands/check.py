@@ -8,7 +8,6 @@ all is well, 1 for an inconsistency or a violation, 2 when Java (the reasoners' 
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -16,6 +15,7 @@ from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
 from chesskb.kb.export.terminal import printable
+from chesskb.service.cli import UsageProblem, verdict
 from chesskb.service.progress import TerminalProgress
 
 
@@ -51,21 +51,18 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
                              classify_limit=classify_limit,
                              progress=progress)
     except JavaMissing as exc:
-        status.done()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        raise UsageProblem(str(exc), show_usage=False) from None
     except StoreError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ReasonerFailed as exc:
+        raise UsageProblem(str(exc)) from None
+    except ReasonerFailed as exc:  # nothing was decided: 1 means inconsistent, and a script must not read this as that
+        raise UsageProblem(f"the reasoner failed: {exc}{_failure_hint(str(exc), reasoner)}", show_usage=False) from None
+    finally:
         status.done()
-        click.echo(f"error: the reasoner failed: {exc}{_failure_hint(str(exc), reasoner)}", err=True)
-        sys.exit(2)  # nothing was decided: 1 means inconsistent, and a script must not read this as that
-    status.done()
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(render_text(report))
-    sys.exit(0 if report.ok else 1)
+    verdict(report.ok)
 
 
 def _failure_hint(message: str, reasoner: str) -> str:

@@ -18,6 +18,7 @@ from chesskb.kb.analysis import analyse
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
+from chesskb.service.cli import DataProblem
 
 
 def classify_records(path: Path, *, use_engine: bool = True) -> Iterator[dict | Finding]:
@@ -65,4 +66,4 @@ def command(file: Path, fmt: str, no_engine: bool) -> None:
             click.echo(f"{item['id']!s:<10} {item['phase'] or '':<10} {item['mateIn'] or '':>6} {verified:<8} "
                        f"{', '.join(item['classes'])}")
     if errors and not classified:  # as import: what was readable was classified, the rest reported
-        sys.exit(1)
+        raise DataProblem(f"nothing classified: no readable record in {file}")
