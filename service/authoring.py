@@ -30,6 +30,7 @@ import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
+from chesskb.kb.checks.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportError_, import_files
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import StoreBusy
@@ -72,7 +73,7 @@ def author_page() -> Response:
 def _start(fen: str) -> chess.Board:
     errors = validate_fen(fen)
     if errors:
-        raise ServiceError(422, "; ".join(f"{e.kind} error in {e.field}: {e.message}" for e in errors))
+        raise ServiceError(422, "; ".join(fen_text(e) for e in errors))
     board = board_from_fen(fen)
     if board is None:
         raise ServiceError(422, "the FEN does not describe a board")
@@ -107,7 +108,7 @@ def check() -> Response:
     fen = str(data.get("fen", ""))
     errors = validate_fen(fen)
     if errors:
-        return jsonify({"valid": False, "errors": [e.to_dict() for e in errors]})
+        return jsonify({"valid": False, "errors": [fen_json(e) for e in errors]})
     board = _start(fen)
     sans = _replay(board, [str(m) for m in data.get("moves", [])])
     return jsonify({"valid": True, "errors": [], "san": sans, "fen": board.fen(),

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
+from chesskb.kb.checks.findings import fen_json, fen_text, lint_text
 from chesskb.kb.checks.pgn_lint import lint_file
 from chesskb.kb.reading.notation import PIECE_LETTERS
 from chesskb.service.cli import UsageProblem, verdict
@@ -38,14 +39,12 @@ def _validate_fen(fen: str, fmt: str) -> bool:
     errors = validate_fen(fen)
     warnings = fen_warnings(fen) if not errors else []
     if fmt == "json":
-        click.echo(json.dumps({"valid": not errors, "errors": [error.to_dict() for error in errors],
-                               "warnings": [warning.to_dict() for warning in warnings]}, ensure_ascii=False))
+        click.echo(json.dumps({"valid": not errors, "errors": [fen_json(error) for error in errors],
+                               "warnings": [fen_json(warning) for warning in warnings]}, ensure_ascii=False))
     else:
         click.echo("valid" if not errors else f"invalid: {len(errors)} error(s)")
-        for error in errors:
-            click.echo(f"  {error.kind} error in {error.field}: {error.message}")
-        for warning in warnings:
-            click.echo(f"  warning ({warning.field}): {warning.message}")
+        for problem in errors + warnings:
+            click.echo(f"  {fen_text(problem)}")
     return not errors
 
 
@@ -59,7 +58,7 @@ def _validate_files(files: tuple[Path, ...], fmt: str, lang: str | None) -> bool
             if fmt == "json":
                 findings.append(finding.to_dict())
             else:
-                click.echo(f"{finding.level}: {finding} [{finding.rule}]")
+                click.echo(lint_text(finding))
     if fmt == "json":
         click.echo(json.dumps({"findings": findings}, ensure_ascii=False))
     else:
