@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyoxigraph import Triple
@@ -23,6 +23,7 @@ from chesskb.kb.store import Store, StoreError
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
+from chesskb.kb.checks.findings import Finding, shacl_from_json, shacl_json
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).
@@ -46,7 +47,7 @@ class CheckReport:
     cached: list[str] = field(default_factory=list)
     inconsistencies: list[dict[str, Any]] = field(default_factory=list)
     unsatisfiable_classes: list[str] = field(default_factory=list)
-    shacl_violations: list[dict[str, Any]] = field(default_factory=list)
+    shacl_violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -64,7 +65,7 @@ class CheckReport:
             "checked": self.checked,
             "inconsistencies": self.inconsistencies,
             "unsatisfiable_classes": self.unsatisfiable_classes,
-            "shacl_violations": self.shacl_violations,
+            "shacl_violations": [shacl_json(violation) for violation in self.shacl_violations],
             "cached": self.cached,
             "reasoner": self.reasoner,
             "notes": self.notes,
@@ -176,7 +177,7 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
     if shacl:
         from chesskb.kb.checks.shacl import validate
 
-        violations = [{"source": name, **v} for v in validate(triples)]
+        violations = [shacl_json(replace(v, source=name)) for v in validate(triples)]  # cached as JSON
     return {
         "statements": len(triples),
         "consistent": verdict.consistent,
@@ -192,7 +193,7 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
 def _merge(report: CheckReport, result: dict[str, Any]) -> None:
     report.inconsistencies.extend(result["inconsistencies"])
     report.unsatisfiable_classes.extend(result["unsatisfiable_classes"])
-    report.shacl_violations.extend(result["shacl_violations"])
+    report.shacl_violations.extend(shacl_from_json(v) for v in result["shacl_violations"])
 
 
 def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple] | None, total: int,

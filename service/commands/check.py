@@ -11,6 +11,7 @@ import json
 
 import click
 
+from chesskb.kb.checks.findings import shacl_text
 from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
@@ -94,9 +95,7 @@ def render_text(report: CheckReport) -> str:
         lines.append(f"unsatisfiable class <{iri}>")
     if report.shacl_violations:
         lines.append(f"{len(report.shacl_violations)} SHACL violation(s):")
-        for violation in report.shacl_violations:
-            label = f" \"{violation['label']}\"" if violation.get("label") else ""
-            lines.append(f"  <{violation['iri']}>{label} {violation['path']}: {violation['message']}")
+        lines.extend(f"  {shacl_text(violation)}" for violation in report.shacl_violations)
     else:
         lines.append("no SHACL violations")
     if report.checked:
