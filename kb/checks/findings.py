@@ -8,7 +8,7 @@ today, kept exactly); nothing else builds a problem's dict or line.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field as dataclass_field
 from typing import Any, Literal
 
 from chesskb.kb.export.terminal import printable
@@ -23,7 +23,8 @@ class Finding:
     ``file``/``game``/``line``/``column`` locate it in a PGN or CSV file (game numbers and lines
     count from 1); ``iri`` (with its ``label``) and ``source`` locate it in the knowledge base;
     ``field`` names the part at fault: a FEN field (``castling``), the property a data rule is about
-    (``cp:fen``).
+    (``cp:fen``). ``details`` is what a problem carries beyond where and why (an inconsistency's
+    individuals, statements and axioms), plain JSON data.
     """
 
     level: Level
@@ -37,6 +38,7 @@ class Finding:
     field: str | None = None
     label: str | None = None
     source: str | None = None
+    details: dict[str, Any] | None = dataclass_field(default=None, hash=False)
 
     def where(self) -> str:
         parts: list[str] = []
@@ -62,6 +64,54 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """The generic JSON shape (``validate FILE --format json``, the import's findings): every field set."""
         return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+# --- OWL reasoning (``check``) ---------------------------------------------------------------------
+
+INCONSISTENT_RULE = "owl-inconsistent"
+UNSATISFIABLE_RULE = "owl-unsatisfiable"
+
+
+def inconsistency_finding(source: str, details: dict[str, Any]) -> Finding:
+    """An inconsistency of ``source``: ``details`` are ``{"individuals", "statements", "axioms", "minimal"
+    [, "reasoner_message"]}`` (``kb.checks.owl.Inconsistency.to_dict``), kept as they are."""
+    message = details.get("reasoner_message") or "these individuals and statements cannot all hold"
+    return Finding("error", INCONSISTENT_RULE, message, source=source, details=dict(details))
+
+
+def inconsistency_json(finding: Finding) -> dict[str, Any]:
+    """``{"source", "individuals", "statements", "axioms", "minimal"[, "reasoner_message"]}``: one of
+    ``check``'s ``inconsistencies``."""
+    return {"source": finding.source, **(finding.details or {})}
+
+
+def inconsistency_from_json(data: dict[str, Any]) -> Finding:
+    """The inconsistency back from ``inconsistency_json`` (``check``'s cache keeps the JSON shape)."""
+    return inconsistency_finding(data["source"], {k: v for k, v in data.items() if k != "source"})
+
+
+def inconsistency_text(finding: Finding, number: int) -> list[str]:
+    """The lines of ``check``'s text report for one inconsistency (made printable by the caller)."""
+    item = finding.details or {}
+    lines = [f"inconsistency {number} in {finding.source}"
+             + ("" if item.get("minimal", True) else " (not narrowed down fully)") + ":"]
+    for individual in item.get("individuals", []):
+        label = f"  \"{individual['label']}\"" if individual.get("label") else ""
+        lines.append(f"  individual <{individual['iri']}>{label}")
+    lines += [f"  statement  {statement}" for statement in item.get("statements", [])]
+    lines += [f"  axiom      {axiom}" for axiom in item.get("axioms", [])]
+    if item.get("reasoner_message"):
+        lines.append(f"  reasoner   {item['reasoner_message']}")
+    return lines
+
+
+def unsatisfiable_finding(iri: str) -> Finding:
+    return Finding("error", UNSATISFIABLE_RULE, "no individual can be a member of this class", iri=iri)
+
+
+def unsatisfiable_text(finding: Finding) -> str:
+    """``unsatisfiable class <iri>``: one line of ``check``'s text report; its JSON is the IRI alone."""
+    return f"unsatisfiable class <{finding.iri}>"
 
 
 # --- FEN problems (``kb.checks.fen``, ``validate --fen``, the authoring form) ---------------------

@@ -23,7 +23,8 @@ from chesskb.kb.store import Store, StoreError
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
-from chesskb.kb.checks.findings import Finding, shacl_from_json, shacl_json
+from chesskb.kb.checks.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
+                                       shacl_json, unsatisfiable_finding)
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).
@@ -45,8 +46,8 @@ class CheckReport:
     reasoner: str
     checked: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
-    inconsistencies: list[dict[str, Any]] = field(default_factory=list)
-    unsatisfiable_classes: list[str] = field(default_factory=list)
+    inconsistencies: list[Finding] = field(default_factory=list)
+    unsatisfiable_classes: list[Finding] = field(default_factory=list)
     shacl_violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -63,8 +64,8 @@ class CheckReport:
         return {
             "consistent": self.consistent,
             "checked": self.checked,
-            "inconsistencies": self.inconsistencies,
-            "unsatisfiable_classes": self.unsatisfiable_classes,
+            "inconsistencies": [inconsistency_json(item) for item in self.inconsistencies],
+            "unsatisfiable_classes": [item.iri for item in self.unsatisfiable_classes],
             "shacl_violations": [shacl_json(violation) for violation in self.shacl_violations],
             "cached": self.cached,
             "reasoner": self.reasoner,
@@ -148,7 +149,8 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         short = datatype.replace(XSD_IRI, "xsd:")
         report.notes.append(f"{count} literal(s) of datatype {short} were given to {reasoner} as "
                             "xsd:string (outside the OWL 2 datatype map); their typed values were not reasoned on")
-    report.unsatisfiable_classes = sorted(set(report.unsatisfiable_classes))
+    unique = {item.iri: item for item in report.unsatisfiable_classes}
+    report.unsatisfiable_classes = [unique[iri] for iri in sorted(unique)]
     return report
 
 
@@ -191,8 +193,8 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
 
 
 def _merge(report: CheckReport, result: dict[str, Any]) -> None:
-    report.inconsistencies.extend(result["inconsistencies"])
-    report.unsatisfiable_classes.extend(result["unsatisfiable_classes"])
+    report.inconsistencies.extend(inconsistency_from_json(item) for item in result["inconsistencies"])
+    report.unsatisfiable_classes.extend(unsatisfiable_finding(iri) for iri in result["unsatisfiable_classes"])
     report.shacl_violations.extend(shacl_from_json(v) for v in result["shacl_violations"])
 
 

@@ -11,7 +11,7 @@ import json
 
 import click
 
-from chesskb.kb.checks.findings import shacl_text
+from chesskb.kb.checks.findings import inconsistency_text, shacl_text, unsatisfiable_text
 from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
@@ -80,19 +80,8 @@ def render_text(report: CheckReport) -> str:
     """The report for a person: verdict first, then what is wrong, then what was checked."""
     lines = [f"{'consistent' if report.consistent else 'INCONSISTENT'} ({report.reasoner})"]
     for number, item in enumerate(report.inconsistencies, start=1):
-        lines.append(f"inconsistency {number} in {item['source']}"
-                     + ("" if item.get("minimal", True) else " (not narrowed down fully)") + ":")
-        for individual in item["individuals"]:
-            label = f"  \"{individual['label']}\"" if individual.get("label") else ""
-            lines.append(f"  individual <{individual['iri']}>{label}")
-        for statement in item["statements"]:
-            lines.append(f"  statement  {statement}")
-        for axiom in item["axioms"]:
-            lines.append(f"  axiom      {axiom}")
-        if item.get("reasoner_message"):
-            lines.append(f"  reasoner   {item['reasoner_message']}")
-    for iri in report.unsatisfiable_classes:
-        lines.append(f"unsatisfiable class <{iri}>")
+        lines.extend(inconsistency_text(item, number))
+    lines.extend(unsatisfiable_text(item) for item in report.unsatisfiable_classes)
     if report.shacl_violations:
         lines.append(f"{len(report.shacl_violations)} SHACL violation(s):")
         lines.extend(f"  {shacl_text(violation)}" for violation in report.shacl_violations)
