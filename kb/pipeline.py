@@ -112,17 +112,18 @@ _COUNTED = {CP.term(name): name for name in COUNTED_CLASSES}
 _NAMING = frozenset(CP.term(name) for name in ("nameKey", "fideId", "eventName", "site", "eventYear")) | {
     RDFS.label, RDF.type}
 _GAME_EVENT = frozenset((CP.hasEvent, CP.year))
+_NAMED = ("player", "event")  # the individuals whose naming statements linking reads
 
 
 def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> None:
     """What ``kb.merge.linking`` and ``kb.store.class_counts`` read from a store, for ``convert`` to compute them
     without one: class members as digests, and the naming statements of players and events."""
-    named = (base + "player/", base + "event/")
+    minter = IriMinter(base)
     evidence = []
     for quad in quads:
         if quad.predicate == _RDF_TYPE and quad.object in _COUNTED:
             result.members.setdefault(_COUNTED[quad.object], set()).add(_digest64(quad.subject.value))
-        if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and quad.subject.value.startswith(named)):
+        if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and minter.kind_of(quad.subject) in _NAMED):
             evidence.append(quad.triple)
     result.evidence = serialize(evidence, format=RdfFormat.N_TRIPLES) if evidence else b""
 

@@ -55,7 +55,9 @@ def test_source_iris_read_back_to_their_source(base: str, name: str) -> None:
         assert minter.source_of(record) == name
         assert minter.record_number(record.value) == (name, number)  # text or node alike
     assert minter.record_number(source) is None and minter.record_number(graph) is None
-    for iri in (graph, inferred, source, minter.source_record(name, 3)):
+    record = minter.source_record(name, 3)
+    for iri, kind in ((graph, "graph"), (inferred, "graph"), (source, "source"), (record, "source")):
+        assert minter.kind_of(iri) == kind
         assert not minter.is_placeholder(iri)
         assert iri.value.startswith(minter.base) and "/" not in iri.value[len(minter.base):].split("/")[1]
 
@@ -73,6 +75,22 @@ def test_bookkeeping_graphs_and_other_individuals_are_no_source(base: str) -> No
         assert minter.source_of(iri) is None, iri
         assert minter.record_number(iri) is None, iri
         assert not minter.is_source_graph(iri) and not minter.is_inferred_graph(iri)
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_every_individual_says_its_kind(base: str) -> None:
+    minter = IriMinter(base)
+    key = game_keys()[0]
+    made = {"match": [minter.match(key), minter.lichess_match("https://lichess.org/seIMDWkD/black#44")],
+            "position": [minter.position(key, 0), minter.lichess_position("00sHx")],
+            "player": [minter.player("Polgár, Judit"), minter.player("x", "123"), minter.unknown_player(key, "black")],
+            "event": [minter.event("Linares", 1994), minter.unknown_event(key)], "board": [minter.board(key)],
+            "graph": [minter.links_graph, minter.meta_graph, minter.counts_graph, minter.course_graph("c")],
+            "course": [minter.course("c"), minter.chapter("c", 1), minter.chapter_item("c", 1, 1)]}
+    for kind, iris in made.items():
+        for iri in iris:
+            assert minter.kind_of(iri) == kind and minter.kind_of(iri.value) == kind, iri
+    assert minter.kind_of(CP.Position) is None and minter.kind_of(minter.base + "elsewhere/x") is None
 
 
 def test_iris_of_another_base_are_not_read_as_this_ones() -> None:

@@ -47,6 +47,10 @@ def digest(*parts: str, length: int = 16) -> str:
     return hasher.hexdigest()[:length]
 
 
+#: The first segment of every IRI the minter makes: what kind of thing it names.
+_KINDS = frozenset(("match", "position", "player", "event", "board", "source", "graph", "course"))
+
+
 class IriMinter:
     """All individual IRIs under one base. The only place IRIs of individuals are built and read
     back: code elsewhere asks ``source_of``, ``record_number``, ``is_placeholder`` … instead of
@@ -150,6 +154,15 @@ class IriMinter:
         if not value.startswith(self.base):
             return None
         return [unquote(segment) for segment in value[len(self.base):].split("/")]
+
+    def kind_of(self, iri: NamedNode | str) -> str | None:
+        """What an individual's IRI names: ``match``, ``position``, ``player``, ``event``, ``board``,
+        ``source``, ``graph`` or ``course``; ``None`` for an IRI under another base."""
+        value = iri.value if isinstance(iri, NamedNode) else str(iri)
+        if not value.startswith(self.base):
+            return None
+        kind = value[len(self.base):].split("/", 1)[0]
+        return kind if kind in _KINDS else None
 
     def is_placeholder(self, iri: NamedNode | str) -> bool:
         """Is this the stand-in for a player or event the game's tags do not name (``unknown_player``,
