@@ -52,7 +52,9 @@ def courses_data() -> dict[str, Any]:
         course["titles"][row["lang"] or "en"] = row["title"]
     courses = []
     for iri, course in found.items():
-        course_id = iri.rstrip("/").rsplit("/", 1)[-1]
+        course_id = IriMinter(current_app.config["BASE_IRI"]).course_id(iri)
+        if course_id is None:
+            continue  # a course under another base: no page here
         courses.append({"id": course_id, "iri": iri, "title": _pick(course["titles"], lang),
                         "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id,
                                                                        **({"lang": lang} if lang != "en" else {}))})

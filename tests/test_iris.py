@@ -122,6 +122,10 @@ def test_course_iris_nest_under_their_course() -> None:
     assert minter.chapter_item("a", 2, 3).value.startswith(minter.chapter("a", 2).value + "/item/")
     assert minter.course("a/b") != minter.course("a").value + "/b"  # a '/' in an id stays inside its segment
     assert minter.course_graph("x") == minter.source_graph("course-x")  # the layout the stores already hold
+    for course_id in ("first-steps", "a/b", "ü", "x%20y"):
+        assert minter.course_id(minter.course(course_id)) == course_id
+        assert minter.course_id(minter.chapter(course_id, 1)) is None
+        assert minter.course_id(IriMinter("https://other.example/").course(course_id)) is None
 
 
 def test_minted_iris_are_distinct_for_distinct_names() -> None:

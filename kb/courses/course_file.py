@@ -245,9 +245,12 @@ def courses_in(store: Store) -> list[dict[str, Any]]:
              "chapters": int(row["chapters"].value), "exercises": int(row["exercises"].value)} for row in rows]
 
 
-def export_course(store: Store, course_iri: str) -> dict[str, Any]:
-    """The course as a course file with its exercises listed by hand (what it holds now)."""
-    course_id = course_iri.rstrip("/").rsplit("/", 1)[-1]
+def export_course(store: Store, course_iri: str, base_iri: str | None = None) -> dict[str, Any]:
+    """The course as a course file with its exercises listed by hand (what it holds now); no chapters
+    when ``course_iri`` is no course of this base."""
+    course_id = IriMinter(base_iri).course_id(course_iri)
+    if course_id is None:
+        return {"id": None, "title": {}, "chapters": []}
     titles = {row["l"].language or "en": row["l"].value for row in store.query(
         f"SELECT ?l WHERE {{ {NamedNode(course_iri)} rdfs:label ?l }}")}
     chapters: list[dict[str, Any]] = []

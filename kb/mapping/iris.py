@@ -164,6 +164,12 @@ class IriMinter:
         kind = value[len(self.base):].split("/", 1)[0]
         return kind if kind in _KINDS else None
 
+    def course_id(self, iri: NamedNode | str) -> str | None:
+        """The id of a course's IRI (``course``), ``None`` for any other IRI (its chapters included)."""
+        segments = self._segments(iri)
+        return segments[1] if segments is not None and len(segments) == 2 and segments[0] == "course" \
+            and segments[1] else None
+
     def is_placeholder(self, iri: NamedNode | str) -> bool:
         """Is this the stand-in for a player or event the game's tags do not name (``unknown_player``,
         ``unknown_event``)? Such an individual is no person or event: pages leave it out, counts skip it."""

@@ -49,7 +49,7 @@ def list_command(obj, fmt: str) -> None:
 @click.pass_obj
 def export_command(obj, iri: str) -> None:
     """The course as a course file, its exercises listed by hand (re-importable)."""
-    data = export_course(obj.open_store(), iri)
+    data = export_course(obj.open_store(), iri, obj.base_iri)
     if not data["chapters"]:
         raise DataProblem(f"no course {iri}")
     click.echo(dump_course(data), nl=False)
