@@ -143,7 +143,7 @@ def fen_text(finding: Finding) -> str:
 
 # --- PGN lint (``validate FILE``) ------------------------------------------------------------------
 
-def lint_text(finding: Finding) -> str:
+def lint_line(finding: Finding) -> str:
     """``error: FILE: game 2 (line 9, column 4): … [rule]``: one line of ``validate FILE``."""
     return f"{finding.level}: {finding} [{finding.rule}]"
 

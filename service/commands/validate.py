@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
-from chesskb.kb.checks.findings import fen_json, fen_text, lint_text
+from chesskb.kb.checks.findings import fen_json, fen_text, lint_line
 from chesskb.kb.checks.pgn_lint import lint_file
 from chesskb.kb.reading.notation import PIECE_LETTERS
 from chesskb.service.cli import UsageProblem, verdict
@@ -58,7 +58,7 @@ def _validate_files(files: tuple[Path, ...], fmt: str, lang: str | None) -> bool
             if fmt == "json":
                 findings.append(finding.to_dict())
             else:
-                click.echo(lint_text(finding))
+                click.echo(lint_line(finding))
     if fmt == "json":
         click.echo(json.dumps({"findings": findings}, ensure_ascii=False))
     else:
