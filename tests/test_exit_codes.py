@@ -23,7 +23,7 @@ GAME = """[Event "Exit codes"]
 """
 
 
-def chesskb(*args: str, store: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def chesskb(*args: str, store: Path | str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     argv = [sys.executable, "-m", "chesskb"] + (["--store", str(store)] if store else []) + list(args)
     return subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=cwd or ROOT)
 
@@ -107,3 +107,10 @@ def test_check_without_java_decides_nothing(files, tmp_path: Path) -> None:
                             env={"PATH": str(env_bin), "HOME": str(tmp_path)})
     _assert_exit(result, EXIT_USAGE, "Java")
     assert "Usage:" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [["stats"], ["sources"], ["merge-report"], ["query", "ASK {}"]])
+def test_a_store_that_cannot_be_reached_is_exit_1(command: list[str]) -> None:
+    """Port 9 (discard) on this machine: nothing listens, the connection is refused at once."""
+    result = chesskb(*command, store="http://127.0.0.1:9/sparql")
+    _assert_exit(result, EXIT_DATA, "error:")
