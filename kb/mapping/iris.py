@@ -179,7 +179,9 @@ class IriMinter:
 
     def source_of(self, iri: NamedNode | str) -> str | None:
         """The source name of a source's graph, its inferred graph, its ``source`` IRI or one of its
-        records; ``None`` for the bookkeeping graphs (links, counts, meta) and every other IRI."""
+        records; ``None`` for the bookkeeping graphs (links, counts, meta) and every other IRI.
+        A course's graph (``graph/course-ID``) reads as the graph of a source named ``course-ID``:
+        the layout cannot tell them apart, and a course graph holds no games."""
         segments = self._segments(iri)
         if segments is None or len(segments) < 2 or segments[0] not in ("graph", "source") \
                 or segments[1].startswith("_") or not segments[1]:
