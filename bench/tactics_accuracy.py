@@ -22,13 +22,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import nullcontext
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chesskb.kb.analysis import analyse  # noqa: E402
-from chesskb.kb.analysis.engine import close_shared_engine  # noqa: E402
+from chesskb.kb.analysis.engine import Engine, open_engine  # noqa: E402
 from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
 from chesskb.kb.reading import read_records  # noqa: E402
 from chesskb.kb.reading.records import GameRecord  # noqa: E402
@@ -81,7 +82,7 @@ def _chapter_class(record: GameRecord) -> str | None:
     return name if name.endswith("Mate") else None
 
 
-def practice(directory: Path, use_engine: bool) -> None:
+def practice(directory: Path, engine: Engine | None) -> None:
     print("\npractice studies: exercises that give a solution and carry the study's class")
     for path in sorted(directory.glob("*.pgn")):
         study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
@@ -90,7 +91,7 @@ def practice(directory: Path, use_engine: bool) -> None:
         pairs = [(r, t) for r, t in zip(records, targets, strict=True) if t is not None]
         if not pairs:
             continue
-        carried = sum(1 for r, t in pairs if t in analyse(r.start_board(), r.solution, use_engine=use_engine).classes)
+        carried = sum(1 for r, t in pairs if t in analyse(r.start_board(), r.solution, engine=engine).classes)
         label = study or ", ".join(sorted({t for _, t in pairs}))
         print(f"{path.name[:60]:<60} {label:<18} {carried:>3}/{len(pairs):<3} {carried / len(pairs):>5.0%}")
 
@@ -107,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     ptp, pfp, pfn = Counter(), Counter(), Counter()
     labelled = 0
     cpu = time.process_time()
-    analyses = [analyse(r.start_board(), r.solution, use_engine=args.engine) for r in records]
+    with open_engine() if args.engine else nullcontext() as engine:
+        analyses = [analyse(r.start_board(), r.solution, engine=engine) for r in records]
     cpu = time.process_time() - cpu
-    close_shared_engine()
     for record, analysis in zip(records, analyses, strict=True):
         got = set(analysis.classes)
         themes = set(record.puzzle.themes)
@@ -147,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     print("classes without a lichess label (count only): "
           + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
-        practice(args.practice, args.engine)
+        with open_engine() if args.engine else nullcontext() as engine:
+            practice(args.practice, engine)
     return 0
 
 

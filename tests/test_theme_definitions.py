@@ -19,7 +19,7 @@ OPERA_LINE = "d1d7 d8d7 h1d1 e7e6 b5d7 f6d7 b3b8 d7b8 d1d8"  # 13. Rxd7 … 17. 
 
 def classes(fen: str, moves: str) -> list[str]:
     board = chess.Board(fen)
-    return analyse(board, [chess.Move.from_uci(u) for u in moves.split()], use_engine=False).classes
+    return analyse(board, [chess.Move.from_uci(u) for u in moves.split()]).classes
 
 
 CASES = [
