@@ -35,7 +35,9 @@ def test_the_cli_lists_every_command() -> None:
     assert set(result.stdout.split()) == COMMANDS
     shown = subprocess.run([sys.executable, "-m", "chesskb", "--help"], cwd=ROOT, capture_output=True, text=True,
                            timeout=120)
-    listed = {line.split()[0] for line in shown.stdout.split("Commands:")[1].splitlines() if line.strip()}
+    # the command lines follow "Commands:" up to the blank line before the epilog (the exit codes)
+    block = shown.stdout.split("Commands:")[1].strip("\n").split("\n\n")[0]
+    listed = {line.split()[0] for line in block.splitlines() if line.strip()}
     assert listed == COMMANDS
 
 
