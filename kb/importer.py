@@ -29,6 +29,7 @@ from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
 from chesskb.kb.store import Store
 from chesskb.kb.store.base import Derive, Replacement, Statement
+from chesskb.kb.store.executor import run
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
 
@@ -305,8 +306,7 @@ def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str
 def last_game_number(store: Store, minter: IriMinter, name: str) -> int:
     """The highest game number among a source's records (0 for a new source): appended games
     are numbered after it, so their source records never reuse an existing record's IRI."""
-    rows = store.query(f"SELECT (MAX(?n) AS ?last) WHERE {{ GRAPH {minter.source_graph(name)} "
-                       f"{{ ?record cp:inSource {minter.source(name)} ; cp:gameNumber ?n }} }}")
+    rows = run(store, "last-game-number", {"graph": minter.source_graph(name), "source": minter.source(name)})
     last = next(iter(rows))["last"]
     return int(last.value) if last is not None else 0
 
@@ -314,14 +314,9 @@ def last_game_number(store: Store, minter: IriMinter, name: str) -> int:
 def source_counts(store: Store, minter: IriMinter, name: str) -> tuple[int, int, int]:
     """Games, positions and players of a source as the store holds them: the individuals the
     pipeline counts for a source (``kb.pipeline._count_individuals``), over its two graphs."""
-    graphs = f"VALUES ?g {{ {minter.source_graph(name)} {minter.inferred_graph(name)} }}"
-    counts = []
-    for cls, extra in (("Match", ""), ("Position", ""),
-                       ("Player", 'FILTER(!STRSTARTS(STRAFTER(STR(?x), "/player/"), "unknown-"))')):
-        rows = store.query(f"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:{cls} }} "
-                           f"{extra} }}")
-        counts.append(int(next(iter(rows))["n"].value))
-    return counts[0], counts[1], counts[2]
+    graphs = [minter.source_graph(name), minter.inferred_graph(name)]
+    row = next(iter(run(store, "source-individual-counts", {"g": graphs})))
+    return int(row["matches"].value), int(row["positions"].value), int(row["players"].value)
 
 
 def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.datetime) -> Derive:
@@ -330,10 +325,9 @@ def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.date
 
     def describe(view: Store) -> Replacement:
         subject, graph = minter.source(report.name), minter.meta_graph
-        files = sorted({row["f"].value for row in view.query(
-            f"SELECT ?f WHERE {{ GRAPH {graph} {{ {subject} dcterms:source ?f }} }}")})
-        checksums = [row["c"].value for row in view.query(
-            f"SELECT ?c WHERE {{ GRAPH {graph} {{ {subject} cp:checksum ?c }} }}")]
+        stated = list(run(view, "source-files", {"graph": graph, "source": subject}))
+        files = sorted({row["f"].value for row in stated if row["f"] is not None})
+        checksums = [row["c"].value for row in stated if row["c"] is not None]
         checksum = ";".join(checksums[:1] + [report.checksum])
         files += [Path(f).name for f in report.files if Path(f).name not in files]
         quads = list(_meta_quads(minter, report.name, checksum, files,

@@ -1,0 +1,126 @@
+"""One data-access layer (issue 20): every question the service, the CLI and ``kb/`` ask is a named
+query in ``queries/``, bound with typed terms, run through one executor.
+
+The structure test walks ``kb/`` and ``service/`` with ``ast`` and fails on any string that looks
+like SPARQL outside ``queries/``, apart from the few places listed in ``ALLOWED`` with the reason they
+must write query text themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from pyoxigraph import Literal, NamedNode, Store
+
+from chesskb.kb.store.bindings import with_values
+from chesskb.kb.vocab import PREFIXES
+from chesskb.queries import QueryError, list_internal, list_queries, load_internal, load_query
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: A SPARQL query or update: a query form or update verb followed on its line by a group, a WHERE
+#: group, or a GRAPH pattern. (SQL in ``kb/analysis/verify_cache.py`` has no braces: not matched.)
+SPARQL = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b[^\n]*?\{|"
+                    r"\bWHERE\s*\{|\bGRAPH\s+[?<{⟨]", re.IGNORECASE)
+
+#: Files that may hold SPARQL text, and why.
+ALLOWED: dict[str, str] = {
+    "kb/store/remote.py": "the store protocol over HTTP: SPARQL Update and reading graphs back are how a "
+                          "remote store implements replace_graphs/quads/named_graphs (terms written by pyoxigraph)",
+    "kb/store/embedded.py": "the store protocol on disk (no query text today; listed with remote.py)",
+    "kb/search/find.py": "a query compiler: the pattern search is written from constants kb.search.patterns "
+                         "derives from the parsed pattern (escaped), as the canned queries' pattern type is; "
+                         "the source graph is bound with VALUES",
+    "service/executor.py": "ALL_TRIPLES reads a CONSTRUCT answer back out of an in-memory graph (no values)",
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def sparql_strings(folders: tuple[str, ...] = ("kb", "service")) -> list[tuple[str, int, bool, str]]:
+    """(file, line, is an f-string, text) of every string constant that looks like SPARQL."""
+    hits = []
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            skip = _docstrings(tree)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.JoinedStr):
+                    skip.update(id(part) for part in node.values)
+                    text = "".join(part.value if isinstance(part, ast.Constant) else "⟨…⟩" for part in node.values)
+                    formatted = True
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                    text, formatted = node.value, False
+                else:
+                    continue
+                if SPARQL.search(text):
+                    hits.append((path.relative_to(ROOT).as_posix(), node.lineno, formatted, text))
+    return hits
+
+
+def test_no_sparql_text_outside_queries_and_the_store_implementations() -> None:
+    stray = [f"{file}:{line}: {text[:70]!r}" for file, line, _, text in sparql_strings() if file not in ALLOWED]
+    assert stray == [], "write these as named queries in queries/internal/:\n" + "\n".join(stray)
+
+
+def test_no_query_is_built_by_formatting_outside_the_store_protocol() -> None:
+    """f-strings that write SPARQL paste text into a query; only the store implementations may (they
+    write pyoxigraph-escaped terms) and the pattern compiler (constants it escapes itself)."""
+    allowed = {"kb/store/remote.py", "kb/store/embedded.py", "kb/search/find.py"}
+    formatted = [f"{file}:{line}" for file, line, is_f, _ in sparql_strings() if is_f and file not in allowed]
+    assert formatted == []
+
+
+def test_the_scanner_finds_sparql_it_is_shown() -> None:
+    """The structure test can fail: the pattern catches the forms the code used to write."""
+    for text in ('SELECT ?p WHERE { GRAPH <g> { ?p cp:positionKey "k" } }', "ASK { ?position a cp:Position }",
+                 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }', "GRAPH <x> { ?s ?p ?o }"):
+        assert SPARQL.search(text), text
+    assert not SPARQL.search("SELECT status FROM claims WHERE key = ?")
+
+
+def _sample(param) -> object:
+    samples = {"iri": NamedNode("http://example.org/x"), "class": "Exercise", "integer": "1", "decimal": "1.5",
+               "date": "2000-01-01", "time": "12:00", "boolean": "true", "pattern": "Nf5", "pieces": "KR",
+               "name": "Polgar", "keyword": "white", "string": 'a "quoted" } value'}
+    value = samples[param.type]
+    return [value, value] if param.many else value
+
+
+@pytest.mark.parametrize("query", list_internal(), ids=lambda q: q.name)
+def test_every_internal_query_binds_and_parses(query) -> None:
+    given = {p.name: _sample(p) for p in query.params if p.default is None}
+    text = with_values(query.unpaged_text(given), query.bind(given))
+    Store().query(text, prefixes=PREFIXES)  # a syntax error raises
+
+
+def test_internal_queries_are_not_public() -> None:
+    public = {q.name for q in list_queries()}
+    assert len(public) == 48  # the public list is unchanged
+    for query in list_internal():
+        with pytest.raises(QueryError):
+            load_query(query.name) if query.name not in public else None
+            raise QueryError("also public")  # an internal name must not shadow a public one
+
+
+def test_list_parameters_bind_one_row_each_and_values_stay_literals() -> None:
+    query = load_internal("literal-values-by-graph")
+    hostile = "http://example.org/a> } DROP ALL #"
+    with pytest.raises(QueryError):
+        query.bind({"subject": [hostile]})  # not an IRI: refused before any text is written
+    bound = query.bind({"subject": [NamedNode("http://example.org/a"), "http://example.org/b"]})
+    text = with_values(query.unpaged_text(), bound)
+    assert "VALUES ?subject { <http://example.org/a> <http://example.org/b> }" in text
+    with pytest.raises(QueryError):
+        query.bind({"subject": Literal("x")})  # a list parameter takes a list
