@@ -15,10 +15,12 @@ from flask import Blueprint, Response, current_app, url_for
 
 from chesskb.kb.mapping.iris import IriMinter
 
-from .browse import _answer, _rows, _wants_json, opening_title
 from . import context
 from .errors import ServiceError
 from .i18n import current_lang
+from .links import opening_title
+from .render import answer, wants_json
+from .rows import select
 
 bp = Blueprint("courses", __name__)
 blueprint = bp
@@ -47,7 +49,7 @@ def _pick(texts: dict[str, str], lang: str) -> str:
 def courses_data() -> dict[str, Any]:
     lang = current_lang()
     found: dict[str, dict[str, Any]] = {}
-    for row in _rows(COURSES):
+    for row in select(COURSES):
         course = found.setdefault(row["course"], {"iri": row["course"], "titles": {}, "chapters": int(row["chapters"])})
         course["titles"][row["lang"] or "en"] = row["title"]
     courses = []
@@ -61,22 +63,22 @@ def courses_data() -> dict[str, Any]:
 
 @bp.route("/courses")
 def courses_page() -> Response:
-    return _answer("courses.html", courses_data(), _wants_json())
+    return answer("courses.html", courses_data(), wants_json())
 
 
 @bp.route("/courses.json")
 def courses_json() -> Response:
-    return _answer("courses.html", courses_data(), True)
+    return answer("courses.html", courses_data(), True)
 
 
 def course_data(course_id: str) -> dict[str, Any]:
     lang = current_lang()
     iri = IriMinter(current_app.config["BASE_IRI"])._iri("course", course_id)
-    rows = _rows(COURSE, course=iri)
+    rows = select(COURSE, course=iri)
     if not rows:
         raise ServiceError(404, f"no course {course_id!r}")
     titles: dict[str, dict[str, str]] = {}
-    for row in _rows(TITLES, course=iri):
+    for row in select(TITLES, course=iri):
         titles.setdefault(row["s"], {})[row["l"] or "en"] = row["t"]
     chapters: dict[str, dict[str, Any]] = {}
     for row in rows:
@@ -103,4 +105,4 @@ def course_data(course_id: str) -> dict[str, Any]:
 def course_page(course_id: str) -> Response:
     as_json = course_id.endswith(".json")
     data = course_data(course_id[:-5] if as_json else course_id)
-    return _answer("course.html", data, _wants_json(as_json))
+    return answer("course.html", data, wants_json(as_json))

@@ -20,6 +20,7 @@ from chesskb.kb.search.patterns import PatternError, list_form, parse
 
 from .errors import ServiceError
 from .i18n import current_lang
+from .links import link_for
 from .sparql import run_query
 
 bp = Blueprint("find", __name__)
@@ -92,8 +93,6 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
                          "import the sources again to search them by pattern")
         data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
         return data
-    from .pages import link_for
-
     lang = current_lang()
     for row in rows[:PAGE_SIZE]:
         iri, fen = row["position"]["value"], row["fen"]["value"]

@@ -5,7 +5,7 @@ them (``Accept``, ``?format=``); ``/page.json`` is the page's data as plain JSON
 embeds its resource as JSON-LD. When the configured base IRI points at this service
 (``http://host/id/``), the IRI's own path (``/id/position/…``) answers the same way, so IRIs
 dereference. Positions get the exercise page (``position.html``); players, events and sources get
-their listings (``service.browse``) under the generic property table.
+their listings (``service.listings``) under the generic property table.
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ import chess
 from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
                    url_for)
 
-from chesskb.kb.analysis.themes import PARENT
 from chesskb.kb.vocab import per_game_property
-from chesskb.kb.vocab import CP_IRI, DCTERMS_IRI, ONTOLOGY_IRI
+from chesskb.kb.vocab import CP_IRI, DCTERMS_IRI
 
-from . import boards, context, games
+from . import boards, games, next_exercise
 from .errors import ServiceError
 from .i18n import current_lang, strings
+from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label, term_labels
+from .listings import listing_for
 from .negotiation import acceptable, choose
-from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, short_name,
-                        valid_iri)
+from .play import ELO_CHOICES
+from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, valid_iri)
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
@@ -35,38 +36,9 @@ blueprint = bp
 HTML = "text/html"
 JSON = "application/json"
 OFFERED = [HTML, *RDF_FORMATS, JSON]
-THEME_CLASS_NAMES = frozenset(PARENT) | {"Position"}
 
 
-# --- links and labels shared by every template -----------------------------------------------
-
-def term_labels(lang: str) -> dict[str, str]:
-    """rdfs:label of every ontology term in ``lang`` (English fallback), read once per app."""
-    cache: dict[str, dict[str, str]] = current_app.extensions.setdefault("chesskb.term_labels", {})
-    if lang not in cache:
-        rows = current_app.extensions["chesskb.reader"].query(  # the ontology's graph: no scan of all labels
-            f"SELECT ?term ?label WHERE {{ GRAPH <{ONTOLOGY_IRI}> {{ ?term rdfs:label ?label }} }}")
-        found: dict[str, dict[str, str]] = {}
-        for row in rows:
-            found.setdefault(row["term"].value, {})[row["label"].language or ""] = row["label"].value
-        cache[lang] = {term: by_lang.get(lang) or by_lang.get("en") or by_lang.get("") or next(iter(by_lang.values()))
-                       for term, by_lang in found.items()}
-    return cache[lang]
-
-
-def link_for(iri: str | None, lang: str = "en") -> str | None:
-    """Where a link to ``iri`` goes: a theme class to its class page, anything else to its page."""
-    if not iri:
-        return None
-    extra = {"lang": lang} if lang != "en" else {}
-    if iri.startswith(CP_IRI) and iri[len(CP_IRI):] in THEME_CLASS_NAMES:
-        return url_for("browse.class_page", name=iri[len(CP_IRI):], **extra)
-    return url_for("pages.page", iri=iri, **extra)
-
-
-def prop_label(iri: str, lang: str) -> str:
-    return term_labels(lang).get(iri) or short_name(iri)
-
+# --- what every template gets -----------------------------------------------------------------
 
 @bp.app_context_processor
 def _template_helpers() -> dict[str, Any]:
@@ -173,9 +145,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
     if kind == "position":
         data.update(position_data(resource, lang))
     elif kind in ("player", "event", "source", "match"):
-        from . import browse
-
-        data.update(browse.listing_for(kind, resource, lang))
+        data.update(listing_for(kind, resource, lang))
         if kind == "match":
             data["viewer"] = games.game_view(current_app.extensions["chesskb.store"], resource.iri, lang,
                                              lambda iri: link_for(iri, lang))
@@ -277,7 +247,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     return {
         "title": opening or _title(resource, lang),
         "fen": fen,
-        "context": context.resolve(resource.iri, lang),
+        "context": next_exercise.resolve(resource.iri, lang),
         "legend": boards.legend(fen).as_dict(),
         "board_svg": boards.board_svg(board),
         "game": rows,
@@ -291,8 +261,6 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
 
 def browse_opening(match: Resource) -> str:
     """The opening a game's tags name (``C84 Ruy Lopez, Apertura Española``), or ''."""
-    from .browse import opening_title
-
     return opening_title(match.first("eco"), match.first("opening"), match.first("variation"))
 
 
@@ -339,8 +307,6 @@ def _solve_strings(lang: str) -> dict[str, str]:
 
 def _play_data(lang: str) -> dict[str, Any]:
     """What play.js needs: where to ask, the strengths offered, the default, its strings."""
-    from .play import ELO_CHOICES
-
     s = strings(lang)
     return {"url": url_for("play.play", **({"lang": lang} if lang != "en" else {})), "choices": list(ELO_CHOICES),
             "default": int(current_app.config["PLAY_ELO"]), "strings": {key: s[key] for key in PLAY_STRINGS}}

@@ -16,12 +16,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from chesskb.kb.reading.pgn import TAG_LINE
-
 TokenKind = Literal[
     "tag", "bad-tag", "comment", "unclosed-comment", "stray-brace", "open-rav", "close-rav", "nag",
     "number", "move", "result", "annotation", "unknown",
 ]
+
+#: A line holding only a tag pair (possibly several): how a game's tags look (the reader splits games
+#: on it too, ``kb.reading.pgn``).
+TAG_LINE = re.compile(r'(?:\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+$')
 
 #: How much of a comment's text a token keeps: enough to show it, not a 100 MB copy.
 COMMENT_KEEP = 200

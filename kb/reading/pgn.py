@@ -20,6 +20,7 @@ import chess
 import chess.pgn
 
 from chesskb.kb.checks.findings import Finding
+from chesskb.kb.checks.pgn_tokens import TAG_LINE, skipped_tokens
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
 from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
@@ -31,8 +32,6 @@ SUPPORTED_VARIANTS = {"", "standard", "chess", "normal", "from position", "chess
 
 # Cheap test before the careful one: a capital that is not an English piece letter before a square.
 _MAYBE_FOREIGN = re.compile(r"(?<![\w-])[AC-JLMOS-Z][a-h]?[1-8]?[x:]?[a-h][1-8]")
-#: A line holding only a tag pair (possibly several): how a game's tags look.
-TAG_LINE = re.compile(r'(?:\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+$')
 _RESULT_AT_END = re.compile(r"\s*(1-0|0-1|1/2-1/2|\*)\s*$")
 
 
@@ -248,8 +247,6 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
 
 
 def _reader_skips(movetext: str, first_line: int) -> list:
-    from chesskb.kb.checks.pgn_tokens import skipped_tokens  # (pgn_tokens reads this module's TAG_LINE)
-
     return skipped_tokens(movetext, first_line)
 
 

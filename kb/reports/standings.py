@@ -4,7 +4,7 @@
 * An unfinished game (``*``) or one without a result scores nothing and is **not counted as
   played**; it still appears in the crosstable, as ``*``, so every game of the event is shown.
 
-The event page (``service.browse``) computes with ``standings`` below; the canned queries
+The event page (``service.listings``) computes with ``standings`` below; the canned queries
 ``event-standings`` and ``event-crosstable`` state the same rule in SPARQL (their ``BIND``s use
 exactly these results) and a test checks that page and queries agree game for game.
 """

@@ -1,0 +1,144 @@
+"""The listings on resource pages: a player's games, positions and names; an event's rounds,
+standings and crosstable; a source's games page by page; a game's positions.
+
+``service.pages`` adds ``listing_for(kind, …)`` to the page's data, so the HTML page and its JSON
+twin show the same lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from flask import request, url_for
+from pyoxigraph import NamedNode
+
+from chesskb.kb.reports.standings import game_result, standings as event_standings
+from chesskb.kb.vocab import DCTERMS_IRI
+
+from . import context
+from .errors import ServiceError
+from .i18n import current_lang
+from .links import page_link
+from .resources import Resource, valid_iri
+from .rows import select
+
+# A player page shows the player's owl:sameAs cluster once (kb.merge.linking): its games, positions and
+# name variants, whichever member's page is asked for. Ratings and titles are the game's (issue 17).
+PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel ?elo ?title WHERE {
+  ?p owl:sameAs* ?who .
+  { ?m cp:hasPlayerWhite ?who ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour)
+    OPTIONAL { ?m cp:whiteElo ?elo } OPTIONAL { ?m cp:whiteTitle ?title } }
+  UNION { ?m cp:hasPlayerBlack ?who ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour)
+    OPTIONAL { ?m cp:blackElo ?elo } OPTIONAL { ?m cp:blackTitle ?title } }
+  FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
+  OPTIONAL { ?m cp:date ?date } OPTIONAL { ?opponent rdfs:label ?opponentLabel } } LIMIT 1000"""
+PLAYER_NAMES = """SELECT DISTINCT ?p ?name WHERE { ?p owl:sameAs* ?who . ?who skos:altLabel ?name }"""
+PLAYER_POSITIONS = """SELECT DISTINCT ?p ?pos ?label ?fen WHERE { ?p owl:sameAs* ?who .
+  { ?pos cp:hasPlayerWhite ?who ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?who ; cp:fen ?fen }
+  OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
+EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
+  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label }
+  OPTIONAL { ?m cp:round ?roundText } OPTIONAL { ?m cp:roundNumber ?roundNumber }
+  BIND(COALESCE(?roundText, STR(?roundNumber)) AS ?round)
+  OPTIONAL { ?m cp:result ?result }
+  OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
+  OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""
+SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:gameNumber ?number .
+  ?m dcterms:source ?rec OPTIONAL { ?m rdfs:label ?label } }"""
+SOURCE_PAGE = 100  # games per source page
+MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
+  OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
+
+_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.mapping.iris): <source>/game/N
+
+
+def _round_key(value: str | None) -> tuple:
+    parts = re.findall(r"\d+", value or "")
+    return (0, tuple(int(p) for p in parts)) if parts else (1, (value or "",))
+
+
+def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
+    """The extra sections of a player, event, source or game page."""
+    iri = NamedNode(resource.iri)
+    if kind == "player":
+        games: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in select(PLAYER_GAMES, p=iri):  # one row per game and colour, whatever the labels
+            games.setdefault((r["m"], r["colour"]), {
+                "iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "colour": r["colour"],
+                "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
+                "opponent": r["opponentLabel"], "opponent_url": page_link(r["opponent"])})
+        positions = {r["pos"]: r for r in select(PLAYER_POSITIONS, p=iri)}
+        return {
+            "name_variants": sorted({r["name"] for r in select(PLAYER_NAMES, p=iri)}),
+            "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
+            "titles": sorted({g["title"] for g in games.values() if g["title"]}),
+            "games": sorted(games.values(), key=lambda g: (g["date"] or "", g["label"])),
+            "positions": [_position_hit(r) for r in positions.values()],
+        }
+    if kind == "event":
+        rows = select(EVENT_GAMES, e=iri)
+        results: dict[str, set[str]] = defaultdict(set)
+        for r in rows:
+            results[r["m"]].add(r["result"] or "")
+        games = list({r["m"]: {**r, "result": game_result(results[r["m"]]) or "*"} for r in rows}.values())
+        by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in games:
+            by_round[r["round"] or "?"].append({
+                "iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "result": r["result"],
+                "white": r["whiteLabel"], "white_url": page_link(r["white"]), "black": r["blackLabel"],
+                "black_url": page_link(r["black"])})
+        return {"rounds": [{"round": k, "games": sorted(v, key=lambda g: g["label"])}
+                           for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))],
+                **standings(games)}
+    if kind == "source":
+        return source_games(resource.iri)
+    if kind == "match":
+        # an exercise opened from its game goes on to the next game's exercise of the same source
+        record = next((link for link in resource.links(DCTERMS_IRI + "source") if _RECORD.match(link)), None)
+        found = _RECORD.match(record) if record else None
+        ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
+        return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1], lang)}
+                              for r in select(MATCH_POSITIONS, m=iri)]}
+    return {}
+
+
+def source_games(source_iri: str) -> dict[str, Any]:
+    """One page of a source's games in file order. Record IRIs are ``<source>/game/N`` (kb.mapping.iris), so
+    a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
+    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    first = (page - 1) * SOURCE_PAGE + 1
+    records = " ".join(f"<{source_iri}/game/{n}>" for n in range(first, first + SOURCE_PAGE))
+    if not valid_iri(f"{source_iri}/game/1"):
+        raise ServiceError(400, f"not a source IRI: {source_iri!r}")
+    rows = sorted(select(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
+    lang = current_lang()
+    extra = {"lang": lang} if lang != "en" else {}
+    # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
+    more = bool(rows) and bool(select(SOURCE_GAMES % f"<{source_iri}/game/{first + SOURCE_PAGE}>"))
+    return {
+        "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "number": r["number"]}
+                  for r in rows],
+        "page": page,
+        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if more else None,
+        "previous": url_for("pages.page", iri=source_iri, page=page - 1, **extra) if page > 1 else None,
+    }
+
+
+def _position_hit(row: dict[str, Any]) -> dict[str, Any]:
+    iri = row.get("pos")
+    return {"iri": iri, "label": row.get("label") or iri, "url": page_link(iri), "fen": row["fen"],
+            "board": url_for("pages.board_image", fen=row["fen"], size=120)}
+
+
+def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """The event page's standings and crosstable, by the one rule of ``kb.reports.standings``."""
+    table = event_standings(games)
+    names = table["names"]
+    return {
+        "standings": [{"iri": p, "name": names[p], "url": page_link(p), "points": table["points"].get(p, 0.0),
+                       "played": table["played"].get(p, 0), "unfinished": table["unfinished"].get(p, 0)}
+                      for p in table["order"]],
+        "crosstable": [{"iri": p, "name": names[p], "cells": table["cells"][p]} for p in table["order"]],
+    }

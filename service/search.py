@@ -1,0 +1,142 @@
+"""Search: one box for players, events, openings, ECO codes, theme classes and FENs.
+
+Queries bind the user's text as typed literals (never pasted into SPARQL); a FEN is looked up by the
+``positionKey`` values it can have (an index hit, not a prefix scan).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import chess
+from flask import current_app, url_for
+from pyoxigraph import Literal
+
+from chesskb.kb.analysis.board_facts import position_key
+from chesskb.kb.vocab import CP_IRI, ONTOLOGY_IRI
+
+from .classes import THEME_NAMES
+from .links import class_label, opening_title, page_link
+from .rows import select
+
+# Query shapes matter at 100k positions (bench/pages.py): Oxigraph joins the result of a UNION with
+# the patterns after it by scanning those patterns whole, so every pattern sits inside the branches or
+# in OPTIONAL/FILTER EXISTS, and each search starts from the one property it filters on.
+SEARCHES: dict[str, str] = {
+    "players": """SELECT ?q ?s ?label WHERE { ?s cp:nameKey ?key OPTIONAL { ?s rdfs:label ?label }
+        FILTER(CONTAINS(?key, ?q) || CONTAINS(LCASE(STR(?label)), ?q)) } LIMIT 50""",
+    "events": """SELECT ?q ?s ?label WHERE { ?s cp:eventName ?name FILTER(CONTAINS(LCASE(?name), ?q))
+        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
+    "openings": """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE {
+        ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
+        OPTIONAL { ?s rdfs:label ?label } OPTIONAL { ?s cp:eco ?eco } OPTIONAL { ?s cp:opening ?opening }
+        OPTIONAL { ?s cp:variation ?variation } } LIMIT 200""",
+}
+ECO_SEARCH = """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label }
+    BIND(?q AS ?eco) OPTIONAL { ?s cp:opening ?opening } OPTIONAL { ?s cp:variation ?variation } } LIMIT 200"""
+#: Theme classes by any label or synonym (rdfs:label, skos:altLabel, lichess theme key), in both languages.
+THEME_SEARCH = """SELECT ?q ?class WHERE { GRAPH <""" + ONTOLOGY_IRI + """> {
+    ?class rdfs:label|skos:altLabel|cp:lichessTheme ?text FILTER(CONTAINS(LCASE(STR(?text)), ?q)) } }"""
+FEN_SEARCH = """SELECT ?s ?label ?fen WHERE { VALUES ?key { %s } ?s cp:positionKey ?key ; cp:fen ?fen
+    OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+_ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
+_KEY_TEXT = re.compile(r"^[A-Za-z0-9/ -]+$")
+
+
+def fen_keys(text: str) -> list[str]:
+    """The ``positionKey`` values a FEN (or only its piece placement, with or without the side to
+    move) can have: exact for a full FEN; for a placement, every side and every castling right the
+    placement allows (no en passant). Looking keys up is an index hit; a prefix scan is not."""
+    fields = text.split()
+    try:
+        if len(fields) >= 4:
+            return [position_key(chess.Board(" ".join(fields[:4]) + " 0 1"))]
+        board = chess.Board(fields[0] + " w - - 0 1")
+    except ValueError:
+        return []
+    sides = [fields[1]] if len(fields) > 1 and fields[1] in ("w", "b") else ["w", "b"]
+    keys = []
+    for side in sides:
+        board.turn = side == "w"
+        for mask in range(16):
+            rights = "".join(c for i, c in enumerate("KQkq") if mask & (1 << i)) or "-"
+            board.set_castling_fen(rights)
+            if board.clean_castling_rights() == board.castling_rights:
+                keys.append(position_key(board))
+    return list(dict.fromkeys(keys))
+
+
+def search_data(q: str) -> dict[str, Any]:
+    q = " ".join(q.split())[:200]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    if q:
+        if "/" in q:
+            keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
+            if keys:
+                values = " ".join(f'"{key}"' for key in keys)
+                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": page_link(r["s"]),
+                                        "fen": r["fen"],
+                                        "board": url_for("pages.board_image", fen=r["fen"], size=120)}
+                                       for r in select(FEN_SEARCH % values)]
+        elif _ECO.match(q):
+            groups["games"] = _unique(_opening_hit(r) for r in select(ECO_SEARCH, q=Literal(q.upper())))
+        if len(q) >= 2 and "/" not in q:
+            needle = Literal(q.lower())
+            themes = _theme_hits(needle)
+            if themes:
+                groups["themes"] = themes
+            theme_labels = {label.lower() for labels in _theme_labels().values() for label in labels}
+            for group, sparql in SEARCHES.items():
+                rows = select(sparql, q=needle)
+                if group == "players":  # "Mate in one" in a White tag is not a player to find
+                    rows = [r for r in rows if (r["label"] or "").lower() not in theme_labels]
+                hits = _unique((_opening_hit if group == "openings" else _hit)(r) for r in rows)
+                if hits:
+                    groups[group] = groups.get(group, []) + [h for h in hits if h not in groups.get(group, [])]
+    return {"q": q, "groups": groups, "total": sum(len(v) for v in groups.values())}
+
+
+def _hit(row: dict[str, Any]) -> dict[str, Any]:
+    return {"iri": row["s"], "label": row["label"] or row["s"], "url": page_link(row["s"])}
+
+
+def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
+    """A game found by its opening, named by it (and by its players, when they are known)."""
+    head = opening_title(row.get("eco"), row.get("opening"), row.get("variation"))
+    label = row["label"] or row["s"]
+    if head and label.startswith("? vs ?"):
+        return {"iri": row["s"], "label": head, "url": page_link(row["s"])}
+    return {"iri": row["s"], "label": f"{head} — {label}" if head else label, "url": page_link(row["s"])}
+
+
+def _unique(hits) -> list[dict[str, Any]]:
+    """One row per resource (a game with an opening and a variation that both match is one hit)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        seen.setdefault(hit["iri"], hit)
+    return list(seen.values())
+
+
+def _theme_labels() -> dict[str, list[str]]:
+    """Every label and synonym of each theme class, both languages (read once per app)."""
+    cache = current_app.extensions.get("chesskb.theme_labels")
+    if cache is None:
+        cache = {}
+        rows = select("SELECT ?class ?text WHERE { GRAPH <" + ONTOLOGY_IRI + "> { "
+                     "?class rdfs:label|skos:altLabel ?text } }")
+        for row in rows:
+            name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+            if name in THEME_NAMES:
+                cache.setdefault(name, []).append(row["text"])
+        current_app.extensions["chesskb.theme_labels"] = cache
+    return cache
+
+
+def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
+    names = []
+    for row in select(THEME_SEARCH, q=needle):
+        name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+        if name in THEME_NAMES and name not in names:
+            names.append(name)
+    return [{"iri": CP_IRI + n, "label": class_label(n), "url": page_link(CP_IRI + n)} for n in names]
