@@ -15,7 +15,8 @@ from flask import Blueprint, Response, jsonify, render_template, request, url_fo
 from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
 
 from .errors import ServiceError
-from .sparql import answer_response, run_query
+from .executor import run_named
+from .sparql import answer_response
 
 bp = Blueprint("canned", __name__)
 blueprint = bp
@@ -52,12 +53,7 @@ def _given_params(query: CannedQuery) -> dict[str, str]:
 def query_run(query: CannedQuery) -> dict[str, Any]:
     """Run a canned query with the request's parameters; the rows as plain cells for the page."""
     given = _given_params(query)
-    try:
-        bindings = query.bind(given)
-        text = query.paged_text(given)
-    except QueryError as exc:
-        raise ServiceError(400, str(exc)) from None
-    answer = run_query(text, bindings)
+    answer = run_named(query.name, given, public=True)  # a bad parameter: 400 with the reason
     data = json.loads(answer.body)
     variables = data["head"]["vars"]
     rows = [{name: row.get(name) for name in variables} for row in data["results"]["bindings"]]
@@ -89,12 +85,7 @@ def show_query_json(name: str) -> Response:
 def show_query_csv(name: str) -> Response:
     query = _load(name)
     given = _given_params(query)
-    try:
-        bindings = query.bind(given)
-        text = query.paged_text(given)
-    except QueryError as exc:
-        raise ServiceError(400, str(exc)) from None
-    response = answer_response(run_query(text, bindings, select_type="text/csv"))
+    response = answer_response(run_named(query.name, given, public=True, select_type="text/csv"))
     response.headers["Content-Disposition"] = f'inline; filename="{query.name}.csv"'
     return response
 

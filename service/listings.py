@@ -22,34 +22,9 @@ from .errors import ServiceError
 from .i18n import current_lang
 from .links import page_link
 from .resources import Resource, valid_iri
-from .rows import select
+from .rows import named
 
-# A player page shows the player's owl:sameAs cluster once (kb.merge.linking): its games, positions and
-# name variants, whichever member's page is asked for. Ratings and titles are the game's (issue 17).
-PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel ?elo ?title WHERE {
-  ?p owl:sameAs* ?who .
-  { ?m cp:hasPlayerWhite ?who ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour)
-    OPTIONAL { ?m cp:whiteElo ?elo } OPTIONAL { ?m cp:whiteTitle ?title } }
-  UNION { ?m cp:hasPlayerBlack ?who ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour)
-    OPTIONAL { ?m cp:blackElo ?elo } OPTIONAL { ?m cp:blackTitle ?title } }
-  FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
-  OPTIONAL { ?m cp:date ?date } OPTIONAL { ?opponent rdfs:label ?opponentLabel } } LIMIT 1000"""
-PLAYER_NAMES = """SELECT DISTINCT ?p ?name WHERE { ?p owl:sameAs* ?who . ?who skos:altLabel ?name }"""
-PLAYER_POSITIONS = """SELECT DISTINCT ?p ?pos ?label ?fen WHERE { ?p owl:sameAs* ?who .
-  { ?pos cp:hasPlayerWhite ?who ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?who ; cp:fen ?fen }
-  OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
-EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
-  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label }
-  OPTIONAL { ?m cp:round ?roundText } OPTIONAL { ?m cp:roundNumber ?roundNumber }
-  BIND(COALESCE(?roundText, STR(?roundNumber)) AS ?round)
-  OPTIONAL { ?m cp:result ?result }
-  OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
-  OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""
-SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:gameNumber ?number .
-  ?m dcterms:source ?rec OPTIONAL { ?m rdfs:label ?label } }"""
 SOURCE_PAGE = 100  # games per source page
-MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
-  OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
 
 _RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.mapping.iris): <source>/game/N
 
@@ -63,22 +38,24 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
     """The extra sections of a player, event, source or game page."""
     iri = NamedNode(resource.iri)
     if kind == "player":
+        # the player's owl:sameAs cluster once (kb.merge.linking), whichever member's page is asked
+        # for (queries/internal/player-page-*.rq); ratings and titles are the game's (issue 17)
         games: dict[tuple[str, str], dict[str, Any]] = {}
-        for r in select(PLAYER_GAMES, p=iri):  # one row per game and colour, whatever the labels
+        for r in named("player-page-games", p=iri):  # one row per game and colour, whatever the labels
             games.setdefault((r["m"], r["colour"]), {
                 "iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "colour": r["colour"],
                 "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
                 "opponent": r["opponentLabel"], "opponent_url": page_link(r["opponent"])})
-        positions = {r["pos"]: r for r in select(PLAYER_POSITIONS, p=iri)}
+        positions = {r["pos"]: r for r in named("player-page-positions", p=iri)}
         return {
-            "name_variants": sorted({r["name"] for r in select(PLAYER_NAMES, p=iri)}),
+            "name_variants": sorted({r["name"] for r in named("player-page-names", p=iri)}),
             "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
             "titles": sorted({g["title"] for g in games.values() if g["title"]}),
             "games": sorted(games.values(), key=lambda g: (g["date"] or "", g["label"])),
             "positions": [_position_hit(r) for r in positions.values()],
         }
     if kind == "event":
-        rows = select(EVENT_GAMES, e=iri)
+        rows = named("event-page-games", e=iri)
         results: dict[str, set[str]] = defaultdict(set)
         for r in rows:
             results[r["m"]].add(r["result"] or "")
@@ -100,7 +77,7 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         found = _RECORD.match(record) if record else None
         ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
         return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1], lang)}
-                              for r in select(MATCH_POSITIONS, m=iri)]}
+                              for r in named("match-positions", m=iri)]}
     return {}
 
 
@@ -109,14 +86,14 @@ def source_games(source_iri: str) -> dict[str, Any]:
     a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     first = (page - 1) * SOURCE_PAGE + 1
-    records = " ".join(f"<{source_iri}/game/{n}>" for n in range(first, first + SOURCE_PAGE))
     if not valid_iri(f"{source_iri}/game/1"):
         raise ServiceError(400, f"not a source IRI: {source_iri!r}")
-    rows = sorted(select(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
+    records = [NamedNode(f"{source_iri}/game/{n}") for n in range(first, first + SOURCE_PAGE)]
+    rows = sorted(named("source-page-games", rec=records), key=lambda r: int(r["number"]))
     lang = current_lang()
     extra = {"lang": lang} if lang != "en" else {}
     # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
-    more = bool(rows) and bool(select(SOURCE_GAMES % f"<{source_iri}/game/{first + SOURCE_PAGE}>"))
+    more = bool(rows) and bool(named("source-page-games", rec=[NamedNode(f"{source_iri}/game/{first + SOURCE_PAGE}")]))
     return {
         "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "number": r["number"]}
                   for r in rows],

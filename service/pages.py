@@ -29,6 +29,7 @@ from .listings import listing_for
 from .negotiation import acceptable, choose
 from .play import ELO_CHOICES
 from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, valid_iri)
+from .rows import reader
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
@@ -147,7 +148,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
     elif kind in ("player", "event", "source", "match"):
         data.update(listing_for(kind, resource, lang))
         if kind == "match":
-            data["viewer"] = games.game_view(current_app.extensions["chesskb.store"], resource.iri, lang,
+            data["viewer"] = games.game_view(reader(), resource.iri, lang,
                                              lambda iri: link_for(iri, lang))
     return data
 
@@ -240,7 +241,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)}
                for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
                and t[len(CP_IRI):] != "Position"]
-    store = current_app.extensions["chesskb.store"]
+    store = reader()  # the pages lane, not the raw store
     last = games.last_move(store, match.iri, fen) if match is not None and resource.first("plyInGame") not in \
         (None, "0") else None
     opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
