@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from flask import request
 
+from chesskb.kb.reading.notation import english_san_to
+
 LANGUAGES = ("en", "es")
 
 STRINGS: dict[str, dict[str, str]] = {
@@ -153,10 +155,6 @@ STRINGS: dict[str, dict[str, str]] = {
     },
 }
 
-#: English SAN piece letters -> Spanish (Rey, Dama, Torre, Alfil, Caballo); files are lower case.
-_SPANISH_PIECES = str.maketrans({"K": "R", "Q": "D", "R": "T", "B": "A", "N": "C"})
-
-
 def current_lang() -> str:
     """The request's interface language (``?lang=es``); English when absent or unknown."""
     value = (request.args.get("lang") or "").lower()[:2]
@@ -168,8 +166,6 @@ def strings(lang: str) -> dict[str, str]:
 
 
 def localise_san(san: str, lang: str) -> str:
-    """A SAN move with the language's piece letters (``Nf3`` -> ``Cf3``, ``e8=Q`` -> ``e8=D``).
-
-    Only upper-case letters name pieces in SAN; castling (``O-O``) has none of them.
-    """
-    return san.translate(_SPANISH_PIECES) if lang == "es" else san
+    """A SAN move with the language's piece letters (``Nf3`` -> ``Cf3``, ``e8=Q`` -> ``e8=D``), by
+    the one table of piece letters (``kb.reading.notation``); castling (``O-O``) has none of them."""
+    return english_san_to(lang, san) if lang == "es" else san
