@@ -221,3 +221,32 @@ def test_merge_report_asks_the_same_number_of_queries_for_one_or_many_merged_gam
     (one_games, one_queries), (all_games, all_queries) = counts
     assert one_games == 1 and all_games > 5
     assert all_queries == one_queries
+
+
+# --- the time limit reaches a remote store ----------------------------------------------------------
+
+def test_query_timeout_reaches_a_remote_store(tmp_path: Path) -> None:
+    """QUERY_TIMEOUT is the HTTP timeout of each query on a SPARQL server: a runaway query answers
+    503 naming the setting, as a killed worker does on the embedded store, instead of hanging."""
+    import time
+
+    from chesskb.kb.store.remote import RemoteStore
+    from chesskb.service.app import create_app
+    from tests.live_server import oxigraph_server
+
+    with oxigraph_server(tmp_path / "oxigraph") as base:
+        remote = RemoteStore(base + "/query", update_endpoint=base + "/update")
+        remote.update("INSERT DATA { " + " ".join(f"<urn:s{i}> <urn:p> {i} ." for i in range(300)) + " }")
+        client = create_app({"STORE": base + "/query", "UPDATE_ENDPOINT": base + "/update", "QUERY_TIMEOUT": 1,
+                             "TESTING": True}).test_client()
+        fast = client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"},
+                          headers={"Accept": "application/sparql-results+json"})
+        assert fast.status_code == 200 and fast.get_json()["results"]["bindings"][0]["n"]["value"] == "300"
+        runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"  # 8e9 rows
+        started = time.monotonic()
+        answer = client.get("/sparql", query_string={"query": runaway},
+                            headers={"Accept": "application/sparql-results+json"})
+        elapsed = time.monotonic() - started
+    assert answer.status_code == 503, answer.get_data(as_text=True)
+    assert "QUERY_TIMEOUT" in answer.get_data(as_text=True)
+    assert elapsed < 10

@@ -48,7 +48,8 @@ from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperExceptio
 
 from chesskb.kb.vocab import PREFIXES
 from chesskb.kb.store.base import (
-    Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreError, Term, iter_quads,
+    Derive, QueryResult, QuerySyntaxError, QueryTimedOut, SerializedBatch, Statement, StoreBusy, StoreError, Term,
+    iter_quads,
 )
 from chesskb.kb.store.bindings import with_values
 
@@ -106,6 +107,9 @@ class RemoteStore:
         except QueryBadFormed as exc:
             raise QuerySyntaxError(_server_message(exc)) from exc
         except (SPARQLWrapperException, urllib.error.URLError, OSError) as exc:
+            if timeout and _timed_out(exc):
+                raise QueryTimedOut(f"the SPARQL server at {self.location} did not answer within "
+                                    f"{timeout:g} s") from exc
             raise StoreError(f"the SPARQL server at {self.location} failed: {_server_message(exc)}") from exc
         if kind in ("CONSTRUCT", "DESCRIBE"):
             graph = MemoryStore()
@@ -388,6 +392,11 @@ def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = No
 def _oxigraph_graph_store(location: str) -> str | None:
     """Oxigraph's server answers queries at ``/query`` and the Graph Store Protocol at ``/store``."""
     return location[: -len("/query")] + "/store" if location.rstrip("/").endswith("/query") else None
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether the HTTP request stopped at its timeout (raised as is, or as a URLError's reason)."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError)
 
 
 def _server_message(exc: BaseException) -> str:
