@@ -1,4 +1,4 @@
-"""Running named queries: the one path by which ``kb/`` and the CLI read the knowledge base.
+r"""Running named queries: the one path by which ``kb/`` and the CLI read the knowledge base.
 
 Every question the code asks is a file in ``queries/`` (a canned query) or ``queries/internal/``
 (one the pages, commands and ``kb/`` modules ask), with typed parameters. :func:`prepare` binds the
@@ -8,10 +8,9 @@ the text, so the same query text serves every value and a hostile value stays a 
 HTTP timeout of the request. The web service wraps this path (``service.executor``) to add its
 worker processes, size bounds and cache; it prepares the same text with :func:`prepare`.
 
->>> from chesskb.kb.store.embedded import EmbeddedStore
->>> store = EmbeddedStore(None)
->>> list(run(store, "graph-names"))
-[]
+>>> text = prepare("search-events", {"q": 'chess") } DROP ALL #'})
+>>> 'VALUES (?q) { ("chess\\") } DROP ALL #") }' in text
+True
 """
 
 from __future__ import annotations
