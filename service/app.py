@@ -1,17 +1,17 @@
 """The Flask application factory: ``create_app(config)`` plus one blueprint per area.
 
-Blueprints are listed in ``BLUEPRINTS`` (module path -> attribute); each area lives in its own
-module (``service/sparql.py``, ``service/canned.py``, ``service/pages.py`` …). The only state on
-the app is the store handle (``app.extensions["chesskb.store"]``).
+Blueprints are listed in ``blueprints()``, imported by name: a missing or broken module stops the app
+at start instead of silently dropping its pages. Each area lives in its own module
+(``service/sparql.py``, ``service/canned.py``, ``service/pages.py`` …). The only state on the app is
+the store handle (``app.extensions["chesskb.store"]``).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from typing import Any
 
-from flask import Flask
+from flask import Blueprint, Flask
 
 from chesskb.kb.mapping.iris import default_base_iri
 from chesskb.kb.store import Store, default_store_location, open_store
@@ -19,19 +19,16 @@ from chesskb.kb.store import Store, default_store_location, open_store
 from .errors import register_error_handlers
 from .executor import PooledReader
 from .headers import security_headers
+from .i18n import register_language
 from .result_cache import ResultCache
 
-#: Blueprint modules, registered in this order when the module exists.
-BLUEPRINTS: tuple[str, ...] = (
-    "chesskb.service.sparql",
-    "chesskb.service.canned",
-    "chesskb.service.pages",
-    "chesskb.service.browse",
-    "chesskb.service.courses",
-    "chesskb.service.authoring",
-    "chesskb.service.play",
-    "chesskb.service.find",
-)
+
+def blueprints() -> tuple[Blueprint, ...]:
+    """The blueprints, in the order they are registered. Imported here, not at the top, so the CLI
+    (which reads ``SETTINGS``) starts without loading every page."""
+    from . import authoring, browse, canned, courses, find, pages, play, sparql
+
+    return (sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp)
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what
 #: they bound; ``chesskb serve --help`` shows the same text, and an error caused by a bound names it.
@@ -94,15 +91,10 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
     app.extensions["chesskb.reader"] = PooledReader()  # what pages query: the pages lane of the executor
     register_error_handlers(app)
+    register_language(app)
     app.after_request(security_headers)
-    for module_name in BLUEPRINTS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        app.register_blueprint(module.blueprint)
+    for blueprint in blueprints():
+        app.register_blueprint(blueprint)
     return app
 
 

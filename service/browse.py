@@ -1,19 +1,19 @@
 """Browsing: the home page, the theme tree, class pages and search (the ``browse`` blueprint).
 
-Each view builds plain data once (``service.classes``, ``service.search``); HTML renders it and
-the ``.json`` twin (or ``?format=json``) returns it as is.
+Each view builds plain data once (``service.classes``, ``service.search``) and ``service.render``
+answers it as the HTML page or its ``.json`` twin (also ``?format=json`` or ``Accept``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, request, url_for
 
 from .classes import class_data, class_tree, member_counts
-from .links import page_link
-from .render import answer, wants_json
-from .resources import describe_graph, script_json, serialise
+from .links import link_for
+from .render import JSON, media_type, page_route, render
+from .resources import describe_graph
 from .rows import named
 from .search import search_data
 
@@ -28,53 +28,34 @@ def home_data() -> dict[str, Any]:
     counts = {name: members.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
     sources = named("source-list")
     return {"counts": counts,
-            "sources": [{"iri": r["s"], "name": r["name"], "url": page_link(r["s"])} for r in sources],
+            "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],
             "links": {"classes": url_for("browse.classes"), "search": url_for("browse.search"),
-                      "queries": "/queries", "sparql": "/sparql"}}
+                      "queries": url_for("canned.list_queries_page"), "sparql": url_for("sparql.sparql_endpoint")}}
 
 
-@bp.route("/")
+@page_route(bp, "/", json_rule="/index.json", json_endpoint="home_json")
 def home() -> Response:
-    return answer("home.html", home_data(), wants_json())
-
-
-@bp.route("/index.json")
-def home_json() -> Response:
-    return jsonify(home_data())
+    return render("home.html", home_data)
 
 
 # --- the theme tree ----------------------------------------------------------------------------
 
-@bp.route("/classes")
+@page_route(bp, "/classes")
 def classes() -> Response:
-    return answer("classes.html", {"tree": class_tree()}, wants_json())
+    return render("classes.html", lambda: {"tree": class_tree()})
 
 
-@bp.route("/classes.json")
-def classes_json() -> Response:
-    return jsonify({"tree": class_tree()})
-
-
-@bp.route("/class/<name>")
+@page_route(bp, "/class/<name>")
 def class_page(name: str) -> Response:
-    as_json = wants_json(name.endswith(".json"))
-    data = class_data(name[:-5] if name.endswith(".json") else name, as_json)
-    if as_json:
-        return answer("class.html", data, True)
-    # the class itself (labels, comments, superclass, lichess themes) as JSON-LD inside the page
-    jsonld = script_json(serialise(describe_graph(data["iri"]), "application/ld+json"))
-    response = Response(render_template("class.html", d=data, jsonld=jsonld), mimetype="text/html")
-    response.headers["Vary"] = "Accept"
-    return response
+    """A class's members; the HTML page embeds the class itself (labels, comments, superclass, lichess
+    themes) as JSON-LD. The pager's links stay in the format asked for."""
+    media = media_type()
+    data = class_data(name, media == JSON)
+    return render("class.html", data, media=media, graph=lambda: describe_graph(data["iri"]))
 
 
 # --- search ------------------------------------------------------------------------------------
 
-@bp.route("/search")
+@page_route(bp, "/search")
 def search() -> Response:
-    return answer("search.html", search_data(request.args.get("q", "")), wants_json())
-
-
-@bp.route("/search.json")
-def search_json() -> Response:
-    return jsonify(search_data(request.args.get("q", "")))
+    return render("search.html", lambda: search_data(request.args.get("q", "")))

@@ -1,8 +1,9 @@
 """``/queries``: the canned competency questions as pages, JSON and CSV.
 
-One function builds each page's data (``query_listing``, ``query_run``); HTML, ``.json`` and
-``.csv`` render that same data. Parameters come from the query string, are bound as typed RDF
-terms by ``CannedQuery.bind`` and never pasted into the query text.
+One function builds each page's data (``query_listing``, ``query_run``); ``service.render`` answers
+it as HTML or the ``.json`` twin, and ``.csv`` is the same query's answer in CSV. Parameters come
+from the query string, are bound as typed RDF terms (``kb.store.executor.prepare``) and never pasted into
+the query text.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, request, url_for
 
 from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, load_query
 
+from . import context
 from .errors import ServiceError
+from .render import JSON, media_type, page_route, render
 from .executor import run_named
 from .sparql import answer_response
 
@@ -66,19 +69,10 @@ def query_run(query: CannedQuery) -> dict[str, Any]:
     }
 
 
-@bp.route("/queries")
+@page_route(bp, "/queries", json_endpoint="list_queries_json")
 def list_queries_page() -> Response:
-    return Response(render_template("canned_list.html", queries=query_listing()), mimetype="text/html")
-
-
-@bp.route("/queries.json")
-def list_queries_json() -> Response:
-    return jsonify(query_listing())
-
-
-@bp.route("/queries/<name>.json")
-def show_query_json(name: str) -> Response:
-    return jsonify(query_run(_load(name)))
+    listing = query_listing()
+    return render("canned_list.html", listing, queries=listing)
 
 
 @bp.route("/queries/<name>.csv")
@@ -90,13 +84,16 @@ def show_query_csv(name: str) -> Response:
     return response
 
 
-@bp.route("/queries/<name>")
+@page_route(bp, "/queries/<name>")
 def show_query(name: str) -> Response:
+    """The query's form and, once its parameters are given, its result; the JSON twin is the result
+    (a missing parameter is a 400 there, an empty form here)."""
     query = _load(name)
+    media = media_type()
+    if media == JSON:
+        return render("canned_query.html", query_run(query), media=media)
     missing = [p.name for p in query.params if p.default is None and not request.args.get(p.name)]
     result = None if missing else query_run(query)
-    return Response(render_template("canned_query.html", query=describe(query), result=result,
-                                    query_text=query.text,
-                                    values={p.name: request.args.get(p.name, p.default or "")
-                                            for p in query.params}),
-                    mimetype="text/html")
+    return render("canned_query.html", result, media=media, query=describe(query), result=result,
+                  query_text=query.text, exercise_link=context.link,
+                  values={p.name: request.args.get(p.name, p.default or "") for p in query.params})

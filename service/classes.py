@@ -21,8 +21,7 @@ from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError
-from .i18n import current_lang
-from .links import class_label, page_link
+from .links import class_label, link_for
 from .rows import named, reader
 
 PAGE_SIZE = 24
@@ -65,7 +64,7 @@ def class_tree() -> dict[str, Any]:
     order = {name: i for i, name in enumerate(ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES))}
 
     def node(name: str) -> dict[str, Any]:
-        return {"name": name, "label": class_label(name), "count": counts.get(name, 0), "url": page_link(CP_IRI + name),
+        return {"name": name, "label": class_label(name), "count": counts.get(name, 0), "url": link_for(CP_IRI + name),
                 "original": name in ORIGINAL_CLASSES, "typePosition": type_position(name),
                 "children": [node(c) for c in sorted(children.get(name, []), key=lambda c: order.get(c, 999))]}
 
@@ -80,22 +79,19 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     total = class_count(name)
     # the same list "Next exercise" cuts (service.next_exercise): see queries/internal/class-members.rq
     rows = named("class-members", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE, **{"class": name})
-    lang = current_lang()
-    extra = {"lang": lang} if lang != "en" else {}
-    suffix = ".json" if as_json else ""
+    endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
         "name": name, "iri": CP_IRI + name, "label": class_label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
         "parent_label": class_label(PARENT[name]) if name in PARENT else None,
-        "parent_url": page_link(CP_IRI + PARENT[name]) if name in PARENT else None,
-        "subclasses": [{"name": c, "label": class_label(c), "url": page_link(CP_IRI + c)}
+        "parent_url": link_for(CP_IRI + PARENT[name]) if name in PARENT else None,
+        "subclasses": [{"name": c, "label": class_label(c), "url": link_for(CP_IRI + c)}
                        for c, p in PARENT.items() if p == name],
         "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
-                       "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k, lang),
+                       "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k),
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
-        "next": url_for("browse.class_page", name=name + suffix, page=page + 1, **extra)
-        if page * PAGE_SIZE < total else None,
-        "previous": url_for("browse.class_page", name=name + suffix, page=page - 1, **extra) if page > 1 else None,
+        "next": url_for(endpoint, name=name, page=page + 1) if page * PAGE_SIZE < total else None,
+        "previous": url_for(endpoint, name=name, page=page - 1) if page > 1 else None,
     }
 
 

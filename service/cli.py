@@ -10,13 +10,9 @@ import importlib
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
-from typing import Any
 
 import click
-from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
 from chesskb import __version__
 from chesskb.kb.checks.findings import Finding
@@ -33,43 +29,17 @@ from chesskb.kb.mapping.iris import BASE_IRI_ENV, default_base_iri
 from chesskb.kb.pipeline import default_jobs
 from chesskb.kb.export.safe_output import atomic_output
 from chesskb.kb.export.terminal import printable
-from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location, open_store
-from chesskb.kb.vocab import PREFIXES
+from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location
+from chesskb.service.commands import (bench_queries, check, classify, convert, course, find, html, merge_report,
+                                      queries_cmd, serve, site, validate)
+from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, reading_options
+from chesskb.service.commands.output import write_result
 from chesskb.service.progress import TerminalProgress, import_status
 
-RESULT_FORMATS: dict[str, QueryResultsFormat] = {
-    "json": QueryResultsFormat.JSON,
-    "csv": QueryResultsFormat.CSV,
-    "tsv": QueryResultsFormat.TSV,
-    "xml": QueryResultsFormat.XML,
-}
-
-#: Commands that live in their own modules (``service/commands/NAME.py`` exposing ``command``).
-PLUGGED_COMMANDS = ("validate", "classify", "queries_cmd", "serve", "check", "merge_report", "site",
-                    "html", "course", "bench_queries", "convert", "find")
-
-
-@dataclass
-class CliContext:
-    """Global options every command shares."""
-
-    store_location: str
-    update_endpoint: str | None
-    base_iri: str
-    graph_store: str | None = None
-
-    def open_store(self) -> Store:
-        return open_store(self.store_location, update_endpoint=self.update_endpoint, graph_store=self.graph_store)
-
-
-class UsageProblem(click.UsageError):
-    """Exit 2 with a one-line message."""
-
-
-class DataProblem(click.ClickException):
-    """Exit 1 with a one-line message."""
-
-    exit_code = 1
+#: Commands that live in their own modules (``service/commands/NAME.py`` exposing ``command``), imported by
+#: name: a missing or broken module stops the CLI at start instead of silently dropping its command.
+COMMAND_MODULES = (validate, classify, queries_cmd, serve, check, merge_report, site, html, course,
+                   bench_queries, convert, find)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -92,22 +62,6 @@ def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | N
 
 
 # --- import ---------------------------------------------------------------------------------
-
-def reading_options(command: Callable[..., None]) -> Callable[..., None]:
-    """The files and reading options ``import`` and ``convert`` share (one definition, one help text)."""
-    for option in reversed((
-        click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)),
-        click.option("--source", default=None, help="Source name (named graph); default: each file's stem."),
-        click.option("--theme", "themes", multiple=True, metavar="CLASS",
-                     help="Assert this theme class for every position of the files (repeatable)."),
-        click.option("--lang", default=None, metavar="CODE",
-                     help="Language of the piece letters in the movetext (es, it, de, fr, …); default English."),
-        click.option("--jobs", type=click.IntRange(min=1), default=None,
-                     help="Worker processes for reading and analysis (default: the machine's cores)."),
-    )):
-        command = option(command)
-    return command
-
 
 @cli.command("import")
 @reading_options
@@ -176,41 +130,6 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
             raise UsageProblem(f"--param expects k=v, got {value!r}")
         params[key] = rest
     return params
-
-
-def _term_text(term: Any) -> str:
-    """A cell of the table: the term's text, control characters escaped (``kb.export.terminal``)."""
-    if term is None:
-        return ""
-    return printable(getattr(term, "value", str(term)))
-
-
-def render_table(result: QuerySolutions) -> str:
-    variables = [v.value for v in result.variables]
-    rows = [[_term_text(row[name]) for name in variables] for row in result]
-    widths = [max([len(name)] + [len(r[i]) for r in rows]) for i, name in enumerate(variables)]
-    lines = ["  ".join(name.ljust(w) for name, w in zip(variables, widths, strict=True)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-    return "\n".join(lines)
-
-
-def write_result(result: Any, fmt: str, out: Any) -> None:
-    """Print a query result: W3C result formats for SELECT/ASK, Turtle for CONSTRUCT/DESCRIBE."""
-    if isinstance(result, QueryTriples):
-        rdf = RdfFormat.N_TRIPLES if fmt in ("csv", "tsv") else RdfFormat.TURTLE
-        out.write(serialize(result, format=rdf, prefixes=PREFIXES if rdf == RdfFormat.TURTLE else None))
-        return
-    if fmt == "table":
-        if isinstance(result, QueryBoolean):
-            out.write(b"true\n" if bool(result) else b"false\n")
-        else:
-            out.write((render_table(result) + "\n").encode())
-        return
-    out.write(result.serialize(format=RESULT_FORMATS[fmt]))
-    if fmt == "json":
-        out.write(b"\n")
 
 
 @cli.command("query")
@@ -373,20 +292,8 @@ def remove_source_command(obj: CliContext, name: str) -> None:
     click.echo(f"removed source {name}")
 
 
-def _register_plugged_commands() -> None:
-    for module_name in PLUGGED_COMMANDS:
-        try:
-            module = importlib.import_module(f"chesskb.service.commands.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"chesskb.service.commands.{module_name}":
-                continue
-            raise
-        command = getattr(module, "command", None)
-        if isinstance(command, click.Command):
-            cli.add_command(command)
-
-
-_register_plugged_commands()
+for _module in COMMAND_MODULES:
+    cli.add_command(_module.command)
 
 
 def main() -> None:

@@ -20,12 +20,8 @@ from flask import current_app, url_for
 from .links import link_for
 
 
-def _extra(lang: str) -> dict[str, str]:
-    return {"lang": lang} if lang != "en" else {}
-
-
-def link(iri: str, context: str | None, index: int, lang: str) -> str:
+def link(iri: str, context: str | None, index: int) -> str:
     """The link to exercise ``iri`` opened from ``context`` at ``index`` (no context in the static site)."""
     if context is None or current_app.config.get("STATIC_SITE"):
-        return link_for(iri, lang) or ""
-    return url_for("pages.page", iri=iri, **_extra(lang), **{"from": context, "i": index})
+        return link_for(iri) or ""
+    return url_for("pages.page", iri=iri, **{"from": context, "i": index})

@@ -19,7 +19,7 @@ from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 from .links import opening_title
-from .render import answer, wants_json
+from .render import page_route, render
 from .rows import named
 
 bp = Blueprint("courses", __name__)
@@ -39,19 +39,13 @@ def courses_data() -> dict[str, Any]:
     for iri, course in found.items():
         course_id = iri.rstrip("/").rsplit("/", 1)[-1]
         courses.append({"id": course_id, "iri": iri, "title": _pick(course["titles"], lang),
-                        "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id,
-                                                                       **({"lang": lang} if lang != "en" else {}))})
+                        "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id)})
     return {"courses": courses}
 
 
-@bp.route("/courses")
+@page_route(bp, "/courses", json_endpoint="courses_json")
 def courses_page() -> Response:
-    return answer("courses.html", courses_data(), wants_json())
-
-
-@bp.route("/courses.json")
-def courses_json() -> Response:
-    return answer("courses.html", courses_data(), True)
+    return render("courses.html", courses_data)
 
 
 def course_data(course_id: str) -> dict[str, Any]:
@@ -78,14 +72,12 @@ def course_data(course_id: str) -> dict[str, Any]:
             "label": opening_title(row["eco"], row["opening"], row["variation"]) or row["label"] or row["exercise"],
             "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
             "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
-                                len(chapter["exercises"]), lang),
+                                len(chapter["exercises"])),
             "board": url_for("pages.board_image", fen=row["fen"], size=120)})
     return {"id": course_id, "iri": iri.value, "title": _pick(titles.get(iri.value, {}), lang),
             "chapters": sorted(chapters.values(), key=lambda c: c["order"])}
 
 
-@bp.route("/course/<course_id>")
+@page_route(bp, "/course/<course_id>")
 def course_page(course_id: str) -> Response:
-    as_json = course_id.endswith(".json")
-    data = course_data(course_id[:-5] if as_json else course_id)
-    return answer("course.html", data, wants_json(as_json))
+    return render("course.html", course_data(course_id))

@@ -1,8 +1,10 @@
 """One error shape for the whole service.
 
-Views raise ``ServiceError(status, message)``; one handler answers JSON
-(``{"ok": false, "error": …, "status": …}``) to clients that want JSON or an HTML error page to
-browsers. Unexpected exceptions become a 500 of the same shape, never a stack trace.
+Views raise ``ServiceError(status, message)``; one handler answers the JSON error
+(``error_json``: ``{"ok": false, "error": …, "status": …}``), or an HTML error page to a client that
+asks for HTML — by the pages' one rule (``service.negotiation.choose``: a ``.json`` URL, then
+``?format=``, then ``Accept``), with JSON the default. Unexpected exceptions become a 500 of the same
+shape, never a stack trace.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from chesskb.kb.store.base import StoreDamaged
+
+from .negotiation import choose
 
 
 class ServiceError(Exception):
@@ -21,18 +25,21 @@ class ServiceError(Exception):
         self.headers = headers or {}
 
 
-def wants_html() -> bool:
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"], default="application/json")
-    return best == "text/html" and not request.path.endswith(".json")
+def error_json(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """The error as JSON: the one shape every client of the service gets (``/sparql`` included)."""
+    response = jsonify({"ok": False, "error": message, "status": status})
+    response.status_code = status
+    response.headers.update(headers or {})
+    return response
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    if wants_html():
-        response = Response(render_template("error.html", status=status, message=message), status=status,
-                            mimetype="text/html")
-    else:
-        response = jsonify({"ok": False, "error": message, "status": status})
-        response.status_code = status
+    """The JSON error, or the HTML error page when the request asks for HTML."""
+    suffix = ".json" if request.path.endswith(".json") else None
+    if choose(["application/json", "text/html"], "application/json", suffix=suffix) != "text/html":
+        return error_json(status, message, headers)
+    response = Response(render_template("error.html", status=status, message=message), status=status,
+                        mimetype="text/html")
     response.headers.update(headers or {})
     return response
 

@@ -12,15 +12,15 @@ import re
 from typing import Any
 
 import chess
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, current_app, request, url_for
 
 from chesskb.kb.search.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.search.patterns import PatternError, list_form, parse
 
 from .errors import ServiceError
-from .i18n import current_lang
 from .links import link_for
+from .render import JSON, media_type, page_route, render
 from .rows import reader
 from .sparql import run_query
 
@@ -62,8 +62,6 @@ def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
                               ("source", form["source"])) if v}
     if page > 1:
         args["page"] = page
-    if current_lang() == "es":
-        args["lang"] = "es"
     return url_for("find.find_json" if json_twin else "find.find_page", **args)
 
 
@@ -94,11 +92,10 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
                          "import the sources again to search them by pattern")
         data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
         return data
-    lang = current_lang()
     for row in rows[:PAGE_SIZE]:
         iri, fen = row["position"]["value"], row["fen"]["value"]
         data["results"].append({"iri": iri, "label": row.get("label", {}).get("value") or iri,
-                                "fen": fen, "url": link_for(iri, lang),
+                                "fen": fen, "url": link_for(iri),
                                 "board": url_for("pages.board_image", fen=fen, size=120)})
     if len(rows) > PAGE_SIZE and form["page"] < MAX_PAGE:
         data["next"] = _url(form, form["page"] + 1)
@@ -110,18 +107,19 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-@bp.route("/find")
-def find_page() -> Response:
-    data = find_data(_form())
-    body = render_template("find.html", d=data)
-    status = data.get("error_status", 400) if data["error"] else 200
-    return Response(body, status=status, mimetype="text/html")
-
-
-@bp.route("/find.json")
-def find_json() -> Response:
-    data = find_data(_form())
+def json_twin(data: dict[str, Any]) -> dict[str, Any]:
+    """What ``/find.json`` gives of the page's data: the search, its results, and the neighbours'
+    JSON links. A search the page shows as an error is the twin's error status."""
     if data["error"]:
         raise ServiceError(data.get("error_status", 400), data["error"])
     out = {k: data[k] for k in ("pattern", "side", "material", "either", "source", "page", "results")}
-    return jsonify({**out, "next": data.get("next_json"), "previous": data.get("previous_json")})
+    return {**out, "next": data.get("next_json"), "previous": data.get("previous_json")}
+
+
+@page_route(bp, "/find", json_endpoint="find_json")
+def find_page() -> Response:
+    media = media_type()
+    data = find_data(_form())
+    if media == JSON:
+        return render("find.html", json_twin(data), media=media)
+    return render("find.html", data, media=media, status=data.get("error_status", 400) if data["error"] else 200)

@@ -1,12 +1,16 @@
 """Interface strings in English and Spanish, and Spanish piece letters for moves (seed-000 §10.1).
 
-The language comes from ``?lang=`` (``en`` default, ``es``); every page passes it on in its links.
-Class and property labels are not here: the ontology carries them in both languages.
+The language comes from ``?lang=`` (``en`` default, ``es``). ``register_language`` reads it once per
+request (``url_value_preprocessor``) and puts it back on every URL ``url_for`` builds
+(``url_defaults``), so every link of a Spanish page stays Spanish without a view or template adding
+it. Class and property labels are not here: the ontology carries them in both languages.
 """
 
 from __future__ import annotations
 
-from flask import request
+from typing import Any
+
+from flask import Flask, g, has_request_context, request
 
 from chesskb.kb.reading.notation import english_san_to
 
@@ -155,10 +159,39 @@ STRINGS: dict[str, dict[str, str]] = {
     },
 }
 
-def current_lang() -> str:
-    """The request's interface language (``?lang=es``); English when absent or unknown."""
+#: Endpoints whose URLs do not depend on the language (static files, board images): ``url_for`` leaves
+#: them without ``lang``, so the static site keeps one copy of each.
+LANGUAGE_FREE = frozenset({"static", "pages.board_image"})
+
+
+def _requested_lang() -> str:
     value = (request.args.get("lang") or "").lower()[:2]
     return value if value in LANGUAGES else "en"
+
+
+def current_lang() -> str:
+    """The request's interface language (``?lang=es``); English when absent or unknown."""
+    lang = g.get("lang")
+    return lang if lang is not None else _requested_lang()
+
+
+def _pull_lang(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    g.lang = _requested_lang()
+
+
+def _add_lang(endpoint: str, values: dict[str, Any]) -> None:
+    """``url_for`` in a non-English request gives the language to every URL that does not name one."""
+    if not has_request_context() or endpoint in LANGUAGE_FREE or "lang" in values:
+        return
+    lang = current_lang()
+    if lang != "en":
+        values["lang"] = lang
+
+
+def register_language(app: Flask) -> None:
+    """Read the language once per request and keep it on every URL the app builds."""
+    app.url_value_preprocessor(_pull_lang)
+    app.url_defaults(_add_lang)
 
 
 def strings(lang: str) -> dict[str, str]:

@@ -34,24 +34,19 @@ def term_labels(lang: str) -> dict[str, str]:
     return cache[lang]
 
 
-def link_for(iri: str | None, lang: str = "en") -> str | None:
-    """Where a link to ``iri`` goes: a theme class to its class page, anything else to its page."""
+def link_for(iri: str | None) -> str | None:
+    """Where a link to ``iri`` goes: a theme class to its class page, anything else to its page (in
+    this request's language: ``url_for`` adds it, ``service.i18n``)."""
     if not iri:
         return None
-    extra = {"lang": lang} if lang != "en" else {}
     if iri.startswith(CP_IRI) and iri[len(CP_IRI):] in THEME_CLASS_NAMES:
-        return url_for("browse.class_page", name=iri[len(CP_IRI):], **extra)
-    return url_for("pages.page", iri=iri, **extra)
+        return url_for("browse.class_page", name=iri[len(CP_IRI):])
+    return url_for("pages.page", iri=iri)
 
 
 def prop_label(iri: str, lang: str) -> str:
     """An ontology term's label in ``lang``, else its short name."""
     return term_labels(lang).get(iri) or short_name(iri)
-
-
-def page_link(iri: str | None) -> str | None:
-    """``link_for`` in this request's language."""
-    return link_for(iri, current_lang()) if iri else None
 
 
 def class_label(name: str) -> str:

@@ -19,8 +19,7 @@ from chesskb.kb.vocab import DCTERMS_IRI
 
 from . import context
 from .errors import ServiceError
-from .i18n import current_lang
-from .links import page_link
+from .links import link_for
 from .resources import Resource, valid_iri
 from .rows import named
 
@@ -43,9 +42,9 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         games: dict[tuple[str, str], dict[str, Any]] = {}
         for r in named("player-page-games", p=iri):  # one row per game and colour, whatever the labels
             games.setdefault((r["m"], r["colour"]), {
-                "iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "colour": r["colour"],
+                "iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "colour": r["colour"],
                 "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
-                "opponent": r["opponentLabel"], "opponent_url": page_link(r["opponent"])})
+                "opponent": r["opponentLabel"], "opponent_url": link_for(r["opponent"])})
         positions = {r["pos"]: r for r in named("player-page-positions", p=iri)}
         return {
             "name_variants": sorted({r["name"] for r in named("player-page-names", p=iri)}),
@@ -63,9 +62,9 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in games:
             by_round[r["round"] or "?"].append({
-                "iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "result": r["result"],
-                "white": r["whiteLabel"], "white_url": page_link(r["white"]), "black": r["blackLabel"],
-                "black_url": page_link(r["black"])})
+                "iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "result": r["result"],
+                "white": r["whiteLabel"], "white_url": link_for(r["white"]), "black": r["blackLabel"],
+                "black_url": link_for(r["black"])})
         return {"rounds": [{"round": k, "games": sorted(v, key=lambda g: g["label"])}
                            for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))],
                 **standings(games)}
@@ -76,7 +75,7 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         record = next((link for link in resource.links(DCTERMS_IRI + "source") if _RECORD.match(link)), None)
         found = _RECORD.match(record) if record else None
         ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
-        return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1], lang)}
+        return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1])}
                               for r in named("match-positions", m=iri)]}
     return {}
 
@@ -90,22 +89,20 @@ def source_games(source_iri: str) -> dict[str, Any]:
         raise ServiceError(400, f"not a source IRI: {source_iri!r}")
     records = [NamedNode(f"{source_iri}/game/{n}") for n in range(first, first + SOURCE_PAGE)]
     rows = sorted(named("source-page-games", rec=records), key=lambda r: int(r["number"]))
-    lang = current_lang()
-    extra = {"lang": lang} if lang != "en" else {}
     # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
     more = bool(rows) and bool(named("source-page-games", rec=[NamedNode(f"{source_iri}/game/{first + SOURCE_PAGE}")]))
     return {
-        "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": page_link(r["m"]), "number": r["number"]}
+        "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "number": r["number"]}
                   for r in rows],
         "page": page,
-        "next": url_for("pages.page", iri=source_iri, page=page + 1, **extra) if more else None,
-        "previous": url_for("pages.page", iri=source_iri, page=page - 1, **extra) if page > 1 else None,
+        "next": url_for("pages.page", iri=source_iri, page=page + 1) if more else None,
+        "previous": url_for("pages.page", iri=source_iri, page=page - 1) if page > 1 else None,
     }
 
 
 def _position_hit(row: dict[str, Any]) -> dict[str, Any]:
     iri = row.get("pos")
-    return {"iri": iri, "label": row.get("label") or iri, "url": page_link(iri), "fen": row["fen"],
+    return {"iri": iri, "label": row.get("label") or iri, "url": link_for(iri), "fen": row["fen"],
             "board": url_for("pages.board_image", fen=row["fen"], size=120)}
 
 
@@ -114,7 +111,7 @@ def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
     table = event_standings(games)
     names = table["names"]
     return {
-        "standings": [{"iri": p, "name": names[p], "url": page_link(p), "points": table["points"].get(p, 0.0),
+        "standings": [{"iri": p, "name": names[p], "url": link_for(p), "points": table["points"].get(p, 0.0),
                        "played": table["played"].get(p, 0), "unfinished": table["unfinished"].get(p, 0)}
                       for p in table["order"]],
         "crosstable": [{"iri": p, "name": names[p], "cells": table["cells"][p]} for p in table["order"]],

@@ -38,19 +38,28 @@ def requested_alias() -> str | None:
     return None
 
 
+def _named(name: str, offered: list[str]) -> str | None:
+    """The offered media type a short name (``json``, ``ttl`` …) or a media type names, if any:
+    ``json`` is SPARQL results JSON where those are offered, else plain JSON."""
+    media = FORMAT_ALIASES.get(name, name)
+    if media in offered:
+        return media
+    if name == "json" and "application/json" in offered:
+        return "application/json"
+    return None
+
+
 def choose(offered: list[str], default: str, *, suffix: str | None = None) -> str:
     """The media type to answer with, among ``offered``."""
     if suffix:
-        media = FORMAT_ALIASES.get(suffix.lower().lstrip("."))
-        if media in offered:
+        media = _named(suffix.lower().lstrip("."), offered)
+        if media:
             return media
     alias = requested_alias()
     if alias:
-        media = FORMAT_ALIASES.get(alias, alias)
-        if media in offered:
+        media = _named(alias, offered)
+        if media:
             return media
-        if alias == "json" and "application/json" in offered:
-            return "application/json"
     best = request.accept_mimetypes.best_match(offered)
     if best is None or (request.accept_mimetypes.best == "*/*" and default in offered):
         return default
@@ -61,8 +70,6 @@ def acceptable(offered: list[str]) -> bool:
     """Whether the client takes one of ``offered`` (by ``Accept`` or a known ``format`` parameter);
     no ``Accept`` header means anything goes."""
     alias = requested_alias()
-    if alias and FORMAT_ALIASES.get(alias, alias) in offered:
-        return True
-    if alias == "json" and "application/json" in offered:
+    if alias and _named(alias, offered):
         return True
     return request.accept_mimetypes.best_match(offered) is not None or not request.accept_mimetypes

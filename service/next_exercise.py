@@ -20,16 +20,12 @@ from .rows import named
 SOURCE_LOOKAHEAD = 49
 
 
-def _extra(lang: str) -> dict[str, str]:
-    return {"lang": lang} if lang != "en" else {}
-
-
 def _class_next(name: str, index: int) -> str | None:
     rows = named("class-member-page", limit=1, offset=index + 1, **{"class": name})
     return rows[0]["p"] if rows else None
 
 
-def resolve(iri: str, lang: str) -> dict[str, Any] | None:
+def resolve(iri: str) -> dict[str, Any] | None:
     """``{"next": url or None, "back": url, "back_label_key": …, "index": i}`` for this request's
     ``from``/``i``, or None when there is none (or it does not name a list this exercise is in)."""
     context = request.args.get("from") or ""
@@ -42,29 +38,29 @@ def resolve(iri: str, lang: str) -> dict[str, Any] | None:
     kind, _, rest = context.partition("/")
     try:
         if kind == "class":
-            return _resolve_class(rest, index, context, lang)
+            return _resolve_class(rest, index, context)
         if kind == "course":
-            return _resolve_course(iri, rest, index, context, lang)
+            return _resolve_course(iri, rest, index, context)
         if kind == "query":
-            return _resolve_query(iri, rest, index, context, lang)
+            return _resolve_query(iri, rest, index, context)
         if kind == "source":
-            return _resolve_source(iri, rest, index, context, lang)
+            return _resolve_source(iri, rest, index, context)
     except Exception:  # noqa: BLE001 - a stale or hand-edited context only loses the "next" link
         current_app.logger.info("context %r not resolved", context, exc_info=True)
     return None
 
 
-def _resolve_class(name: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
+def _resolve_class(name: str, index: int, context: str) -> dict[str, Any] | None:
     if name not in THEME_NAMES:
         return None
     # past the last member there is nothing to scan for (the stored counts answer without a scan)
     following = _class_next(name, index) if index + 1 < class_count(name) else None
-    return {"next": link(following, context, index + 1, lang) if following else None,
-            "back": url_for("browse.class_page", name=name, page=index // PAGE_SIZE + 1, **_extra(lang)),
+    return {"next": link(following, context, index + 1) if following else None,
+            "back": url_for("browse.class_page", name=name, page=index // PAGE_SIZE + 1),
             "back_key": "back_to_class", "index": index}
 
 
-def _resolve_course(iri: str, rest: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
+def _resolve_course(iri: str, rest: str, index: int, context: str) -> dict[str, Any] | None:
     course_id, _, order = rest.partition("/")
     data = course_data(course_id)
     chapter = next((c for c in data["chapters"] if str(c["order"]) == order), None)
@@ -74,12 +70,12 @@ def _resolve_course(iri: str, rest: str, index: int, context: str, lang: str) ->
     if not (0 <= index < len(items)) or items[index]["iri"] != iri:
         return None
     following = items[index + 1]["iri"] if index + 1 < len(items) else None
-    back = url_for("courses.course_page", course_id=course_id, **_extra(lang)) + f"#chapter-{chapter['order']}"
-    return {"next": link(following, context, index + 1, lang) if following else None, "back": back,
+    back = url_for("courses.course_page", course_id=course_id) + f"#chapter-{chapter['order']}"
+    return {"next": link(following, context, index + 1) if following else None, "back": back,
             "back_key": "back_to_course", "index": index, "of": len(items)}
 
 
-def _resolve_query(iri: str, rest: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
+def _resolve_query(iri: str, rest: str, index: int, context: str) -> dict[str, Any] | None:
     name, _, params = rest.partition("?")
     given = dict(parse_qsl(params))
     answer = run_named(name, given, public=True)
@@ -92,11 +88,11 @@ def _resolve_query(iri: str, rest: str, index: int, context: str, lang: str) -> 
     following = next(((k, r[column]["value"]) for k, r in enumerate(rows) if k > index and column in r
                       and r[column]["value"] != iri), None)
     back = url_for("canned.show_query", name=name) + ("?" + urlencode(given) if given else "")
-    return {"next": link(following[1], context, following[0], lang) if following else None, "back": back,
+    return {"next": link(following[1], context, following[0]) if following else None, "back": back,
             "back_key": "back_to_query", "index": index}
 
 
-def _resolve_source(iri: str, source_iri: str, index: int, context: str, lang: str) -> dict[str, Any] | None:
+def _resolve_source(iri: str, source_iri: str, index: int, context: str) -> dict[str, Any] | None:
     """``i`` is the game number in the source; the next exercise is the first of a later game."""
     numbers = range(index + 1, index + 1 + SOURCE_LOOKAHEAD)
     rows = named("records-exercises", rec=[NamedNode(f"{source_iri}/game/{n}") for n in numbers])
@@ -112,8 +108,8 @@ def _resolve_source(iri: str, source_iri: str, index: int, context: str, lang: s
                            key=lambda row: (row["ply"] is None, int(row["ply"] or 0)))
         if exercises:
             following = exercises[0]["pos"]
-            return {"next": link(following, context, number, lang),
-                    "back": url_for("pages.page", iri=source_iri, page=(index - 1) // 100 + 1, **_extra(lang)),
+            return {"next": link(following, context, number),
+                    "back": url_for("pages.page", iri=source_iri, page=(index - 1) // 100 + 1),
                     "back_key": "back_to_source", "index": index}
-    return {"next": None, "back": url_for("pages.page", iri=source_iri, **_extra(lang)),
+    return {"next": None, "back": url_for("pages.page", iri=source_iri),
             "back_key": "back_to_source", "index": index}

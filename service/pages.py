@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import chess
-from flask import (Blueprint, Response, current_app, has_request_context, jsonify, render_template, request,
+from flask import (Blueprint, Response, current_app, has_request_context, request,
                    url_for)
 
 from chesskb.kb.vocab import per_game_property
@@ -26,17 +26,14 @@ from .errors import ServiceError
 from .i18n import current_lang, strings
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label, term_labels
 from .listings import listing_for
-from .negotiation import acceptable, choose
 from .play import ELO_CHOICES
-from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, script_json, serialise, valid_iri)
+from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
+from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, valid_iri)
 from .rows import reader
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
 
-HTML = "text/html"
-JSON = "application/json"
-OFFERED = [HTML, *RDF_FORMATS, JSON]
 
 
 # --- what every template gets -----------------------------------------------------------------
@@ -47,7 +44,7 @@ def _template_helpers() -> dict[str, Any]:
     outside a request (a template rendered to a file) the language is English and there is no switch."""
     lang = current_lang() if has_request_context() else "en"
     return {"lang": lang, "t": strings(lang),
-            "link_for": lambda iri: link_for(iri, lang),
+            "link_for": link_for,
             "prop_label": lambda iri: prop_label(iri, lang),
             "lang_switch": _lang_switch_url(lang) if has_request_context() else None}
 
@@ -81,46 +78,30 @@ def _load(iri: str, lang: str):
     return found
 
 
-@bp.route("/page")
+@page_route(bp, "/page")
 def page() -> Response:
     return resource_response(_iri_arg())
 
 
-@bp.route("/page.json")
-def page_json() -> Response:
-    lang = current_lang()
-    resource, _ = _load(_iri_arg(), lang)
-    return jsonify(page_data(resource, lang))
-
-
 def resource_response(iri: str, *, suffix: str | None = None) -> Response:
-    """The negotiated answer for one resource: HTML page, plain JSON or an RDF serialisation."""
-    if not suffix and not acceptable(OFFERED):
-        raise ServiceError(406, "this page comes as " + ", ".join(OFFERED) + "; Accept allows none")
-    media = choose(OFFERED, HTML, suffix=suffix)
+    """The answer for one resource: HTML page, plain JSON or an RDF serialisation (``service.render``);
+    ``suffix`` is a dereferenced IRI's file suffix (``.ttl`` …)."""
+    media = media_type(RESOURCE_FORMATS, suffix=suffix)
     lang = current_lang()
     resource, graph = _load(iri, lang)
-    if media == JSON:
-        response = jsonify(page_data(resource, lang))
-    elif media in RDF_FORMATS:
-        body = serialise(graph, media)
-        response = Response(body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""))
-    else:
-        data = page_data(resource, lang)
-        jsonld = script_json(serialise(graph, "application/ld+json"))
-        template = "position.html" if data["kind"] == "position" else "resource.html"
-        extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
-                                 else None, "viewer_json": None, "viewer_page": None}
-        if data["kind"] in ("position", "match"):
-            extra["play_json"] = script_data(_play_data(lang))
-        if data.get("viewer"):
-            extra["viewer_page"] = games.for_page(data["viewer"])
-            # the board as drawn is in the page; the data carries only the other way round, for "Flip"
-            extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
-        response = Response(render_template(template, r=resource, d=data, jsonld=jsonld,
-                                            formats=_format_links(iri), **extra), mimetype=HTML)
-    response.headers["Vary"] = "Accept"
-    return response
+    if media != HTML:
+        return render("resource.html", lambda: page_data(resource, lang), media=media, graph=graph)
+    data = page_data(resource, lang)
+    template = "position.html" if data["kind"] == "position" else "resource.html"
+    extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
+                             else None, "viewer_json": None, "viewer_page": None}
+    if data["kind"] in ("position", "match"):
+        extra["play_json"] = script_data(_play_data(lang))
+    if data.get("viewer"):
+        extra["viewer_page"] = games.for_page(data["viewer"])
+        # the board as drawn is in the page; the data carries only the other way round, for "Flip"
+        extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
+    return render(template, data, media=media, graph=graph, r=resource, formats=_format_links(iri), **extra)
 
 
 def _format_links(iri: str) -> list[dict[str, str]]:
@@ -140,8 +121,8 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
     data: dict[str, Any] = {
         **resource.as_dict(),
         "kind": kind or "resource",
-        "url": link_for(resource.iri, lang),
-        "type_labels": [{"iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)} for t in resource.types],
+        "url": link_for(resource.iri),
+        "type_labels": [{"iri": t, "label": prop_label(t, lang), "url": link_for(t)} for t in resource.types],
     }
     if kind == "position":
         data.update(position_data(resource, lang))
@@ -149,7 +130,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
         data.update(listing_for(kind, resource, lang))
         if kind == "match":
             data["viewer"] = games.game_view(reader(), resource.iri, lang,
-                                             lambda iri: link_for(iri, lang))
+                                             link_for)
     return data
 
 
@@ -192,7 +173,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
             rows.append({"property": prop_iri, "label": label, "value": text,
-                         "url": link_for(iri, lang) if iri else href, "note": note})
+                         "url": link_for(iri) if iri else href, "note": note})
 
     match = _linked(resource, "hasMatch", lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
@@ -238,7 +219,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     for prop in PUZZLE_ROWS:
         for value in resource.get(prop):
             row(CP_IRI + prop, value.text)
-    classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t, lang)}
+    classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
                for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
                and t[len(CP_IRI):] != "Position"]
     store = reader()  # the pages lane, not the raw store
@@ -248,7 +229,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     return {
         "title": opening or _title(resource, lang),
         "fen": fen,
-        "context": next_exercise.resolve(resource.iri, lang),
+        "context": next_exercise.resolve(resource.iri),
         "legend": boards.legend(fen).as_dict(),
         "board_svg": boards.board_svg(board),
         "game": rows,
@@ -309,7 +290,7 @@ def _solve_strings(lang: str) -> dict[str, str]:
 def _play_data(lang: str) -> dict[str, Any]:
     """What play.js needs: where to ask, the strengths offered, the default, its strings."""
     s = strings(lang)
-    return {"url": url_for("play.play", **({"lang": lang} if lang != "en" else {})), "choices": list(ELO_CHOICES),
+    return {"url": url_for("play.play"), "choices": list(ELO_CHOICES),
             "default": int(current_app.config["PLAY_ELO"]), "strings": {key: s[key] for key in PLAY_STRINGS}}
 
 
@@ -377,9 +358,6 @@ def by_iri(rest: str) -> Response:
             rest, suffix = rest[: -len(ext)], ext
             break
     iri = base + quote(rest, safe="/-._~")  # the minter's quoting (kb.mapping.iris); Flask gave it decoded
-    if suffix == ".json":
-        resource, _ = _load(iri, current_lang())
-        return jsonify(page_data(resource, current_lang()))
     return resource_response(iri, suffix=suffix)
 
 

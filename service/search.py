@@ -17,7 +17,7 @@ from chesskb.kb.analysis.board_facts import position_key
 from chesskb.kb.vocab import CP_IRI, ONTOLOGY_IRI
 
 from .classes import THEME_NAMES
-from .links import class_label, opening_title, page_link
+from .links import class_label, opening_title, link_for
 from .rows import named
 
 # Query shapes matter at 100k positions (bench/pages.py): Oxigraph joins the result of a UNION with
@@ -59,7 +59,7 @@ def search_data(q: str) -> dict[str, Any]:
         if "/" in q:
             keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
             if keys:
-                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": page_link(r["s"]),
+                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": link_for(r["s"]),
                                         "fen": r["fen"],
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
                                        for r in named("search-fen", key=keys)]
@@ -82,7 +82,7 @@ def search_data(q: str) -> dict[str, Any]:
 
 
 def _hit(row: dict[str, Any]) -> dict[str, Any]:
-    return {"iri": row["s"], "label": row["label"] or row["s"], "url": page_link(row["s"])}
+    return {"iri": row["s"], "label": row["label"] or row["s"], "url": link_for(row["s"])}
 
 
 def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
@@ -90,8 +90,8 @@ def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
     head = opening_title(row.get("eco"), row.get("opening"), row.get("variation"))
     label = row["label"] or row["s"]
     if head and label.startswith("? vs ?"):
-        return {"iri": row["s"], "label": head, "url": page_link(row["s"])}
-    return {"iri": row["s"], "label": f"{head} — {label}" if head else label, "url": page_link(row["s"])}
+        return {"iri": row["s"], "label": head, "url": link_for(row["s"])}
+    return {"iri": row["s"], "label": f"{head} — {label}" if head else label, "url": link_for(row["s"])}
 
 
 def _unique(hits) -> list[dict[str, Any]]:
@@ -122,4 +122,4 @@ def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
         name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
         if name in THEME_NAMES and name not in names:
             names.append(name)
-    return [{"iri": CP_IRI + n, "label": class_label(n), "url": page_link(CP_IRI + n)} for n in names]
+    return [{"iri": CP_IRI + n, "label": class_label(n), "url": link_for(CP_IRI + n)} for n in names]

@@ -17,13 +17,13 @@ import hmac
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, current_app, render_template, request, url_for
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
 from chesskb.kb.vocab import PREFIXES, RDF
 
 from . import executor
-from .errors import ServiceError, error_response
+from .errors import ServiceError, error_json, error_response
 from .negotiation import acceptable, choose
 from .query_runner import GRAPH_FORMATS, SELECT_FORMATS, Answer, Dataset
 from .resources import valid_iri
@@ -70,10 +70,7 @@ def _protocol_error(exc: ServiceError) -> Response:
     message; only a browser that asks for HTML by name gets the HTML error page."""
     if any(media == "text/html" for media, _ in request.accept_mimetypes):
         return error_response(exc.status, exc.message, exc.headers)
-    response = jsonify({"ok": False, "error": exc.message, "status": exc.status})
-    response.status_code = exc.status
-    response.headers.update(exc.headers)
-    return response
+    return error_json(exc.status, exc.message, exc.headers)
 
 
 @dataclass
@@ -182,7 +179,8 @@ def sparql_endpoint() -> Response:
         if request.method == "POST":
             raise ServiceError(400, "no query given (parameter 'query')")
         if choose(["text/html", *GRAPH_FORMATS], "text/turtle") == "text/html":
-            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint"),
+            # the protocol URL, the same in every language (lang=None: url_for adds no language)
+            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint", lang=None),
                                             page=url_for("pages.page"), base_iri=current_app.config["BASE_IRI"]),
                             mimetype="text/html")
         return service_description()

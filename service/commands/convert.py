@@ -14,7 +14,7 @@ from chesskb.kb.export.convert import convert_files
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.importer import ImportError_
 from chesskb.kb.pipeline import default_jobs
-from chesskb.service.cli import reading_options
+from chesskb.service.commands.base import reading_options
 from chesskb.service.progress import TerminalProgress, import_status
 
 

@@ -33,7 +33,8 @@ def command(obj, pattern: str, side: str | None, material: str | None, either_co
     from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES
-    from chesskb.service.cli import DataProblem, UsageProblem, write_result
+    from chesskb.service.commands.base import DataProblem, UsageProblem
+    from chesskb.service.commands.output import write_result
 
     try:
         parsed = parse(pattern, side=side, material=material, either_colour=either_colour)

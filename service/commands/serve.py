@@ -18,7 +18,7 @@ import click
 from waitress.channel import HTTPChannel
 
 from chesskb.service.app import SETTINGS
-from chesskb.service.cli import CliContext
+from chesskb.service.commands.base import CliContext
 
 #: Options of ``serve`` for the service's settings: option name -> (setting, click type).
 SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
