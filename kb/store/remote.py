@@ -83,7 +83,7 @@ class RemoteStore:
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
               named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
-        text = (f"BASE <{base_iri}>\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
+        text = (f"BASE {NamedNode(base_iri)}\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
         form = _FORM.match(text)
         kind = form.group(1).upper() if form else "SELECT"
         wrapper = SPARQLWrapper(self.location)
@@ -384,7 +384,8 @@ def _pieces(quads: list[Quad], size: int) -> Iterator[list[Quad]]:
 def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = None) -> str:
     """Delete from the default graph the triples ``pattern`` finds that no graph outside ``removed``
     (staging graphs included: they hold the new content) still asserts."""
-    others = " && ".join(f"?other != <{graph}>" for graph in sorted(removed | ({exclude} if exclude else set())))
+    kept_apart = sorted(removed | ({exclude} if exclude else set()))
+    others = " && ".join(f"?other != {NamedNode(graph)}" for graph in kept_apart)  # IRIs written by pyoxigraph
     keep = f"FILTER NOT EXISTS {{ GRAPH ?other {{ ?s ?p ?o }} {f'FILTER({others})' if others else ''} }}"
     return f"DELETE {{ ?s ?p ?o }} WHERE {{ {pattern} {keep} }}"
 
