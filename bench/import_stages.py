@@ -37,26 +37,34 @@ def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
     from chesskb.kb.checks.findings import Finding
     from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.mapping import MappingContext, record_quads
-    from chesskb.kb.pipeline import PipelineSettings, _records, process_unit, work_units
+    from chesskb.kb.analysis.engine import open_engine
+    from chesskb.kb.analysis.verify import MateVerifier
+    from chesskb.kb.pipeline import PipelineSettings, process_unit
+    from chesskb.kb.reading.units import unit_records, work_units
 
     def run() -> int:
+        with open_engine() as engine:  # as the importer: long mate claims decided by the engine
+            return _run(engine)
+
+    def _run(engine) -> int:
         count = 0
         settings = PipelineSettings(IriMinter(None).base)
         ctx = MappingContext(IriMinter(None), "bench", ())
         for unit in work_units(path, "bench", path.name, None):
             if upto == "serialise":
-                count += process_unit(unit, settings).games
+                count += process_unit(unit, settings, MateVerifier(engine=engine)).games
                 continue
-            for record in _records(unit, None):
+            for record in unit_records(unit, None):
                 if isinstance(record, Finding):
                     continue
                 count += 1
                 if upto == "read":
                     continue
                 exercise = is_exercise(record)
-                analysis = analyse(record.start_board(), record.solution, exercise=exercise)
+                analysis = analyse(record.start_board(), record.solution, engine=engine, exercise=exercise)
                 if upto == "map":
-                    record_quads(record, analysis, ctx, (), assess_themes(record, analysis, exercise=exercise))
+                    record_quads(record, analysis, ctx, (), assess_themes(record, analysis, engine=engine,
+                                                                          exercise=exercise))
         return count
 
     return run

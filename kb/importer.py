@@ -24,9 +24,10 @@ from chesskb.kb.merge.linking import derive_links
 from chesskb.kb.merge.freshness import import_fingerprint
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping import MappingContext, source_quads
-from chesskb.kb.analysis.mining import engine_path
+from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
-from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult, work_units
+from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
+from chesskb.kb.reading.units import work_units
 from chesskb.kb.store import Store
 from chesskb.kb.store.base import Derive, Replacement, Statement
 from chesskb.kb.store.executor import run
@@ -140,6 +141,25 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     lists the new file too, with counts recounted over the whole source. ``strict`` makes any error
     finding abort the write (``ImportError_``; the store is unchanged), for callers that promise
     "all or nothing" (the authoring page).
+
+    Mate claims longer than two moves are decided by the engine ``$CHESSKB_ENGINE`` names (else
+    Debian's stockfish), which the import starts only if such a claim comes up and always stops.
+
+    >>> import pathlib, tempfile
+    >>> from chesskb.kb.store import open_store
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> pgn = pathlib.Path(folder.name) / "back-rank.pgn"
+    >>> _ = pgn.write_text('[Event "Lesson 1"]\\n[FEN "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"]\\n\\n1. Ra8# *\\n\\n'
+    ...                    '[Event "Lesson 2"]\\n\\n1. e4 e5 2. Ke3 *\\n')
+    >>> store = open_store(str(pathlib.Path(folder.name) / "store"))
+    >>> report = import_files(store, [pgn])
+    >>> report.games, [source.name for source in report.sources]
+    (1, ['back-rank'])
+    >>> [(finding.rule, finding.game) for finding in report.findings]  # game 2: reported and skipped
+    [('illegal-move', 2)]
+    >>> [row["fen"].value for row in store.query("SELECT ?fen WHERE { ?p a cp:MateInOne ; cp:fen ?fen }")]
+    ['6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1']
+    >>> store.close(); folder.cleanup()
     """
     if append:
         with store.writing():  # the source's last game number stays the last until this write is in
@@ -197,7 +217,8 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
     """
     started = dt.datetime.now(dt.timezone.utc)
     user_themes = validate_themes(themes)
-    if mine and engine_path() is None:
+    engine = engine_path()  # $CHESSKB_ENGINE, else Debian's stockfish: opened by the pipeline, not here
+    if mine and engine is None:
         raise ImportError_("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
                            "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported")
     minter = IriMinter(base_iri)
@@ -207,7 +228,8 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
         source_report.checksum = sources_checksum(groups[source_report.name])
         source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
     cache = cache_location(store_location)
-    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect)
+    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect,
+                                engine)
     return ImportPlan(minter, groups, report, settings, started)
 
 

@@ -1,7 +1,7 @@
 """The import pipeline in batches: read → analyse → map, in this process or in workers.
 
-A file is cut into *work units* (a few dozen PGN game segments or CSV rows, with the game numbers
-they start at), cheap to make because nothing is parsed yet. ``process_unit`` turns a unit into
+A file is cut into *work units* (``kb.reading.units``: a few dozen PGN game segments or CSV rows,
+with the game numbers they start at), cheap to make because nothing is parsed yet. ``process_unit`` turns a unit into
 N-Quads bytes plus findings; it is pure, so with ``jobs`` > 1 units run in worker processes while
 the importer's process only loads the results. Results come back in file order, and at most a
 few units per worker are in flight, so memory stays flat however large the file.
@@ -9,7 +9,6 @@ few units per worker are in flight, so memory stays flat however large the file.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import multiprocessing
 import multiprocessing.util
@@ -31,18 +30,13 @@ from chesskb.kb.checks.findings import Finding
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping import MappingContext, record_quads
 from chesskb.kb.mapping.game import MinedPosition
-from chesskb.kb.analysis.engine import close_shared_engine, shared_engine
+from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, die_with_parent
 from chesskb.kb.analysis.mining import mine_game
-from chesskb.kb.reading import file_kind
-from chesskb.kb.reading.lichess import iter_rows, row_to_record
-from chesskb.kb.reading.pgn import Segment, parse_segment, split_segments
-from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
 from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.units import WorkUnit, unit_records
 from chesskb.kb.store.base import SerializedBatch
 from chesskb.kb.vocab import CP, RDF, RDFS
 
-#: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
-UNIT_SIZE = 64
 #: Units in flight per worker before the reader waits (bounds memory).
 IN_FLIGHT_PER_JOB = 4
 
@@ -59,15 +53,9 @@ class PipelineSettings:
     verify_cache: str | None = None
     #: also send back what links and class counts are computed from (``kb.export.convert``: no store to ask)
     collect: bool = False
-
-
-@dataclass(frozen=True)
-class WorkUnit:
-    source: str
-    file_name: str
-    kind: str  # "pgn" | "lichess-csv" | "finding"
-    first_game: int
-    items: tuple = ()
+    #: the UCI engine's path (``kb.analysis.engine``), None for none: the importer's process and each
+    #: worker open their own from it, start it on first use and stop it when they end
+    engine: str | None = None
 
 
 @dataclass
@@ -131,79 +119,18 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def work_units(path: Path, source: str, file_name: str, lang: str | None, *,
-               first_game: int = 0) -> Iterator[WorkUnit]:
-    """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit.
-    Games are numbered from ``first_game`` + 1 (after a source's last game when appending)."""
-    kind = file_kind(path)
-    try:
-        if looks_binary(path):
-            finding = Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
-                              file=file_name)
-            yield WorkUnit(source, file_name, "finding", 0, (finding,))
-            return
-        handle = open_text(path)
-    except (OSError, EOFError, ValueError) as exc:
-        yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}")
-        return
-    games = first_game
-    with handle:
-        try:
-            items = split_segments(handle) if kind == "pgn" else iter_rows(handle, file_name)
-            batch: list = []
-            for item in items:
-                if isinstance(item, Finding):
-                    yield WorkUnit(source, file_name, "finding", games, (item,))
-                    return
-                # lines repaired before this game's first line belong to the games before it
-                start = item.line if isinstance(item, Segment) else item[1]
-                repaired = repair_findings(handle, file_name, games + len(batch), start)
-                if repaired:
-                    yield WorkUnit(source, file_name, "finding", games, tuple(repaired))
-                batch.append(item)
-                if len(batch) == UNIT_SIZE:
-                    yield WorkUnit(source, file_name, kind, games, tuple(batch))
-                    games += len(batch)
-                    batch = []
-            if batch:
-                yield WorkUnit(source, file_name, kind, games, tuple(batch))
-                games += len(batch)
-            repaired = repair_findings(handle, file_name, games)
-            if repaired:
-                yield WorkUnit(source, file_name, "finding", games, tuple(repaired))
-        except (OSError, EOFError, ValueError, csv.Error) as exc:  # truncated gzip, corrupt zstd …
-            yield _finding_unit(source, file_name, games + 1, f"reading stopped: {exc}")
-
-
-def _finding_unit(source: str, file_name: str, game: int, message: str) -> WorkUnit:
-    finding = Finding("error", "file-unreadable", message, file=file_name, game=game or None)
-    return WorkUnit(source, file_name, "finding", game, (finding,))
-
-
-def _records(unit: WorkUnit, lang: str | None) -> Iterator[GameRecord | Finding]:
-    if unit.kind == "finding":
-        yield from unit.items
-    elif unit.kind == "pgn":
-        for offset, segment in enumerate(unit.items):
-            assert isinstance(segment, Segment)
-            items, _count = parse_segment(segment, unit.file_name, unit.first_game + offset, lang=lang)
-            yield from items
-    else:
-        for offset, (row, line) in enumerate(unit.items):
-            yield row_to_record(row, unit.file_name, unit.first_game + offset + 1, line)
-
-
 def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerifier | None = None) -> UnitResult:
     """Read, analyse and map one unit. Never raises: every problem is a finding.
 
-    ``verifier`` decides mate claims (default: this worker process's, reading the settings' cache);
-    the claims it decided come back in ``verified`` for the importer to keep.
+    ``verifier`` decides mate claims (``UnitProcessor``'s or a worker's, with their engine; by default
+    one in memory without an engine, so claims longer than two moves stay unverified); the claims it
+    decided come back in ``verified`` for the importer to keep.
     """
-    verifier = verifier if verifier is not None else _worker_verifier(settings)
+    verifier = verifier if verifier is not None else MateVerifier()
     result = UnitResult()
     ctx = MappingContext(IriMinter(settings.base_iri), unit.source, settings.user_themes)
     quads = []
-    for item in _records(unit, settings.lang):
+    for item in unit_records(unit, settings.lang):
         if isinstance(item, Finding):
             result.findings.append(item)
             continue
@@ -301,7 +228,7 @@ class AnalysisMemo:
                 exercise: bool = True) -> PositionAnalysis:
         root = board.root().fen() if board.move_stack else ""
         key = (root, tuple(m.uci() for m in board.move_stack), board.fen(), tuple(m.uci() for m in solution),
-               verifier.use_engine, exercise)
+               verifier.engine.path if verifier.engine is not None else None, exercise)
         found = self._entries.get(key)
         if found is None:
             found = analyse(board, solution, verifier=verifier, exercise=exercise)
@@ -318,54 +245,37 @@ _SENT = RecentQuads()
 
 
 def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
-    """Exercises the engine finds in the game, each with its own analysis (one engine per process)."""
+    """Exercises the engine finds in the game, each with its own analysis (the verifier's engine)."""
+    if verifier.engine is None:
+        raise EngineMissing(MISSING_MESSAGE)
     return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
-            for exercise in mine_game(shared_engine(), record.start_board(), record.solution)]
+            for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None
 _WORKER_VERIFIER: MateVerifier | None = None
 
 
-def _worker_verifier(settings: PipelineSettings) -> MateVerifier:
-    """This worker's verifier: its own memory of claims in front of the importer's cache file, which
-    it only reads (the importer's process writes what the workers send back)."""
-    global _WORKER_VERIFIER
-    if _WORKER_VERIFIER is None:
-        path = Path(settings.verify_cache) if settings.verify_cache else None
-        _WORKER_VERIFIER = MateVerifier(VerificationCache(path, writer=False))
-    return _WORKER_VERIFIER
-
-
-def _init_worker(settings: PipelineSettings) -> None:
+def _init_worker(settings: PipelineSettings, parent: int) -> None:
+    """A worker's start: it dies with the importer's process (``parent``), and gets its own verifier
+    (its own memory of claims in front of the importer's cache file, which it only reads: the
+    importer's process writes what the workers send back) and its own engine, stopped when it leaves."""
     global _WORKER_SETTINGS, _WORKER_VERIFIER
+    die_with_parent(parent)
     _WORKER_SETTINGS = settings
-    _WORKER_VERIFIER = None
     _MEMO.clear()
     _SENT.clear()
-    _die_with_parent()
-    # a worker that leaves normally quits its engine (and waits for it) instead of orphaning it
-    multiprocessing.util.Finalize(None, close_shared_engine, exitpriority=10)
-
-
-def _die_with_parent() -> None:
-    """On Linux, ask the kernel to stop this worker when the importer's process ends, however it ends
-    (SIGKILL included): an orphaned worker would go on analysing, and its engine with it."""
-    if not os.path.exists("/proc/self"):
-        return
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    engine = Engine(settings.engine) if settings.engine else None
+    if engine is not None:
+        # a worker that leaves normally quits its engine (and waits for it) instead of orphaning it
+        multiprocessing.util.Finalize(None, engine.close, exitpriority=10)
+    path = Path(settings.verify_cache) if settings.verify_cache else None
+    _WORKER_VERIFIER = MateVerifier(VerificationCache(path, writer=False), engine=engine)
 
 
 def _work(unit: WorkUnit) -> UnitResult:
     assert _WORKER_SETTINGS is not None
-    return process_unit(unit, _WORKER_SETTINGS)
+    return process_unit(unit, _WORKER_SETTINGS, _WORKER_VERIFIER)
 
 
 class UnitProcessor:
@@ -373,7 +283,9 @@ class UnitProcessor:
 
     It owns the verification cache: the claims each unit decided are saved as its result arrives,
     so later units (in any worker), later sources and later imports find them; ``counts`` adds up
-    what deciding them cost.
+    what deciding them cost. It owns the engines too: its own (``jobs`` = 1) and, through the
+    workers, theirs; all are stopped when it exits, and a killed importer takes its workers and
+    their engines with it (``kb.analysis.engine.die_with_parent``).
     """
 
     def __init__(self, settings: PipelineSettings, jobs: int = 1) -> None:
@@ -383,18 +295,20 @@ class UnitProcessor:
         path = Path(settings.verify_cache) if settings.verify_cache else None
         self.cache = VerificationCache(path, writer=True)
         self.counts = VerifyCounts()
-        self._verifier = MateVerifier(self.cache)
+        self._engine = Engine(settings.engine) if settings.engine else None
+        self._verifier = MateVerifier(self.cache, engine=self._engine)
 
     def __enter__(self) -> UnitProcessor:
         _MEMO.clear()  # each import decides its own claims (its cache file may be another)
         _SENT.clear()  # and sends all of its own statements
         if self.jobs > 1:
             context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-            self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings,))
+            self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings, os.getpid()))
         return self
 
     def __exit__(self, exc_type, *exc_info) -> None:
-        close_shared_engine()  # in-process engine (jobs = 1)
+        if self._engine is not None:
+            self._engine.close()  # in-process engine (jobs = 1)
         self.cache.close()
         if self._pool is not None:
             if exc_type is None:

@@ -301,6 +301,32 @@ def list_queries() -> list[CannedQuery]:
 
 
 def load_query(name: str) -> CannedQuery:
+    """The canned query ``NAME.rq``; ``QueryError`` naming the known ones if there is none.
+
+    A query is run as the CLI and the web app run it: the page in the text, the parameters as
+    typed bindings (the default when not given).
+
+    >>> query = load_query("positions-by-tactic")
+    >>> query.title, [(param.name, param.type, param.default) for param in query.params]
+    ('Positions of a tactic', [('tactic', 'class', 'DoubleAttack')])
+    >>> from chesskb.kb.vocab import CP
+    >>> query.bind({"tactic": "MateInOne"}) == {"tactic": CP.MateInOne}
+    True
+    >>> query.paged_text({"limit": "10"}).rstrip().splitlines()[-1]
+    'LIMIT 10'
+    >>> import tempfile
+    >>> from chesskb.kb.store import open_store
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = open_store(folder.name + "/store")   # empty: no rows, but a real run
+    >>> list(store.query(query.paged_text({}), bindings=query.bind({"tactic": "MateInOne"})))
+    []
+    >>> store.close(); folder.cleanup()
+    >>> try:
+    ...     load_query("no-such-query")
+    ... except QueryError as error:
+    ...     print(error)  # doctest: +ELLIPSIS
+    no canned query named 'no-such-query'; known: annotated-by, class-hierarchy-counts, ...
+    """
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
         raise QueryError(f"no canned query named {name!r}")
     entry = resources.files(__name__) / f"{name}.rq"

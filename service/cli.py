@@ -297,13 +297,10 @@ for _module in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Entry point: errors become one line on stderr and an exit code, never a traceback."""
-    try:
-        _run()
-    finally:
-        from chesskb.kb.analysis.engine import close_shared_engine
+    """Entry point: errors become one line on stderr and an exit code, never a traceback.
 
-        close_shared_engine()  # the engine's thread would otherwise keep the process from exiting
+    Commands that use the engine open and stop it themselves (``kb.analysis.engine.open_engine``)."""
+    _run()
 
 
 def _run() -> None:

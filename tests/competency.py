@@ -22,6 +22,7 @@ import chess
 import chess.pgn
 
 from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, ancestors, mate_in_class, type_position_for
 from tests.conftest import DATA, run_cli
 
@@ -73,7 +74,8 @@ class Game:
         return self.headers.get(tag, "")
 
 
-def read_games(path: Path = COMPETENCY, themes: tuple[str, ...] = ()) -> list[Game]:
+def read_games(path: Path = COMPETENCY, themes: tuple[str, ...] = (), *, engine: Engine | None = None) -> list[Game]:
+    """The games of ``path`` as python-chess reads them; ``engine``: the one the importer would use."""
     games = []
     with open(path, encoding="utf-8") as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
@@ -85,7 +87,7 @@ def read_games(path: Path = COMPETENCY, themes: tuple[str, ...] = ()) -> list[Ga
             # An exercise sets up a position (these fixtures' FEN games) or is named by --theme; the
             # Kasparov games start from the initial position: games, whose start carries no theme.
             exercise = bool(themes) or start.board_fen() != chess.Board().board_fen()
-            analysis = analyse(start.copy(), moves, exercise=exercise)
+            analysis = analyse(start.copy(), moves, exercise=exercise, engine=engine)
             asserted = set(themes) | set(analysis.classes)
             termination = game.headers.get("Termination", "")
             if exercise and termination.startswith("mate in "):
@@ -116,7 +118,7 @@ class Puzzle:
         return ("puzzle", self.puzzle_id)
 
 
-def read_puzzles() -> list[Puzzle]:
+def read_puzzles(*, engine: Engine | None = None) -> list[Puzzle]:
     out = []
     for row in csv.DictReader(io.StringIO(PUZZLES.read_text(encoding="utf-8"))):
         board = chess.Board(row["FEN"])
@@ -127,7 +129,7 @@ def read_puzzles() -> list[Puzzle]:
             end.push_uci(move)
         mate_in = len(moves) // 2 if end.is_checkmate() and len(moves) % 2 == 0 else None
         themes = set(row["Themes"].split())
-        analysis = analyse(board.copy(), [chess.Move.from_uci(m) for m in moves[1:]])
+        analysis = analyse(board.copy(), [chess.Move.from_uci(m) for m in moves[1:]], engine=engine)
         asserted = {LICHESS_THEME_CLASSES[t] for t in themes if t in LICHESS_THEME_CLASSES} | set(analysis.classes)
         out.append(Puzzle(row["PuzzleId"], board, len(moves) - 1, int(row["Rating"]), themes, mate_in,
                           asserted, dict(analysis.facts)))

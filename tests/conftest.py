@@ -36,13 +36,14 @@ def data_store(tmp_path_factory) -> Path:
     return store
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _stop_the_engine():
-    """Analyses in this process may have started stockfish (mate verification); stop it at the end."""
-    yield
-    from chesskb.kb.analysis.engine import close_shared_engine
+@pytest.fixture(scope="session")
+def engine():
+    """The UCI engine an import would use (None without one: ``CHESSKB_ENGINE=none`` or no stockfish),
+    opened for the session and stopped at its end; nothing starts it before a test asks."""
+    from chesskb.kb.analysis.engine import open_engine
 
-    close_shared_engine()
+    with open_engine() as opened:
+        yield opened
 
 
 CHROMIUM = "/usr/bin/chromium"

@@ -39,7 +39,7 @@ def test_the_estimate_orders_real_puzzles_like_their_lichess_ratings() -> None:
     for record in read_records(DATA / "lichess" / "puzzles.csv"):
         if isinstance(record, Finding):
             continue
-        analysis = analyse(record.start_board(), record.solution, use_engine=False)
+        analysis = analyse(record.start_board(), record.solution)
         estimates.append(estimate_difficulty(analysis.facts, analysis.classes))
         ratings.append(record.puzzle.rating)
     assert len(estimates) == 300

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.checks.pgn_lint import lint_text
-from chesskb.kb.pipeline import PipelineSettings, process_unit, work_units
+from chesskb.kb.pipeline import PipelineSettings, process_unit
+from chesskb.kb.reading.units import work_units
 from tests.conftest import run_cli
 
 EXAMPLES = int(os.environ.get("CHESSKB_FUZZ_EXAMPLES", "100"))

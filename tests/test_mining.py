@@ -8,7 +8,8 @@ from pathlib import Path
 import chess
 import pytest
 
-from chesskb.kb.analysis.mining import MIN_GAIN, engine_path, material, mine_game, open_engine
+from chesskb.kb.analysis.engine import Engine
+from chesskb.kb.analysis.mining import MIN_GAIN, engine_path, material, mine_game
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 
@@ -55,7 +56,8 @@ def _odds_game(opponent: str, date: str) -> GameRecord:
 
 @needs_engine
 def test_mates_and_decisive_gains_the_game_shows_are_found_in_real_games() -> None:
-    engine = open_engine()
+    opened = Engine(engine_path())
+    engine = opened.uci()
     try:
         # Philidor–Cotter, London 1789: 21. Qc7+ Ke8 22. Qe7# is a forced mate the game played
         cotter = _odds_game("Cotter", "1789")
@@ -79,7 +81,7 @@ def test_mates_and_decisive_gains_the_game_shows_are_found_in_real_games() -> No
                 board.push(move)
             assert material(board, solver) - material(board, not solver) - before >= MIN_GAIN
     finally:
-        engine.quit()
+        opened.close()
 
 
 def test_mine_without_an_engine_says_so_and_leaves_the_store(tmp_path: Path, monkeypatch) -> None:

@@ -62,7 +62,7 @@ def test_mixedness_is_zero_at_the_start_and_grows_when_the_armies_meet():
 
 @pytest.mark.parametrize("record", PUZZLES[:60], ids=lambda r: r.puzzle.puzzle_id if r.puzzle else "?")
 def test_analysis_gives_exactly_one_phase_class(record):
-    classes = analyse(record.start_board(), record.solution, use_engine=False).classes
+    classes = analyse(record.start_board(), record.solution).classes
     phases = [c for c in classes if c in PHASE_CLASSES]
     assert phases == [PHASE_CLASS[game_phase(record.start_board())]]
 

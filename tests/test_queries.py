@@ -20,7 +20,7 @@ from chesskb.kb.reading.names import name_key
 from chesskb.kb.analysis.themes import ancestors
 from chesskb.queries import QueryError, list_queries, load_query
 from tests.competency import PUZZLES as PUZZLES_CSV
-from tests.competency import COMPETENCY, TRAPS, Game, build_store, read_games, read_puzzles, signature
+from tests.competency import COMPETENCY, TRAPS, Game, Puzzle, build_store, read_games, read_puzzles, signature
 from tests.conftest import run_cli
 
 MATE_THEMES = {"mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5"}
@@ -39,9 +39,20 @@ def kb(store_path):
     return open_store(str(store_path))
 
 
-GAMES = read_games()
-TRAP_GAMES = read_games(TRAPS, themes=("Trap",))
-PUZZLES = read_puzzles()
+# The expected answers, read (and analysed) when this module's first test runs, not when it is
+# collected: ``pytest --collect-only`` analyses nothing and starts no engine.
+GAMES: list[Game] = []
+TRAP_GAMES: list[Game] = []
+PUZZLES: list[Puzzle] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _expected_answers(engine) -> None:
+    """Fill the lists above with the files as python-chess reads them, analysed with the engine the
+    importer uses (``conftest.engine``)."""
+    GAMES[:] = read_games(engine=engine)
+    TRAP_GAMES[:] = read_games(TRAPS, themes=("Trap",), engine=engine)
+    PUZZLES[:] = read_puzzles(engine=engine)
 
 
 def G(*numbers: int) -> set:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 from pathlib import Path
 
 import chess.pgn
@@ -15,7 +16,7 @@ from chesskb.kb.reading import read_records
 from chesskb.kb.reading.text import sniff_encoding
 from chesskb.kb.reading.records import GameRecord
 
-from .conftest import DATA
+from .conftest import DATA, run_cli
 
 PGN_FILES = sorted(p for p in DATA.rglob("*.pgn"))
 
@@ -181,3 +182,51 @@ def test_stream_is_not_loaded_whole(tmp_path: Path, monkeypatch) -> None:
     segments = pgn.split_segments(handle)
     next(segments)
     assert handle.tell() < len(text) / 100
+
+
+BINARY = bytes(range(256)) * 50
+
+
+@pytest.mark.parametrize("name", ["binary.pgn", "binary.csv", "binary.csv.gz", "binary.pgn.zst"])
+def test_every_format_gets_the_same_file_checks(tmp_path: Path, name: str) -> None:
+    """A file that is not text is one finding, whatever its name says: the CSV reader had no such
+    check (its bytes went to the csv module) until every format read through ``kb.reading.units``."""
+    path = tmp_path / name
+    if name.endswith(".gz"):
+        path.write_bytes(gzip.compress(BINARY))
+    elif name.endswith(".zst"):
+        path.write_bytes(zstandard.ZstdCompressor().compress(BINARY))
+    else:
+        path.write_bytes(BINARY)
+    (finding,) = list(read_records(path))
+    assert isinstance(finding, Finding) and finding.rule == "file-binary" and finding.level == "error"
+    result = run_cli("import", str(path), store=tmp_path / "store")
+    assert result.exit_code == 1 and "not text" in result.output
+
+
+def test_a_stream_that_breaks_keeps_the_games_read_before_it(tmp_path: Path) -> None:
+    """A gzip file cut short inside its fourth game: the three games before the break are read and
+    imported, the break is reported at game 4. (The importer used to drop the unfinished work unit,
+    so this file imported nothing and reported the break at game 1.)"""
+    games = [f'[Event "Before the break {n}"]\n[White "W{n}"]\n[Black "B{n}"]\n\n1. e4 e5 2. Nf3 *\n\n'
+             for n in range(1, 4)]
+    long_game = '[Event "Cut"]\n\n1. e4 {' + "a lesson that never ends " * 120_000 + "} e5 *\n"
+    text = "".join(games) + long_game
+    compressed = gzip.compress(text.encode("utf-8"))
+    path = tmp_path / "cut.pgn.gz"
+    path.write_bytes(compressed[: len(compressed) // 2])
+    expected = []  # independently: the games python-chess reads from the text before the break
+    stream = io.StringIO("".join(games))
+    while (game := chess.pgn.read_game(stream)) is not None:
+        expected.append(game.headers["Event"])
+    records, findings = split(list(read_records(path)))
+    assert [r.headers["Event"] for r in records] == expected and len(expected) == 3
+    (finding,) = findings
+    assert finding.rule == "file-unreadable" and finding.game == 4
+    store = tmp_path / "store"
+    result = run_cli("import", str(path), store=store)
+    assert result.exit_code == 0, result.output
+    assert "game 4: reading stopped" in result.output
+    rows = run_cli("query", "--format", "json", "SELECT ?e WHERE { ?m a cp:Match ; cp:hasEvent ?ev . "
+                   "?ev cp:eventName ?e }", store=store)
+    assert sorted(b["e"]["value"] for b in json.loads(rows.output)["results"]["bindings"]) == expected

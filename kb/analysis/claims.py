@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import chess
 
 from chesskb.kb.analysis.themes import MATE_IN_CLASSES
-from chesskb.kb.analysis.verify import MateVerifier, default_verifier
+from chesskb.kb.analysis.engine import Engine
+from chesskb.kb.analysis.verify import MateVerifier
 
 #: Class -> the number of moves it promises (``OtherMate``: more than five, number unknown).
 MATE_CLASS_MOVES: dict[str, int] = {name: moves for moves, name in MATE_IN_CLASSES.items()}
@@ -42,16 +43,16 @@ class ClaimCheck:
 
 
 def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None,
-                     facts: dict, *, use_engine: bool = True, verifier: MateVerifier | None = None) -> ClaimCheck:
+                     facts: dict, *, engine: Engine | None = None, verifier: MateVerifier | None = None) -> ClaimCheck:
     """Check "the side to move mates in ``moves``" on ``board``.
 
     When the analysis already verified the same length from the same line, its status is reused
-    (one search per claim, not two).
+    (one search per claim, not two). ``engine`` and ``verifier``: as for ``kb.analysis.analyse``.
     """
     if moves is None:
         return ClaimCheck(theme, None, "unverified")
     if facts.get("mateIn") == moves and "mateVerification" in facts:
         return ClaimCheck(theme, moves, str(facts["mateVerification"]))
     first = solution[0] if solution else None
-    checker = verifier if verifier is not None else default_verifier(use_engine)
+    checker = verifier if verifier is not None else MateVerifier(engine=engine)
     return ClaimCheck(theme, moves, checker.verify(board, moves, first))

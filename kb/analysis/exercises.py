@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import chess
 
 from chesskb.kb.analysis import PositionAnalysis
+from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.verify import MateVerifier
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
 from chesskb.kb.reading.records import GameRecord
@@ -114,7 +115,7 @@ def claimed_themes(record: GameRecord, user_themes: tuple[str, ...]) -> dict[str
 
 
 def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: tuple[str, ...] = (),
-                  *, use_engine: bool = True, verifier: MateVerifier | None = None,
+                  *, engine: Engine | None = None, verifier: MateVerifier | None = None,
                   exercise: bool | None = None) -> ThemeAssessment:
     """The classes to assert on the record's start position, every mate claim checked first.
     ``exercise``: ``is_exercise``'s verdict when the caller has it already."""
@@ -125,7 +126,7 @@ def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: t
     board = record.start_board()
     for name, (who, moves) in claimed_themes(record, user_themes).items():
         if name in MATE_CLAIM_CLASSES:
-            claim = check_mate_claim(board, record.solution, name, moves, facts, use_engine=use_engine,
+            claim = check_mate_claim(board, record.solution, name, moves, facts, engine=engine,
                                      verifier=verifier)
             assessment.claims.append(claim)
             if claim.refuted:

@@ -27,7 +27,7 @@ import chess.engine
 from chesskb.kb.analysis.board_facts import material
 from chesskb.kb.analysis.engine import EngineMissing, engine_path
 
-__all__ = ["EngineMissing", "MinedExercise", "engine_path", "material", "mine_game", "open_engine"]
+__all__ = ["EngineMissing", "MinedExercise", "engine_path", "material", "mine_game"]
 
 MAX_MATE = 5
 SWING_CP = 300
@@ -36,18 +36,6 @@ MAX_SOLVER_MOVES = 3
 MIN_GAIN = 2
 #: Search depth per position: enough for the mates and tactics a lesson uses, fast on two cores.
 DEPTH = int(os.environ.get("CHESSKB_MINE_DEPTH", "12"))
-
-
-def open_engine() -> chess.engine.SimpleEngine:
-    """A new engine of its own (tests, scripts); the importer uses ``shared_engine``."""
-    path = engine_path()
-    if path is None:
-        raise EngineMissing("--mine needs a UCI engine: install Debian's 'stockfish' package "
-                            "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path")
-    engine = chess.engine.SimpleEngine.popen_uci(path)
-    engine.configure({"Threads": 1})
-    return engine
-
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,12 @@ is what a refutation needs anyway (a search well past the claimed length).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import chess
 import chess.engine
 
-from chesskb.kb.analysis.engine import EngineMissing, engine_path, shared_engine
+from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.verify_cache import VerificationCache, claim_key
 
 SEARCH_LIMIT = 2
@@ -90,14 +89,19 @@ class VerifyCounts:
 class MateVerifier:
     """Decides mate claims, each once: the cache first, then the search or the engine.
 
-    ``engine`` gives this process's engine (started on first use; ``shared_engine`` by default, which
-    the importer's workers each start for themselves and stop when they end).
+    ``engine``: who decides claims longer than ``SEARCH_LIMIT`` (``kb.analysis.engine.open_engine``;
+    the caller owns it and stops it). Without one such claims stay ``unverified``.
+
+    >>> import chess
+    >>> board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")   # Ra8 is mate
+    >>> MateVerifier().verify(board, 1)
+    'verified-search'
+    >>> MateVerifier().verify(board, 3)   # longer than the search proves, and no engine
+    'unverified'
     """
 
-    def __init__(self, cache: VerificationCache | None = None, *, use_engine: bool = True,
-                 engine: Callable[[], chess.engine.SimpleEngine] = shared_engine) -> None:
+    def __init__(self, cache: VerificationCache | None = None, *, engine: Engine | None = None) -> None:
         self.cache = cache if cache is not None else VerificationCache(None)
-        self.use_engine = use_engine
         self.engine = engine
         self.counts = VerifyCounts()
 
@@ -111,10 +115,9 @@ class MateVerifier:
         if mate_in <= SEARCH_LIMIT:
             decider = "search"
         else:
-            path = engine_path() if self.use_engine else None
-            if path is None:
+            if self.engine is None:
                 return "unverified"
-            decider = engine_decider(path)
+            decider = engine_decider(self.engine.path)
         key = claim_key(board, mate_in, decider)
         status = self.cache.get(key)
         if status is not None:
@@ -132,14 +135,11 @@ class MateVerifier:
         return status
 
 
-def _engine_status(engine: Callable[[], chess.engine.SimpleEngine], board: chess.Board, mate_in: int) -> str:
+def _engine_status(engine: Engine, board: chess.Board, mate_in: int) -> str:
     """The engine's answer: ``go mate N`` with a node budget, which only runs out when no mate is
     found (a true claim stops the search at the first proven mate, typically after a few thousand
     nodes); a refutation needs the search to have gone well past the claimed length."""
-    try:
-        uci = engine()
-    except EngineMissing:
-        return "unverified"
+    uci = engine.uci()
     try:
         # a new ``game`` per claim makes python-chess send ucinewgame: nothing carries over between claims
         info = uci.analyse(board.copy(stack=False), chess.engine.Limit(mate=mate_in, nodes=ENGINE_NODES),
@@ -153,17 +153,8 @@ def _engine_status(engine: Callable[[], chess.engine.SimpleEngine], board: chess
     return "refuted-engine" if info.get("depth", 0) >= 2 * mate_in + 4 else "unverified"
 
 
-_DEFAULT_VERIFIERS: dict[bool, MateVerifier] = {}
-
-
-def default_verifier(use_engine: bool = True) -> MateVerifier:
-    """This process's verifier when the caller brings none (``classify``, tests): cache in memory."""
-    if use_engine not in _DEFAULT_VERIFIERS:
-        _DEFAULT_VERIFIERS[use_engine] = MateVerifier(use_engine=use_engine)
-    return _DEFAULT_VERIFIERS[use_engine]
-
-
 def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = None,
-                use_engine: bool = True) -> str:
-    """The verification status of the claim "the side to move mates in ``mate_in``"."""
-    return default_verifier(use_engine).verify(board, mate_in, first)
+                engine: Engine | None = None) -> str:
+    """The verification status of the claim "the side to move mates in ``mate_in``" (``engine``:
+    see ``MateVerifier``; nothing is cached between calls)."""
+    return MateVerifier(engine=engine).verify(board, mate_in, first)

@@ -33,7 +33,7 @@ from chesskb.kb.checks.findings import Finding, Level
 from chesskb.kb.reading.notation import GUESS_ORDER, PIECE_LETTERS, english_candidates, san_to_english
 from chesskb.kb.reading.text import looks_binary, open_text
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
-from chesskb.kb.checks.pgn_tokens import Token, tag_name_value, tokenize
+from chesskb.kb.reading.pgn_tokens import Token, tag_name_value, tokenize
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _NUMBER = re.compile(r"(\d+)\s*(\.*)")

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
-from pathlib import Path
 
 import chess
 
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading.records import GameRecord, LichessPuzzle, SourceLocation
-from chesskb.kb.reading.text import open_text
 
 REQUIRED_COLUMNS = ("PuzzleId", "FEN", "Moves")
 
@@ -25,27 +23,6 @@ def _int_or_none(value: str | None) -> int | None:
         return int(value) if value not in (None, "") else None
     except ValueError:
         return None
-
-
-def read_lichess_csv(path: str | Path, *, display_name: str | None = None) -> Iterator[GameRecord | Finding]:
-    name = display_name or str(path)
-    try:
-        handle = open_text(path)
-    except OSError as exc:
-        yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
-        return
-    with handle:
-        number = 0
-        try:
-            for item in iter_rows(handle, name):
-                if isinstance(item, Finding):
-                    yield item
-                    return
-                number += 1
-                row, line = item
-                yield row_to_record(row, name, number, line)
-        except (csv.Error, OSError, EOFError, ValueError) as exc:
-            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name, game=number + 1)
 
 
 def iter_rows(handle, file_name: str) -> Iterator[tuple[dict[str, str], int] | Finding]:

@@ -14,16 +14,14 @@ import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import chess
 import chess.pgn
 
 from chesskb.kb.checks.findings import Finding
-from chesskb.kb.checks.pgn_tokens import TAG_LINE, skipped_tokens
+from chesskb.kb.reading.pgn_tokens import TAG_LINE, skipped_tokens
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
-from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -159,33 +157,6 @@ class _QuietGameBuilder(chess.pgn.GameBuilder):
         self.game.errors.append(error)
 
 
-def read_pgn(path: str | Path, *, lang: str | None = None,
-             display_name: str | None = None) -> Iterator[GameRecord | Finding]:
-    """Every game of a PGN file (``.pgn``, ``.pgn.gz``, ``.pgn.zst``) as a record or a finding."""
-    name = display_name or str(path)
-    try:
-        if looks_binary(path):
-            yield Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
-                          file=name)
-            return
-        handle = open_text(path)
-    except OSError as exc:
-        yield Finding("error", "file-unreadable", f"cannot open file: {exc}", file=name)
-        return
-    games_read = 0
-    with handle:
-        try:
-            for segment in split_segments(handle):
-                yield from repair_findings(handle, name, games_read, segment.line)
-                items, count = parse_segment(segment, name, games_read, lang=lang)
-                games_read += count
-                yield from items
-            yield from repair_findings(handle, name, games_read)
-        except (OSError, EOFError, ValueError) as exc:  # truncated gzip, corrupt zstd frame …
-            yield Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
-                          game=games_read + 1)
-
-
 def parse_segment(segment: Segment, file_name: str, games_before: int, *,
                   lang: str | None = None) -> tuple[list[GameRecord | Finding], int]:
     """Parse one segment with python-chess; never raises.
@@ -241,13 +212,9 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
             break
         number += 1
         single = number == games_before + 1 and not stream.getvalue()[stream.tell():].strip()
-        skipped = _reader_skips(as_written, movetext_line) if single else []
+        skipped = skipped_tokens(as_written, movetext_line) if single else []
         out.extend(_record_or_finding(game, segment, movetext, file_name, number, single=single, skipped=skipped))
     return out, number - games_before
-
-
-def _reader_skips(movetext: str, first_line: int) -> list:
-    return skipped_tokens(movetext, first_line)
 
 
 #: Termination values saying a game was decided without moves; such a game's garbage movetext is
@@ -261,7 +228,7 @@ def _says_no_moves(headers: chess.pgn.Headers) -> bool:
 
 
 def _skipped_findings(game: chess.pgn.Game, skipped: list, file_name: str, number: int) -> list[Finding]:
-    """Tokens python-chess passed over without a word (``kb.checks.pgn_tokens.reader_skips``).
+    """Tokens python-chess passed over without a word (``kb.reading.pgn_tokens.reader_skips``).
 
     A game of which nothing could be read as a move (``1. ZZ9 @@@ %%% 2. ??? *``) would become an
     empty game: an error, the game is skipped — unless its tags say it has no moves (a forfeit,

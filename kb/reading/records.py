@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 
 import chess
 
-STANDARD_START_FEN = chess.STARTING_FEN
-
 
 @dataclass(frozen=True)
 class SourceLocation:
@@ -56,10 +54,6 @@ class GameRecord:
     movetext: str
     puzzle: LichessPuzzle | None = None
     comments: dict[int, str] = field(default_factory=dict)
-
-    @property
-    def is_puzzle(self) -> bool:
-        return self.puzzle is not None
 
     def start_board(self) -> chess.Board:
         """The exercise's board; for a lichess puzzle with the opponent's setup move on its move stack

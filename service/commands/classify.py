@@ -10,27 +10,30 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
 
 from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.engine import Engine, open_engine
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 
 
-def classify_records(path: Path, *, use_engine: bool = True) -> Iterator[dict | Finding]:
-    """One result per readable record (a finding per unreadable one), in file order."""
+def classify_records(path: Path, *, engine: Engine | None = None) -> Iterator[dict | Finding]:
+    """One result per readable record (a finding per unreadable one), in file order; ``engine``
+    decides mate claims longer than two moves (none: they stay unverified)."""
     for item in read_records(path):
         if isinstance(item, Finding):
             yield item
             continue
-        yield classify_record(item, use_engine=use_engine)
+        yield classify_record(item, engine=engine)
 
 
-def classify_record(record: GameRecord, *, use_engine: bool = True) -> dict:
-    analysis = analyse(record.start_board(), record.solution, use_engine=use_engine)
+def classify_record(record: GameRecord, *, engine: Engine | None = None) -> dict:
+    analysis = analyse(record.start_board(), record.solution, engine=engine)
     facts = analysis.facts
     verification = str(facts.get("mateVerification", ""))
     mate_in = facts.get("mateIn")
@@ -49,10 +52,17 @@ def classify_record(record: GameRecord, *, use_engine: bool = True) -> dict:
 @click.option("--no-engine", is_flag=True, help="Do not verify mates longer than two moves with stockfish.")
 def command(file: Path, fmt: str, no_engine: bool) -> None:
     """Print the classes the detectors assign to each position of a PGN or lichess CSV file."""
+    with nullcontext() if no_engine else open_engine() as engine:
+        errors, classified = _print(file, fmt, engine)
+    if errors and not classified:  # as import: what was readable was classified, the rest reported
+        sys.exit(1)
+
+
+def _print(file: Path, fmt: str, engine: Engine | None) -> tuple[int, int]:
     errors = classified = 0
     if fmt == "table":
         click.echo(f"{'id':<10} {'phase':<10} {'mateIn':>6} {'verified':<8} classes")
-    for item in classify_records(file, use_engine=not no_engine):
+    for item in classify_records(file, engine=engine):
         if isinstance(item, Finding):
             errors += 1
             click.echo(str(item), err=True)
@@ -64,5 +74,4 @@ def command(file: Path, fmt: str, no_engine: bool) -> None:
             verified = "" if item["verified"] is None else ("yes" if item["verified"] else "no")
             click.echo(f"{item['id']!s:<10} {item['phase'] or '':<10} {item['mateIn'] or '':>6} {verified:<8} "
                        f"{', '.join(item['classes'])}")
-    if errors and not classified:  # as import: what was readable was classified, the rest reported
-        sys.exit(1)
+    return errors, classified

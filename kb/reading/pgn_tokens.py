@@ -16,18 +16,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+
 TokenKind = Literal[
     "tag", "bad-tag", "comment", "unclosed-comment", "stray-brace", "open-rav", "close-rav", "nag",
     "number", "move", "result", "annotation", "unknown",
 ]
 
-#: A line holding only a tag pair (possibly several): how a game's tags look (the reader splits games
-#: on it too, ``kb.reading.pgn``).
-TAG_LINE = re.compile(r'(?:\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+$')
-
 #: How much of a comment's text a token keeps: enough to show it, not a 100 MB copy.
 COMMENT_KEEP = 200
 
+#: A line holding only a tag pair (possibly several): how a game's tags look. The reader uses it too
+#: (a runaway comment ends where a tag line follows a blank line).
+TAG_LINE = re.compile(r'(?:\[\s*[A-Za-z0-9_]+\s+"(?:[^"\\]|\\.)*"\s*\]\s*)+$')
 # A well-formed tag pair: name of letters, digits and underscores, one quoted value with \" and \\ escapes.
 TAG_PAIR = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _TAG_LINE_REST = re.compile(r"\s*(;.*)?$")

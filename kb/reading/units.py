@@ -1,0 +1,131 @@
+"""The one reading path: a file cut into work units, and a unit turned into records.
+
+Every reader goes through here, whatever the format, so every file gets the same checks: a file
+that is not text (NUL or control bytes) is refused with one finding, a file that cannot be opened
+or stops mid-way (truncated gzip, corrupt zstd, a broken CSV quote) gives a finding and keeps what
+was read before, and lines whose encoding was repaired are reported where they are.
+
+A *unit* is a few dozen games not parsed yet (PGN game segments or CSV rows) with the game number
+it starts at: cheap to make, so ``kb.pipeline`` hands units to worker processes, and
+``kb.reading.read_records`` simply flattens them (``unit_records``).
+
+>>> import tempfile, pathlib
+>>> folder = tempfile.TemporaryDirectory()
+>>> path = pathlib.Path(folder.name) / "two.pgn"
+>>> _ = path.write_text('[White "A"]\\n\\n1. e4 e5 *\\n\\n[White "B"]\\n\\n1. d4 *\\n')
+>>> [(unit.kind, unit.first_game, len(unit.items)) for unit in work_units(path, "two", "two.pgn")]
+[('pgn', 0, 2)]
+>>> [record.headers["White"] for unit in work_units(path, "two", "two.pgn") for record in unit_records(unit)]
+['A', 'B']
+>>> _ = path.write_bytes(bytes(range(32)) * 10)       # not text: one finding, whatever the format
+>>> [str(f) for unit in work_units(path, "two", "two.pgn") for f in unit.items]
+['two.pgn: the file is not text (NUL or control bytes): nothing read']
+>>> folder.cleanup()
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from chesskb.kb.checks.findings import Finding
+from chesskb.kb.reading.lichess import iter_rows, row_to_record
+from chesskb.kb.reading.pgn import Segment, parse_segment, split_segments
+from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
+
+#: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
+UNIT_SIZE = 64
+
+
+def file_kind(path: str | Path) -> str:
+    """``"pgn"`` or ``"lichess-csv"`` by the name, ignoring a compression suffix."""
+    name = Path(path).name.lower()
+    for suffix in (".gz", ".zst"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if name.endswith(".csv"):
+        return "lichess-csv"
+    return "pgn"
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """Consecutive games of one file, unparsed: PGN ``Segment``s or CSV ``(row, line)`` pairs, with the
+    findings about the lines between them (repaired encodings) in file order. ``first_game``: the
+    number of the game before the first (games are numbered from 1). A ``finding`` unit holds only
+    findings: the file could not be read (further)."""
+
+    source: str
+    file_name: str
+    kind: str  # "pgn" | "lichess-csv" | "finding"
+    first_game: int
+    items: tuple = ()
+
+
+def work_units(path: Path, source: str, file_name: str, lang: str | None = None, *,
+               first_game: int = 0) -> Iterator[WorkUnit]:
+    """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit
+    (after a unit with the games read before it). Games are numbered from ``first_game`` + 1 (after a
+    source's last game when appending); ``file_name`` is how findings name the file."""
+    kind = file_kind(path)
+    try:
+        if looks_binary(path):
+            finding = Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
+                              file=file_name)
+            yield WorkUnit(source, file_name, "finding", 0, (finding,))
+            return
+        handle = open_text(path)
+    except (OSError, EOFError, ValueError) as exc:
+        yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}")
+        return
+    games = first_game
+    batch: list = []
+    in_batch = 0  # games in ``batch`` (the rest are findings)
+    with handle:
+        try:
+            items = split_segments(handle) if kind == "pgn" else iter_rows(handle, file_name)
+            for item in items:
+                if isinstance(item, Finding):  # the file is not what its name says (CSV columns)
+                    yield WorkUnit(source, file_name, "finding", games, (item,))
+                    return
+                # lines repaired before this game's first line belong to the games before it
+                start = item.line if isinstance(item, Segment) else item[1]
+                batch.extend(repair_findings(handle, file_name, games + in_batch, start))
+                batch.append(item)
+                in_batch += 1
+                if in_batch == UNIT_SIZE:
+                    yield WorkUnit(source, file_name, kind, games, tuple(batch))
+                    games, batch, in_batch = games + in_batch, [], 0
+            batch.extend(repair_findings(handle, file_name, games + in_batch))
+        except (OSError, EOFError, ValueError, csv.Error) as exc:  # truncated gzip, corrupt zstd …
+            if batch:
+                yield WorkUnit(source, file_name, kind, games, tuple(batch))
+            yield _finding_unit(source, file_name, games + in_batch + 1, f"reading stopped: {exc}")
+            return
+    if batch:
+        yield WorkUnit(source, file_name, kind, games, tuple(batch))
+
+
+def _finding_unit(source: str, file_name: str, game: int, message: str) -> WorkUnit:
+    finding = Finding("error", "file-unreadable", message, file=file_name, game=game or None)
+    return WorkUnit(source, file_name, "finding", game, (finding,))
+
+
+def unit_records(unit: WorkUnit, lang: str | None = None) -> Iterator[GameRecord | Finding]:
+    """The unit's games as records (or the findings that cost them) and its findings, in file order.
+    ``lang``: the language of the PGN piece letters (``kb.reading.notation``)."""
+    number = unit.first_game
+    for item in unit.items:
+        if isinstance(item, Finding):
+            yield item
+        elif unit.kind == "pgn":
+            parsed, _count = parse_segment(item, unit.file_name, number, lang=lang)
+            number += 1
+            yield from parsed
+        else:
+            row, line = item
+            number += 1
+            yield row_to_record(row, unit.file_name, number, line)
