@@ -30,6 +30,7 @@ from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
 from chesskb.kb.reading.units import work_units
 from chesskb.kb.store import Store
 from chesskb.kb.store.base import Derive, Replacement, Statement
+from chesskb.kb.store.executor import run
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
 
@@ -327,8 +328,7 @@ def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str
 def last_game_number(store: Store, minter: IriMinter, name: str) -> int:
     """The highest game number among a source's records (0 for a new source): appended games
     are numbered after it, so their source records never reuse an existing record's IRI."""
-    rows = store.query(f"SELECT (MAX(?n) AS ?last) WHERE {{ GRAPH {minter.source_graph(name)} "
-                       f"{{ ?record cp:inSource {minter.source(name)} ; cp:gameNumber ?n }} }}")
+    rows = run(store, "last-game-number", {"graph": minter.source_graph(name), "source": minter.source(name)})
     last = next(iter(rows))["last"]
     return int(last.value) if last is not None else 0
 
@@ -336,14 +336,11 @@ def last_game_number(store: Store, minter: IriMinter, name: str) -> int:
 def source_counts(store: Store, minter: IriMinter, name: str) -> tuple[int, int, int]:
     """Games, positions and players of a source as the store holds them: the individuals the
     pipeline counts for a source (``kb.pipeline._count_individuals``), over its two graphs."""
-    graphs = f"VALUES ?g {{ {minter.source_graph(name)} {minter.inferred_graph(name)} }}"
-    counts = []
-    for cls in ("Match", "Position"):
-        rows = store.query(f"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:{cls} }} }}")
-        counts.append(int(next(iter(rows))["n"].value))
-    rows = store.query(f"SELECT DISTINCT ?x WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:Player }} }}")
-    players = sum(1 for row in rows if not minter.is_placeholder(row["x"]))  # the minter knows a stand-in
-    return counts[0], counts[1], players
+    graphs = {"g": [minter.source_graph(name), minter.inferred_graph(name)]}
+    row = next(iter(run(store, "source-individual-counts", graphs)))
+    players = sum(1 for found in run(store, "source-players", graphs)
+                  if not minter.is_placeholder(found["player"]))  # the minter knows a stand-in
+    return int(row["matches"].value), int(row["positions"].value), players
 
 
 def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.datetime) -> Derive:
@@ -352,10 +349,9 @@ def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.date
 
     def describe(view: Store) -> Replacement:
         subject, graph = minter.source(report.name), minter.meta_graph
-        files = sorted({row["f"].value for row in view.query(
-            f"SELECT ?f WHERE {{ GRAPH {graph} {{ {subject} dcterms:source ?f }} }}")})
-        checksums = [row["c"].value for row in view.query(
-            f"SELECT ?c WHERE {{ GRAPH {graph} {{ {subject} cp:checksum ?c }} }}")]
+        stated = list(run(view, "source-files", {"graph": graph, "source": subject}))
+        files = sorted({row["f"].value for row in stated if row["f"] is not None})
+        checksums = [row["c"].value for row in stated if row["c"] is not None]
         checksum = ";".join(checksums[:1] + [report.checksum])
         files += [Path(f).name for f in report.files if Path(f).name not in files]
         quads = list(_meta_quads(minter, report.name, checksum, files,
@@ -375,3 +371,41 @@ def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bo
                          remove_subjects=[(minter.source(name), minter.meta_graph)],
                          derive=derived_graphs(minter.base))
     return True
+
+
+class NothingAppended(ImportError_):
+    """The text gave no game to append; nothing was written (the message lists the findings)."""
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What ``append_pgn`` wrote: the source's games now, and the IRI of the appended start position."""
+
+    games: int
+    position: str | None
+
+
+def append_pgn(store: Store, text: str, start_key: str, *, source: str, base_iri: str | None = None,
+               wait: float = -1, file_name: str = "appended.pgn") -> Appended:
+    """Append the PGN ``text`` to ``source`` (created if new) in one atomic write, as
+    ``import_files(append=True, strict=True)`` does for a file: the same reading, analysis and
+    mapping, nothing the source holds rewritten. The teachers' authoring page saves this way.
+
+    Held on the store's write lock for up to ``wait`` seconds (``StoreBusy`` beyond); any error
+    finding aborts the write (``ImportError_``); a text without a game raises ``NothingAppended``.
+    ``start_key`` is the ``positionKey`` of the appended game's start, to name its position."""
+    import tempfile
+
+    minter = IriMinter(base_iri)
+    with tempfile.TemporaryDirectory(prefix="chesskb-append-") as tmp:
+        path = Path(tmp) / file_name
+        path.write_text(text, encoding="utf-8")
+        with store.writing(wait=wait):
+            report = import_files(store, [path], source=source, base_iri=base_iri, jobs=1, append=True, strict=True)
+            if report.games == 0:
+                raise NothingAppended("; ".join(str(f) for f in report.findings) or "the text could not be read")
+            counted = run(store, "source-game-count", {"graph": minter.meta_graph, "source": minter.source(source)})
+            games = max((int(row["n"].value) for row in counted), default=0)
+    rows = run(store, "start-position-by-key", {"graph": minter.source_graph(source), "key": start_key})
+    iris = [row["p"].value for row in rows]
+    return Appended(games, iris[0] if iris else None)

@@ -39,14 +39,26 @@ Writing a query (the rules the 48 files follow):
   the user's text), because Oxigraph compiles a regular expression held in a variable once per row
   (170 s instead of 3.4 s at 1M positions). ``?NAME`` itself is bound to the pattern text as usual.
 * ``date`` takes YYYY-MM-DD, ``time`` HH:MM or HH:MM:SS; both become typed ``xsd`` literals.
+* A parameter whose default is ``UNDEF`` is optional: not given, its variable is left unbound, so
+  ``?position a ?phase`` then matches any phase.
+* A type ending in ``*`` (``iri*``) takes a list: the variable is bound to every value at once
+  (one ``VALUES`` row each), so a question about many games is one query, not one per game.
+
+Internal queries (``internal/NAME.rq``, read with :func:`load_internal`) are the questions the
+pages, the commands and ``kb/`` ask; they follow the same rules and are bound the same way, but they
+are not canned questions: ``list_queries``/``load_query`` (the public ``/queries`` list and
+``chesskb query --name``) never show them, and they are not paged unless the caller asks.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
+from typing import Any
 
 from pyoxigraph import Literal, NamedNode
 
@@ -59,7 +71,7 @@ from chesskb.kb.vocab import CP_IRI, XSD
 _HEADER = re.compile(r"^#\s*(title|description|param)(@[a-z]{2})?:\s*(.*)$")
 #: ``param@es: NAME LABEL -- HELP``: a parameter's label and help in another language.
 _PARAM_IN = re.compile(r"^(\w+)\s+(.+?)(?:\s+--\s*(.*))?$")
-_PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
+_PARAM = re.compile(r'^(\w+)\s+(\w+\*?)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
 PARAM_TYPES = ("string", "keyword", "name", "pieces", "integer", "decimal", "date", "time", "iri", "class",
                "boolean", "pattern")
 #: Paging parameters every canned query accepts (``limit=0``: every row). A page of 100 rows, as
@@ -87,6 +99,7 @@ class Param:
     label: str = ""
     #: label and help per language code, from ``param@xx:`` header lines
     translations: tuple[tuple[str, str, str], ...] = ()
+    many: bool = False  # ``TYPE*``: a list of values, bound as one VALUES row each
 
 
 @dataclass(frozen=True)
@@ -116,20 +129,35 @@ class CannedQuery:
             params.append(replace(param, label=label, help=help_text))
         return replace(self, title=title, description=description, params=tuple(params))
 
-    def bind(self, given: dict[str, str] | None = None) -> dict[str, Literal | NamedNode]:
-        """Typed terms for every parameter: the given value, else the default."""
+    def bind(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Typed terms for every parameter: the given value, else the default.
+
+        A value is text (checked and typed by :func:`to_term`) or an RDF term the caller already
+        has (an IRI for ``iri``/``class``, a literal otherwise); a ``TYPE*`` parameter takes a list
+        of either and is bound to a list of terms."""
         given = {k: v for k, v in (given or {}).items() if k not in PAGE_PARAMS}
         unknown = set(given) - {p.name for p in self.params}
         if unknown:
             raise QueryError(f"query {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
                              f"parameters: {', '.join(p.name for p in self.params) or 'none'}")
-        bound: dict[str, Literal | NamedNode] = {}
+        bound: dict[str, Any] = {}
         for param in self.params:
             raw = given.get(param.name, param.default)
             if raw is None:
                 raise QueryError(f"query {self.name!r} needs parameter {param.name!r}")
-            bound[param.name] = to_term(raw, param)
+            if raw == UNDEF and param.default == UNDEF:
+                bound[param.name] = None  # left unbound: the query matches any value
+            elif param.many:
+                if isinstance(raw, (str, Literal, NamedNode)):
+                    raise QueryError(f"parameter {param.name!r} of {self.name!r} takes a list of values")
+                bound[param.name] = [_term(value, param) for value in raw]
+            else:
+                bound[param.name] = _term(raw, param)
         return bound
+
+    def unpaged_text(self, given: Mapping[str, Any] | None = None) -> str:
+        """The query text with its patterns compiled and no page (every row)."""
+        return self._with_patterns(dict(given or {}))
 
     def paged_text(self, given: dict[str, str] | None = None) -> str:
         """The query text with the page asked for (``limit``, default 100, 0 = all; ``offset``)."""
@@ -149,7 +177,7 @@ class CannedQuery:
             return PAGE_MARKER.sub(page, text)
         return f"{text.rstrip()}\n{page}\n" if page else text
 
-    def _with_patterns(self, given: dict[str, str]) -> str:
+    def _with_patterns(self, given: Mapping[str, Any]) -> str:
         """The text with each ``REGEX(?board, ?NAME)`` of a ``pattern`` parameter replaced by the
         pattern's compiled tests (see the module docstring)."""
         text = self.text
@@ -166,6 +194,21 @@ class CannedQuery:
             call = re.compile(rf"REGEX\(\s*(\?[A-Za-z_][A-Za-z0-9_]*)\s*,\s*\?{param.name}\s*\)")
             text = call.sub(lambda m, p=pattern: sparql_condition(p, board=m.group(1)), text)
         return text
+
+
+def _term(value: Any, param: Param) -> Literal | NamedNode:
+    """``value`` as the parameter's term: a term of the right kind as it is, text through ``to_term``."""
+    if isinstance(value, NamedNode):
+        if param.type not in ("iri", "class"):
+            raise QueryError(f"parameter {param.name!r} expects {param.type}, not an IRI")
+        return value
+    if isinstance(value, Literal):
+        if param.type in ("iri", "class"):
+            raise QueryError(f"parameter {param.name!r} expects {param.type}, not a literal")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise QueryError(f"parameter {param.name!r} expects {param.type}, not {type(value).__name__}")
+    return to_term(str(value), param)
 
 
 def pieces_key(raw: str) -> str:
@@ -244,13 +287,14 @@ def parse_canned_query(name: str, text: str) -> CannedQuery:
             description = (description + " " + value.strip()).strip()
         else:
             param = _PARAM.match(value.strip())
-            if not param or param.group(2) not in PARAM_TYPES:
+            if not param or param.group(2).rstrip("*") not in PARAM_TYPES:
                 raise QueryError(f"{name}.rq: bad param line {value!r}")
             default = param.group(3)
             if default is not None and default.startswith('"'):
                 default = default[1:-1].replace('\\"', '"')
-            params.append(Param(param.group(1), param.group(2), default, (param.group(4) or "").strip(),
-                                label=param.group(1)))
+            kind = param.group(2)
+            params.append(Param(param.group(1), kind.rstrip("*"), default, (param.group(4) or "").strip(),
+                                label=param.group(1), many=kind.endswith("*")))
     unknown = set(param_lines) - {p.name for p in params}
     if unknown:
         raise QueryError(f"{name}.rq: translated lines for unknown parameter(s) {', '.join(sorted(unknown))}")
@@ -274,6 +318,35 @@ def _translated_line(name: str, key: str, lang: str, value: str, translated: dic
         entry[0] = value
     else:
         entry[1] = (entry[1] + " " + value).strip()
+
+
+#: The default of an optional parameter: when not given, its variable stays unbound (``VALUES … UNDEF``).
+UNDEF = "UNDEF"
+
+#: The folder of internal queries (see the module docstring), beside the canned ones.
+INTERNAL = "internal"
+
+
+def load_internal(name: str) -> CannedQuery:
+    """The internal query ``internal/NAME.rq`` (one the service, the CLI or ``kb/`` runs)."""
+    return _load_internal_cached(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_internal_cached(name: str) -> CannedQuery:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
+        raise QueryError(f"no internal query named {name!r}")
+    entry = resources.files(__name__) / INTERNAL / f"{name}.rq"
+    if not entry.is_file():
+        raise QueryError(f"no internal query named {name!r}")
+    return parse_canned_query(name, entry.read_text(encoding="utf-8"))
+
+
+def list_internal() -> list[CannedQuery]:
+    """Every internal query (for tests and the structure check; never shown publicly)."""
+    folder = resources.files(__name__) / INTERNAL
+    return sorted((load_internal(entry.name[:-3]) for entry in folder.iterdir() if entry.name.endswith(".rq")),
+                  key=lambda q: q.name)
 
 
 def list_queries() -> list[CannedQuery]:

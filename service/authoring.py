@@ -6,7 +6,7 @@ pastes a FEN (checked by the strict seed-004 validator, ``kb.checks.fen``), play
 the board (each move checked by python-chess here, so the page needs no chess code), types a comment
 per move, ticks the themes, and saves. The exercise becomes one PGN game (``SetUp``/``FEN``, the
 line with its comments, ``[Themes "…"]``) in a file ``authored.pgn`` that is *appended* to the named
-source (``import_files(append=True)``): it goes through the same reading, analysis and mapping as
+source (``kb.importer.append_pgn``): it goes through the same reading, analysis and mapping as
 any file, and nothing the source already holds is rewritten — a lichess source keeps its
 popularity, game URLs and the course exercises that point at it.
 
@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hmac
 import re
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import chess
@@ -31,8 +29,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.checks.findings import fen_json, fen_text
-from chesskb.kb.importer import ImportError_, import_files
-from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.importer import ImportError_, NothingAppended, append_pgn
 from chesskb.kb.store import StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
@@ -173,38 +170,18 @@ def save() -> Response:
     if not _SOURCE_NAME.fullmatch(source):
         raise ServiceError(422, "source name: letters, digits, '-', '_' and '.', up to 64")
     text, game = exercise_pgn(data)
-    store = current_app.extensions["chesskb.store"]
-    base_iri = current_app.config["BASE_IRI"]
-    minter = IriMinter(base_iri)
-    with tempfile.TemporaryDirectory(prefix="chesskb-author-") as tmp:
-        path = Path(tmp) / AUTHORED_FILE
-        path.write_text(text, encoding="utf-8")
-        try:
-            with store.writing(wait=SAVE_WAIT_SECONDS):
-                report = import_files(store, [path], source=source, base_iri=base_iri, jobs=1, append=True,
-                                      strict=True)
-                if report.games == 0:
-                    raise ServiceError(422, "not saved: " + ("; ".join(str(f) for f in report.findings)
-                                                             or "the exercise could not be read"))
-                games = _game_count(store, minter, source)
-        except StoreBusy as exc:
-            raise ServiceError(409, f"not saved: {exc}") from None
-        except ImportError_ as exc:
-            raise ServiceError(422, f"not saved: {exc}") from None
     from chesskb.kb.analysis.board_facts import position_key
 
-    key = position_key(game.board())
-    rows = store.query(f'SELECT ?p WHERE {{ GRAPH {minter.source_graph(source)} '
-                       f'{{ ?p cp:positionKey "{key}" ; cp:plyInGame 0 }} }}')
-    iris = [row["p"].value for row in rows]
-    return jsonify({"saved": True, "source": source, "games": games, "pgn": text,
-                    "position": iris[0] if iris else None})
-
-
-def _game_count(store, minter: IriMinter, source: str) -> int:
-    """The games the source holds now (its description in the meta graph)."""
-    rows = store.query(f"SELECT ?n WHERE {{ GRAPH {minter.meta_graph} {{ {minter.source(source)} cp:gameCount ?n }} }}")
-    return max((int(row["n"].value) for row in rows), default=0)
+    try:
+        saved = append_pgn(current_app.extensions["chesskb.store"], text, position_key(game.board()), source=source,
+                           base_iri=current_app.config["BASE_IRI"], wait=SAVE_WAIT_SECONDS, file_name=AUTHORED_FILE)
+    except NothingAppended as exc:
+        raise ServiceError(422, f"not saved: {exc}") from None
+    except StoreBusy as exc:
+        raise ServiceError(409, f"not saved: {exc}") from None
+    except ImportError_ as exc:
+        raise ServiceError(422, f"not saved: {exc}") from None
+    return jsonify({"saved": True, "source": source, "games": saved.games, "pgn": text, "position": saved.position})
 
 
 @bp.route("/author/course", methods=["POST"])

@@ -16,6 +16,8 @@ import chess
 import chess.pgn
 import chess.svg
 
+from chesskb.kb.analysis.board_facts import legend as board_legend
+
 from .i18n import localise_san
 
 
@@ -60,19 +62,16 @@ class Legend:
 
 
 def legend(fen: str) -> Legend:
-    board = chess.Board(fen)
-    ep_field = fen.split()[3] if len(fen.split()) > 3 else "-"
+    """The legend of ``fen`` for the page, read by the rule the knowledge base states it with
+    (``kb.analysis.board_facts.legend``)."""
+    facts = board_legend(chess.Board(fen))
     return Legend(
-        side_to_move="white" if board.turn == chess.WHITE else "black",
-        castling={
-            "white": {"kingside": board.has_kingside_castling_rights(chess.WHITE),
-                      "queenside": board.has_queenside_castling_rights(chess.WHITE)},
-            "black": {"kingside": board.has_kingside_castling_rights(chess.BLACK),
-                      "queenside": board.has_queenside_castling_rights(chess.BLACK)},
-        },
-        en_passant=None if ep_field == "-" else ep_field,
-        halfmove_clock=board.halfmove_clock,
-        move_number=board.fullmove_number,
+        side_to_move=str(facts["sideToMove"]),
+        castling={colour: {"kingside": bool(facts[f"{colour}CastleKingside"]),
+                           "queenside": bool(facts[f"{colour}CastleQueenside"])} for colour in ("white", "black")},
+        en_passant=facts["enPassantSquare"],  # type: ignore[arg-type]
+        halfmove_clock=int(facts["halfMoveClock"]),  # type: ignore[arg-type]
+        move_number=int(facts["fullMoveNumber"]),  # type: ignore[arg-type]
     )
 
 

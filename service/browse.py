@@ -10,14 +10,11 @@ from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 
-from chesskb.kb.store.class_counts import stored_counts
-from chesskb.kb.vocab import CP
-
-from .classes import class_data, class_tree
+from .classes import class_data, class_tree, member_counts
 from .links import link_for
 from .render import JSON, media_type, page_route, render
 from .resources import describe_graph
-from .rows import reader, select
+from .rows import named
 from .search import search_data
 
 bp = Blueprint("browse", __name__)
@@ -26,17 +23,10 @@ blueprint = bp
 
 # --- home --------------------------------------------------------------------------------------
 
-COUNTS = """SELECT ?class (COUNT(?s) AS ?n) WHERE {
-  VALUES ?class { cp:Position cp:Match cp:Player cp:Event cp:Source } ?s a ?class } GROUP BY ?class"""
-
-
 def home_data() -> dict[str, Any]:
-    stored = stored_counts(reader())
-    if stored is not None:
-        counts = {name: stored.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
-    else:  # a store written before the counts were kept
-        counts = {CP.name_of(row["class"]): int(row["n"]) for row in select(COUNTS)}
-    sources = select("SELECT ?s ?name WHERE { ?s a cp:Source ; cp:sourceName ?name } ORDER BY ?name")
+    members = member_counts()  # the counts kept by every write (kb.store.class_counts)
+    counts = {name: members.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
+    sources = named("source-list")
     return {"counts": counts,
             "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],
             "links": {"classes": url_for("browse.classes"), "search": url_for("browse.search"),

@@ -2,7 +2,7 @@
 
 One function builds each page's data (``query_listing``, ``query_run``); ``service.render`` answers
 it as HTML or the ``.json`` twin, and ``.csv`` is the same query's answer in CSV. Parameters come
-from the query string, are bound as typed RDF terms by ``CannedQuery.bind`` and never pasted into
+from the query string, are bound as typed RDF terms (``kb.store.executor.prepare``) and never pasted into
 the query text.
 """
 
@@ -19,7 +19,8 @@ from . import context
 from .errors import ServiceError
 from .i18n import current_lang
 from .render import JSON, media_type, page_route, render
-from .sparql import answer_response, run_query
+from .executor import run_named
+from .sparql import answer_response
 
 bp = Blueprint("canned", __name__)
 blueprint = bp
@@ -56,12 +57,7 @@ def _given_params(query: CannedQuery) -> dict[str, str]:
 def query_run(query: CannedQuery) -> dict[str, Any]:
     """Run a canned query with the request's parameters; the rows as plain cells for the page."""
     given = _given_params(query)
-    try:
-        bindings = query.bind(given)
-        text = query.paged_text(given)
-    except QueryError as exc:
-        raise ServiceError(400, str(exc)) from None
-    answer = run_query(text, bindings)
+    answer = run_named(query.name, given, public=True)  # a bad parameter: 400 with the reason
     data = json.loads(answer.body)
     variables = data["head"]["vars"]
     rows = [{name: row.get(name) for name in variables} for row in data["results"]["bindings"]]
@@ -85,12 +81,7 @@ def list_queries_page() -> Response:
 def show_query_csv(name: str) -> Response:
     query = _load(name)
     given = _given_params(query)
-    try:
-        bindings = query.bind(given)
-        text = query.paged_text(given)
-    except QueryError as exc:
-        raise ServiceError(400, str(exc)) from None
-    response = answer_response(run_query(text, bindings, select_type="text/csv"))
+    response = answer_response(run_named(query.name, given, public=True, select_type="text/csv"))
     response.headers["Content-Disposition"] = f'inline; filename="{query.name}.csv"'
     return response
 

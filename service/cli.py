@@ -155,18 +155,15 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
 def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, name: str | None,
                   params: tuple[str, ...], fmt: str) -> None:
     """Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."""
-    from chesskb.queries import QueryError, load_query
+    from chesskb.kb.store.executor import prepare
+    from chesskb.queries import QueryError
 
     given = [x for x in (sparql, query_file, name) if x]
     if len(given) != 1:
         raise UsageProblem("give exactly one of: a SPARQL string, --file F.rq, --name NAME")
-    bindings = None
     if name:
-        try:
-            canned = load_query(name)
-            given = _parse_params(params)
-            bindings = canned.bind(given)
-            text = canned.paged_text(given)
+        try:  # a canned query: bound and paged by the one query path (kb.store.executor)
+            text = prepare(name, _parse_params(params), public=True)
         except QueryError as exc:
             raise UsageProblem(str(exc)) from None
     else:
@@ -175,7 +172,7 @@ def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, 
         text = query_file.read_text(encoding="utf-8") if query_file else str(sparql)
     store = obj.open_store()
     try:
-        result = store.query(text, bindings=bindings)
+        result = store.query(text)
         write_result(result, fmt, sys.stdout.buffer)
     except QuerySyntaxError as exc:
         raise UsageProblem(f"SPARQL syntax error: {exc}") from None

@@ -20,27 +20,10 @@ from .errors import ServiceError
 from .i18n import current_lang
 from .links import opening_title
 from .render import page_route, render
-from .rows import select
+from .rows import named
 
 bp = Blueprint("courses", __name__)
 blueprint = bp
-
-COURSES = """SELECT ?course ?title ?lang (COUNT(DISTINCT ?chapter) AS ?chapters) WHERE {
-  ?course a cp:Course ; rdfs:label ?title BIND(LANG(?title) AS ?lang)
-  OPTIONAL { ?course cp:hasChapter ?chapter } } GROUP BY ?course ?title ?lang ORDER BY ?course"""
-COURSE = """SELECT ?course ?chapter ?order ?level ?pass ?place ?exercise ?label ?fen ?difficulty ?eco ?opening
-  ?variation WHERE {
-  ?course cp:hasChapter ?chapter .
-  ?chapter cp:chapterOrder ?order ; cp:level ?level ; cp:passPercent ?pass ; cp:hasItem ?item .
-  ?item cp:itemOrder ?place ; cp:exercise ?exercise .
-  ?exercise cp:fen ?fen OPTIONAL { ?exercise rdfs:label ?label } OPTIONAL { ?exercise cp:difficulty ?difficulty }
-  OPTIONAL { ?exercise cp:hasMatch ?m OPTIONAL { ?m cp:eco ?eco } OPTIONAL { ?m cp:opening ?opening }
-             OPTIONAL { ?m cp:variation ?variation } }
-} ORDER BY ?order ?place"""
-TITLES = """SELECT ?course ?s ?t ?l WHERE {
-  { BIND(?course AS ?s) } UNION { ?course cp:hasChapter ?s }
-  ?s rdfs:label ?t BIND(LANG(?t) AS ?l) }"""
-
 
 def _pick(texts: dict[str, str], lang: str) -> str:
     return texts.get(lang) or texts.get("en") or next(iter(texts.values()), "")
@@ -49,7 +32,7 @@ def _pick(texts: dict[str, str], lang: str) -> str:
 def courses_data() -> dict[str, Any]:
     lang = current_lang()
     found: dict[str, dict[str, Any]] = {}
-    for row in select(COURSES):
+    for row in named("course-list"):
         course = found.setdefault(row["course"], {"iri": row["course"], "titles": {}, "chapters": int(row["chapters"])})
         course["titles"][row["lang"] or "en"] = row["title"]
     courses = []
@@ -70,11 +53,11 @@ def courses_page() -> Response:
 def course_data(course_id: str) -> dict[str, Any]:
     lang = current_lang()
     iri = IriMinter(current_app.config["BASE_IRI"]).course(course_id)
-    rows = select(COURSE, course=iri)
+    rows = named("course-page", course=iri)
     if not rows:
         raise ServiceError(404, f"no course {course_id!r}")
     titles: dict[str, dict[str, str]] = {}
-    for row in select(TITLES, course=iri):
+    for row in named("course-page-titles", course=iri):
         titles.setdefault(row["s"], {})[row["l"] or "en"] = row["t"]
     chapters: dict[str, dict[str, Any]] = {}
     for row in rows:

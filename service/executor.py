@@ -13,14 +13,18 @@ workers, and a query waits for a worker at most QUERY_QUEUE_WAIT seconds in a qu
 QUERY_QUEUE. Answers are cached per store generation (``service.result_cache``), so a page asked for
 again needs no worker at all.
 
-Remote stores (an http(s) endpoint) run in the request thread with the HTTP client's timeout.
+Remote stores (an http(s) endpoint) run in the request thread with QUERY_TIMEOUT as the HTTP
+client's timeout of each query (``kb.store.remote``), under the same caps and cache.
+
+Named queries (``run_named``, ``PooledReader.named``) are bound by ``kb.store.executor.prepare``,
+the path ``chesskb`` and ``kb/`` use, then run here like any other query.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,6 +32,7 @@ from flask import current_app, request
 from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, parse_query_results
 
 from chesskb.kb.store import EmbeddedStore
+from chesskb.kb.store.executor import prepare
 
 from .errors import ServiceError
 from .query_guard import federation_keyword
@@ -155,19 +160,46 @@ def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pag
         raise ServiceError(exc.status, exc.message, headers=headers) from None
 
 
+def run_named(name: str, params: Mapping[str, Any] | None = None, *, lane: str = "pages", public: bool = False,
+              select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle") -> Answer:
+    """Run a named query (``queries/internal/NAME.rq``, or a canned one with ``public``) under the
+    service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``kb.store.executor.prepare``)."""
+    from chesskb.queries import QueryError
+
+    try:
+        sparql = prepare(name, params, public=public)
+    except QueryError as exc:
+        raise ServiceError(400, str(exc)) from None
+    return run(sparql, None, lane=lane, select_type=select_type, graph_type=graph_type)
+
+
 class PooledReader:
     """What the pages read the knowledge base through: ``query`` answers as the store's does
-    (solutions, a boolean or triples), but runs in the pages lane under the service's bounds."""
+    (solutions, a boolean or triples), but runs in the pages lane under the service's bounds, so a
+    ``kb/`` function given the reader instead of the store (``kb.store.executor.run``) runs there
+    too; ``named`` runs a named query."""
 
     location = "pages"
 
     def query(self, sparql: str, *, bindings: dict[str, Any] | None = None, **_: Any) -> Any:
-        answer = run(sparql, bindings, lane="pages", graph_type="application/n-triples")
-        if answer.kind == "graph":
-            graph = MemoryStore()
-            graph.load(answer.body, format=RdfFormat.N_TRIPLES)
-            return graph.query("CONSTRUCT WHERE { ?s ?p ?o }")
-        return parse_query_results(answer.body, format=QueryResultsFormat.JSON)
+        return _parsed(run(sparql, bindings, lane="pages", graph_type="application/n-triples"))
+
+    def named(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+        """The answer of a named query, as ``query`` gives it."""
+        return _parsed(run_named(name, params, graph_type="application/n-triples"))
+
+
+def _parsed(answer: Answer) -> Any:
+    if answer.kind == "graph":
+        graph = MemoryStore()
+        graph.load(answer.body, format=RdfFormat.N_TRIPLES)
+        return graph.query(ALL_TRIPLES)
+    return parse_query_results(answer.body, format=QueryResultsFormat.JSON)
+
+
+#: Reads back the triples of a CONSTRUCT answer from the in-memory graph they were loaded into
+#: (pyoxigraph's way to hand a graph over as query triples, as the stores return them).
+ALL_TRIPLES = "CONSTRUCT WHERE { ?s ?p ?o }"
 
 
 def reader() -> PooledReader:

@@ -21,6 +21,7 @@ from chesskb.kb.search.patterns import PatternError, list_form, parse
 from .errors import ServiceError
 from .links import link_for
 from .render import JSON, media_type, page_route, render
+from .rows import reader
 from .sparql import run_query
 
 bp = Blueprint("find", __name__)
@@ -79,13 +80,13 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
         graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value \
             if form["source"] else None
         sparql = find_query(pattern, source_graph=graph, limit=PAGE_SIZE + 1,
-                            piece_index=has_piece_index(current_app.extensions["chesskb.store"]),
+                            piece_index=has_piece_index(reader()),
                             offset=(form["page"] - 1) * PAGE_SIZE)
     except (PatternError, FindError) as exc:
         data["error"] = str(exc)
         return data
     rows = json.loads(run_query(sparql).body)["results"]["bindings"]
-    store = current_app.extensions["chesskb.store"]
+    store = reader()  # the pages lane (time limit, size bound), not the raw store
     if not rows and not has_board_strings(store) and has_positions(store):
         data["error"] = ("the positions in this knowledge base were imported before board patterns existed: "
                          "import the sources again to search them by pattern")

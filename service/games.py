@@ -14,18 +14,14 @@ import chess
 from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.board_facts import position_key
+from chesskb.kb.store.executor import run
 
 from . import boards
 
-#: The game's text: on the Match, or on its start position (ply 0); exercises are its other positions.
-GAME_TEXT = """SELECT ?m ?pos ?fen ?move ?uci ?ply ?label WHERE {
-  { ?m cp:move ?move BIND(?m AS ?pos) OPTIONAL { ?m cp:fen ?fen } }
-  UNION { ?pos cp:hasMatch ?m ; cp:fen ?fen OPTIONAL { ?pos cp:plyInGame ?ply } OPTIONAL { ?pos cp:move ?move }
-          OPTIONAL { ?pos cp:solutionUci ?uci } OPTIONAL { ?pos rdfs:label ?label } } } LIMIT 500"""
-
-
 def _rows(store, match_iri: str) -> list[dict[str, Any]]:
-    result = store.query(GAME_TEXT, bindings={"m": NamedNode(match_iri)})
+    """The game's text: on the Match, or on its start position (ply 0); exercises are its other
+    positions (``queries/internal/game-text.rq``). ``store`` is what the page reads through."""
+    result = run(store, "game-text", {"m": NamedNode(match_iri)})
     names = [v.value for v in result.variables]
     return [{n: (None if s[n] is None else s[n].value) for n in names} for s in result]
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, g, has_request_context, request
 
+from chesskb.kb.reading.notation import english_san_to
+
 LANGUAGES = ("en", "es")
 
 STRINGS: dict[str, dict[str, str]] = {
@@ -224,10 +226,6 @@ STRINGS: dict[str, dict[str, str]] = {
     },
 }
 
-#: English SAN piece letters -> Spanish (Rey, Dama, Torre, Alfil, Caballo); files are lower case.
-_SPANISH_PIECES = str.maketrans({"K": "R", "Q": "D", "R": "T", "B": "A", "N": "C"})
-
-
 #: Endpoints whose URLs do not depend on the language (static files, board images): ``url_for`` leaves
 #: them without ``lang``, so the static site keeps one copy of each.
 LANGUAGE_FREE = frozenset({"static", "pages.board_image"})
@@ -268,11 +266,9 @@ def strings(lang: str) -> dict[str, str]:
 
 
 def localise_san(san: str, lang: str) -> str:
-    """A SAN move with the language's piece letters (``Nf3`` -> ``Cf3``, ``e8=Q`` -> ``e8=D``).
-
-    Only upper-case letters name pieces in SAN; castling (``O-O``) has none of them.
-    """
-    return san.translate(_SPANISH_PIECES) if lang == "es" else san
+    """A SAN move with the language's piece letters (``Nf3`` -> ``Cf3``, ``e8=Q`` -> ``e8=D``), by
+    the one table of piece letters (``kb.reading.notation``); castling (``O-O``) has none of them."""
+    return english_san_to(lang, san) if lang == "es" else san
 
 
 # --- the importer's English phrases in labels ----------------------------------------------------

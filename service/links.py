@@ -9,6 +9,7 @@ so a link or a label is made one way.
 from __future__ import annotations
 
 from flask import current_app, url_for
+from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.themes import PARENT
 from chesskb.kb.vocab import CP, ONTOLOGY_IRI
@@ -24,8 +25,7 @@ def term_labels(lang: str) -> dict[str, str]:
     """rdfs:label of every ontology term in ``lang`` (English fallback), read once per app."""
     cache: dict[str, dict[str, str]] = current_app.extensions.setdefault("chesskb.term_labels", {})
     if lang not in cache:
-        rows = current_app.extensions["chesskb.reader"].query(  # the ontology's graph: no scan of all labels
-            f"SELECT ?term ?label WHERE {{ GRAPH <{ONTOLOGY_IRI}> {{ ?term rdfs:label ?label }} }}")
+        rows = current_app.extensions["chesskb.reader"].named("term-labels", {"ontology": NamedNode(ONTOLOGY_IRI)})
         found: dict[str, dict[str, str]] = {}
         for row in rows:
             found.setdefault(row["term"].value, {})[row["label"].language or ""] = row["label"].value

@@ -11,46 +11,21 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from flask import request, url_for
+from flask import current_app, request, url_for
 from pyoxigraph import NamedNode
 
 from chesskb.kb.reports.standings import game_result, standings as event_standings
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.vocab import DCTERMS_IRI
 
 from . import context
 from .errors import ServiceError
 from .links import link_for
-from .resources import Resource, valid_iri
-from .rows import select
+from .resources import Resource
+from .rows import named
 
-# A player page shows the player's owl:sameAs cluster once (kb.merge.linking): its games, positions and
-# name variants, whichever member's page is asked for. Ratings and titles are the game's (issue 17).
-PLAYER_GAMES = """SELECT ?p ?m ?label ?colour ?result ?date ?opponent ?opponentLabel ?elo ?title WHERE {
-  ?p owl:sameAs* ?who .
-  { ?m cp:hasPlayerWhite ?who ; cp:hasPlayerBlack ?opponent BIND("white" AS ?colour)
-    OPTIONAL { ?m cp:whiteElo ?elo } OPTIONAL { ?m cp:whiteTitle ?title } }
-  UNION { ?m cp:hasPlayerBlack ?who ; cp:hasPlayerWhite ?opponent BIND("black" AS ?colour)
-    OPTIONAL { ?m cp:blackElo ?elo } OPTIONAL { ?m cp:blackTitle ?title } }
-  FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label } OPTIONAL { ?m cp:result ?result }
-  OPTIONAL { ?m cp:date ?date } OPTIONAL { ?opponent rdfs:label ?opponentLabel } } LIMIT 1000"""
-PLAYER_NAMES = """SELECT DISTINCT ?p ?name WHERE { ?p owl:sameAs* ?who . ?who skos:altLabel ?name }"""
-PLAYER_POSITIONS = """SELECT DISTINCT ?p ?pos ?label ?fen WHERE { ?p owl:sameAs* ?who .
-  { ?pos cp:hasPlayerWhite ?who ; cp:fen ?fen } UNION { ?pos cp:hasPlayerBlack ?who ; cp:fen ?fen }
-  OPTIONAL { ?pos rdfs:label ?label } } LIMIT 200"""
-EVENT_GAMES = """SELECT ?e ?m ?label ?round ?result ?white ?whiteLabel ?black ?blackLabel WHERE {
-  ?m cp:hasEvent ?e FILTER EXISTS { ?m a cp:Match } OPTIONAL { ?m rdfs:label ?label }
-  OPTIONAL { ?m cp:round ?roundText } OPTIONAL { ?m cp:roundNumber ?roundNumber }
-  BIND(COALESCE(?roundText, STR(?roundNumber)) AS ?round)
-  OPTIONAL { ?m cp:result ?result }
-  OPTIONAL { ?m cp:hasPlayerWhite ?white OPTIONAL { ?white rdfs:label ?whiteLabel } }
-  OPTIONAL { ?m cp:hasPlayerBlack ?black OPTIONAL { ?black rdfs:label ?blackLabel } } } LIMIT 2000"""
-SOURCE_GAMES = """SELECT ?m ?label ?number WHERE { VALUES ?rec { %s } ?rec cp:gameNumber ?number .
-  ?m dcterms:source ?rec OPTIONAL { ?m rdfs:label ?label } }"""
 SOURCE_PAGE = 100  # games per source page
-MATCH_POSITIONS = """SELECT ?m ?pos ?label ?fen ?ply WHERE { ?pos cp:hasMatch ?m ; cp:fen ?fen
-  OPTIONAL { ?pos rdfs:label ?label } OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply LIMIT 500"""
 
-_RECORD = re.compile(r"^(.+)/game/(\d+)$")  # a source record's IRI (kb.mapping.iris): <source>/game/N
 
 
 def _round_key(value: str | None) -> tuple:
@@ -62,22 +37,24 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
     """The extra sections of a player, event, source or game page."""
     iri = NamedNode(resource.iri)
     if kind == "player":
+        # the player's owl:sameAs cluster once (kb.merge.linking), whichever member's page is asked
+        # for (queries/internal/player-page-*.rq); ratings and titles are the game's (issue 17)
         games: dict[tuple[str, str], dict[str, Any]] = {}
-        for r in select(PLAYER_GAMES, p=iri):  # one row per game and colour, whatever the labels
+        for r in named("player-page-games", p=iri):  # one row per game and colour, whatever the labels
             games.setdefault((r["m"], r["colour"]), {
                 "iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "colour": r["colour"],
                 "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
                 "opponent": r["opponentLabel"], "opponent_url": link_for(r["opponent"])})
-        positions = {r["pos"]: r for r in select(PLAYER_POSITIONS, p=iri)}
+        positions = {r["pos"]: r for r in named("player-page-positions", p=iri)}
         return {
-            "name_variants": sorted({r["name"] for r in select(PLAYER_NAMES, p=iri)}),
+            "name_variants": sorted({r["name"] for r in named("player-page-names", p=iri)}),
             "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
             "titles": sorted({g["title"] for g in games.values() if g["title"]}),
             "games": sorted(games.values(), key=lambda g: (g["date"] or "", g["label"])),
             "positions": [_position_hit(r) for r in positions.values()],
         }
     if kind == "event":
-        rows = select(EVENT_GAMES, e=iri)
+        rows = named("event-page-games", e=iri)
         results: dict[str, set[str]] = defaultdict(set)
         for r in rows:
             results[r["m"]].add(r["result"] or "")
@@ -95,25 +72,32 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         return source_games(resource.iri)
     if kind == "match":
         # an exercise opened from its game goes on to the next game's exercise of the same source
-        record = next((link for link in resource.links(DCTERMS_IRI + "source") if _RECORD.match(link)), None)
-        found = _RECORD.match(record) if record else None
-        ctx = (f"source/{found.group(1)}", int(found.group(2))) if found else (None, 0)
+        minter = _minter()
+        found = next((n for link in resource.links(DCTERMS_IRI + "source") if (n := minter.record_number(link))), None)
+        ctx = (f"source/{minter.source(found[0]).value}", found[1]) if found else (None, 0)
         return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1])}
-                              for r in select(MATCH_POSITIONS, m=iri)]}
+                              for r in named("match-positions", m=iri)]}
     return {}
 
 
+def _minter() -> IriMinter:
+    """The served knowledge base's minter: it alone reads what an IRI stands for."""
+    return IriMinter(current_app.config["BASE_IRI"])
+
+
 def source_games(source_iri: str) -> dict[str, Any]:
-    """One page of a source's games in file order. Record IRIs are ``<source>/game/N`` (kb.mapping.iris), so
+    """One page of a source's games in file order. Record IRIs are numbered (``IriMinter.source_record``), so
     a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     first = (page - 1) * SOURCE_PAGE + 1
-    records = " ".join(f"<{source_iri}/game/{n}>" for n in range(first, first + SOURCE_PAGE))
-    if not valid_iri(f"{source_iri}/game/1"):
+    minter = _minter()
+    name = minter.source_of(source_iri)
+    if name is None or minter.source(name).value != source_iri:
         raise ServiceError(400, f"not a source IRI: {source_iri!r}")
-    rows = sorted(select(SOURCE_GAMES % records), key=lambda r: int(r["number"]))
+    records = [minter.source_record(name, n) for n in range(first, first + SOURCE_PAGE)]
+    rows = sorted(named("source-page-games", rec=records), key=lambda r: int(r["number"]))
     # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
-    more = bool(rows) and bool(select(SOURCE_GAMES % f"<{source_iri}/game/{first + SOURCE_PAGE}>"))
+    more = bool(rows) and bool(named("source-page-games", rec=[minter.source_record(name, first + SOURCE_PAGE)]))
     return {
         "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "number": r["number"]}
                   for r in rows],

@@ -8,28 +8,22 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from flask import current_app, request, url_for
-from pyoxigraph import NamedNode
 
-from chesskb.kb.vocab import CP
-from chesskb.queries import load_query
+from chesskb.kb.mapping.iris import IriMinter
 
-from .classes import CLASS_MEMBER_PAGE, PAGE_SIZE, THEME_NAMES, class_count
+from .classes import PAGE_SIZE, THEME_NAMES, class_count
 from .context import link
 from .courses import course_data
-from .sparql import run_query
+from .executor import run_named
+from .rows import named
 
-SOURCE_RECORD = """SELECT ?rec ?m ?number WHERE { ?rec cp:gameNumber ?number . ?m dcterms:source ?rec }"""
-MATCH_EXERCISES = """SELECT ?m ?pos ?ply WHERE { ?pos cp:hasMatch ?m ; cp:solutionUci ?u
-  OPTIONAL { ?pos cp:plyInGame ?ply } } ORDER BY ?ply"""
-
-
-def _store():
-    return current_app.extensions["chesskb.store"]
+#: How many games after the current one a source's "Next exercise" looks at (one query for all).
+SOURCE_LOOKAHEAD = 49
 
 
 def _class_next(name: str, index: int) -> str | None:
-    rows = list(_store().query(CLASS_MEMBER_PAGE % (1, index + 1), bindings={"class": CP.term(name)}))
-    return rows[0]["p"].value if rows else None
+    rows = named("class-member-page", limit=1, offset=index + 1, **{"class": name})
+    return rows[0]["p"] if rows else None
 
 
 def resolve(iri: str) -> dict[str, Any] | None:
@@ -84,9 +78,8 @@ def _resolve_course(iri: str, rest: str, index: int, context: str) -> dict[str, 
 
 def _resolve_query(iri: str, rest: str, index: int, context: str) -> dict[str, Any] | None:
     name, _, params = rest.partition("?")
-    query = load_query(name)
     given = dict(parse_qsl(params))
-    answer = run_query(query.paged_text(given), query.bind(given))
+    answer = run_named(name, given, public=True)
     rows = json.loads(answer.body)["results"]["bindings"]
     if not (0 <= index < len(rows)):
         return None
@@ -102,14 +95,24 @@ def _resolve_query(iri: str, rest: str, index: int, context: str) -> dict[str, A
 
 def _resolve_source(iri: str, source_iri: str, index: int, context: str) -> dict[str, Any] | None:
     """``i`` is the game number in the source; the next exercise is the first of a later game."""
-    for number in range(index + 1, index + 50):
-        record = NamedNode(f"{source_iri}/game/{number}")
-        matches = [r["m"] for r in _store().query(SOURCE_RECORD, bindings={"rec": record})]
-        if not matches:
-            break
-        exercises = list(_store().query(MATCH_EXERCISES, bindings={"m": matches[0]}))
+    minter = IriMinter(current_app.config["BASE_IRI"])
+    source = minter.source_of(source_iri)
+    if source is None:
+        return None
+    numbers = range(index + 1, index + 1 + SOURCE_LOOKAHEAD)
+    rows = named("records-exercises", rec=[minter.source_record(source, n) for n in numbers])
+    by_number: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_number.setdefault(int(row["number"]), []).append(row)
+    for number in numbers:
+        found = by_number.get(number)
+        if not found:
+            break  # past the source's last game
+        first_game = min(row["m"] for row in found)
+        exercises = sorted((row for row in found if row["m"] == first_game and row["pos"]),
+                           key=lambda row: (row["ply"] is None, int(row["ply"] or 0)))
         if exercises:
-            following = exercises[0]["pos"].value
+            following = exercises[0]["pos"]
             return {"next": link(following, context, number),
                     "back": url_for("pages.page", iri=source_iri, page=(index - 1) // 100 + 1),
                     "back_key": "back_to_source", "index": index}

@@ -30,6 +30,7 @@ from .listings import listing_for
 from .play import ELO_CHOICES
 from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
 from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, valid_iri)
+from .rows import reader
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
@@ -129,7 +130,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
     elif kind in ("player", "event", "source", "match"):
         data.update(listing_for(kind, resource, lang))
         if kind == "match":
-            data["viewer"] = games.game_view(current_app.extensions["chesskb.store"], resource.iri, lang,
+            data["viewer"] = games.game_view(reader(), resource.iri, lang,
                                              link_for)
     return data
 
@@ -227,7 +228,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     classes = [{"name": CP.name_of(t), "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
                for t in resource.types if CP.name_of(t) in THEME_CLASS_NAMES
                and CP.name_of(t) != "Position"]
-    store = current_app.extensions["chesskb.store"]
+    store = reader()  # the pages lane, not the raw store
     last = games.last_move(store, match.iri, fen) if match is not None and resource.first("plyInGame") not in \
         (None, "0") else None
     opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""

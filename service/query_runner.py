@@ -11,8 +11,9 @@ Workers are started without network access where Linux allows it (``isolate_netw
 store's SERVICE client cannot reach another host even if a federated query got past
 ``service.query_guard``.
 
-Remote stores (an http(s) endpoint) do not need this: the HTTP client's timeout stops them, so
-they run in the calling thread.
+Remote stores (an http(s) endpoint) do not need this: the time limit is the HTTP client's timeout
+of each query (``kb.store.remote``), so they run in the calling thread and a query that reaches it
+fails with the same 503 as a killed worker.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def make_request(sparql: str, bindings: dict[str, Any] | None, select_type: str,
 
 def execute(store: Any, request: Request) -> Answer:
     """Run the request's query and serialise the result within its byte and row bounds."""
-    from chesskb.kb.store import QuerySyntaxError
+    from chesskb.kb.store.base import QuerySyntaxError, QueryTimedOut
 
     bindings = {name: term_from_wire(wire) for name, wire in request.bindings}
     dataset = request.dataset
@@ -187,6 +188,9 @@ def execute(store: Any, request: Request) -> Answer:
         result = store.query(request.sparql, bindings=bindings or None, **options)
     except QuerySyntaxError as exc:
         raise QueryFailed(400, f"SPARQL syntax error: {exc}") from None
+    except QueryTimedOut:  # a remote store: the HTTP client stopped at QUERY_TIMEOUT, as a worker is killed
+        raise QueryFailed(503, f"query stopped: it ran longer than the {request.limits.timeout:g} s limit "
+                               "(setting QUERY_TIMEOUT)") from None
     limits = request.limits
     buffer = _CappedBuffer(limits.max_bytes)
     try:

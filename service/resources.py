@@ -20,14 +20,6 @@ from pyoxigraph import NamedNode, RdfFormat, serialize
 
 from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI
 
-DESCRIBE = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
-WHERE { ?s ?p ?o OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""
-#: The same without the inverse links a player or event has to every game (thousands for a club
-#: player): what a position page needs of the things it links to.
-DESCRIBE_OWN = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
-WHERE { ?s ?p ?o FILTER(?p NOT IN (cp:whitePlayerOf, cp:blackPlayerOf, cp:eventOf, cp:boardOf, cp:hasPosition))
-        OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""
-
 #: Media type -> rdflib serialiser name, for the formats every page is offered in.
 RDF_FORMATS: dict[str, str] = {
     "text/turtle": "turtle",
@@ -53,7 +45,9 @@ def store():
 
 def describe_graph(iri: str, *, inverse: bool = True) -> rdflib.Graph:
     """The resource's statements and the labels of its objects, as an rdflib graph (empty if unknown)."""
-    result = store().query(DESCRIBE if inverse else DESCRIBE_OWN, bindings={"s": NamedNode(iri)})
+    # describe-own leaves out the inverse links a player or event has to every game (thousands for a
+    # club player): what a position page needs of the things it links to
+    result = store().named("describe" if inverse else "describe-own", {"s": NamedNode(iri)})
     data = serialize(result, format=RdfFormat.N_TRIPLES)
     graph = rdflib.Graph()
     for prefix, namespace in PREFIXES.items():

@@ -1,5 +1,6 @@
-"""How the pages read the store: rows of a SELECT as plain Python values, through the executor's
-pages lane (time limit, size bound, fairness), never the raw store."""
+"""How the pages read the store: rows of a named query (``queries/internal/``) as plain Python
+values, through the executor's pages lane (time limit, size bound, fairness, cache), never the raw
+store. A ``kb/`` helper that takes a store is given ``reader()``, so it runs there too."""
 
 from __future__ import annotations
 
@@ -13,9 +14,14 @@ def reader():
     return current_app.extensions["chesskb.reader"]
 
 
-def select(sparql: str, **bindings: Any) -> list[dict[str, Any]]:
-    """Rows of a SELECT as dicts of plain Python values (IRIs and literals as strings)."""
-    result = reader().query(sparql, bindings={k: v for k, v in bindings.items()} or None)
+def named(name: str, **params: Any) -> list[dict[str, Any]]:
+    """Rows of the named SELECT query as dicts of plain Python values (IRIs and literals as
+    strings); ``params`` are its typed parameters (text, RDF terms, lists for ``TYPE*``)."""
+    return plain(reader().named(name, params))
+
+
+def plain(result: Any) -> list[dict[str, Any]]:
+    """Solutions as dicts of plain Python values (unbound: None)."""
     names = [v.value for v in result.variables]
     out = []
     for solution in result:

@@ -11,35 +11,20 @@ from typing import Any
 
 import chess
 from flask import current_app, url_for
-from pyoxigraph import Literal
+from pyoxigraph import Literal, NamedNode
 
 from chesskb.kb.analysis.board_facts import position_key
 from chesskb.kb.vocab import CP, ONTOLOGY_IRI
 
 from .classes import THEME_NAMES
 from .links import class_label, opening_title, link_for
-from .rows import select
+from .rows import named
 
 # Query shapes matter at 100k positions (bench/pages.py): Oxigraph joins the result of a UNION with
 # the patterns after it by scanning those patterns whole, so every pattern sits inside the branches or
-# in OPTIONAL/FILTER EXISTS, and each search starts from the one property it filters on.
-SEARCHES: dict[str, str] = {
-    "players": """SELECT ?q ?s ?label WHERE { ?s cp:nameKey ?key OPTIONAL { ?s rdfs:label ?label }
-        FILTER(CONTAINS(?key, ?q) || CONTAINS(LCASE(STR(?label)), ?q)) } LIMIT 50""",
-    "events": """SELECT ?q ?s ?label WHERE { ?s cp:eventName ?name FILTER(CONTAINS(LCASE(?name), ?q))
-        OPTIONAL { ?s rdfs:label ?label } } LIMIT 50""",
-    "openings": """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE {
-        ?s cp:opening|cp:variation ?o FILTER(CONTAINS(LCASE(?o), ?q))
-        OPTIONAL { ?s rdfs:label ?label } OPTIONAL { ?s cp:eco ?eco } OPTIONAL { ?s cp:opening ?opening }
-        OPTIONAL { ?s cp:variation ?variation } } LIMIT 200""",
-}
-ECO_SEARCH = """SELECT ?q ?s ?label ?eco ?opening ?variation WHERE { ?s cp:eco ?q OPTIONAL { ?s rdfs:label ?label }
-    BIND(?q AS ?eco) OPTIONAL { ?s cp:opening ?opening } OPTIONAL { ?s cp:variation ?variation } } LIMIT 200"""
-#: Theme classes by any label or synonym (rdfs:label, skos:altLabel, lichess theme key), in both languages.
-THEME_SEARCH = """SELECT ?q ?class WHERE { GRAPH <""" + ONTOLOGY_IRI + """> {
-    ?class rdfs:label|skos:altLabel|cp:lichessTheme ?text FILTER(CONTAINS(LCASE(STR(?text)), ?q)) } }"""
-FEN_SEARCH = """SELECT ?s ?label ?fen WHERE { VALUES ?key { %s } ?s cp:positionKey ?key ; cp:fen ?fen
-    OPTIONAL { ?s rdfs:label ?label } } LIMIT 100"""
+# in OPTIONAL/FILTER EXISTS, and each search starts from the one property it filters on
+# (queries/internal/search-*.rq).
+SEARCHES: dict[str, str] = {"players": "search-players", "events": "search-events", "openings": "search-openings"}
 _ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
 _KEY_TEXT = re.compile(r"^[A-Za-z0-9/ -]+$")
 
@@ -74,21 +59,20 @@ def search_data(q: str) -> dict[str, Any]:
         if "/" in q:
             keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
             if keys:
-                values = " ".join(f'"{key}"' for key in keys)
                 groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": link_for(r["s"]),
                                         "fen": r["fen"],
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
-                                       for r in select(FEN_SEARCH % values)]
+                                       for r in named("search-fen", key=keys)]
         elif _ECO.match(q):
-            groups["games"] = _unique(_opening_hit(r) for r in select(ECO_SEARCH, q=Literal(q.upper())))
+            groups["games"] = _unique(_opening_hit(r) for r in named("search-eco", q=Literal(q.upper())))
         if len(q) >= 2 and "/" not in q:
             needle = Literal(q.lower())
             themes = _theme_hits(needle)
             if themes:
                 groups["themes"] = themes
             theme_labels = {label.lower() for labels in _theme_labels().values() for label in labels}
-            for group, sparql in SEARCHES.items():
-                rows = select(sparql, q=needle)
+            for group, query in SEARCHES.items():
+                rows = named(query, q=needle)
                 if group == "players":  # "Mate in one" in a White tag is not a player to find
                     rows = [r for r in rows if (r["label"] or "").lower() not in theme_labels]
                 hits = _unique((_opening_hit if group == "openings" else _hit)(r) for r in rows)
@@ -123,8 +107,7 @@ def _theme_labels() -> dict[str, list[str]]:
     cache = current_app.extensions.get("chesskb.theme_labels")
     if cache is None:
         cache = {}
-        rows = select("SELECT ?class ?text WHERE { GRAPH <" + ONTOLOGY_IRI + "> { "
-                     "?class rdfs:label|skos:altLabel ?text } }")
+        rows = named("theme-labels", ontology=NamedNode(ONTOLOGY_IRI))
         for row in rows:
             name = CP.name_of(row["class"]) or ""
             if name in THEME_NAMES:
@@ -135,7 +118,7 @@ def _theme_labels() -> dict[str, list[str]]:
 
 def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
     names = []
-    for row in select(THEME_SEARCH, q=needle):
+    for row in named("search-themes", q=needle, ontology=NamedNode(ONTOLOGY_IRI)):
         name = CP.name_of(row["class"]) or ""
         if name in THEME_NAMES and name not in names:
             names.append(name)

@@ -233,5 +233,5 @@ def service_description() -> Response:
 
 
 def _graph_names() -> list[str]:
-    rows = executor.reader().query("SELECT DISTINCT ?g WHERE { GRAPH ?g {} } ORDER BY ?g")
+    rows = executor.reader().named("graph-names")
     return [row["g"].value for row in rows if isinstance(row["g"], NamedNode)]

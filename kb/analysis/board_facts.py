@@ -58,10 +58,11 @@ def side_pieces(board: chess.Board, color: chess.Color) -> str:
     return pieces_key("".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER))
 
 
-def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
-    white = material(board, chess.WHITE)
-    black = material(board, chess.BLACK)
-    facts: dict[str, bool | int | str] = {
+def legend(board: chess.Board) -> dict[str, bool | int | str | None]:
+    """The original diagram's legend (seed-000 §8.4): side to move, castling rights, the en passant
+    square as the FEN gives it (None: "-"), and the counters. The one reading of it: the knowledge
+    base states these facts (``board_facts``) and the position page shows them (``service.boards``)."""
+    return {
         "sideToMove": "white" if board.turn == chess.WHITE else "black",
         "whiteCastleKingside": board.has_kingside_castling_rights(chess.WHITE),
         "whiteCastleQueenside": board.has_queenside_castling_rights(chess.WHITE),
@@ -69,6 +70,17 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
         "blackCastleQueenside": board.has_queenside_castling_rights(chess.BLACK),
         "halfMoveClock": board.halfmove_clock,
         "fullMoveNumber": board.fullmove_number,
+        "enPassantSquare": chess.square_name(board.ep_square) if board.ep_square is not None else None,
+    }
+
+
+def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
+    white = material(board, chess.WHITE)
+    black = material(board, chess.BLACK)
+    shown = legend(board)
+    en_passant = shown.pop("enPassantSquare")
+    facts: dict[str, bool | int | str] = {
+        **shown,  # type: ignore[dict-item]  # only the en passant square may be None
         "whiteMaterial": white,
         "blackMaterial": black,
         "materialBalance": white - black,
@@ -81,6 +93,6 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
         "boardSquares": board_squares(board),
         "gamePhase": game_phase(board),
     }
-    if board.ep_square is not None:
-        facts["enPassantSquare"] = chess.square_name(board.ep_square)
+    if en_passant is not None:
+        facts["enPassantSquare"] = en_passant
     return facts

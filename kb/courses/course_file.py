@@ -39,6 +39,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Store
+from chesskb.kb.store.executor import ask, run
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, RDF, RDFS, XSD
 
@@ -150,7 +151,7 @@ def _hand_picked(values: Any, store: Store, minter: IriMinter, where: str) -> li
 
 def _ask(store: Store, iri: str) -> bool:
     """Whether ``iri`` is an exercise (the start position of an ordinary game is not: kb/analysis/exercises.py)."""
-    return bool(store.query(f"ASK {{ {NamedNode(iri)} a cp:Exercise ; cp:fen ?fen }}"))
+    return ask(store, "is-exercise", {"position": NamedNode(iri)})
 
 
 def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple[list[str], str]:
@@ -161,7 +162,7 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
         raise CourseError(f"{where} select: unknown key(s) {', '.join(sorted(unknown))}")
     if "theme" not in select and "source" not in select:
         raise CourseError(f"{where} select: give a theme or a source")
-    patterns = ["?position a cp:Exercise ; cp:fen ?fen ; cp:difficulty ?difficulty ."]
+    params: dict[str, Any] = {"theme": ["Exercise"]}  # the query's defaults select any exercise
     described = []
     if "theme" in select:
         themes = [str(t) for t in _as_list(select["theme"])]
@@ -169,31 +170,30 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
         if bad:
             raise CourseError(f"{where} select theme: unknown class(es) {', '.join(bad)}; "
                               f"known: {', '.join(sorted(THEME_CLASSES))}")
-        patterns.append(" UNION ".join(f"{{ ?position a {CP.term(t)} }}" for t in themes))
+        params["theme"] = themes
         described.append("theme=" + ",".join(themes))
     if "phase" in select:
         phase = str(select["phase"])
         if phase not in PHASES:
             raise CourseError(f"{where} select phase: one of {', '.join(PHASES)}")
-        patterns.append(f"?position a {CP.term(phase)} .")
+        params["phase"] = phase
         described.append(f"phase={phase}")
     if "source" in select:
         source = str(select["source"])
-        patterns.append(f"GRAPH {minter.source_graph(source)} {{ ?position cp:fen ?sourceFen }}")
+        params["graph"] = minter.source_graph(source)
         described.append(f"source={source}")
     if "difficulty" in select:
         bounds = select["difficulty"]
         if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, int) for b in bounds)):
             raise CourseError(f"{where} select difficulty: [lowest, highest], whole numbers")
-        patterns.append(f"FILTER(?difficulty >= {bounds[0]} && ?difficulty <= {bounds[1]})")
+        params["lowest"], params["highest"] = bounds
         described.append(f"difficulty={bounds[0]}-{bounds[1]}")
     limit = select.get("limit", DEFAULT_LIMIT)
     if not isinstance(limit, int) or limit < 1:
         raise CourseError(f"{where} select limit: a whole number ≥ 1")
     described.append(f"limit={limit}")
-    query = (f"SELECT DISTINCT ?position ?difficulty WHERE {{ {' '.join(patterns)} }} "
-             f"ORDER BY ?difficulty ?position LIMIT {limit}")
-    return [row["position"].value for row in store.query(query)], "; ".join(described)
+    rows = run(store, "course-selection", {**params, "limit": str(limit)})
+    return [row["position"].value for row in rows], "; ".join(described)
 
 
 def course_graph(course_id: str, base_iri: str | None = None) -> NamedNode:
@@ -236,11 +236,7 @@ def import_course(store: Store, path: str | Path, *, base_iri: str | None = None
 
 
 def courses_in(store: Store) -> list[dict[str, Any]]:
-    rows = store.query("""
-        SELECT ?course ?title (COUNT(DISTINCT ?chapter) AS ?chapters) (COUNT(DISTINCT ?item) AS ?exercises) WHERE {
-          ?course a cp:Course . OPTIONAL { ?course rdfs:label ?title FILTER(LANGMATCHES(LANG(?title), "en")) }
-          OPTIONAL { ?course cp:hasChapter ?chapter OPTIONAL { ?chapter cp:hasItem ?item } }
-        } GROUP BY ?course ?title ORDER BY ?course""")
+    rows = run(store, "courses")
     return [{"iri": row["course"].value, "title": row["title"].value if row["title"] else None,
              "chapters": int(row["chapters"].value), "exercises": int(row["exercises"].value)} for row in rows]
 
@@ -251,17 +247,13 @@ def export_course(store: Store, course_iri: str, base_iri: str | None = None) ->
     course_id = IriMinter(base_iri).course_id(course_iri)
     if course_id is None:
         return {"id": None, "title": {}, "chapters": []}
-    titles = {row["l"].language or "en": row["l"].value for row in store.query(
-        f"SELECT ?l WHERE {{ {NamedNode(course_iri)} rdfs:label ?l }}")}
+    course = {"course": NamedNode(course_iri)}
+    texts = list(run(store, "course-texts", course))
+    titles = {row["l"].language or "en": row["l"].value for row in texts if row["l"] is not None}
+    descriptions = {row["c"].language or "en": row["c"].value for row in texts if row["c"] is not None}
     chapters: list[dict[str, Any]] = []
-    rows = store.query(f"""
-        SELECT ?chapter ?order ?level ?pass ?title ?place ?exercise WHERE {{
-          {NamedNode(course_iri)} cp:hasChapter ?chapter .
-          ?chapter cp:chapterOrder ?order ; cp:level ?level ; cp:passPercent ?pass ; rdfs:label ?title ;
-                   cp:hasItem ?item . ?item cp:itemOrder ?place ; cp:exercise ?exercise .
-        }} ORDER BY ?order ?place""")
     by_chapter: dict[str, dict[str, Any]] = {}
-    for row in rows:
+    for row in run(store, "course-chapters", course):
         chapter = by_chapter.get(row["chapter"].value)
         if chapter is None:
             chapter = {"title": {}, "level": row["level"].value, "pass_percent": int(row["pass"].value),
@@ -271,8 +263,6 @@ def export_course(store: Store, course_iri: str, base_iri: str | None = None) ->
         chapter["title"][row["title"].language or "en"] = row["title"].value
         if row["exercise"].value not in chapter["exercises"]:
             chapter["exercises"].append(row["exercise"].value)
-    descriptions = {row["c"].language or "en": row["c"].value for row in store.query(
-        f"SELECT ?c WHERE {{ {NamedNode(course_iri)} rdfs:comment ?c }}")}
     data: dict[str, Any] = {"id": course_id, "title": titles}
     if descriptions:
         data["description"] = descriptions

@@ -25,6 +25,7 @@ from pyoxigraph import NamedNode
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
+from chesskb.kb.store.executor import run
 from chesskb.kb.reading.tags import TAG_TABLE
 from chesskb.kb.vocab import PER_GAME_PLAYER_TAGS, per_game_property
 
@@ -39,7 +40,7 @@ for _tag, _spec in TAG_TABLE.items():
 
 def _values(store: Store, graph: NamedNode, subject: str) -> dict[str, list[str]]:
     """Every literal a subject has in ``graph``, by property local name."""
-    rows = store.query(f"SELECT ?p ?o WHERE {{ GRAPH {graph} {{ <{subject}> ?p ?o FILTER(isLiteral(?o)) }} }}")
+    rows = run(store, "literal-values", {"graph": graph, "subject": NamedNode(subject)})
     out: dict[str, list[str]] = defaultdict(list)
     for row in rows:
         out[re.split(r"[#/]", row["p"].value)[-1]].append(row["o"].value)
@@ -59,19 +60,7 @@ def _escape(value: str) -> str:
 
 
 def exercises(store: Store, graph: NamedNode) -> Iterator[dict[str, str | None]]:
-    rows = store.query(f"""
-        SELECT ?position ?fen ?moves ?match ?event ?white ?black ?board ?ply WHERE {{
-          GRAPH {graph} {{
-            ?position cp:fen ?fen .
-            OPTIONAL {{ ?position cp:move ?moves }}
-            OPTIONAL {{ ?position cp:plyInGame ?ply }}
-            OPTIONAL {{ ?position cp:hasMatch ?match }}
-            OPTIONAL {{ ?position cp:hasEvent ?event }}
-            OPTIONAL {{ ?position cp:hasPlayerWhite ?white }}
-            OPTIONAL {{ ?position cp:hasPlayerBlack ?black }}
-            OPTIONAL {{ ?position cp:hasBoard ?board }}
-          }}
-        }} ORDER BY ?match ?ply ?position""")
+    rows = run(store, "source-exercises", {"graph": graph})
     for row in rows:
         yield {name: (row[name].value if row[name] is not None else None)
                for name in ("position", "fen", "moves", "match", "event", "white", "black", "board", "ply")}

@@ -21,6 +21,7 @@ from pyoxigraph import NamedNode, Quad
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.merge.identity import compatible
 from chesskb.kb.store.base import Store
+from chesskb.kb.store.executor import run
 from chesskb.kb.vocab import CP
 
 #: Statements that differ between records for bookkeeping reasons, never a disagreement.
@@ -51,28 +52,27 @@ class Disagreement:
 
 def disagreements(store: Store, subjects: Iterable[str], minter: IriMinter | None = None) -> list[Disagreement]:
     """Every literal-valued property of ``subjects`` that has more than one value across the
-    source graphs (inferred graphs and bookkeeping statements left out); ``minter`` names the
+    source graphs (inferred graphs and bookkeeping statements left out), by subject in the order
+    given and by property IRI: one query for all the subjects, however many. ``minter`` names the
     store's base IRI (default: the configured one)."""
     minter = minter or IriMinter()
-    found: list[Disagreement] = []
-    for subject in subjects:
-        values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-        rows = store.query(f"SELECT ?p ?o ?g WHERE {{ GRAPH ?g {{ {NamedNode(subject)} ?p ?o }} "
-                           "FILTER(isLiteral(?o)) }")
-        for row in rows:
+    order = list(dict.fromkeys(subjects))
+    values: dict[str, dict[str, dict[str, set[str]]]] = {
+        subject: defaultdict(lambda: defaultdict(set)) for subject in order}
+    if order:
+        for row in run(store, "literal-values-by-graph", {"subject": [NamedNode(s) for s in order]}):
             graph = row["g"].value
             source = minter.source_of(graph) if minter.is_source_graph(graph) else None
             if row["p"].value in NOT_COMPARED or source is None:
                 continue
-            values[row["p"].value][row["o"].value].add(source)
-        found.extend(Disagreement(subject, prop, dict(by_value)) for prop, by_value in values.items()
-                     if len(by_value) > 1)
-    return found
+            values[row["subject"].value][row["p"].value][row["o"].value].add(source)
+    return [Disagreement(subject, prop, dict(by_value)) for subject in order
+            for prop, by_value in sorted(values[subject].items()) if len(by_value) > 1]
 
 
 def merged_matches(store: Store) -> list[str]:
     """Matches stated by more than one record (in one source or several)."""
-    rows = store.query("SELECT ?m WHERE { ?m dcterms:source ?r } GROUP BY ?m HAVING (COUNT(DISTINCT ?r) > 1)")
+    rows = run(store, "merged-matches")
     return sorted(row["m"].value for row in rows)
 
 

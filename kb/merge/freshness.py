@@ -16,14 +16,7 @@ from pathlib import Path
 from chesskb import __version__
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store
-
-_STORED = """
-SELECT ?name ?checksum ?importedWith WHERE {
-  GRAPH ?meta { ?source a cp:Source ; cp:sourceName ?name .
-    OPTIONAL { ?source cp:checksum ?checksum } OPTIONAL { ?source cp:importedWith ?importedWith } }
-}
-"""
-
+from chesskb.kb.store.executor import run
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
@@ -53,6 +46,6 @@ def unchanged_sources(store: Store, checksums: Mapping[str, str], fingerprint: s
     stored = {
         row["name"].value: (row["checksum"].value if row["checksum"] is not None else None,
                             row["importedWith"].value if row["importedWith"] is not None else None)
-        for row in store.query(_STORED, bindings={"meta": minter.meta_graph})
+        for row in run(store, "stored-sources", {"meta": minter.meta_graph})
     }
     return {name for name, checksum in checksums.items() if stored.get(name) == (checksum, fingerprint)}

@@ -29,6 +29,7 @@ from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_mat
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading.names import fold, name_key, transliteration_key
 from chesskb.kb.store.base import Derive, Replacement, Store
+from chesskb.kb.store.executor import run
 from chesskb.kb.vocab import CP, OWL_IRI
 
 SAME_AS = NamedNode(OWL_IRI + "sameAs")
@@ -55,9 +56,7 @@ class Link:
 
 
 def players_in(store: Store) -> list[PlayerNames]:
-    rows = store.query(
-        "SELECT ?p ?key ?label ?fide WHERE { ?p a cp:Player ; cp:nameKey ?key . "
-        "OPTIONAL { ?p rdfs:label ?label } OPTIONAL { ?p cp:fideId ?fide } }")
+    rows = run(store, "player-keys")
     players: dict[str, PlayerNames] = {}
     for row in rows:
         player = players.setdefault(row["p"].value, PlayerNames(row["p"].value))
@@ -170,9 +169,7 @@ class EventNames:
 
 
 def events_in(store: Store) -> list[EventNames]:
-    rows = store.query(
-        "SELECT ?e ?name ?site ?year WHERE { ?e a cp:Event ; cp:eventName ?name . OPTIONAL { ?e cp:site ?site } "
-        "OPTIONAL { ?e cp:eventYear ?year } OPTIONAL { ?m cp:hasEvent ?e ; cp:year ?year } }")
+    rows = run(store, "event-keys")
     events: dict[str, EventNames] = {}
     for row in rows:
         iri = row["e"].value
@@ -246,8 +243,5 @@ def links_graph_quads(store: Store, graph: NamedNode, minter: IriMinter | None =
 
 def events_with_several_values(store: Store) -> list[str]:
     """Events whose games give one of the event's own properties (EventDate, EventType …) two values."""
-    rows = store.query("""SELECT DISTINCT ?e WHERE {
-        { SELECT ?e ?p WHERE { ?e a cp:Event ; ?p ?o
-                               FILTER(isLiteral(?o) && ?p NOT IN (rdfs:label, cp:eventName, cp:site)) }
-          GROUP BY ?e ?p HAVING (COUNT(DISTINCT ?o) > 1) } }""")
+    rows = run(store, "events-with-several-values")
     return sorted(row["e"].value for row in rows)

@@ -1,5 +1,8 @@
 """Finding positions by pattern: the one SELECT that ``chesskb find`` and the ``/find`` page run.
 
+This is a query *compiler*, like the ``pattern`` parameter of the canned queries: the text it writes
+is made only of constants ``kb.search.patterns`` derives from the parsed pattern and writes escaped
+(``sparql_string``), never of the user's text; the source graph is bound as a term (``VALUES``).
 The pattern becomes a FILTER of constant REGEX tests (``kb.search.patterns.sparql_condition``); the side to
 move and an exact material signature, when they hold for every variant of the pattern, are written
 as triple patterns with constants instead, so Oxigraph starts from their index rather than testing
@@ -10,7 +13,11 @@ match, while a page stops at its last row).
 from __future__ import annotations
 
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
+from pyoxigraph import NamedNode
+
 from chesskb.kb.store import Store
+from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.executor import ask
 
 #: Rows per page when none is asked for, as the canned queries answer.
 DEFAULT_LIMIT = 100
@@ -38,7 +45,7 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     sides = {v.side for v in variants}
     exact = {v.exact_signature() for v in variants}
     board = "?position cp:boardSquares ?board ." if source_graph is None else \
-        f"GRAPH <{source_graph}> {{ ?position cp:boardSquares ?board }}"
+        "GRAPH ?sourceGraph { ?position cp:boardSquares ?board }"
     constants: list[str] = []
     lines: list[str] = []
     side, signature = "?side", "?signature"
@@ -63,8 +70,10 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
             distinct = "DISTINCT "
     body = "\n  ".join(constants + [board] + lines)
     page = (f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")
-    return (f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
+    text = (f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
             f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip() + "\n")
+    # the source is a value: bound as a term (VALUES), never pasted into the text
+    return with_values(text, {"sourceGraph": NamedNode(source_graph)}) if source_graph is not None else text
 
 
 def _lookups(groups: list[list[str]], *, prefix: str) -> str:
@@ -81,13 +90,13 @@ def _lookups(groups: list[list[str]], *, prefix: str) -> str:
 
 def has_board_strings(store: Store) -> bool:
     """Whether the store's positions carry ``cp:boardSquares`` (stores imported before it do not)."""
-    return bool(store.query("ASK { ?position cp:boardSquares ?board }"))
+    return ask(store, "has-board-strings")
 
 
 def has_piece_index(store: Store) -> bool:
     """Whether the store's positions carry ``cp:pieceOn`` (stores imported before it do not)."""
-    return bool(store.query("ASK { ?position cp:pieceOn ?piece }"))
+    return ask(store, "has-piece-index")
 
 
 def has_positions(store: Store) -> bool:
-    return bool(store.query("ASK { ?position a cp:Position }"))
+    return ask(store, "has-positions")

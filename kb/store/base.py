@@ -81,6 +81,10 @@ class Replacement:
 Derive = Callable[["Store"], Union[Replacement, None]]
 
 
+class QueryTimedOut(StoreError):
+    """The query did not finish within the ``timeout`` it was given (a remote store's HTTP timeout)."""
+
+
 class QuerySyntaxError(StoreError):
     """The SPARQL text does not parse; the message is the parser's."""
 

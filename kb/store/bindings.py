@@ -10,7 +10,8 @@ both backends bind through this one function.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Union
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -18,10 +19,17 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 
 
-def with_values(sparql: str, bindings: Mapping[str, NamedNode | BlankNode | Literal | Triple]) -> str:
+Bound = Union[NamedNode, BlankNode, Literal, Triple]
+
+
+def with_values(sparql: str, bindings: Mapping[str, Bound | Sequence[Bound | None] | None]) -> str:
     """``sparql`` with ``VALUES (?a ?b) { (ta tb) }`` at the start of every group pattern that
     mentions a bound variable (the WHERE group, subqueries, UNION branches, OPTIONAL and EXISTS
     groups).
+
+    A variable bound to a sequence of terms gets a block of its own, one row per term
+    (``VALUES ?keys { t1 t2 }``): the query then answers for each of them in one evaluation, which
+    is how a named query takes a list (an empty sequence matches nothing).
 
     Binding each group, not only the outermost, is what makes this the same as substituting the
     variable everywhere (SEP-0007, what pyoxigraph's ``substitutions`` do): a FILTER inside a UNION
@@ -42,13 +50,32 @@ def with_values(sparql: str, bindings: Mapping[str, NamedNode | BlankNode | Lite
             mentioned = list(bindings)  # the WHERE group binds every parameter (it may be projected)
         elif re.match(r"\s*SELECT\b", sparql[opening + 1:closing], re.IGNORECASE):
             continue  # "{ SELECT … }" holds only the subquery; its own WHERE group is bound instead
-        if mentioned:
-            names = " ".join(f"?{name}" for name in mentioned)
-            terms = " ".join(str(bindings[name]) for name in mentioned)
+        single = [name for name in mentioned if not _is_many(bindings[name])]
+        if single:
+            names = " ".join(f"?{name}" for name in single)
+            terms = " ".join(_term_text(bindings[name]) for name in single)
             insertions.append((opening + 1, f" VALUES ({names}) {{ ({terms}) }} "))
+        for name in mentioned:
+            if _is_many(bindings[name]):
+                rows = " ".join(_term_text(term) for term in bindings[name])  # type: ignore[union-attr]
+                insertions.append((opening + 1, f" VALUES ?{name} {{ {rows} }} "))
     for position, block in sorted(insertions, reverse=True):
         sparql = sparql[:position] + block + sparql[position:]
     return sparql
+
+
+def _is_many(value: object) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _term_text(term: object) -> str:
+    """A term as SPARQL text (pyoxigraph writes it escaped), ``None`` as ``UNDEF`` (the variable
+    stays unbound: the pattern matches any value); anything else is refused."""
+    if term is None:
+        return "UNDEF"
+    if not isinstance(term, (NamedNode, BlankNode, Literal, Triple)):
+        raise TypeError(f"cannot bind {term!r}: not an RDF term")
+    return str(term)
 
 
 _VALUES_BEFORE = re.compile(r"VALUES\s*(?:[?$][A-Za-z_][A-Za-z0-9_]*|\([^()]*\))\s*$", re.IGNORECASE)

@@ -17,6 +17,8 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Derive, Replacement, Store
+from chesskb.kb.store.executor import rows as rows_of
+from chesskb.kb.store.executor import run
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, XSD
 
@@ -24,18 +26,18 @@ from chesskb.kb.vocab import CP, XSD
 #: they are few, and a course import should not pay for a count of the whole knowledge base).
 COUNTED_CLASSES: tuple[str, ...] = THEME_CLASSES + ("Match", "Player", "Event", "Board", "Source")
 
-_COUNT = "SELECT ?class (COUNT(?member) AS ?n) WHERE { ?member a ?class } GROUP BY ?class"
-#: For a store whose default graph is a multiset union of graphs (``merge_is_a_set = False``: a
-#: remote store's view of a write in progress, a ``FROM`` list), where a type two graphs state
-#: would be counted twice. The stores' own default graph is a set, and DISTINCT would cost there.
-_COUNT_DISTINCT = "SELECT ?class (COUNT(DISTINCT ?member) AS ?n) WHERE { ?member a ?class } GROUP BY ?class"
 
 
 def count_members(store: Store) -> dict[str, int]:
     """Members per counted class (classes without members are left out), by one scan of the types."""
     counted = set(COUNTED_CLASSES)
     counts: dict[str, int] = {}
-    for row in store.query(_COUNT if getattr(store, "merge_is_a_set", True) else _COUNT_DISTINCT):
+    # ``member-counts-distinct`` is for a store whose default graph is a multiset union of graphs
+    # (``merge_is_a_set = False``: a remote store's view of a write in progress, a ``FROM`` list),
+    # where a type two graphs state would be counted twice. The stores' own default graph is a set,
+    # and DISTINCT would cost there.
+    name = "member-counts" if getattr(store, "merge_is_a_set", True) else "member-counts-distinct"
+    for row in run(store, name):
         iri = row["class"].value
         name = CP.name_of(iri)
         if name in counted:
@@ -64,7 +66,15 @@ def derive_class_counts(base_iri: str | None = None) -> Derive:
 
 def stored_counts(store: Store) -> dict[str, int] | None:
     """The counts kept by the last write, or ``None`` for a store written before they were kept."""
-    rows = list(store.query("SELECT ?class ?n WHERE { ?class cp:memberCount ?n }"))
+    rows = rows_of(store, "stored-member-counts")
     if not rows:
         return None
     return {name: int(row["n"].value) for row in rows if (name := CP.name_of(row["class"])) is not None}
+
+
+def member_counts(store: Store) -> dict[str, int]:
+    """Members per counted class, the one answer every reader uses (home page, theme tree, class
+    pages, ``chesskb stats``): the counts the last write kept, else (a store written before they
+    were kept) one scan of the types by the same rule as the write's (``count_members``)."""
+    stored = stored_counts(store)
+    return stored if stored is not None else count_members(store)

@@ -48,7 +48,8 @@ from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperExceptio
 
 from chesskb.kb.vocab import PREFIXES
 from chesskb.kb.store.base import (
-    Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreError, Term, iter_quads,
+    Derive, QueryResult, QuerySyntaxError, QueryTimedOut, SerializedBatch, Statement, StoreBusy, StoreError, Term,
+    iter_quads,
 )
 from chesskb.kb.store.bindings import with_values
 
@@ -82,7 +83,7 @@ class RemoteStore:
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
               named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
-        text = (f"BASE <{base_iri}>\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
+        text = (f"BASE {NamedNode(base_iri)}\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
         form = _FORM.match(text)
         kind = form.group(1).upper() if form else "SELECT"
         wrapper = SPARQLWrapper(self.location)
@@ -106,6 +107,9 @@ class RemoteStore:
         except QueryBadFormed as exc:
             raise QuerySyntaxError(_server_message(exc)) from exc
         except (SPARQLWrapperException, urllib.error.URLError, OSError) as exc:
+            if timeout and _timed_out(exc):
+                raise QueryTimedOut(f"the SPARQL server at {self.location} did not answer within "
+                                    f"{timeout:g} s") from exc
             raise StoreError(f"the SPARQL server at {self.location} failed: {_server_message(exc)}") from exc
         if kind in ("CONSTRUCT", "DESCRIBE"):
             graph = MemoryStore()
@@ -380,7 +384,8 @@ def _pieces(quads: list[Quad], size: int) -> Iterator[list[Quad]]:
 def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = None) -> str:
     """Delete from the default graph the triples ``pattern`` finds that no graph outside ``removed``
     (staging graphs included: they hold the new content) still asserts."""
-    others = " && ".join(f"?other != <{graph}>" for graph in sorted(removed | ({exclude} if exclude else set())))
+    kept_apart = sorted(removed | ({exclude} if exclude else set()))
+    others = " && ".join(f"?other != {NamedNode(graph)}" for graph in kept_apart)  # IRIs written by pyoxigraph
     keep = f"FILTER NOT EXISTS {{ GRAPH ?other {{ ?s ?p ?o }} {f'FILTER({others})' if others else ''} }}"
     return f"DELETE {{ ?s ?p ?o }} WHERE {{ {pattern} {keep} }}"
 
@@ -388,6 +393,11 @@ def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = No
 def _oxigraph_graph_store(location: str) -> str | None:
     """Oxigraph's server answers queries at ``/query`` and the Graph Store Protocol at ``/store``."""
     return location[: -len("/query")] + "/store" if location.rstrip("/").endswith("/query") else None
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether the HTTP request stopped at its timeout (raised as is, or as a URLError's reason)."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError)
 
 
 def _server_message(exc: BaseException) -> str:

@@ -1,0 +1,54 @@
+r"""Running named queries: the one path by which ``kb/`` and the CLI read the knowledge base.
+
+Every question the code asks is a file in ``queries/`` (a canned query) or ``queries/internal/``
+(one the pages, commands and ``kb/`` modules ask), with typed parameters. :func:`prepare` binds the
+parameters as RDF terms written into a ``VALUES`` block (``kb.store.bindings``), never pasted into
+the text, so the same query text serves every value and a hostile value stays a literal.
+:func:`run` hands the bound text to the store with the time limit: on a remote store that is the
+HTTP timeout of the request. The web service wraps this path (``service.executor``) to add its
+worker processes, size bounds and cache; it prepares the same text with :func:`prepare`.
+
+>>> text = prepare("search-events", {"q": 'chess") } DROP ALL #'})
+>>> 'VALUES (?q) { ("chess\\") } DROP ALL #") }' in text
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chesskb.kb.store.base import QueryResult, Store
+from chesskb.kb.store.bindings import with_values
+
+
+def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool = False) -> str:
+    """The text of the named query with its parameters bound (internal queries: every row
+    unless ``limit``/``offset`` are given; ``public=True``: a canned query, paged by its ``limit``/
+    ``offset`` as ``chesskb query`` does)."""
+    from chesskb.queries import load_internal, load_query  # queries/ reads kb/ helpers: imported on use
+
+    query = load_query(name) if public else load_internal(name)
+    given = dict(params or {})
+    bound = query.bind(given)
+    paged = public or "limit" in given or "offset" in given  # an internal query answers every row unless asked
+    text = query.paged_text(given) if paged else query.unpaged_text(given)
+    return with_values(text, bound)
+
+
+def run(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+        timeout: float | None = None, public: bool = False) -> QueryResult:
+    """Answer the named query on ``store`` within ``timeout`` seconds (None: no limit)."""
+    return store.query(prepare(name, params, public=public), timeout=timeout)
+
+
+def rows(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+         timeout: float | None = None) -> list[Any]:
+    """The solutions of a SELECT named query as a list (for callers that read them twice)."""
+    return list(run(store, name, params, timeout=timeout))  # type: ignore[arg-type]
+
+
+def ask(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+        timeout: float | None = None) -> bool:
+    """The answer of an ASK named query."""
+    return bool(run(store, name, params, timeout=timeout))
