@@ -36,7 +36,7 @@ def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
     from chesskb.kb.analysis.exercises import assess_themes, is_exercise
     from chesskb.kb.checks.findings import Finding
     from chesskb.kb.mapping.iris import IriMinter
-    from chesskb.kb.mapping import MappingContext, record_quads
+    from chesskb.kb.mapping.game import MappingContext, record_quads
     from chesskb.kb.analysis.engine import open_engine
     from chesskb.kb.analysis.verify import MateVerifier
     from chesskb.kb.pipeline import PipelineSettings, process_unit

@@ -23,7 +23,7 @@ from chesskb.kb.store.class_counts import derive_class_counts
 from chesskb.kb.merge.linking import derive_links
 from chesskb.kb.merge.freshness import import_fingerprint
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.mapping import MappingContext, source_quads
+from chesskb.kb.mapping.game import MappingContext, source_quads
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult

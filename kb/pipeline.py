@@ -28,7 +28,7 @@ from chesskb.kb.store.class_counts import COUNTED_CLASSES
 from chesskb.kb.analysis.exercises import ThemeAssessment, assess_themes, is_exercise
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.mapping import MappingContext, record_quads
+from chesskb.kb.mapping.game import MappingContext, record_quads
 from chesskb.kb.mapping.game import MinedPosition
 from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, die_with_parent
 from chesskb.kb.analysis.mining import mine_game

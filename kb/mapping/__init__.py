@@ -4,8 +4,9 @@ This package is the only code that knows the ontology's shape. Asserted triples 
 source's named graph; what follows from them by the ontology (superclass types, inverse links)
 goes to the source's *inferred* graph, so queries see both in the union default graph while the
 two stay distinguishable (``GRAPH ?g``) and are removed together with the source.
+
+``game`` maps records (``MappingContext``, ``record_quads``, ``source_quads``); ``iris`` mints and
+reads IRIs. This ``__init__`` imports neither: the merge stage's identity rule uses ``iris.digest``
+and the mapping uses the identity rule, so a package that loaded ``game`` on entry would close an
+import cycle (merge.identity -> mapping -> mapping.game -> merge.identity).
 """
-
-from chesskb.kb.mapping.game import MappingContext, record_quads, source_quads
-
-__all__ = ["MappingContext", "record_quads", "source_quads"]
