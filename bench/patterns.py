@@ -33,7 +33,7 @@ from bench.corpus import csv_rows  # noqa: E402
 from chesskb.kb.analysis.board_facts import material_signature  # noqa: E402
 from chesskb.kb.search.find import find_query  # noqa: E402
 from chesskb.kb.search.patterns import board_squares, parse, pieces_on, sparql_string  # noqa: E402
-from chesskb.kb.vocab import CP_IRI, PREFIXES  # noqa: E402
+from chesskb.kb.vocab import CP, PREFIXES  # noqa: E402
 
 #: (label, pattern, options) measured; from common (a page fills at once) to absent (every board tested).
 PATTERNS: tuple[tuple[str, str, dict], ...] = (
@@ -80,7 +80,7 @@ def build(n: int, out: Path) -> None:
     started = time.perf_counter()
     nt = out.with_suffix(".nt")
     out.parent.mkdir(parents=True, exist_ok=True)
-    cp = lambda name: f"<{CP_IRI}{name}>"  # noqa: E731
+    cp = lambda name: str(CP.term(name))  # noqa: E731
     with nt.open("w", encoding="utf-8") as handle:
         for number, board in positions(n):
             facts = {"boardSquares": board_squares(board), "materialSignature": material_signature(board),
@@ -105,7 +105,7 @@ def build(n: int, out: Path) -> None:
 
 def run(path: Path, repeat: int, limit: int) -> None:
     store = OxStore.read_only(str(path))
-    total = int(next(iter(store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?p <{CP_IRI}boardSquares> ?b }}",
+    total = int(next(iter(store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?p {CP.boardSquares} ?b }}",
                                       prefixes=PREFIXES)))["n"].value)
     print(f"{total:,} positions; page of {limit} rows; median of {repeat} runs (first run kept apart)")
     print("| pattern | rows | first run | median |\n|---|---|---|---|")

@@ -10,8 +10,16 @@
   ``short``, ``long``, ``veryLong``) carries only its phase (38 of the 769 dev rows), so it says
   nothing about motifs and is left out of the theme scores. The original classes lichess has no
   label for (WeakLine, AttackKingCenter, ContinuousCheck …) are listed with their counts only.
-* **Practice studies** (``--practice``): each lichess practice study is about one theme; the share
-  of its exercises that give a solution and carry that theme's class.
+* **Tagger cases** (``--tagger-cases``): lichess-puzzler's own test positions for each of its
+  detectors (should fire / should not), mapped to our classes: how many agree.
+* **Practice studies** (``--practice``): each lichess practice study is about one theme (the
+  checkmate-pattern studies name it per chapter); the share of its exercises (``is_exercise``: a
+  whole game in a study file is none) that give a solution and carry that theme's class. Most
+  chapters give no solution, only "mate in N" (find it): the mates in one among them are solved
+  here by trying every move, and scored apart ("solved by search"), the pattern carried when a
+  mating move shows it; with ``--engine-solve`` the others are solved by stockfish (its principal
+  variation cut to the move count the study's Termination gives: an engine's line, not the
+  author's, so a third, looser figure). ``--misses`` lists every exercise that does not carry its class.
 
 The time per position is the whole analysis (facts, solution, detectors, phase), with mate
 verification by search only (``--engine`` adds stockfish for mates of three or more).
@@ -20,16 +28,22 @@ verification by search only (``--engine`` adds stockfish for mates of three or m
 from __future__ import annotations
 
 import argparse
+import csv
+import re
 import sys
 import time
 from contextlib import nullcontext
 from collections import Counter
 from pathlib import Path
 
+import chess
+import chess.engine
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chesskb.kb.analysis import analyse  # noqa: E402
 from chesskb.kb.analysis.engine import Engine, open_engine  # noqa: E402
+from chesskb.kb.analysis.exercises import is_exercise  # noqa: E402
 from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
 from chesskb.kb.reading import read_records  # noqa: E402
 from chesskb.kb.reading.records import GameRecord  # noqa: E402
@@ -40,6 +54,9 @@ TARGET_EXACT = ("MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFi
                 "QueenEndgame", "MinorPieceEndgame", "OtherEndgame", "Promotion", "Underpromotion", "EnPassant",
                 "CastlingMove")
 LENGTH_KEYS = frozenset({"oneMove", "short", "long", "veryLong"})
+#: Classes whose lichess key no label carries any more: counted, not scored (lichess retired
+#: ``overloading``; its tagger folds overloads into ``deflection``).
+NO_REFERENCE = frozenset({"Overload"})
 LICHESS_PHASES = {"opening": "PositionBegin", "middlegame": "PositionMiddle", "endgame": "PositionEnd"}
 
 #: lichess practice study (file name part) -> the class every exercise of it should carry.
@@ -50,6 +67,16 @@ PRACTICE_STUDIES = {
     "overloaded-pieces": "Overload",
     "zwischenzug": "Zwischenzug",
     "greek-gift": "Sacrifice",
+}
+#: chapter of the checkmate-pattern studies ("…: Hook Mate #2") -> its class; the chapters of mates
+#: lichess has no key for (Damiano's, Lolli's, Anderssen's, Cozio's, pawn mate) are not scored.
+CHAPTER_CLASSES = {
+    "Back-Rank Mate": "BackRankMate", "Hook Mate": "HookMate", "Anastasia's Mate": "AnastasiaMate",
+    "Blind Swine Mate": "BlindSwineMate", "Smothered Mate": "SmotheredMate",
+    "Double Bishop Mate": "DoubleBishopMate", "Boden's Mate": "BodenMate", "Balestra Mate": "BalestraMate",
+    "Arabian Mate": "ArabianMate", "Corner Mate": "CornerMate", "Morphy's Mate": "MorphysMate",
+    "Pillsbury's Mate": "PillsburysMate", "Opera Mate": "OperaMate", "Dovetail Mate": "DovetailMate",
+    "Swallow's Tail Mate": "SwallowstailMate", "Epaulette Mate": "EpauletteMate",
 }
 
 
@@ -77,23 +104,112 @@ def table(title: str, tp: Counter, fp: Counter, fn: Counter) -> dict[str, tuple[
 
 def _chapter_class(record: GameRecord) -> str | None:
     """The checkmate-pattern studies name the pattern in each chapter ("…: Double Bishop Mate #3")."""
-    chapter = record.headers.get("Event", "").split(":")[-1].split("#")[0]
-    name = "".join(word[:1].upper() + word[1:] for word in chapter.replace("'s", "s").split())
-    return name if name.endswith("Mate") else None
+    chapter = record.headers.get("Event", "").split(":")[-1].split("#")[0].strip()
+    return CHAPTER_CLASSES.get(chapter)
 
 
-def practice(directory: Path, engine: Engine | None) -> None:
-    print("\npractice studies: exercises that give a solution and carry the study's class")
+def _mates_in_one(board: chess.Board) -> list[chess.Move]:
+    mates = []
+    for move in board.legal_moves:
+        board.push(move)
+        if board.is_checkmate():
+            mates.append(move)
+        board.pop()
+    return mates
+
+
+#: Nodes stockfish may spend on one practice exercise with ``--engine-solve``.
+ENGINE_SOLVE_NODES = 200_000
+_MOVES_IN_TERMINATION = re.compile(r"\bin (\d+)\b")
+
+
+def _engine_line(engine: Engine, record: GameRecord, board: chess.Board) -> list[chess.Move]:
+    """Stockfish's principal variation, cut to the solver moves the study's Termination promises
+    ("+300cp in 2", "mate in 3"); empty when it promises none."""
+    found = _MOVES_IN_TERMINATION.search(record.headers.get("Termination", ""))
+    if not found:
+        return []
+    pv = engine.uci().analyse(board, chess.engine.Limit(nodes=ENGINE_SOLVE_NODES)).get("pv", [])
+    return pv[:2 * int(found.group(1)) - 1]
+
+
+def practice(directory: Path, engine: Engine | None, misses: bool, solver: Engine | None) -> None:
+    """``engine`` verifies long mates (``--engine``); ``solver`` solves the exercises that give no
+    solution (``--engine-solve``)."""
+    print("\npractice studies: exercises that give a solution / mates in one solved by search"
+          + (" / the rest solved by stockfish" if solver else "") + ", carrying the class")
     for path in sorted(directory.glob("*.pgn")):
         study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
-        records = [r for r in read_records(path) if isinstance(r, GameRecord) and r.solution]
-        targets = [study or _chapter_class(r) for r in records]
-        pairs = [(r, t) for r, t in zip(records, targets, strict=True) if t is not None]
-        if not pairs:
-            continue
-        carried = sum(1 for r, t in pairs if t in analyse(r.start_board(), r.solution, engine=engine).classes)
-        label = study or ", ".join(sorted({t for _, t in pairs}))
-        print(f"{path.name[:60]:<60} {label:<18} {carried:>3}/{len(pairs):<3} {carried / len(pairs):>5.0%}")
+        records = [r for r in read_records(path) if isinstance(r, GameRecord) and is_exercise(r)]
+        given, searched, solved, missed = Counter(), Counter(), Counter(), []
+        for record in records:
+            target = study or _chapter_class(record)
+            if target is None:
+                continue
+            board = record.start_board()
+            line = record.solution
+            if line:
+                carried = target in analyse(board, line, engine=engine).classes
+                given[carried] += 1
+            elif record.headers.get("Termination", "").strip() == "mate in 1":
+                carried = any(target in analyse(board, [move], engine=engine).classes
+                              for move in _mates_in_one(board.copy()))
+                searched[carried] += 1
+            elif solver is not None and (line := _engine_line(solver, record, board)):
+                carried = target in analyse(board, line, engine=engine).classes
+                solved[carried] += 1
+            else:
+                continue
+            if not carried:
+                event = record.headers.get("Event", "?").removeprefix("Lichess Practice: ")
+                missed.append(f"    {event}: {board.fen()} {board.variation_san(line) if line else '(mate in 1)'}")
+        if given or searched or solved:
+            label = study or "mate patterns"
+            name = path.stem.removeprefix("lichess_study_lichess-practice-").split("_by_")[0]
+            share = f"{given[True] / sum(given.values()):>5.0%}" if given else "    -"
+            print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} {share}   "
+                  f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}"
+                  + (f"   by stockfish {solved[True]:>2}/{sum(solved.values()):<2}" if solver else ""))
+            if misses:
+                print("\n".join(missed))
+
+
+#: lichess-puzzler's tagger test cases (``lichess_puzzler_tagger_cases.csv``): its detector name ->
+#: our class; detectors without a counterpart (``collinear``) are left out.
+TAGGER_DETECTORS = {
+    "fork": "DoubleAttack", "pin_prevents_attack": "Pinning", "pin_prevents_escape": "Pinning",
+    "skewer": "Skewer", "trapped_piece": "TrappedPiece", "sacrifice": "Sacrifice", "deflection": "Deflection",
+    "under_promotion": "Underpromotion", "kingside_attack": "AttackCastledKing",
+    "cook:kingsideAttack": "AttackCastledKing", "queenside_attack": "QueensideAttack",
+    "hanging_piece": "HangingPiece", "discovered_attack": "DiscoveredAttack", "advanced_pawn": "AdvancedPawn",
+    "piece_endgame:ROOK": "RookEndgame", "intermezzo": "Zwischenzug", "defensive_move": "DefensiveMove",
+    "check_escape": "DefensiveMove", "capturing_defender": "EliminateDefense", "back_rank_mate": "BackRankMate",
+    "attraction": "Attraction", "x_ray": "Xray", "quiet_move": "QuietMove", "interference": "Interception",
+}
+
+
+def tagger_cases(path: Path, misses: bool) -> None:
+    """Each case: a position (FEN before the setup move, as in the puzzle CSV), the moves, a detector
+    and whether it should fire. The pin sub-detectors' answer is not the pin theme's (a puzzle can
+    hold a pin of the other kind), so a disagreement there says less than elsewhere."""
+    agree, total, wrong = 0, 0, []
+    with path.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            name = TAGGER_DETECTORS.get(row["Detector"])
+            if name is None:
+                continue
+            board = chess.Board(row["FEN"])
+            moves = [chess.Move.from_uci(u) for u in row["Moves"].split()]
+            board.push(moves[0])
+            fired = name in analyse(board, moves[1:]).classes
+            total += 1
+            if fired == (row["Expected"] == "True"):
+                agree += 1
+            else:
+                wrong.append(f"    {row['PuzzleId']} {row['Detector']} expected {row['Expected']}")
+    print(f"\nlichess-puzzler tagger cases: {agree}/{total} agree")
+    if misses:
+        print("\n".join(wrong))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,9 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("csv", type=Path)
     parser.add_argument("--engine", action="store_true", help="verify long mates with stockfish (slower)")
     parser.add_argument("--practice", type=Path, help="folder of lichess practice studies (PGN)")
+    parser.add_argument("--tagger-cases", type=Path, help="lichess-puzzler's tagger test cases (CSV)")
+    parser.add_argument("--engine-solve", action="store_true",
+                        help="solve the practice exercises that give no solution with stockfish (slow)")
+    parser.add_argument("--misses", action="store_true", help="list the practice exercises missing their class")
     args = parser.parse_args(argv)
     records = [r for r in read_records(args.csv) if isinstance(r, GameRecord) and r.puzzle is not None]
-    scored = set(LICHESS_THEME_CLASSES.values())
+    scored = set(LICHESS_THEME_CLASSES.values()) - NO_REFERENCE
     tp, fp, fn, unscored = Counter(), Counter(), Counter(), Counter()
     ptp, pfp, pfn = Counter(), Counter(), Counter()
     labelled = 0
@@ -148,8 +268,11 @@ def main(argv: list[str] | None = None) -> int:
     print("classes without a lichess label (count only): "
           + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
-        with open_engine() if args.engine else nullcontext() as engine:
-            practice(args.practice, engine)
+        with open_engine() if args.engine else nullcontext() as engine, \
+                open_engine(required=True) if args.engine_solve else nullcontext() as solver:
+            practice(args.practice, engine, args.misses, solver)
+    if args.tagger_cases:
+        tagger_cases(args.tagger_cases, args.misses)
     return 0
 
 

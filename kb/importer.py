@@ -338,12 +338,12 @@ def source_counts(store: Store, minter: IriMinter, name: str) -> tuple[int, int,
     pipeline counts for a source (``kb.pipeline._count_individuals``), over its two graphs."""
     graphs = f"VALUES ?g {{ {minter.source_graph(name)} {minter.inferred_graph(name)} }}"
     counts = []
-    for cls, extra in (("Match", ""), ("Position", ""),
-                       ("Player", 'FILTER(!STRSTARTS(STRAFTER(STR(?x), "/player/"), "unknown-"))')):
-        rows = store.query(f"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:{cls} }} "
-                           f"{extra} }}")
+    for cls in ("Match", "Position"):
+        rows = store.query(f"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:{cls} }} }}")
         counts.append(int(next(iter(rows))["n"].value))
-    return counts[0], counts[1], counts[2]
+    rows = store.query(f"SELECT DISTINCT ?x WHERE {{ {graphs} GRAPH ?g {{ ?x a cp:Player }} }}")
+    players = sum(1 for row in rows if not minter.is_placeholder(row["x"]))  # the minter knows a stand-in
+    return counts[0], counts[1], players
 
 
 def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.datetime) -> Derive:

@@ -83,7 +83,7 @@ def _digest64(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
-def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
+def _count_individuals(quads: Iterable[Quad], result: UnitResult, minter: IriMinter) -> None:
     for quad in quads:
         if quad.predicate != _RDF_TYPE:
             continue
@@ -91,7 +91,7 @@ def _count_individuals(quads: Iterable[Quad], result: UnitResult) -> None:
             result.matches.add(_digest64(quad.subject.value))
         elif quad.object == _POSITION:
             result.positions.add(_digest64(quad.subject.value))
-        elif quad.object == _PLAYER and not quad.subject.value.rsplit("/", 1)[-1].startswith("unknown-"):
+        elif quad.object == _PLAYER and not minter.is_placeholder(quad.subject):
             result.players.add(quad.subject.value)
 
 
@@ -100,17 +100,18 @@ _COUNTED = {CP.term(name): name for name in COUNTED_CLASSES}
 _NAMING = frozenset(CP.term(name) for name in ("nameKey", "fideId", "eventName", "site", "eventYear")) | {
     RDFS.label, RDF.type}
 _GAME_EVENT = frozenset((CP.hasEvent, CP.year))
+_NAMED = ("player", "event")  # the individuals whose naming statements linking reads
 
 
 def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> None:
     """What ``kb.merge.linking`` and ``kb.store.class_counts`` read from a store, for ``convert`` to compute them
     without one: class members as digests, and the naming statements of players and events."""
-    named = (base + "player/", base + "event/")
+    minter = IriMinter(base)
     evidence = []
     for quad in quads:
         if quad.predicate == _RDF_TYPE and quad.object in _COUNTED:
             result.members.setdefault(_COUNTED[quad.object], set()).add(_digest64(quad.subject.value))
-        if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and quad.subject.value.startswith(named)):
+        if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and minter.kind_of(quad.subject) in _NAMED):
             evidence.append(quad.triple)
     result.evidence = serialize(evidence, format=RdfFormat.N_TRIPLES) if evidence else b""
 
@@ -151,7 +152,7 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     result.quads = len(quads)
     result.verified = verifier.cache.take_new()
     result.verify_counts = verifier.take_counts()
-    _count_individuals(quads, result)
+    _count_individuals(quads, result, ctx.minter)
     if settings.collect:
         collect_evidence(quads, result, settings.base_iri)
     fresh = _SENT.fresh(quads)

@@ -221,6 +221,15 @@ class Namespace:
             self._cache[name] = node
         return node
 
+    def name_of(self, iri: NamedNode | str) -> str | None:
+        """The term an IRI names under this prefix (``CP.name_of(CP.Trap)`` -> ``"Trap"``); ``None`` for an
+        IRI under another prefix, or for a name that is not one of the terms: the inverse of ``term``."""
+        value = iri.value if isinstance(iri, NamedNode) else str(iri)
+        if not value.startswith(self._base):
+            return None
+        name = value[len(self._base):]
+        return name if name and name in self else None
+
     def __contains__(self, name: str) -> bool:
         return self._terms is None or name in self._terms
 

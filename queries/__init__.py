@@ -7,6 +7,10 @@ Each file starts with a comment header the code reads::
     # param: player string "Sahuquillo, Alejandro"  -- the player's name, any order
     SELECT ?position WHERE { ... ?player ... }
 
+Spanish lines may follow (``title@es``, ``description@es``, and ``param@es: NAME LABEL -- HELP``
+for a parameter declared above): the Spanish pages show them (``CannedQuery.in_language``);
+the parameter's name, type and default, the JSON and the CLI stay as the English header says.
+
 Parameters are bound as typed RDF terms, written as a ``VALUES`` block into every group of the
 query that mentions them (``kb.store.bindings``), never pasted into the query text as strings, so a
 value such as ``"} DROP ALL #`` stays a harmless literal.
@@ -41,7 +45,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 
 from pyoxigraph import Literal, NamedNode
@@ -52,7 +56,9 @@ from chesskb.kb.search.patterns import PatternError, sparql_condition
 from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
 
-_HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
+_HEADER = re.compile(r"^#\s*(title|description|param)(@[a-z]{2})?:\s*(.*)$")
+#: ``param@es: NAME LABEL -- HELP``: a parameter's label and help in another language.
+_PARAM_IN = re.compile(r"^(\w+)\s+(.+?)(?:\s+--\s*(.*))?$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
 PARAM_TYPES = ("string", "keyword", "name", "pieces", "integer", "decimal", "date", "time", "iri", "class",
                "boolean", "pattern")
@@ -77,6 +83,10 @@ class Param:
     type: str
     default: str | None = None
     help: str = ""
+    #: what the form calls it (the name itself, unless a translated header line gives a label)
+    label: str = ""
+    #: label and help per language code, from ``param@xx:`` header lines
+    translations: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,25 @@ class CannedQuery:
     description: str
     text: str
     params: tuple[Param, ...] = field(default_factory=tuple)
+    #: (language, title, description) from ``title@xx:``/``description@xx:`` header lines
+    translations: tuple[tuple[str, str, str], ...] = ()
+
+    def in_language(self, lang: str) -> CannedQuery:
+        """This query as a page in ``lang`` shows it: title, description and each parameter's label and
+        help from the header's lines in that language where it has them, English otherwise. Names,
+        types, defaults and the text are the same (they are the interface)."""
+        title, description = self.title, self.description
+        for code, title_in, description_in in self.translations:
+            if code == lang:
+                title, description = title_in or title, description_in or description
+        params = []
+        for param in self.params:
+            label, help_text = param.name, param.help
+            for code, label_in, help_in in param.translations:
+                if code == lang:
+                    label, help_text = label_in or label, help_in or help_text
+            params.append(replace(param, label=label, help=help_text))
+        return replace(self, title=title, description=description, params=tuple(params))
 
     def bind(self, given: dict[str, str] | None = None) -> dict[str, Literal | NamedNode]:
         """Typed terms for every parameter: the given value, else the default."""
@@ -198,14 +227,18 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
 
 def parse_canned_query(name: str, text: str) -> CannedQuery:
     title, description, params = name, "", []
+    translated: dict[str, list[str]] = {}       # language -> [title, description]
+    param_lines: dict[str, list[tuple[str, str, str]]] = {}  # parameter -> (language, label, help)
     for line in text.splitlines():
         match = _HEADER.match(line.strip())
         if not match:
             if line.strip() and not line.strip().startswith("#"):
                 break
             continue
-        key, value = match.groups()
-        if key == "title":
+        key, lang, value = match.groups()
+        if lang:
+            _translated_line(name, key, lang[1:], value.strip(), translated, param_lines)
+        elif key == "title":
             title = value.strip()
         elif key == "description":
             description = (description + " " + value.strip()).strip()
@@ -216,8 +249,31 @@ def parse_canned_query(name: str, text: str) -> CannedQuery:
             default = param.group(3)
             if default is not None and default.startswith('"'):
                 default = default[1:-1].replace('\\"', '"')
-            params.append(Param(param.group(1), param.group(2), default, (param.group(4) or "").strip()))
-    return CannedQuery(name, title, description, text, tuple(params))
+            params.append(Param(param.group(1), param.group(2), default, (param.group(4) or "").strip(),
+                                label=param.group(1)))
+    unknown = set(param_lines) - {p.name for p in params}
+    if unknown:
+        raise QueryError(f"{name}.rq: translated lines for unknown parameter(s) {', '.join(sorted(unknown))}")
+    params = [replace(p, translations=tuple(param_lines.get(p.name, ()))) for p in params]
+    return CannedQuery(name, title, description, text, tuple(params),
+                       tuple((lang, t, d) for lang, (t, d) in sorted(translated.items())))
+
+
+def _translated_line(name: str, key: str, lang: str, value: str, translated: dict[str, list[str]],
+                     param_lines: dict[str, list[tuple[str, str, str]]]) -> None:
+    """One ``title@xx``/``description@xx``/``param@xx`` header line, added to what it translates."""
+    if key == "param":
+        param = _PARAM_IN.match(value)
+        if not param:
+            raise QueryError(f"{name}.rq: bad param@{lang} line {value!r} (NAME LABEL -- HELP)")
+        param_lines.setdefault(param.group(1), []).append(
+            (lang, param.group(2).strip(), (param.group(3) or "").strip()))
+        return
+    entry = translated.setdefault(lang, ["", ""])
+    if key == "title":
+        entry[0] = value
+    else:
+        entry[1] = (entry[1] + " " + value).strip()
 
 
 def list_queries() -> list[CannedQuery]:

@@ -25,10 +25,11 @@ from .result_cache import ResultCache
 
 def blueprints() -> tuple[Blueprint, ...]:
     """The blueprints, in the order they are registered. Imported here, not at the top, so the CLI
-    (which reads ``SETTINGS``) starts without loading every page."""
-    from . import authoring, browse, canned, courses, find, pages, play, sparql
+    (which reads ``SETTINGS``) starts without loading every page. ``i18n`` registers template
+    filters only (``localised``)."""
+    from . import authoring, browse, canned, courses, find, i18n, pages, play, sparql
 
-    return (sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp)
+    return (i18n.bp, sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp)
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what
 #: they bound; ``chesskb serve --help`` shows the same text, and an error caused by a bound names it.
@@ -55,6 +56,8 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PLAY_MOVETIME": (0.2, "seconds of engine time per reply in 'Play on'"),
     "PLAY_ENGINES": (1, "engine processes serving 'Play on' (one request each at a time)"),
     "PLAY_WAIT": (5.0, "seconds a 'Play on' request waits for a free engine before 503"),
+    "PLAY_QUEUE": (4, "'Play on' requests waiting for a free engine at once (503 with Retry-After beyond)"),
+    "PLAY_CLIENT_MOVES": (1, "engine replies one client address waits for at once in 'Play on' (429 beyond)"),
     "PLAY_RATE": (60, "engine replies per client address per minute for 'Play on' (429 beyond)"),
     "PLAY_MAX_PLIES": (600, "longest game 'Play on' accepts"),
 }

@@ -30,10 +30,12 @@ import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
+from chesskb.kb.checks.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportError_, import_files
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
+from chesskb.kb.vocab import CP
 
 from . import boards
 from .errors import ServiceError
@@ -65,14 +67,14 @@ def _require_token() -> None:
 @bp.route("/author")
 def author_page() -> Response:
     _token()  # 404 when authoring is off
-    themes = sorted(THEME_CLASSES)
+    themes = [(name, CP.term(name).value) for name in sorted(THEME_CLASSES)]  # labelled in the page's language
     return Response(render_template("author.html", themes=themes), mimetype="text/html")
 
 
 def _start(fen: str) -> chess.Board:
     errors = validate_fen(fen)
     if errors:
-        raise ServiceError(422, "; ".join(f"{e.kind} error in {e.field}: {e.message}" for e in errors))
+        raise ServiceError(422, "; ".join(fen_text(e) for e in errors))
     board = board_from_fen(fen)
     if board is None:
         raise ServiceError(422, "the FEN does not describe a board")
@@ -107,7 +109,7 @@ def check() -> Response:
     fen = str(data.get("fen", ""))
     errors = validate_fen(fen)
     if errors:
-        return jsonify({"valid": False, "errors": [e.to_dict() for e in errors]})
+        return jsonify({"valid": False, "errors": [fen_json(e) for e in errors]})
     board = _start(fen)
     sans = _replay(board, [str(m) for m in data.get("moves", [])])
     return jsonify({"valid": True, "errors": [], "san": sans, "fen": board.fen(),

@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, request, url_for
 
 from chesskb.kb.store.class_counts import stored_counts
-from chesskb.kb.vocab import CP_IRI
+from chesskb.kb.vocab import CP
 
 from .classes import class_data, class_tree
 from .links import link_for
@@ -35,7 +35,7 @@ def home_data() -> dict[str, Any]:
     if stored is not None:
         counts = {name: stored.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
     else:  # a store written before the counts were kept
-        counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in select(COUNTS)}
+        counts = {CP.name_of(row["class"]): int(row["n"]) for row in select(COUNTS)}
     sources = select("SELECT ?s ?name WHERE { ?s a cp:Source ; cp:sourceName ?name } ORDER BY ?name")
     return {"counts": counts,
             "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],

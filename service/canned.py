@@ -17,6 +17,7 @@ from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, 
 
 from . import context
 from .errors import ServiceError
+from .i18n import current_lang
 from .render import JSON, media_type, page_route, render
 from .sparql import answer_response, run_query
 
@@ -75,8 +76,9 @@ def query_run(query: CannedQuery) -> dict[str, Any]:
 
 @page_route(bp, "/queries", json_endpoint="list_queries_json")
 def list_queries_page() -> Response:
-    listing = query_listing()
-    return render("canned_list.html", listing, queries=listing)
+    listing = query_listing()  # the JSON twin says what the headers say, in English
+    lang = current_lang()  # the page shows titles and descriptions in its language
+    return render("canned_list.html", listing, queries=[describe(q.in_language(lang)) for q in list_queries()])
 
 
 @bp.route("/queries/<name>.csv")
@@ -103,6 +105,7 @@ def show_query(name: str) -> Response:
         return render("canned_query.html", query_run(query), media=media)
     missing = [p.name for p in query.params if p.default is None and not request.args.get(p.name)]
     result = None if missing else query_run(query)
-    return render("canned_query.html", result, media=media, query=describe(query), result=result,
-                  query_text=query.text, exercise_link=context.link,
+    shown = query.in_language(current_lang())
+    return render("canned_query.html", result, media=media, query=describe(shown), params=shown.params,
+                  result=result, query_text=query.text, exercise_link=context.link,
                   values={p.name: request.args.get(p.name, p.default or "") for p in query.params})

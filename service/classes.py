@@ -14,11 +14,10 @@ from collections import defaultdict
 from typing import Any
 
 from flask import current_app, request, url_for
-from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.themes import PARENT, type_position
 from chesskb.kb.store.class_counts import stored_counts
-from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP_IRI, ORIGINAL_CLASSES
+from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError
@@ -45,8 +44,8 @@ def class_counts() -> dict[str, int]:
     cache = current_app.extensions.setdefault("chesskb.class_counts", {})
     if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
         return cache["counts"]
-    counts = {row["class"][len(CP_IRI):]: int(row["n"]) for row in select(CLASS_COUNTS)
-              if row["class"].startswith(CP_IRI) and row["class"][len(CP_IRI):] in THEME_NAMES}
+    counts = {CP.name_of(row["class"]): int(row["n"]) for row in select(CLASS_COUNTS)
+              if CP.name_of(row["class"]) in THEME_NAMES}
     cache.update(at=time.monotonic(), counts=counts)
     return counts
 
@@ -60,7 +59,7 @@ def class_count(name: str) -> int:
     if cache and time.monotonic() - cache["at"] < COUNTS_TTL:
         return cache["counts"].get(name, 0)
     rows = select("SELECT ?class (COUNT(?p) AS ?n) WHERE { ?p a ?class } GROUP BY ?class",
-                 **{"class": NamedNode(CP_IRI + name)})
+                 **{"class": CP.term(name)})
     return int(rows[0]["n"]) if rows else 0
 
 
@@ -72,7 +71,8 @@ def class_tree() -> dict[str, Any]:
     order = {name: i for i, name in enumerate(ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES))}
 
     def node(name: str) -> dict[str, Any]:
-        return {"name": name, "label": class_label(name), "count": counts.get(name, 0), "url": link_for(CP_IRI + name),
+        return {"name": name, "label": class_label(name), "count": counts.get(name, 0),
+                "url": link_for(CP.term(name).value),
                 "original": name in ORIGINAL_CLASSES, "typePosition": type_position(name),
                 "children": [node(c) for c in sorted(children.get(name, []), key=lambda c: order.get(c, 999))]}
 
@@ -96,14 +96,14 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     total = class_count(name)
     # No ORDER BY: sorting a large class costs seconds; the index order is stable for a given store.
-    rows = select(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": NamedNode(CP_IRI + name)})
+    rows = select(CLASS_MEMBERS % (PAGE_SIZE, (page - 1) * PAGE_SIZE), **{"class": CP.term(name)})
     endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
-        "name": name, "iri": CP_IRI + name, "label": class_label(name), "count": total, "page": page,
+        "name": name, "iri": CP.term(name).value, "label": class_label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
         "parent_label": class_label(PARENT[name]) if name in PARENT else None,
-        "parent_url": link_for(CP_IRI + PARENT[name]) if name in PARENT else None,
-        "subclasses": [{"name": c, "label": class_label(c), "url": link_for(CP_IRI + c)}
+        "parent_url": link_for(CP.term(PARENT[name]).value) if name in PARENT else None,
+        "subclasses": [{"name": c, "label": class_label(c), "url": link_for(CP.term(c).value)}
                        for c, p in PARENT.items() if p == name],
         "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
                        "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k),

@@ -1,7 +1,17 @@
 """The ``chesskb`` command: the interface users and other tools script against.
 
 Command names, options and output shapes here are public; keep them. Errors are one line on
-stderr and an exit code (1: the data, 2: the usage), never a traceback.
+stderr and an exit code, never a traceback. Every command ends in one of these codes, decided here
+(``EXIT_*`` and the two exception types of ``service/commands/base.py``, mapped by ``main``), and
+listed in ``chesskb --help`` and the README:
+
+* 0 — done; for ``validate`` and ``check`` also: valid, consistent.
+* 1 — ``DataProblem``: the command ran and the data said no — invalid or inconsistent data, no
+  readable game, no such source or course, a store that cannot be read or written, a failed step.
+* 2 — ``UsageProblem``: the command could not do what was asked, so nothing was decided — a wrong
+  option, argument, name, file or query, or something it needs is missing or failed (Java, the
+  reasoner, stockfish).
+* 130 — interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -32,7 +42,8 @@ from chesskb.kb.export.terminal import printable
 from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location
 from chesskb.service.commands import (bench_queries, check, classify, convert, course, find, html, merge_report,
                                       queries_cmd, serve, site, validate)
-from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, reading_options
+from chesskb.service.commands.base import (EXIT_CODES_HELP, EXIT_DATA, EXIT_INTERRUPTED, EXIT_OK, CliContext,
+                                           DataProblem, UsageProblem, reading_options)
 from chesskb.service.commands.output import write_result
 from chesskb.service.progress import TerminalProgress, import_status
 
@@ -42,7 +53,7 @@ COMMAND_MODULES = (validate, classify, queries_cmd, serve, check, merge_report, 
                    bench_queries, convert, find)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.option("--store", "store_location", envvar=STORE_ENV, default=None, metavar="PATH|URL",
               help=f"Store directory, or a SPARQL 1.1 endpoint URL (default ${STORE_ENV} or ./chesskb-store).")
 @click.option("--update-endpoint", default=None, metavar="URL",
@@ -209,17 +220,11 @@ def _owlxml_writer():
         try:
             write_owlxml(store, output, **options)
         except JavaMissing as exc:
-            raise JavaNeeded(str(exc)) from None
+            raise UsageProblem(str(exc), show_usage=False) from None
         except ConversionFailed as exc:
             raise DataProblem(str(exc)) from None
 
     return write
-
-
-class JavaNeeded(click.ClickException):
-    """Exit 2: the command needs Java and there is none."""
-
-    exit_code = 2
 
 
 def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:
@@ -307,28 +312,30 @@ def main() -> None:
 
 
 def _run() -> None:
+    """Every way a command ends, as an exit code (the table in the module docstring)."""
     try:
-        cli.main(standalone_mode=False)
+        code = cli.main(standalone_mode=False)  # click returns an Exit's code instead of raising it
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(1)
-    except click.ClickException as exc:
+        sys.exit(EXIT_DATA)
+    except click.ClickException as exc:  # UsageProblem, DataProblem and click's own usage errors
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except (StoreError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_DATA)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("CHESSKB_DEBUG"):
             raise
         click.echo(f"internal error: {type(exc).__name__}: {exc} (set CHESSKB_DEBUG=1 for the traceback)",
                    err=True)
-        sys.exit(1)
+        sys.exit(EXIT_DATA)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,9 @@ def courses_data() -> dict[str, Any]:
         course["titles"][row["lang"] or "en"] = row["title"]
     courses = []
     for iri, course in found.items():
-        course_id = iri.rstrip("/").rsplit("/", 1)[-1]
+        course_id = IriMinter(current_app.config["BASE_IRI"]).course_id(iri)
+        if course_id is None:
+            continue  # a course under another base: no page here
         courses.append({"id": course_id, "iri": iri, "title": _pick(course["titles"], lang),
                         "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id)})
     return {"courses": courses}
@@ -67,7 +69,7 @@ def courses_page() -> Response:
 
 def course_data(course_id: str) -> dict[str, Any]:
     lang = current_lang()
-    iri = IriMinter(current_app.config["BASE_IRI"])._iri("course", course_id)
+    iri = IriMinter(current_app.config["BASE_IRI"]).course(course_id)
     rows = select(COURSE, course=iri)
     if not rows:
         raise ServiceError(404, f"no course {course_id!r}")

@@ -3,14 +3,19 @@
 The language comes from ``?lang=`` (``en`` default, ``es``). ``register_language`` reads it once per
 request (``url_value_preprocessor``) and puts it back on every URL ``url_for`` builds
 (``url_defaults``), so every link of a Spanish page stays Spanish without a view or template adding
-it. Class and property labels are not here: the ontology carries them in both languages.
+it. Class and property labels are not here: the ontology carries them in both languages. The importer
+writes a few English phrases into labels (``Mate in one — lichess puzzle 07iKJ``, ``file, game 3,
+line 47``); templates show labels through the ``localised`` filter, which puts those phrases in the
+page's language and leaves everything else (names, events, the sources' own words) as it is.
 """
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Any
 
-from flask import Flask, g, has_request_context, request
+from flask import Blueprint, Flask, g, has_request_context, request
 
 LANGUAGES = ("en", "es")
 
@@ -83,6 +88,38 @@ STRINGS: dict[str, dict[str, str]] = {
         "parameters": "Parameters", "run": "Run", "fill_in": "Fill in the parameters and run the query.",
         "row": "row", "rows": "rows", "result_cut": "result cut at {n} rows (row limit)",
         "game_line": "{file}, game {game}, line {line}", "mate_in": "mate in {n}",
+        "start_position": "Start position", "lichess_puzzle": "lichess puzzle {id}",
+        "lichess_game": "lichess game {id}", "board_of": "Board of {game}",
+        # canned queries: parameter types
+        "type_string": "text", "type_keyword": "word", "type_name": "name", "type_pieces": "pieces",
+        "type_integer": "whole number", "type_decimal": "number", "type_date": "date", "type_time": "time",
+        "type_iri": "IRI", "type_class": "theme class", "type_boolean": "yes/no", "type_pattern": "pattern",
+        # the teachers' authoring page (its script's messages too)
+        "author_title": "Authoring", "author_heading": "Write an exercise", "author_token": "Authoring token",
+        "author_fen": "Position (FEN)", "author_check": "Check and set up",
+        "author_board": "Board: click a piece, then its square, to play the solution", "author_undo": "Take back",
+        "author_source": "Save into source", "author_save": "Save to the knowledge base",
+        "author_course": "Build a course",
+        "author_course_help": "Chapters by level, each chosen by theme, phase, source and difficulty, or listed by "
+                              "hand (the same text as a course file for",
+        "author_save_course": "Save the course",
+        "author_noscript": "The authoring page needs JavaScript; import PGN files with",
+        "author_comment": "comment on this move", "author_over": "The game is over.",
+        "author_white_to_play": "White to play.",
+        "author_black_to_play": "Black to play.", "author_from": "From {square}…", "author_refused": "Refused:",
+        "author_saving": "Saving…", "author_not_saved": "Not saved:",
+        "author_saved": "Saved into {source} ({games} exercises).", "author_open_exercise": "Open the exercise's page",
+        "author_course_saved": "Saved: {chapters} chapters, {exercises} exercises —", "author_open_course": "open it",
+        "author_fen_error": "{kind} error in {field}: {message}",
+        # the SPARQL editor
+        "sparql_heading": "SPARQL endpoint", "sparql_endpoint": "Endpoint:",
+        "sparql_protocol": "SPARQL 1.1 Protocol; these prefixes are predeclared:",
+        "sparql_canned": "The canned questions are ready-made queries.",
+        # error pages (shown in a language other than English, before the service's own message)
+        "error_says": "The service says:", "error_400": "The request cannot be answered as it is. The service says:",
+        "error_404": "There is nothing here. The service says:",
+        "error_429": "Too many requests from your address: wait a moment. The service says:",
+        "error_503": "The service cannot answer just now: try again in a moment. The service says:",
     },
     "es": {
         "home": "Inicio", "themes": "Temas", "search": "Buscar", "questions": "Preguntas",
@@ -154,6 +191,36 @@ STRINGS: dict[str, dict[str, str]] = {
         "fill_in": "Rellena los parámetros y ejecuta la consulta.", "row": "fila", "rows": "filas",
         "result_cut": "resultado cortado en {n} filas (límite de filas)",
         "game_line": "{file}, partida {game}, línea {line}", "mate_in": "mate en {n}",
+        "start_position": "Posición inicial", "lichess_puzzle": "problema de lichess {id}",
+        "lichess_game": "partida de lichess {id}", "board_of": "Tablero de {game}",
+        "type_string": "texto", "type_keyword": "palabra", "type_name": "nombre", "type_pieces": "piezas",
+        "type_integer": "número entero", "type_decimal": "número", "type_date": "fecha", "type_time": "hora",
+        "type_iri": "IRI", "type_class": "clase de tema", "type_boolean": "sí/no", "type_pattern": "patrón",
+        "author_title": "Edición", "author_heading": "Escribir un ejercicio", "author_token": "Clave de edición",
+        "author_fen": "Posición (FEN)", "author_check": "Comprobar y colocar",
+        "author_board": "Tablero: pulsa una pieza y luego su casilla para jugar la solución",
+        "author_undo": "Deshacer", "author_source": "Guardar en la fuente",
+        "author_save": "Guardar en la base de conocimiento", "author_course": "Crear un curso",
+        "author_course_help": "Capítulos por nivel, cada uno elegido por tema, fase, fuente y dificultad, o "
+                              "enumerado a mano (el mismo texto que un fichero de curso para",
+        "author_save_course": "Guardar el curso",
+        "author_noscript": "La página de edición necesita JavaScript; importa ficheros PGN con",
+        "author_comment": "comentario de esta jugada", "author_over": "La partida ha terminado.",
+        "author_white_to_play": "Juegan blancas.", "author_black_to_play": "Juegan negras.",
+        "author_from": "Desde {square}…", "author_refused": "Rechazada:", "author_saving": "Guardando…",
+        "author_not_saved": "No se guardó:", "author_saved": "Guardado en {source} ({games} ejercicios).",
+        "author_open_exercise": "Abrir la página del ejercicio",
+        "author_course_saved": "Guardado: {chapters} capítulos, {exercises} ejercicios —",
+        "author_open_course": "abrirlo", "author_fen_error": "error de {kind} en {field}: {message}",
+        "sparql_heading": "Punto de consulta SPARQL", "sparql_endpoint": "Dirección:",
+        "sparql_protocol": "protocolo SPARQL 1.1; estos prefijos ya están declarados:",
+        "sparql_canned": "Las preguntas predefinidas son consultas ya hechas.",
+        "error_says": "El servicio responde (en inglés):",
+        "error_400": "La petición no se puede responder tal como está. El servicio responde (en inglés):",
+        "error_404": "Aquí no hay nada. El servicio responde (en inglés):",
+        "error_429": "Demasiadas peticiones desde tu dirección: espera un momento. El servicio responde (en inglés):",
+        "error_503": "El servicio no puede responder ahora: inténtalo de nuevo en un momento. "
+                     "El servicio responde (en inglés):",
     },
 }
 
@@ -206,3 +273,60 @@ def localise_san(san: str, lang: str) -> str:
     Only upper-case letters name pieces in SAN; castling (``O-O``) has none of them.
     """
     return san.translate(_SPANISH_PIECES) if lang == "es" else san
+
+
+# --- the importer's English phrases in labels ----------------------------------------------------
+
+bp = Blueprint("i18n", __name__)
+blueprint = bp
+
+#: Phrases the importer writes (kb.mapping.game) -> the catalogue key that says them.
+_PHRASES = (
+    (re.compile(r"^(?P<file>.+), game (?P<game>\d+), line (?P<line>\d+)$"), "game_line"),
+    (re.compile(r"^mate in (?P<n>\d+)$", re.IGNORECASE), "mate_in"),
+    (re.compile(r"^lichess puzzle (?P<id>\S+)$"), "lichess_puzzle"),
+    (re.compile(r"^lichess game (?P<id>\S+)$"), "lichess_game"),
+    (re.compile(r"^Start position$"), "start_position"),
+    (re.compile(r"^Board of (?P<game>.+)$"), "board_of"),
+)
+
+
+@lru_cache(maxsize=4)
+def _class_labels(lang: str) -> dict[str, str]:
+    """English label of each ontology term -> its label in ``lang`` (from the shipped ontology)."""
+    from chesskb.kb.store.ontology_graph import ontology_quads
+
+    by_term: dict[str, dict[str, str]] = {}
+    for quad in ontology_quads():
+        if quad.predicate.value == "http://www.w3.org/2000/01/rdf-schema#label":
+            by_term.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
+                quad.object.value
+    return {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
+
+
+def _phrase(text: str, lang: str, *, class_label: bool = False) -> str:
+    for pattern, key in _PHRASES:
+        found = pattern.match(text)
+        if found:
+            return strings(lang)[key].format(**found.groupdict())
+    # only where the importer puts a class label (before " — "): a player called "Mate in one" stays
+    return _class_labels(lang).get(text, text) if class_label else text
+
+
+def localise_label(text: str, lang: str) -> str:
+    """A label as the importer wrote it, with its English phrases in ``lang``: the class before
+    `` — ``, ``lichess puzzle …``, ``Start position``, ``file, game N, line M``, ``mate in N``."""
+    if lang == "en" or not text:
+        return text
+    head, sep, rest = text.partition(" — ")
+    if not sep:
+        return _phrase(text, lang)
+    return f"{_phrase(head, lang, class_label=True)} — {_phrase(rest, lang)}"
+
+
+@bp.app_template_filter("localised")
+def _localised(text: object) -> object:
+    """``{{ label|localised }}``: the label in the request's language (English outside a request)."""
+    if not isinstance(text, str) or not has_request_context():
+        return text
+    return localise_label(text, current_lang())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import current_app, url_for
 
 from chesskb.kb.analysis.themes import PARENT
-from chesskb.kb.vocab import CP_IRI, ONTOLOGY_IRI
+from chesskb.kb.vocab import CP, ONTOLOGY_IRI
 
 from .i18n import current_lang
 from .resources import short_name
@@ -39,8 +39,8 @@ def link_for(iri: str | None) -> str | None:
     this request's language: ``url_for`` adds it, ``service.i18n``)."""
     if not iri:
         return None
-    if iri.startswith(CP_IRI) and iri[len(CP_IRI):] in THEME_CLASS_NAMES:
-        return url_for("browse.class_page", name=iri[len(CP_IRI):])
+    if CP.name_of(iri) in THEME_CLASS_NAMES:
+        return url_for("browse.class_page", name=CP.name_of(iri))
     return url_for("pages.page", iri=iri)
 
 
@@ -51,7 +51,7 @@ def prop_label(iri: str, lang: str) -> str:
 
 def class_label(name: str) -> str:
     """The label of the ontology class ``cp:<name>`` in this request's language."""
-    return prop_label(CP_IRI + name, current_lang())
+    return prop_label(CP.term(name).value, current_lang())
 
 
 def opening_title(eco: str | None, opening: str | None, variation: str | None) -> str:

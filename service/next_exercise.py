@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlencode
 from flask import current_app, request, url_for
 from pyoxigraph import NamedNode
 
-from chesskb.kb.vocab import CP_IRI
+from chesskb.kb.vocab import CP
 from chesskb.queries import load_query
 
 from .classes import CLASS_MEMBER_PAGE, PAGE_SIZE, THEME_NAMES, class_count
@@ -28,7 +28,7 @@ def _store():
 
 
 def _class_next(name: str, index: int) -> str | None:
-    rows = list(_store().query(CLASS_MEMBER_PAGE % (1, index + 1), bindings={"class": NamedNode(CP_IRI + name)}))
+    rows = list(_store().query(CLASS_MEMBER_PAGE % (1, index + 1), bindings={"class": CP.term(name)}))
     return rows[0]["p"].value if rows else None
 
 

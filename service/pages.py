@@ -19,7 +19,8 @@ from flask import (Blueprint, Response, current_app, has_request_context, reques
                    url_for)
 
 from chesskb.kb.vocab import per_game_property
-from chesskb.kb.vocab import CP_IRI, DCTERMS_IRI
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.vocab import CP, DCTERMS_IRI
 
 from . import boards, games, next_exercise
 from .errors import ServiceError
@@ -144,6 +145,11 @@ EVENT_ROWS = ("eventDate", "eventType", "eventCountry", "eventRounds", "eventSpo
 PUZZLE_ROWS = ("puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag")
 
 
+def _minter() -> IriMinter:
+    """The minter of the served knowledge base's IRIs (it alone reads what an IRI stands for)."""
+    return IriMinter(current_app.config["BASE_IRI"])
+
+
 def _known(value: str | None) -> bool:
     """The original shows only significant values (seed-000 §8.3): not "?" and not the unknown result."""
     return value is not None and value.strip() not in ("", "?", "??", "????.??.??", "*")
@@ -168,7 +174,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if _known(text):
             text = localise_value(prop_iri, text, lang)
-            key = ROW_STRINGS.get(prop_iri[len(CP_IRI):]) if prop_iri.startswith(CP_IRI) else \
+            key = ROW_STRINGS.get(CP.name_of(prop_iri) or "") if CP.name_of(prop_iri) else \
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
             rows.append({"property": prop_iri, "label": label, "value": text,
@@ -177,17 +183,17 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     match = _linked(resource, "hasMatch", lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
     if event is not None:
-        if not event.iri.split("/")[-1].startswith("unknown-"):
-            row(CP_IRI + "eventName", event.first("eventName") or event.label, event.iri)
+        if not _minter().is_placeholder(event.iri):
+            row(CP.eventName.value, event.first("eventName") or event.label, event.iri)
         for value in event.get("site"):  # the original's order: Event, Site, Date, Round, White, Black …
-            row(CP_IRI + "site", value.text)
+            row(CP.site.value, value.text)
     if match is not None:
         for prop in ("date", "round"):
             for value in match.get(prop):
-                row(CP_IRI + prop, value.text)
+                row(CP.term(prop).value, value.text)
     for prop in ("hasPlayerWhite", "hasPlayerBlack"):
         player = _linked(resource, prop, lang) or (_linked(match, prop, lang) if match else None)
-        if player is None or player.iri.split("/")[-1].startswith("unknown-"):
+        if player is None or _minter().is_placeholder(player.iri):
             continue
         colour = "white" if prop == "hasPlayerWhite" else "black"
         game = match or resource  # ratings and titles as this game's tags give them (issue 17)
@@ -195,32 +201,32 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             [f"{label} {v.text}" for tag, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
              for v in game.get(per_game_property(colour, tag)) if _known(v.text)] + \
             [v.text for v in player.get("typePlayer") if _known(v.text)]
-        row(CP_IRI + prop, player.label, player.iri, ", ".join(notes))
+        row(CP.term(prop).value, player.label, player.iri, ", ".join(notes))
     if match is not None:
         for prop in MATCH_ROWS[2:]:
             for value in match.get(prop):
-                row(CP_IRI + prop, value.text)
+                row(CP.term(prop).value, value.text)
         for value in match.get("gameUrl"):
-            row(CP_IRI + "gameUrl", value.text,
+            row(CP.gameUrl.value, value.text,
                 href=value.text if value.text.startswith(("https://", "http://")) else None)
         for link in match.links(DCTERMS_IRI + "source"):
             row(DCTERMS_IRI + "source", match.labels.get(link, link), link)
-        row(CP_IRI + "hasMatch", match.label, match.iri)
+        row(CP.hasMatch.value, match.label, match.iri)
     board_resource = _linked(resource, "hasBoard", lang)
     if board_resource is not None:
         for prop in BOARD_ROWS:
             for value in board_resource.get(prop):
-                row(CP_IRI + prop, value.text)
+                row(CP.term(prop).value, value.text)
     if event is not None:
         for prop in EVENT_ROWS:
             for value in event.get(prop):
-                row(CP_IRI + prop, value.text)
+                row(CP.term(prop).value, value.text)
     for prop in PUZZLE_ROWS:
         for value in resource.get(prop):
-            row(CP_IRI + prop, value.text)
-    classes = [{"name": t[len(CP_IRI):], "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
-               for t in resource.types if t.startswith(CP_IRI) and t[len(CP_IRI):] in THEME_CLASS_NAMES
-               and t[len(CP_IRI):] != "Position"]
+            row(CP.term(prop).value, value.text)
+    classes = [{"name": CP.name_of(t), "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
+               for t in resource.types if CP.name_of(t) in THEME_CLASS_NAMES
+               and CP.name_of(t) != "Position"]
     store = current_app.extensions["chesskb.store"]
     last = games.last_move(store, match.iri, fen) if match is not None and resource.first("plyInGame") not in \
         (None, "0") else None
@@ -258,7 +264,7 @@ def localise_value(prop_iri: str, text: str, lang: str) -> str:
     found = _SOURCE_RECORD.match(text) if prop_iri == DCTERMS_IRI + "source" else None
     if found:
         return s["game_line"].format(file=found.group(1), game=found.group(2), line=found.group(3))
-    found = _MATE_IN.match(text.strip()) if prop_iri == CP_IRI + "termination" else None
+    found = _MATE_IN.match(text.strip()) if prop_iri == CP.termination.value else None
     if found:
         return s["mate_in"].format(n=found.group(1))
     return text

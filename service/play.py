@@ -6,10 +6,15 @@ one move at a limited strength (``UCI_LimitStrength``/``UCI_Elo``). The answer c
 position, the learner's legal moves (UCI, SAN in English and the page's language) and the game as
 PGN, so the script needs no chess library.
 
-The cost a stranger can cause is bounded by named settings: ``PLAY_MOVETIME`` (seconds of engine
-time per move), ``PLAY_ENGINES`` (engine processes, each used by one request at a time; a request
-that finds none free within ``PLAY_WAIT`` seconds gets 503), ``PLAY_RATE`` (engine moves per client
-address per minute; more get 429) and ``PLAY_MAX_PLIES`` (longest game accepted).
+The cost a stranger can cause is bounded by named settings, under the same rules as the query
+executor (``service.executor``): ``PLAY_MOVETIME`` (seconds of engine time per move),
+``PLAY_ENGINES`` (engine processes, each used by one request at a time: the total worker cap),
+``PLAY_CLIENT_MOVES`` (engine replies one client address waits for at once; more get 429 with
+Retry-After), ``PLAY_QUEUE`` (requests waiting for a free engine at once; more get 503 with
+Retry-After, so engine requests never hold all of the server's request threads), ``PLAY_WAIT``
+(seconds a request waits in that queue, then 503 with Retry-After), ``PLAY_RATE`` (engine moves per
+client address per minute; more get 429 with Retry-After) and ``PLAY_MAX_PLIES`` (longest game
+accepted).
 Debian's Stockfish 15.1 accepts ``UCI_Elo`` from 1350 only: a lower wish plays at the engine's
 minimum, and the answer says which strength was used.
 """
@@ -17,12 +22,15 @@ minimum, and the answer says which strength was used.
 from __future__ import annotations
 
 import atexit
-import os
 import datetime
 import io
+import math
+import os
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import chess
@@ -34,7 +42,7 @@ from chesskb.kb.analysis.engine import engine_path
 
 from .boards import legal_moves
 from .errors import ServiceError
-from .i18n import current_lang
+from .i18n import current_lang, localise_san
 
 bp = Blueprint("play", __name__)
 blueprint = bp
@@ -44,19 +52,42 @@ ELO_CHOICES = (1200, 1500, 1800, 2100, 2400, 2800)
 
 
 class EnginePool:
-    """``size`` Stockfish processes, started on first use; one request uses one at a time."""
+    """``size`` Stockfish processes, started on first use; one request uses one at a time.
 
-    def __init__(self, size: int) -> None:
+    A request that finds every engine busy waits at most ``wait`` seconds, and at most ``queue``
+    requests wait at once (PLAY_QUEUE): the others are told to come back at once (503 with
+    Retry-After) instead of holding a server thread each."""
+
+    def __init__(self, size: int, queue: int = 4) -> None:
         self.free: deque[chess.engine.SimpleEngine] = deque()
         self.started = 0
         self.size = max(1, size)
+        self.queue = max(0, queue)
+        self.waiting = 0
         self.lock = threading.Lock()
         self.available = threading.Semaphore(self.size)
         self.owner = os.getpid()  # engines belong to this process, not to children forked from it
 
+    def _wait_for_engine(self, wait: float) -> None:
+        if self.available.acquire(blocking=False):
+            return
+        with self.lock:
+            if self.waiting >= self.queue:
+                raise ServiceError(503, f"every engine is busy and {self.waiting} requests already wait "
+                                        "(setting PLAY_QUEUE): try again in a moment",
+                                   headers={"Retry-After": "2"})
+            self.waiting += 1
+        try:
+            got = self.available.acquire(timeout=wait)
+        finally:
+            with self.lock:
+                self.waiting -= 1
+        if not got:
+            raise ServiceError(503, f"the engine stayed busy for {wait:g} s (setting PLAY_WAIT): "
+                                    "try again in a moment", headers={"Retry-After": "2"})
+
     def acquire(self, wait: float) -> chess.engine.SimpleEngine:
-        if not self.available.acquire(timeout=wait):
-            raise ServiceError(503, "the engine is busy: try again in a moment")
+        self._wait_for_engine(wait)
         try:
             with self.lock:
                 if self.free:
@@ -108,7 +139,9 @@ class RateLimit:
         self.seen: dict[str, deque[float]] = {}
         self.lock = threading.Lock()
 
-    def allow(self, key: str) -> bool:
+    def retry_after(self, key: str) -> int:
+        """0 when ``key`` may have one more event now (and it is counted), else the whole seconds
+        until the oldest event in its window expires (the Retry-After of a 429)."""
         now = time.monotonic()
         with self.lock:
             if len(self.seen) > 10000:  # forget idle clients rather than grow without end
@@ -117,21 +150,53 @@ class RateLimit:
             while times and now - times[0] >= 60:
                 times.popleft()
             if len(times) >= self.per_minute:
-                return False
+                return max(1, math.ceil(60 - (now - times[0])))
             times.append(now)
-            return True
+            return 0
+
+
+class ClientMoves:
+    """How many engine replies each client address waits for at once (PLAY_CLIENT_MOVES): one
+    address cannot take every engine and queue place; beyond its share it gets 429 with Retry-After
+    at once, as a free-form query beyond CLIENT_QUERIES does."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(1, limit)
+        self.running: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def slot(self, client: str) -> Iterator[None]:
+        with self.lock:
+            now = self.running.get(client, 0)
+            if now >= self.limit:
+                raise ServiceError(429, f"you already wait for {now} engine replies at once (setting "
+                                        "PLAY_CLIENT_MOVES); wait for them to finish",
+                                   headers={"Retry-After": "1"})
+            self.running[client] = now + 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                left = self.running[client] - 1
+                if left:
+                    self.running[client] = left
+                else:
+                    del self.running[client]
 
 
 def _pool() -> EnginePool:
     ext = current_app.extensions
     with _SETUP:
         if "chesskb.play_pool" not in ext:
-            pool = ext["chesskb.play_pool"] = EnginePool(int(current_app.config["PLAY_ENGINES"]))
+            config = current_app.config
+            pool = ext["chesskb.play_pool"] = EnginePool(int(config["PLAY_ENGINES"]), int(config["PLAY_QUEUE"]))
             # python-chess talks to each engine from a non-daemon thread, which the interpreter joins
             # *before* ordinary atexit hooks: stop the engines at threading's own shutdown hook.
             register = getattr(threading, "_register_atexit", None)
             (register or atexit.register)(pool.close)
-            ext["chesskb.play_rate"] = RateLimit(int(current_app.config["PLAY_RATE"]))
+            ext["chesskb.play_rate"] = RateLimit(int(config["PLAY_RATE"]))
+            ext["chesskb.play_clients"] = ClientMoves(int(config["PLAY_CLIENT_MOVES"]))
     return ext["chesskb.play_pool"]
 
 
@@ -187,6 +252,40 @@ def _over(board: chess.Board) -> str | None:
     return outcome.termination.name.lower() if outcome else None
 
 
+def _engine_move(board: chess.Board, wanted: int) -> tuple[chess.Move, int | None]:
+    """The engine's reply at the strength wanted (clamped to the engine's range, which is returned),
+    under the play limits: the client's share first, then its rate, then a free engine."""
+    config = current_app.config
+    pool = _pool()
+    client = request.remote_addr or "?"
+    with current_app.extensions["chesskb.play_clients"].slot(client):
+        wait = current_app.extensions["chesskb.play_rate"].retry_after(client)
+        if wait:
+            raise ServiceError(429, f"too many engine moves from this address (PLAY_RATE: "
+                                    f"{config['PLAY_RATE']} a minute)", headers={"Retry-After": str(wait)})
+        engine = pool.acquire(float(config["PLAY_WAIT"]))
+        broken = False
+        used: int | None = None
+        try:
+            span = _elo_range(engine)
+            options: dict[str, Any] = {}
+            if span is not None:
+                used = min(max(wanted, span[0]), span[1])
+                options = {"UCI_LimitStrength": True, "UCI_Elo": used}
+            result = engine.play(board, chess.engine.Limit(time=float(config["PLAY_MOVETIME"])), options=options)
+        except chess.engine.EngineError as exc:
+            broken = True
+            raise ServiceError(503, f"the engine failed: {exc}", headers={"Retry-After": "2"}) from None
+        except chess.engine.EngineTerminatedError:
+            broken = True
+            raise ServiceError(503, "the engine stopped unexpectedly", headers={"Retry-After": "2"}) from None
+        finally:
+            pool.release(engine, broken)
+    if result.move is None:
+        raise ServiceError(503, "the engine gave no move")
+    return result.move, used
+
+
 @bp.route("/play", methods=["POST"])
 def play() -> Response:
     """One step of a game against the engine (see the module docstring for the JSON shapes)."""
@@ -205,39 +304,15 @@ def play() -> Response:
     reply: dict[str, Any] | None = None
     used: int | None = None
     if board.turn != learner and not board.is_game_over(claim_draw=True):
-        pool = _pool()
-        if not current_app.extensions["chesskb.play_rate"].allow(request.remote_addr or "?"):
-            raise ServiceError(429, f"too many engine moves from this address (PLAY_RATE: "
-                                    f"{config['PLAY_RATE']} a minute)")
-        engine = pool.acquire(float(config["PLAY_WAIT"]))
-        broken = False
-        try:
-            span = _elo_range(engine)
-            options: dict[str, Any] = {}
-            if span is not None:
-                used = min(max(wanted, span[0]), span[1])
-                options = {"UCI_LimitStrength": True, "UCI_Elo": used}
-            result = engine.play(board, chess.engine.Limit(time=float(config["PLAY_MOVETIME"])), options=options)
-        except chess.engine.EngineError as exc:
-            broken = True
-            raise ServiceError(503, f"the engine failed: {exc}") from None
-        except chess.engine.EngineTerminatedError:
-            broken = True
-            raise ServiceError(503, "the engine stopped unexpectedly") from None
-        finally:
-            pool.release(engine, broken)
-        if result.move is None:
-            raise ServiceError(503, "the engine gave no move")
-        san = board.san(result.move)
-        from .i18n import localise_san
-
-        reply = {"uci": result.move.uci(), "san": localise_san(san, lang), "san_en": san,
+        move, used = _engine_move(board, wanted)
+        san = board.san(move)
+        reply = {"uci": move.uci(), "san": localise_san(san, lang), "san_en": san,
                  "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"}
-        board.push(result.move)
+        board.push(move)
         node: chess.pgn.GameNode = game
         while node.variations:
             node = node.variations[0]
-        node.add_variation(result.move)
+        node.add_variation(move)
     over = _over(board)
     return jsonify({"fen": board.fen(), "reply": reply, "elo": used, "over": over,
                     "result": board.result(claim_draw=True) if over else None,

@@ -18,7 +18,7 @@ import rdflib
 from flask import current_app
 from pyoxigraph import NamedNode, RdfFormat, serialize
 
-from chesskb.kb.vocab import CP_IRI, PREFIXES, RDF_IRI, RDFS_IRI
+from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI
 
 DESCRIBE = """CONSTRUCT { ?s ?p ?o . ?o rdfs:label ?label }
 WHERE { ?s ?p ?o OPTIONAL { FILTER(isIRI(?o)) ?o rdfs:label ?label } }"""
@@ -108,7 +108,7 @@ class Resource:
     labels: dict[str, str] = field(default_factory=dict)    # object IRI -> label
 
     def get(self, prop: str) -> list[Value]:
-        return self.values.get(CP_IRI + prop if ":" not in prop else prop, [])
+        return self.values.get(CP.term(prop).value if ":" not in prop else prop, [])
 
     def first(self, prop: str) -> str | None:
         found = self.get(prop)
@@ -176,7 +176,7 @@ def load(iri: str, lang: str, *, inverse: bool = True) -> tuple[Resource, rdflib
 
 def kind_of(resource: Resource) -> str | None:
     """The page kind a resource gets: position, match, player, event, source, or None (generic)."""
-    names = {t[len(CP_IRI):] for t in resource.types if t.startswith(CP_IRI)}
+    names = {name for t in resource.types if (name := CP.name_of(t)) is not None}
     for kind, cls in (("position", "Position"), ("match", "Match"), ("player", "Player"),
                       ("event", "Event"), ("source", "Source")):
         if cls in names:

@@ -14,7 +14,7 @@ from flask import current_app, url_for
 from pyoxigraph import Literal
 
 from chesskb.kb.analysis.board_facts import position_key
-from chesskb.kb.vocab import CP_IRI, ONTOLOGY_IRI
+from chesskb.kb.vocab import CP, ONTOLOGY_IRI
 
 from .classes import THEME_NAMES
 from .links import class_label, opening_title, link_for
@@ -126,7 +126,7 @@ def _theme_labels() -> dict[str, list[str]]:
         rows = select("SELECT ?class ?text WHERE { GRAPH <" + ONTOLOGY_IRI + "> { "
                      "?class rdfs:label|skos:altLabel ?text } }")
         for row in rows:
-            name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+            name = CP.name_of(row["class"]) or ""
             if name in THEME_NAMES:
                 cache.setdefault(name, []).append(row["text"])
         current_app.extensions["chesskb.theme_labels"] = cache
@@ -136,7 +136,7 @@ def _theme_labels() -> dict[str, list[str]]:
 def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
     names = []
     for row in select(THEME_SEARCH, q=needle):
-        name = row["class"][len(CP_IRI):] if row["class"].startswith(CP_IRI) else ""
+        name = CP.name_of(row["class"]) or ""
         if name in THEME_NAMES and name not in names:
             names.append(name)
-    return [{"iri": CP_IRI + n, "label": class_label(n), "url": link_for(CP_IRI + n)} for n in names]
+    return [{"iri": CP.term(n).value, "label": class_label(n), "url": link_for(CP.term(n).value)} for n in names]

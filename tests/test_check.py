@@ -364,12 +364,13 @@ def test_axioms_named_are_the_ones_the_statements_break() -> None:
 
 
 def test_text_report_escapes_control_characters_in_data() -> None:
+    from chesskb.kb.checks.findings import shacl_finding
     from chesskb.kb.checks.runner import CheckReport
     from chesskb.service.commands.check import render_text
 
     report = CheckReport(reasoner="hermit", shacl_violations=[
-        {"iri": "https://w3id.org/chesskb/id/player/x", "label": "Evil\x1b[2J\x07 name", "path": "cp:name",
-         "message": "a player's name is not empty"}])
+        shacl_finding("https://w3id.org/chesskb/id/player/x", "Evil\x1b[2J\x07 name", "cp:name",
+                      "a player's name is not empty")])
     text = render_text(report)
     assert "\x1b" not in text and "\x07" not in text
     assert "Evil\\x1b[2J\\x07 name" in text and "1 SHACL violation(s):" in text

@@ -216,7 +216,7 @@ def test_class_tree_counts_include_subclasses(client, app):
         # independent count: the ontology's subClassOf axioms, not the stored inferred types
         result = store.query("SELECT ?c (COUNT(DISTINCT ?p) AS ?n) WHERE { ?sub rdfs:subClassOf* ?c . "
                              "?p a ?sub ; a cp:Position }  GROUP BY ?c",
-                             bindings={"c": rdflib_to_ox(CP_IRI + node["name"])})
+                             bindings={"c": rdflib_to_ox(str(CP[node["name"]]))})
         expected = sum(int(row["n"].value) for row in result)
         assert node["count"] == expected, node["name"]
     lichess_mate2 = sum("mateIn2" in row["Themes"].split() for row in puzzles())
@@ -375,7 +375,7 @@ def test_hostile_pgn_text_is_escaped_everywhere(hostile_client):
         _no_live_markup(page.get_data(as_text=True))
     event = client.get("/search.json", query_string={"q": "script"}).get_json()["groups"]["events"][0]
     _no_live_markup(client.get(event["url"], headers=BROWSER).get_data(as_text=True))
-    match = client.get(position["url"].replace("/page?", "/page.json?")).get_json()["properties"][CP_IRI + "hasMatch"]
+    match = client.get(position["url"].replace("/page?", "/page.json?")).get_json()["properties"][str(CP.hasMatch)]
     turtle = client.get("/page", query_string={"iri": match[0]["iri"]}, headers={"Accept": "text/turtle"})
     graph = rdflib.Graph().parse(data=turtle.get_data(as_text=True), format="turtle")  # quotes survive Turtle
     annotator = str(graph.value(rdflib.URIRef(match[0]["iri"]), CP.annotator))
@@ -415,7 +415,7 @@ def test_browse_pages_have_json_by_parameter_and_class_iris_have_pages(client):
     assert client.get("/classes", query_string={"format": "json"}).get_json()["tree"]["name"] == "Position"
     assert client.get("/search", query_string={"q": "a06", "format": "json"}).get_json()["total"] >= 1
     assert "counts" in client.get("/", headers={"Accept": "application/json"}).get_json()
-    mate = client.get("/page", query_string={"iri": CP_IRI + "MateInTwo"}, headers={"Accept": "text/turtle"})
+    mate = client.get("/page", query_string={"iri": str(CP.MateInTwo)}, headers={"Accept": "text/turtle"})
     graph = rdflib.Graph().parse(data=mate.get_data(as_text=True), format="turtle")
     assert (CP.MateInTwo, rdflib.RDFS.subClassOf, CP.EndgameTheme) in graph
     spanish = client.get("/class/MateInTwo", query_string={"lang": "es"}, headers=BROWSER).get_data(as_text=True)

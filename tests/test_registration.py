@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BLUEPRINTS = {"sparql", "canned", "pages", "browse", "courses", "authoring", "play", "find"}
+BLUEPRINTS = {"i18n", "sparql", "canned", "pages", "browse", "courses", "authoring", "play", "find"}
 COMMANDS = {"bench-queries", "check", "classify", "convert", "course", "export", "find", "html", "import",
             "merge-report", "queries", "query", "remove-source", "serve", "site", "sources", "stats", "validate"}
 

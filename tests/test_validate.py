@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from chesskb.kb.checks.fen import validate_fen
+from chesskb.kb.checks.findings import fen_kind
 from chesskb.kb.checks.pgn_lint import lint_file, lint_text
 from tests.conftest import DATA, run_cli
 
@@ -78,7 +79,7 @@ def test_seed_004_valid_fens_are_valid(fen: str) -> None:
 @pytest.mark.parametrize(("fen", "kind", "field"), INVALID_FENS)
 def test_seed_004_invalid_fens_name_kind_and_field(fen: str, kind: str, field: str) -> None:
     errors = validate_fen(fen)
-    assert any(error.kind == kind and error.field == field for error in errors), errors
+    assert any(fen_kind(error) == kind and error.field == field for error in errors), errors
     result = run_cli("validate", "--fen", fen, "--format", "json")
     assert result.exit_code == 1
     body = json.loads(result.output)

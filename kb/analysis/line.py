@@ -77,7 +77,7 @@ class Line:
     def solver_plies(self) -> list[Ply]:
         return [p for p in self.plies if p.by_solver]
 
-    @property
+    @cached_property
     def ends_in_mate(self) -> bool:
         return bool(self.plies) and self.end.is_checkmate() and self.plies[-1].by_solver
 

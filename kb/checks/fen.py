@@ -10,11 +10,14 @@ field never hides the checks of the other fields that can still be evaluated.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import chess
 
+from chesskb.kb.checks.findings import Finding, fen_finding, fen_kind
+
+#: A FEN problem is a ``Finding`` (``kb.checks.findings``): its rule says the kind (``fen-syntax`` or
+#: ``fen-semantic``, read back with ``fen_kind``), its ``field`` the FEN field (``fen`` for the whole string).
 Kind = Literal["syntax", "semantic"]
 
 FIELDS = ("placement", "side_to_move", "castling", "en_passant", "halfmove_clock", "fullmove_number")
@@ -29,29 +32,20 @@ _FOREIGN_HINT = {
 }
 
 
-@dataclass(frozen=True)
-class FenError:
-    """One problem with a FEN: ``kind`` is syntax or semantic, ``field`` names the FEN field (or
-    ``fen`` for the string as a whole)."""
-
-    kind: Kind
-    field: str
-    message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def validate_fen(text: str) -> list[FenError]:
+def validate_fen(text: str) -> list[Finding]:
     """Every syntax and semantic error in ``text``; an empty list means the FEN is valid."""
     return _FenCheck(text).errors()
 
 
-def fen_warnings(text: str) -> list[FenError]:
+def fen_warnings(text: str) -> list[Finding]:
     """Doubts that do not make a FEN invalid: castling letters out of the canonical order, more
     promoted pieces than missing pawns allow, an impossible set of checkers, a half-move clock that
     contradicts the en-passant square."""
     return _FenCheck(text).warnings()
+
+
+def fen_warning(field: str, message: str) -> Finding:
+    return fen_finding("semantic", field, message, level="warning")
 
 
 def board_from_fen(text: str) -> chess.Board | None:
@@ -61,7 +55,7 @@ def board_from_fen(text: str) -> chess.Board | None:
     caller decides whether to trust it after ``validate_fen``.
     """
     check = _FenCheck(text)
-    if any(error.kind == "syntax" for error in check.errors()) or check.placement is None:
+    if any(fen_kind(error) == "syntax" for error in check.errors()) or check.placement is None:
         return None
     board = chess.Board(None)
     for square, piece in check.placement.items():
@@ -90,7 +84,7 @@ class _FenCheck:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._errors: list[FenError] = []
+        self._errors: list[Finding] = []
         self.placement: dict[int, chess.Piece] | None = None
         self.side: str | None = None
         self.castling: str | None = None
@@ -103,12 +97,12 @@ class _FenCheck:
 
     # -- reporting -------------------------------------------------------------------------------
     def _syntax(self, field: str, message: str) -> None:
-        self._errors.append(FenError("syntax", field, message))
+        self._errors.append(fen_finding("syntax", field, message))
 
     def _semantic(self, field: str, message: str) -> None:
-        self._errors.append(FenError("semantic", field, message))
+        self._errors.append(fen_finding("semantic", field, message))
 
-    def errors(self) -> list[FenError]:
+    def errors(self) -> list[Finding]:
         return list(self._errors)
 
     # -- syntax ----------------------------------------------------------------------------------
@@ -333,30 +327,30 @@ class _FenCheck:
                            f"is in check (from the {by})")
 
     # -- warnings --------------------------------------------------------------------------------
-    def warnings(self) -> list[FenError]:
-        notes: list[FenError] = []
+    def warnings(self) -> list[Finding]:
+        notes: list[Finding] = []
         fields = self.text.split() if isinstance(self.text, str) else []
         if len(fields) > 2 and fields[2] != "-" and self.castling is not None and fields[2] != self.castling \
                 and sorted(fields[2]) == sorted(self.castling):
-            notes.append(FenError("semantic", "castling", f"castling letters {fields[2]!r} are not in the usual "
+            notes.append(fen_warning("castling", f"castling letters {fields[2]!r} are not in the usual "
                                   f"order; write {self.castling!r}"))
         if self.ep not in (None, "-") and self.halfmove not in (None, "0"):
-            notes.append(FenError("semantic", "halfmove_clock", f"half-move clock {self.halfmove} but an "
+            notes.append(fen_warning("halfmove_clock", f"half-move clock {self.halfmove} but an "
                                   "en-passant square: a pawn has just moved, so the clock should be 0"))
-        if self.placement is not None and not [e for e in self._errors if e.kind == "semantic"]:
+        if self.placement is not None and not [e for e in self._errors if fen_kind(e) == "semantic"]:
             notes.extend(self._promotion_warnings())
             board = self._board()
             if self.side is not None and self.ep in (None, "-"):
                 status = board.status()
                 if status & chess.STATUS_TOO_MANY_CHECKERS:
-                    notes.append(FenError("semantic", "placement", "the side to move is in check from more "
+                    notes.append(fen_warning("placement", "the side to move is in check from more "
                                           "than two pieces, which no legal move can produce"))
                 elif status & chess.STATUS_IMPOSSIBLE_CHECK:
-                    notes.append(FenError("semantic", "placement", "the check on the side to move cannot "
+                    notes.append(fen_warning("placement", "the check on the side to move cannot "
                                           "result from any legal last move"))
         return notes
 
-    def _promotion_warnings(self) -> list[FenError]:
+    def _promotion_warnings(self) -> list[Finding]:
         assert self.placement is not None
         notes = []
         start = {chess.QUEEN: 1, chess.ROOK: 2, chess.BISHOP: 2, chess.KNIGHT: 2}
@@ -367,6 +361,6 @@ class _FenCheck:
                     count[piece.piece_type] += 1
             extra = sum(max(0, count[pt] - n) for pt, n in start.items())
             if count[chess.PAWN] + extra > 8:
-                notes.append(FenError("semantic", "placement", f"{name} has {count[chess.PAWN]} pawns and {extra} "
+                notes.append(fen_warning("placement", f"{name} has {count[chess.PAWN]} pawns and {extra} "
                                       "pieces beyond the initial set: more promotions than missing pawns"))
         return notes

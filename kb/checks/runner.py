@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyoxigraph import Triple
@@ -23,6 +23,8 @@ from chesskb.kb.store import Store, StoreError
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
+from chesskb.kb.checks.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
+                                       shacl_json, unsatisfiable_finding)
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).
@@ -44,9 +46,9 @@ class CheckReport:
     reasoner: str
     checked: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
-    inconsistencies: list[dict[str, Any]] = field(default_factory=list)
-    unsatisfiable_classes: list[str] = field(default_factory=list)
-    shacl_violations: list[dict[str, Any]] = field(default_factory=list)
+    inconsistencies: list[Finding] = field(default_factory=list)
+    unsatisfiable_classes: list[Finding] = field(default_factory=list)
+    shacl_violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -62,9 +64,9 @@ class CheckReport:
         return {
             "consistent": self.consistent,
             "checked": self.checked,
-            "inconsistencies": self.inconsistencies,
-            "unsatisfiable_classes": self.unsatisfiable_classes,
-            "shacl_violations": self.shacl_violations,
+            "inconsistencies": [inconsistency_json(item) for item in self.inconsistencies],
+            "unsatisfiable_classes": [item.iri for item in self.unsatisfiable_classes],
+            "shacl_violations": [shacl_json(violation) for violation in self.shacl_violations],
             "cached": self.cached,
             "reasoner": self.reasoner,
             "notes": self.notes,
@@ -84,7 +86,7 @@ def source_names(store: Store, base_iri: str | None = None) -> list[str]:
 def link_triples(store: Store, base_iri: str | None = None) -> list[Triple]:
     """The links between individuals of different sources (``owl:sameAs`` …), which only the
     all-sources pass can weigh: a sameAs can join two individuals that contradict each other."""
-    graph = IriMinter(base_iri).source_graph("_links")
+    graph = IriMinter(base_iri).links_graph
     if graph not in store.named_graphs():
         return []
     return [quad.triple for quad in store.quads([graph])]
@@ -147,7 +149,8 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         short = datatype.replace(XSD_IRI, "xsd:")
         report.notes.append(f"{count} literal(s) of datatype {short} were given to {reasoner} as "
                             "xsd:string (outside the OWL 2 datatype map); their typed values were not reasoned on")
-    report.unsatisfiable_classes = sorted(set(report.unsatisfiable_classes))
+    unique = {item.iri: item for item in report.unsatisfiable_classes}
+    report.unsatisfiable_classes = [unique[iri] for iri in sorted(unique)]
     return report
 
 
@@ -176,7 +179,7 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
     if shacl:
         from chesskb.kb.checks.shacl import validate
 
-        violations = [{"source": name, **v} for v in validate(triples)]
+        violations = [shacl_json(replace(v, source=name)) for v in validate(triples)]  # cached as JSON
     return {
         "statements": len(triples),
         "consistent": verdict.consistent,
@@ -190,9 +193,9 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
 
 
 def _merge(report: CheckReport, result: dict[str, Any]) -> None:
-    report.inconsistencies.extend(result["inconsistencies"])
-    report.unsatisfiable_classes.extend(result["unsatisfiable_classes"])
-    report.shacl_violations.extend(result["shacl_violations"])
+    report.inconsistencies.extend(inconsistency_from_json(item) for item in result["inconsistencies"])
+    report.unsatisfiable_classes.extend(unsatisfiable_finding(iri) for iri in result["unsatisfiable_classes"])
+    report.shacl_violations.extend(shacl_from_json(v) for v in result["shacl_violations"])
 
 
 def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple] | None, total: int,

@@ -13,12 +13,12 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
 
 import chess
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
-from chesskb.kb.vocab import CP_IRI, RDFS_IRI
+from chesskb.kb.checks.findings import Finding, shacl_finding
+from chesskb.kb.vocab import CP, RDFS_IRI
 
 SHAPES_FILE = "shapes.ttl"
 _LABEL = RDFS_IRI + "label"
@@ -44,16 +44,17 @@ def _shapes_and_ontology():
     return shapes, onto
 
 
-def validate(triples: Sequence[Triple]) -> list[dict[str, Any]]:
-    """Every violation of the shapes and of the FEN and date rules in ``triples`` (one source)."""
+def validate(triples: Sequence[Triple]) -> list[Finding]:
+    """Every violation of the shapes and of the FEN and date rules in ``triples`` (one source), as
+    ``Finding``s (``kb.checks.findings.shacl_finding``: the individual's IRI and label, the path)."""
     labels = {t.subject.value: t.object.value for t in triples
               if t.predicate.value == _LABEL and isinstance(t.subject, NamedNode)}
     found = list(_shacl_violations(triples, labels)) + list(_python_violations(triples, labels))
-    unique = {(v["iri"], v["path"], v["message"]): v for v in found}
-    return sorted(unique.values(), key=lambda v: (v["iri"], v["path"], v["message"]))
+    unique = {(v.iri, v.field, v.message): v for v in found}
+    return [unique[key] for key in sorted(unique)]
 
 
-def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iterator[dict[str, Any]]:
+def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iterator[Finding]:
     import rdflib
     from pyshacl import validate as pyshacl_validate
 
@@ -75,27 +76,24 @@ def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iter
         if value is not None:
             text += f" (value: {value!s})"
         iri = str(focus)
-        yield {"iri": iri, "label": labels.get(iri, ""), "path": _short(str(path) if path else ""),
-               "message": text}
+        yield shacl_finding(iri, labels.get(iri, ""), _short(str(path) if path else ""), text)
 
 
-def _python_violations(triples: Iterable[Triple], labels: dict[str, str]) -> Iterator[dict[str, Any]]:
-    date_properties = {CP_IRI + name for name in PGN_DATE_PROPERTIES}
+def _python_violations(triples: Iterable[Triple], labels: dict[str, str]) -> Iterator[Finding]:
+    date_properties = {CP.term(name).value for name in PGN_DATE_PROPERTIES}
     for triple in triples:
         obj, predicate = triple.object, triple.predicate.value
         if not isinstance(obj, Literal):
             continue
         iri = triple.subject.value
-        if predicate == CP_IRI + "fen":
+        if predicate == CP.fen.value:
             problem = fen_problem(obj.value)
             if problem:
-                yield {"iri": iri, "label": labels.get(iri, ""), "path": "cp:fen",
-                       "message": f"invalid FEN {obj.value!r}: {problem}"}
+                yield shacl_finding(iri, labels.get(iri, ""), "cp:fen", f"invalid FEN {obj.value!r}: {problem}")
         elif predicate in date_properties:
             problem = date_problem(obj.value)
             if problem:
-                yield {"iri": iri, "label": labels.get(iri, ""), "path": _short(predicate),
-                       "message": f"{obj.value!r} {problem}"}
+                yield shacl_finding(iri, labels.get(iri, ""), _short(predicate), f"{obj.value!r} {problem}")
 
 
 def fen_problem(fen: str) -> str | None:
@@ -124,4 +122,5 @@ def date_problem(text: str) -> str | None:
 
 
 def _short(iri: str) -> str:
-    return "cp:" + iri[len(CP_IRI):] if iri.startswith(CP_IRI) else iri
+    name = CP.name_of(iri)
+    return "cp:" + name if name is not None else iri

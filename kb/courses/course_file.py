@@ -197,19 +197,19 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
 
 
 def course_graph(course_id: str, base_iri: str | None = None) -> NamedNode:
-    return IriMinter(base_iri)._iri("graph", f"course-{course_id}")
+    return IriMinter(base_iri).course_graph(course_id)
 
 
 def course_quads(course: Course, base_iri: str | None = None) -> list[Quad]:
     minter = IriMinter(base_iri)
     graph = course_graph(course.id, base_iri)
-    subject = minter._iri("course", course.id)
+    subject = minter.course(course.id)
     quads = [Quad(subject, RDF.type, CP.Course, graph)]
     quads += [Quad(subject, RDFS.label, Literal(text, language=lang), graph) for lang, text in course.title.items()]
     quads += [Quad(subject, RDFS.comment, Literal(text, language=lang), graph)
               for lang, text in course.description.items()]
     for number, chapter in enumerate(course.chapters, start=1):
-        node = minter._iri("course", course.id, "chapter", str(number))
+        node = minter.chapter(course.id, number)
         quads += [Quad(subject, CP.hasChapter, node, graph), Quad(node, RDF.type, CP.Chapter, graph),
                   Quad(node, CP.chapterOrder, _integer(number), graph),
                   Quad(node, CP.level, Literal(chapter.level), graph),
@@ -217,7 +217,7 @@ def course_quads(course: Course, base_iri: str | None = None) -> list[Quad]:
                   Quad(node, CP.selection, Literal(chapter.selection), graph)]
         quads += [Quad(node, RDFS.label, Literal(text, language=lang), graph) for lang, text in chapter.title.items()]
         for place, exercise in enumerate(chapter.exercises, start=1):
-            item = minter._iri("course", course.id, "chapter", str(number), "item", str(place))
+            item = minter.chapter_item(course.id, number, place)
             quads += [Quad(node, CP.hasItem, item, graph), Quad(item, RDF.type, CP.ChapterItem, graph),
                       Quad(item, CP.itemOrder, _integer(place), graph),
                       Quad(item, CP.exercise, NamedNode(exercise), graph)]
@@ -245,9 +245,12 @@ def courses_in(store: Store) -> list[dict[str, Any]]:
              "chapters": int(row["chapters"].value), "exercises": int(row["exercises"].value)} for row in rows]
 
 
-def export_course(store: Store, course_iri: str) -> dict[str, Any]:
-    """The course as a course file with its exercises listed by hand (what it holds now)."""
-    course_id = course_iri.rstrip("/").rsplit("/", 1)[-1]
+def export_course(store: Store, course_iri: str, base_iri: str | None = None) -> dict[str, Any]:
+    """The course as a course file with its exercises listed by hand (what it holds now); no chapters
+    when ``course_iri`` is no course of this base."""
+    course_id = IriMinter(base_iri).course_id(course_iri)
+    if course_id is None:
+        return {"id": None, "title": {}, "chapters": []}
     titles = {row["l"].language or "en": row["l"].value for row in store.query(
         f"SELECT ?l WHERE {{ {NamedNode(course_iri)} rdfs:label ?l }}")}
     chapters: list[dict[str, Any]] = []

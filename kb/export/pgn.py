@@ -142,8 +142,7 @@ def write_pgn(store: Store, output: TextIO, *, source: str | None = None, base_i
             raise StoreError(f"no source named {source!r} in {store.location}")
         graphs = [graph]
     else:
-        graphs = [g for g in store.named_graphs() if g.value.startswith(minter.base + "graph/")
-                  and not g.value.endswith("/inferred") and not g.value.rsplit("/", 1)[-1].startswith("_")]
+        graphs = [g for g in store.named_graphs() if minter.is_source_graph(g)]
     count = 0
     for graph in graphs:
         for exercise in exercises(store, graph):

@@ -46,7 +46,7 @@ def source_graphs(store: Store, source: str | None, *, base_iri: str | None = No
             raise StoreError(f"no source named {source!r} in {store.location}")
         graphs = [g for g in graphs if g in wanted]
     if not inferred:
-        graphs = [g for g in graphs if not g.value.endswith("/inferred")]
+        graphs = [g for g in graphs if not minter.is_inferred_graph(g)]
     return graphs
 
 

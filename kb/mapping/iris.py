@@ -18,13 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import os
-from urllib.parse import quote, urlsplit
+import re
+from urllib.parse import quote, unquote, urlsplit
 
 from pyoxigraph import NamedNode
 
 from chesskb.kb.reading.names import name_key, slug
 
 DEFAULT_BASE_IRI = "https://w3id.org/chesskb/id/"
+#: The last segment of a stand-in for a missing player or event (``unknown_player``/``unknown_event``):
+#: ``unknown-`` and a game key (16 hex digits, ``kb.merge.identity``), and the colour for a player. A
+#: real name always ends in its own 6-digit digest, so a player called "Unknown White" is not one.
+_PLACEHOLDER = {"player": re.compile(r"unknown-[0-9a-f]{16}-(?:white|black)"),
+                "event": re.compile(r"unknown-[0-9a-f]{16}")}
 BASE_IRI_ENV = "CHESSKB_BASE_IRI"
 
 
@@ -41,8 +47,20 @@ def digest(*parts: str, length: int = 16) -> str:
     return hasher.hexdigest()[:length]
 
 
+#: The first segment of every IRI the minter makes: what kind of thing it names.
+_KINDS = frozenset(("match", "position", "player", "event", "board", "source", "graph", "course"))
+
+
 class IriMinter:
-    """All individual IRIs under one base. The only place IRIs of individuals are built."""
+    """All individual IRIs under one base. The only place IRIs of individuals are built and read
+    back: code elsewhere asks ``source_of``, ``record_number``, ``is_placeholder`` … instead of
+    testing the IRI's text, so the layout below can change in this one file.
+
+    Layout (each segment percent-encoded): ``match/K``, ``position/K-PLY``, ``player/…``,
+    ``event/…``, ``board/K``, ``source/NAME``, ``source/NAME/game/N``, ``graph/NAME``,
+    ``graph/NAME/inferred``, ``graph/_links|_counts|_meta``, ``course/ID[/chapter/N[/item/M]]``,
+    ``graph/course-ID``.
+    """
 
     def __init__(self, base: str | None = None) -> None:
         base = base or default_base_iri()
@@ -100,6 +118,19 @@ class IriMinter:
     def source_record(self, source: str, game_number: int) -> NamedNode:
         return self._iri("source", source, "game", str(game_number))
 
+    def course(self, course_id: str) -> NamedNode:
+        return self._iri("course", course_id)
+
+    def chapter(self, course_id: str, number: int) -> NamedNode:
+        return self._iri("course", course_id, "chapter", str(number))
+
+    def chapter_item(self, course_id: str, number: int, place: int) -> NamedNode:
+        return self._iri("course", course_id, "chapter", str(number), "item", str(place))
+
+    def course_graph(self, course_id: str) -> NamedNode:
+        """The named graph holding a course (replaced as a whole when the course is imported again)."""
+        return self._iri("graph", f"course-{course_id}")
+
     @property
     def links_graph(self) -> NamedNode:
         """The named graph of links between individuals of different sources (``kb.merge.linking``)."""
@@ -114,6 +145,71 @@ class IriMinter:
     def meta_graph(self) -> NamedNode:
         """The named graph describing the sources themselves (counts, checksum, import time)."""
         return self._iri("graph", "_meta")
+
+    # --- reading IRIs back ---------------------------------------------------------------------
+
+    def _segments(self, iri: NamedNode | str) -> list[str] | None:
+        """The decoded path segments of an IRI under this base, ``None`` for any other IRI."""
+        value = iri.value if isinstance(iri, NamedNode) else str(iri)
+        if not value.startswith(self.base):
+            return None
+        return [unquote(segment) for segment in value[len(self.base):].split("/")]
+
+    def kind_of(self, iri: NamedNode | str) -> str | None:
+        """What an individual's IRI names: ``match``, ``position``, ``player``, ``event``, ``board``,
+        ``source``, ``graph`` or ``course``; ``None`` for an IRI under another base."""
+        value = iri.value if isinstance(iri, NamedNode) else str(iri)
+        if not value.startswith(self.base):
+            return None
+        kind = value[len(self.base):].split("/", 1)[0]
+        return kind if kind in _KINDS else None
+
+    def course_id(self, iri: NamedNode | str) -> str | None:
+        """The id of a course's IRI (``course``), ``None`` for any other IRI (its chapters included)."""
+        segments = self._segments(iri)
+        return segments[1] if segments is not None and len(segments) == 2 and segments[0] == "course" \
+            and segments[1] else None
+
+    def is_placeholder(self, iri: NamedNode | str) -> bool:
+        """Is this the stand-in for a player or event the game's tags do not name (``unknown_player``,
+        ``unknown_event``)? Such an individual is no person or event: pages leave it out, counts skip it."""
+        segments = self._segments(iri)
+        return (segments is not None and len(segments) == 2 and segments[0] in _PLACEHOLDER
+                and _PLACEHOLDER[segments[0]].fullmatch(segments[1]) is not None)
+
+    def source_of(self, iri: NamedNode | str) -> str | None:
+        """The source name of a source's graph, its inferred graph, its ``source`` IRI or one of its
+        records; ``None`` for the bookkeeping graphs (links, counts, meta) and every other IRI.
+        A course's graph (``graph/course-ID``) reads as the graph of a source named ``course-ID``:
+        the layout cannot tell them apart, and a course graph holds no games."""
+        segments = self._segments(iri)
+        if segments is None or len(segments) < 2 or segments[0] not in ("graph", "source") \
+                or segments[1].startswith("_") or not segments[1]:
+            return None
+        rest = segments[2:]
+        if segments[0] == "graph":
+            return segments[1] if rest in ([], ["inferred"]) else None
+        record = len(rest) == 2 and rest[0] == "game" and rest[1].isascii() and rest[1].isdigit()
+        return segments[1] if rest == [] or record else None
+
+    def is_source_graph(self, iri: NamedNode | str) -> bool:
+        """Is this the graph of what a source asserts (not its inferred graph, not a bookkeeping graph)?"""
+        segments = self._segments(iri)
+        return segments is not None and len(segments) == 2 and segments[0] == "graph" \
+            and self.source_of(iri) is not None
+
+    def is_inferred_graph(self, iri: NamedNode | str) -> bool:
+        """Is this the graph of what was inferred from a source (``inferred_graph``)?"""
+        segments = self._segments(iri)
+        return segments is not None and len(segments) == 3 and segments[0] == "graph" \
+            and self.source_of(iri) is not None
+
+    def record_number(self, iri: NamedNode | str) -> tuple[str, int] | None:
+        """``(source name, game number)`` of a source record (``source_record``), else ``None``."""
+        segments = self._segments(iri)
+        if segments is None or len(segments) != 4 or segments[0] != "source" or self.source_of(iri) is None:
+            return None
+        return segments[1], int(segments[3])
 
 
 def lichess_game_id(game_url: str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import NamedNode, Quad
 
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.merge.identity import compatible
 from chesskb.kb.store.base import Store
 from chesskb.kb.vocab import CP
@@ -48,13 +49,11 @@ class Disagreement:
         return any(not compatible(self.short, a, b) for i, a in enumerate(values) for b in values[i + 1:])
 
 
-def graph_source(graph: str) -> str:
-    return graph.rstrip("/").rsplit("/graph/", 1)[-1]
-
-
-def disagreements(store: Store, subjects: Iterable[str]) -> list[Disagreement]:
+def disagreements(store: Store, subjects: Iterable[str], minter: IriMinter | None = None) -> list[Disagreement]:
     """Every literal-valued property of ``subjects`` that has more than one value across the
-    source graphs (inferred graphs and bookkeeping statements left out)."""
+    source graphs (inferred graphs and bookkeeping statements left out); ``minter`` names the
+    store's base IRI (default: the configured one)."""
+    minter = minter or IriMinter()
     found: list[Disagreement] = []
     for subject in subjects:
         values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -62,9 +61,10 @@ def disagreements(store: Store, subjects: Iterable[str]) -> list[Disagreement]:
                            "FILTER(isLiteral(?o)) }")
         for row in rows:
             graph = row["g"].value
-            if row["p"].value in NOT_COMPARED or graph.endswith("/inferred") or "/graph/_" in graph:
+            source = minter.source_of(graph) if minter.is_source_graph(graph) else None
+            if row["p"].value in NOT_COMPARED or source is None:
                 continue
-            values[row["p"].value][row["o"].value].add(graph_source(graph))
+            values[row["p"].value][row["o"].value].add(source)
         found.extend(Disagreement(subject, prop, dict(by_value)) for prop, by_value in values.items()
                      if len(by_value) > 1)
     return found

@@ -229,7 +229,7 @@ def derive_links(base_iri: str | None = None) -> Derive:
     graph = IriMinter(base_iri).links_graph
 
     def relink(view: Store) -> Replacement | None:
-        quads = links_graph_quads(view, graph)
+        quads = links_graph_quads(view, graph, IriMinter(base_iri))
         wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in quads}
         present = {(q.subject.value, q.predicate.value, q.object.value) for q in view.quads([graph])}
         return Replacement([graph], quads) if wanted != present else None
@@ -237,11 +237,11 @@ def derive_links(base_iri: str | None = None) -> Derive:
     return relink
 
 
-def links_graph_quads(store: Store, graph: NamedNode) -> list[Quad]:
+def links_graph_quads(store: Store, graph: NamedNode, minter: IriMinter | None = None) -> list[Quad]:
     """What the links graph holds for ``store``: the links between players and between events, and
     the values its sources disagree on (``kb.merge.conflicts``)."""
     return link_quads(all_links(store), graph) + conflict_quads(
-        disagreements(store, merged_matches(store) + events_with_several_values(store)), graph)
+        disagreements(store, merged_matches(store) + events_with_several_values(store), minter), graph)
 
 
 def events_with_several_values(store: Store) -> list[str]:

@@ -18,7 +18,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Derive, Replacement, Store
 from chesskb.kb.analysis.themes import THEME_CLASSES
-from chesskb.kb.vocab import CP, CP_IRI, XSD
+from chesskb.kb.vocab import CP, XSD
 
 #: The classes counted: the theme tree and the individuals a game brings (courses are not counted:
 #: they are few, and a course import should not pay for a count of the whole knowledge base).
@@ -37,14 +37,14 @@ def count_members(store: Store) -> dict[str, int]:
     counts: dict[str, int] = {}
     for row in store.query(_COUNT if getattr(store, "merge_is_a_set", True) else _COUNT_DISTINCT):
         iri = row["class"].value
-        name = iri[len(CP_IRI):] if iri.startswith(CP_IRI) else None
+        name = CP.name_of(iri)
         if name in counted:
             counts[name] = int(row["n"].value)
     return counts
 
 
 def count_quads(counts: dict[str, int], graph: NamedNode) -> list[Quad]:
-    return [Quad(NamedNode(CP_IRI + name), CP.memberCount, Literal(str(n), datatype=XSD.integer), graph)
+    return [Quad(CP.term(name), CP.memberCount, Literal(str(n), datatype=XSD.integer), graph)
             for name, n in sorted(counts.items())]
 
 
@@ -67,5 +67,4 @@ def stored_counts(store: Store) -> dict[str, int] | None:
     rows = list(store.query("SELECT ?class ?n WHERE { ?class cp:memberCount ?n }"))
     if not rows:
         return None
-    return {row["class"].value[len(CP_IRI):]: int(row["n"].value) for row in rows
-            if row["class"].value.startswith(CP_IRI)}
+    return {name: int(row["n"].value) for row in rows if (name := CP.name_of(row["class"])) is not None}

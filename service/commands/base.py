@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -29,15 +30,44 @@ class CliContext:
         return open_store(self.store_location, update_endpoint=self.update_endpoint, graph_store=self.graph_store)
 
 
+EXIT_OK = 0
+EXIT_DATA = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES_HELP = ("Exit codes: 0 done (valid, consistent); 1 the data said no (invalid or inconsistent data, "
+                   "nothing readable, no such source, a store or step that failed); 2 the command could not do "
+                   "what was asked (a wrong option, name, file or query; Java, the reasoner or stockfish "
+                   "missing or failed); 130 interrupted.")
+
+
 class UsageProblem(click.UsageError):
-    """Exit 2 with a one-line message."""
+    """Exit 2 with a one-line message: nothing was decided (the table in ``service/cli.py``).
+
+    ``show_usage=False`` for what no option can fix (Java missing, the reasoner failed): the message
+    alone, without the command's usage line."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, *, show_usage: bool = True) -> None:
+        super().__init__(message)
+        self.show_usage = show_usage
+
+    def show(self, file: Any = None) -> None:
+        if not self.show_usage:
+            self.ctx = None  # click prints the usage only for a known context
+        super().show(file)
 
 
 class DataProblem(click.ClickException):
-    """Exit 1 with a one-line message."""
+    """Exit 1 with a one-line message: the data said no (the table in ``service/cli.py``)."""
 
-    exit_code = 1
+    exit_code = EXIT_DATA
 
+
+def verdict(ok: bool) -> None:
+    """End a command that printed its answer (``validate``, ``check``, ``classify``): 0 when ``ok``, else 1."""
+    raise click.exceptions.Exit(EXIT_OK if ok else EXIT_DATA)
 
 
 def reading_options(command: Callable[..., None]) -> Callable[..., None]:

@@ -8,14 +8,15 @@ all is well, 1 for an inconsistency or a violation, 2 when Java (the reasoners' 
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
+from chesskb.kb.checks.findings import inconsistency_text, shacl_text, unsatisfiable_text
 from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
 from chesskb.kb.export.terminal import printable
+from chesskb.service.commands.base import UsageProblem, verdict
 from chesskb.service.progress import TerminalProgress
 
 
@@ -51,21 +52,18 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
                              classify_limit=classify_limit,
                              progress=progress)
     except JavaMissing as exc:
-        status.done()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        raise UsageProblem(str(exc), show_usage=False) from None
     except StoreError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ReasonerFailed as exc:
+        raise UsageProblem(str(exc)) from None
+    except ReasonerFailed as exc:  # nothing was decided: 1 means inconsistent, and a script must not read this as that
+        raise UsageProblem(f"the reasoner failed: {exc}{_failure_hint(str(exc), reasoner)}", show_usage=False) from None
+    finally:
         status.done()
-        click.echo(f"error: the reasoner failed: {exc}{_failure_hint(str(exc), reasoner)}", err=True)
-        sys.exit(2)  # nothing was decided: 1 means inconsistent, and a script must not read this as that
-    status.done()
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(render_text(report))
-    sys.exit(0 if report.ok else 1)
+    verdict(report.ok)
 
 
 def _failure_hint(message: str, reasoner: str) -> str:
@@ -82,24 +80,11 @@ def render_text(report: CheckReport) -> str:
     """The report for a person: verdict first, then what is wrong, then what was checked."""
     lines = [f"{'consistent' if report.consistent else 'INCONSISTENT'} ({report.reasoner})"]
     for number, item in enumerate(report.inconsistencies, start=1):
-        lines.append(f"inconsistency {number} in {item['source']}"
-                     + ("" if item.get("minimal", True) else " (not narrowed down fully)") + ":")
-        for individual in item["individuals"]:
-            label = f"  \"{individual['label']}\"" if individual.get("label") else ""
-            lines.append(f"  individual <{individual['iri']}>{label}")
-        for statement in item["statements"]:
-            lines.append(f"  statement  {statement}")
-        for axiom in item["axioms"]:
-            lines.append(f"  axiom      {axiom}")
-        if item.get("reasoner_message"):
-            lines.append(f"  reasoner   {item['reasoner_message']}")
-    for iri in report.unsatisfiable_classes:
-        lines.append(f"unsatisfiable class <{iri}>")
+        lines.extend(inconsistency_text(item, number))
+    lines.extend(unsatisfiable_text(item) for item in report.unsatisfiable_classes)
     if report.shacl_violations:
         lines.append(f"{len(report.shacl_violations)} SHACL violation(s):")
-        for violation in report.shacl_violations:
-            label = f" \"{violation['label']}\"" if violation.get("label") else ""
-            lines.append(f"  <{violation['iri']}>{label} {violation['path']}: {violation['message']}")
+        lines.extend(f"  {shacl_text(violation)}" for violation in report.shacl_violations)
     else:
         lines.append("no SHACL violations")
     if report.checked:

@@ -20,6 +20,7 @@ from chesskb.kb.analysis.engine import Engine, open_engine
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
+from chesskb.service.commands.base import DataProblem
 
 
 def classify_records(path: Path, *, engine: Engine | None = None) -> Iterator[dict | Finding]:
@@ -55,7 +56,7 @@ def command(file: Path, fmt: str, no_engine: bool) -> None:
     with nullcontext() if no_engine else open_engine() as engine:
         errors, classified = _print(file, fmt, engine)
     if errors and not classified:  # as import: what was readable was classified, the rest reported
-        sys.exit(1)
+        raise DataProblem(f"nothing classified: no readable record in {file}")
 
 
 def _print(file: Path, fmt: str, engine: Engine | None) -> tuple[int, int]:

@@ -14,7 +14,7 @@ from chesskb.kb.export.convert import convert_files
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.importer import ImportError_
 from chesskb.kb.pipeline import default_jobs
-from chesskb.service.commands.base import reading_options
+from chesskb.service.commands.base import DataProblem, UsageProblem, reading_options
 from chesskb.service.progress import TerminalProgress, import_status
 
 
@@ -38,11 +38,11 @@ def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: s
         report = convert_files(list(files), output, source=source, themes=themes, base_iri=base_iri, lang=lang,
                                jobs=jobs or default_jobs(), progress=import_status(status), on_finding=on_finding)
     except ImportError_ as exc:
-        raise click.UsageError(str(exc)) from None
+        raise UsageProblem(str(exc)) from None
     finally:
         status.done()
     if report.games == 0:
-        raise click.ClickException(f"nothing converted: no readable game in {len(files)} file(s); "
+        raise DataProblem(f"nothing converted: no readable game in {len(files)} file(s); "
                                    f"{report.errors} error(s); {output} was not written")
     names = ", ".join(s.name for s in report.sources)
     click.echo(f"converted {report.games} games of {names} ({report.errors} skipped with errors, "

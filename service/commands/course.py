@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from chesskb.kb.courses.course_file import CourseError, courses_in, dump_course, export_course, import_course
 from chesskb.kb.export.terminal import printable
+from chesskb.service.commands.base import DataProblem, UsageProblem
 
 
 @click.group("course")
@@ -25,8 +25,7 @@ def import_command(obj, file: Path) -> None:
     try:
         course = import_course(obj.open_store(), file, base_iri=obj.base_iri)
     except CourseError as exc:
-        click.echo(f"{file}: {exc}", err=True)
-        sys.exit(2)
+        raise UsageProblem(f"{file}: {exc}", show_usage=False) from None
     exercises = sum(len(chapter.exercises) for chapter in course.chapters)
     click.echo(f"imported course {course.id}: {len(course.chapters)} chapters, {exercises} exercises")
 
@@ -50,8 +49,7 @@ def list_command(obj, fmt: str) -> None:
 @click.pass_obj
 def export_command(obj, iri: str) -> None:
     """The course as a course file, its exercises listed by hand (re-importable)."""
-    data = export_course(obj.open_store(), iri)
+    data = export_course(obj.open_store(), iri, obj.base_iri)
     if not data["chapters"]:
-        click.echo(f"no course {iri}", err=True)
-        sys.exit(1)
+        raise DataProblem(f"no course {iri}")
     click.echo(dump_course(data), nl=False)

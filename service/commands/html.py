@@ -13,6 +13,7 @@ import click
 
 from chesskb.kb.importer import ImportError_, import_files
 from chesskb.kb.store import EmbeddedStore
+from chesskb.service.commands.base import DataProblem, UsageProblem
 from chesskb.service.commands.site import write_site
 
 
@@ -28,9 +29,9 @@ def command(obj, file: Path, out_dir: Path, lang: str | None) -> None:
         try:
             report = import_files(store, [file], base_iri=obj.base_iri, lang=lang, jobs=1,
                                   on_finding=lambda finding: click.echo(str(finding), err=True))
-        except ImportError_ as exc:
-            raise click.ClickException(str(exc)) from None
+        except ImportError_ as exc:  # a usage error, as in `import` (it used to exit 1 here)
+            raise UsageProblem(str(exc)) from None
         if report.games == 0:
-            raise click.ClickException(f"{file}: no readable game; nothing written")
+            raise DataProblem(f"{file}: no readable game; nothing written")
         files = write_site(store, out_dir, base_iri=obj.base_iri)
     click.echo(f"wrote {files} files for {report.games} games to {out_dir} (open {out_dir / 'index.html'})")

@@ -20,15 +20,17 @@ from pyoxigraph import NamedNode
 
 import chess
 
-from chesskb.kb.merge.conflicts import disagreements, graph_source
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.merge.conflicts import disagreements
 from chesskb.kb.merge.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
 from chesskb.kb.export.terminal import printable
 
-def _graph_source(graph: str) -> str:
-    return graph_source(graph)
+def _graph_source(graph: str, minter: IriMinter) -> str:
+    """The source a graph holds (the graph's IRI itself if it is no source's: never silently dropped)."""
+    return minter.source_of(graph) or graph
 
 
 def _game_facts(store: Store, iri: str) -> dict[str, Any]:
@@ -61,7 +63,7 @@ def _merge_reason(facts: dict[str, Any]) -> str:
     return f"same {facts['plies']} plies from the same start, same players ({players}){extra}"
 
 
-def merged_games(store: Store) -> list[dict[str, Any]]:
+def merged_games(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     rows = store.query("""
         SELECT ?m ?label ?g ?where WHERE {
           { SELECT ?m WHERE { GRAPH ?g0 { ?m dcterms:source ?r0 } } GROUP BY ?m HAVING (COUNT(DISTINCT ?r0) > 1) }
@@ -72,12 +74,12 @@ def merged_games(store: Store) -> list[dict[str, Any]]:
     for row in rows:
         game = games.setdefault(row["m"].value, {"iri": row["m"].value, "label": row["label"].value if row["label"]
                                                  else None, "found_in": [], "conflicts": {}, "compatible": {}})
-        entry = {"source": _graph_source(row["g"].value), "record": row["where"].value}
+        entry = {"source": _graph_source(row["g"].value, minter), "record": row["where"].value}
         if entry not in game["found_in"]:
             game["found_in"].append(entry)
     for iri, game in games.items():
         game["reason"] = _merge_reason(_game_facts(store, iri))
-        for found in disagreements(store, [iri]):
+        for found in disagreements(store, [iri], minter):
             kind = "conflicts" if found.is_conflict else "compatible"
             game[kind][found.short] = {value: sorted(sources) for value, sources in found.values.items()}
     return list(games.values())
@@ -121,7 +123,7 @@ def _apart_reason(one: dict[str, Any], other: dict[str, Any]) -> str:
     return "same moves, kept apart: " + ("; ".join(reasons) or "different identity")
 
 
-def merged_players(store: Store) -> list[dict[str, Any]]:
+def merged_players(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     rows = store.query("""
         SELECT ?p ?written ?g ?fide WHERE {
           { SELECT ?p WHERE { ?p a cp:Player ; skos:altLabel ?n } GROUP BY ?p HAVING (COUNT(DISTINCT ?n) > 1) }
@@ -135,34 +137,35 @@ def merged_players(store: Store) -> list[dict[str, Any]]:
             "iri": row["p"].value, "names": {},
             "reason": f"same FIDE ID ({fide})" if fide else "same name once case, accents, punctuation and "
                                                              "word order are ignored"})
-        player["names"].setdefault(row["written"].value, set()).add(_graph_source(row["g"].value))
+        player["names"].setdefault(row["written"].value, set()).add(_graph_source(row["g"].value, minter))
     for player in players.values():
         player["names"] = {name: sorted(sources) for name, sources in player["names"].items()}
     return list(players.values())
 
 
-def shared_events(store: Store) -> list[dict[str, Any]]:
+def shared_events(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     rows = store.query("""
         SELECT ?e ?label (GROUP_CONCAT(DISTINCT STR(?g); separator=" ") AS ?graphs) WHERE {
-          GRAPH ?g { ?e a cp:Event } FILTER(!STRENDS(STR(?g), "/inferred") && !CONTAINS(STR(?e), "/event/unknown-"))
+          GRAPH ?g { ?e a cp:Event } FILTER(!STRENDS(STR(?g), "/inferred"))
           OPTIONAL { ?e rdfs:label ?label }
         } GROUP BY ?e ?label HAVING (COUNT(DISTINCT ?g) > 1) ORDER BY ?e""")
     return [{"iri": row["e"].value, "label": row["label"].value if row["label"] else None,
-             "sources": sorted(_graph_source(g) for g in row["graphs"].value.split()),
-             "reason": "same event name and year"} for row in rows]
+             "sources": sorted(_graph_source(g, minter) for g in row["graphs"].value.split()),
+             "reason": "same event name and year"} for row in rows if not minter.is_placeholder(row["e"])]
 
 
 def _short(iri: str) -> str:
     return iri.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
 
 
-def merge_report(store: Store) -> dict[str, Any]:
+def merge_report(store: Store, base_iri: str | None = None) -> dict[str, Any]:
+    minter = IriMinter(base_iri)
     links = compute_links(players_in(store)) + compute_event_links(events_in(store))
     return {
-        "games": merged_games(store),
+        "games": merged_games(store, minter),
         "near_misses": near_misses(store),
-        "players": merged_players(store),
-        "events": shared_events(store),
+        "players": merged_players(store, minter),
+        "events": shared_events(store, minter),
         "links": [{"a": link.a, "b": link.b, "kind": link.kind, "reason": link.reason} for link in links],
     }
 
@@ -172,7 +175,7 @@ def merge_report(store: Store) -> dict[str, Any]:
 @click.pass_obj
 def command(obj, fmt: str) -> None:
     """List the games, players and events merged across sources, and the sameAs/candidate links, with reasons."""
-    report = merge_report(obj.open_store())
+    report = merge_report(obj.open_store(), obj.base_iri)
     if fmt == "json":
         click.echo(json.dumps(report, ensure_ascii=False, indent=1))
         return

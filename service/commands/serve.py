@@ -33,6 +33,13 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--max-body-bytes": ("MAX_BODY_BYTES", click.IntRange(min=1)),
     "--connection-limit": ("CONNECTION_LIMIT", click.IntRange(min=1)),
     "--channel-timeout": ("CHANNEL_TIMEOUT", click.IntRange(min=1)),
+    "--play-engines": ("PLAY_ENGINES", click.IntRange(min=1)),
+    "--play-movetime": ("PLAY_MOVETIME", click.FloatRange(min=0.01, max=10)),
+    "--play-client-moves": ("PLAY_CLIENT_MOVES", click.IntRange(min=1)),
+    "--play-queue": ("PLAY_QUEUE", click.IntRange(min=0)),
+    "--play-wait": ("PLAY_WAIT", click.FloatRange(min=0)),
+    "--play-rate": ("PLAY_RATE", click.IntRange(min=1)),
+    "--play-max-plies": ("PLAY_MAX_PLIES", click.IntRange(min=1)),
 }
 
 

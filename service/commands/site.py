@@ -13,6 +13,7 @@ from chesskb.kb.export.rdf import write_export
 from chesskb.kb.export.safe_output import UnsafeOutput, atomic_output
 from chesskb.kb.store import EmbeddedStore, StoreError
 from chesskb.service.app import create_app
+from chesskb.service.commands.base import DataProblem
 from chesskb.service.progress import TerminalProgress
 from chesskb.service.static_site import build_site
 
@@ -61,7 +62,7 @@ def command(obj, out_dir: Path, source: str | None) -> None:
         files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source,
                            progress=lambda written: status.update(f"{written} files written"))
     except (StoreError, UnsafeOutput) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise DataProblem(str(exc)) from None
     finally:
         status.done()
     click.echo(f"wrote {files} files to {out_dir} (open {out_dir / 'index.html'})")

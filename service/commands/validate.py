@@ -8,14 +8,15 @@ and information do not fail a file), 1 when not, so scripts and CI can gate on i
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
+from chesskb.kb.checks.findings import fen_json, fen_text, lint_line
 from chesskb.kb.checks.pgn_lint import lint_file
 from chesskb.kb.reading.notation import PIECE_LETTERS
+from chesskb.service.commands.base import UsageProblem, verdict
 
 
 @click.command("validate")
@@ -27,30 +28,28 @@ from chesskb.kb.reading.notation import PIECE_LETTERS
 def command(files: tuple[Path, ...], fen: str | None, fmt: str, lang: str | None) -> None:
     """Validate a FEN (--fen) or PGN files strictly; print every finding."""
     if fen is None and not files:
-        raise click.UsageError("give --fen FEN or one or more PGN files")
+        raise UsageProblem("give --fen FEN or one or more PGN files")
     if fen is not None and files:
-        raise click.UsageError("give either --fen or PGN files, not both")
-    if fen is not None:
-        sys.exit(_validate_fen(fen, fmt))
-    sys.exit(_validate_files(files, fmt, lang))
+        raise UsageProblem("give either --fen or PGN files, not both")
+    verdict(_validate_fen(fen, fmt) if fen is not None else _validate_files(files, fmt, lang))
 
 
-def _validate_fen(fen: str, fmt: str) -> int:
+def _validate_fen(fen: str, fmt: str) -> bool:
+    """Print what is wrong with ``fen``; is it valid?"""
     errors = validate_fen(fen)
     warnings = fen_warnings(fen) if not errors else []
     if fmt == "json":
-        click.echo(json.dumps({"valid": not errors, "errors": [error.to_dict() for error in errors],
-                               "warnings": [warning.to_dict() for warning in warnings]}, ensure_ascii=False))
+        click.echo(json.dumps({"valid": not errors, "errors": [fen_json(error) for error in errors],
+                               "warnings": [fen_json(warning) for warning in warnings]}, ensure_ascii=False))
     else:
         click.echo("valid" if not errors else f"invalid: {len(errors)} error(s)")
-        for error in errors:
-            click.echo(f"  {error.kind} error in {error.field}: {error.message}")
-        for warning in warnings:
-            click.echo(f"  warning ({warning.field}): {warning.message}")
-    return 1 if errors else 0
+        for problem in errors + warnings:
+            click.echo(f"  {fen_text(problem)}")
+    return not errors
 
 
-def _validate_files(files: tuple[Path, ...], fmt: str, lang: str | None) -> int:
+def _validate_files(files: tuple[Path, ...], fmt: str, lang: str | None) -> bool:
+    """Print every finding of ``files``; are they free of errors?"""
     counts = {"error": 0, "warning": 0, "info": 0}
     findings = []
     for path in files:
@@ -59,10 +58,10 @@ def _validate_files(files: tuple[Path, ...], fmt: str, lang: str | None) -> int:
             if fmt == "json":
                 findings.append(finding.to_dict())
             else:
-                click.echo(f"{finding.level}: {finding} [{finding.rule}]")
+                click.echo(lint_line(finding))
     if fmt == "json":
         click.echo(json.dumps({"findings": findings}, ensure_ascii=False))
     else:
         click.echo(f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s) "
                    f"in {len(files)} file(s)", err=True)
-    return 1 if counts["error"] else 0
+    return not counts["error"]

@@ -8,6 +8,14 @@
     form.addEventListener("submit", (event) => event.preventDefault());
   }
   var $ = function (id) { return document.getElementById(id); };
+  // The page's words in its language (service/i18n.py, through the template); English if missing.
+  var stringsEl = $("author-strings");
+  var S = stringsEl ? JSON.parse(stringsEl.textContent) : {};
+  function say(key, fallback, values) {
+    var text = S[key] || fallback;
+    Object.keys(values || {}).forEach(function (name) { text = text.replace("{" + name + "}", values[name]); });
+    return text;
+  }
   var state = { fen: null, moves: [], from: null };
 
   function request(path, body) {
@@ -50,13 +58,14 @@
       label.className = "san";
       label.textContent = san + " ";
       var note = document.createElement("input");
-      note.placeholder = "comment";
+      note.placeholder = say("comment", "comment on this move");
       note.value = comments[index] || "";
       item.appendChild(label);
       item.appendChild(note);
       list.appendChild(item);
     });
-    $("move-status").textContent = data.over ? "The game is over." : (data.turn === "white" ? "White to play." : "Black to play.");
+    $("move-status").textContent = data.over ? say("over", "The game is over.")
+      : (data.turn === "white" ? say("white_to_play", "White to play.") : say("black_to_play", "Black to play."));
   }
 
   function refresh() {
@@ -71,7 +80,8 @@
         if (!data.valid) {
           data.errors.forEach(function (error) {
             var item = document.createElement("li");
-            item.textContent = error.kind + " error in " + error.field + ": " + error.message;
+            item.textContent = say("fen_error", "{kind} error in {field}: {message}",
+                                   { kind: error.kind, field: error.field, message: error.message });
             errors.appendChild(item);
           });
           $("author-board").innerHTML = "";
@@ -97,14 +107,14 @@
       return false;
     });
     if (!square) { return; }
-    if (!state.from) { state.from = square; $("move-status").textContent = "From " + square + "…"; return; }
+    if (!state.from) { state.from = square; $("move-status").textContent = say("from", "From {square}…", { square: square }); return; }
     var uci = state.from + square;
     state.from = null;
     if (uci.slice(0, 2) === uci.slice(2)) { return; }
     state.moves.push({ uci: uci });
     refresh().catch(function (error) {
       state.moves.pop();
-      $("move-status").textContent = "Refused: " + error.message;
+      $("move-status").textContent = say("refused", "Refused:") + " " + error.message;
     });
   });
 
@@ -113,28 +123,30 @@
   });
 
   $("save").addEventListener("click", function () {
-    $("save-status").textContent = "Saving…";
+    $("save-status").textContent = say("saving", "Saving…");
     request("/author/save", exercise()).then(function (response) {
-      if (!response.ok) { return problem(response).then(function (text) { $("save-status").textContent = "Not saved: " + text; }); }
+      if (!response.ok) { return problem(response).then(function (text) { $("save-status").textContent = say("not_saved", "Not saved:") + " " + text; }); }
       return response.json().then(function (data) {
         var link = document.createElement("a");
         link.href = "/page?iri=" + encodeURIComponent(data.position);
-        link.textContent = "the exercise's page";
-        $("save-status").textContent = "Saved into " + data.source + " (" + data.games + " exercises). Open ";
+        link.textContent = say("open_exercise", "Open the exercise's page");
+        $("save-status").textContent = say("saved", "Saved into {source} ({games} exercises).",
+                                           { source: data.source, games: String(data.games) }) + " ";
         $("save-status").appendChild(link);
       });
     });
   });
 
   $("save-course").addEventListener("click", function () {
-    $("course-status").textContent = "Saving…";
+    $("course-status").textContent = say("saving", "Saving…");
     request("/author/course", { course: $("course-text").value }).then(function (response) {
-      if (!response.ok) { return problem(response).then(function (text) { $("course-status").textContent = "Not saved: " + text; }); }
+      if (!response.ok) { return problem(response).then(function (text) { $("course-status").textContent = say("not_saved", "Not saved:") + " " + text; }); }
       return response.json().then(function (data) {
         var link = document.createElement("a");
         link.href = "/course/" + encodeURIComponent(data.course);
-        link.textContent = "open it";
-        $("course-status").textContent = "Saved: " + data.chapters + " chapters, " + data.exercises + " exercises — ";
+        link.textContent = say("open_course", "open it");
+        $("course-status").textContent = say("course_saved", "Saved: {chapters} chapters, {exercises} exercises —",
+                                             { chapters: String(data.chapters), exercises: String(data.exercises) }) + " ";
         $("course-status").appendChild(link);
       });
     });

@@ -26,6 +26,7 @@ DETECTORS: dict[str, Callable[[Line], bool]] = {
     "TrappedPiece": tactics.trapped_piece,
     "Deflection": tactics.deflection,
     "Attraction": tactics.attraction,
+    "Overload": tactics.overload,
     "EliminateDefense": tactics.eliminate_defense,
     "Xray": tactics.xray,
     "Zwischenzug": tactics.zwischenzug,

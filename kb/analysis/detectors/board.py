@@ -113,23 +113,29 @@ def king_in_centre_attack(line: Line) -> bool:
 
 def exposed_king(line: Line) -> bool:
     """The opponent's king has lost its pawn cover at home and the solver keeps checking it: the king
-    stands on its own first three ranks, none of its pawns stands directly or diagonally in front of
-    it, and the solver checks it again after the first move and before the last (a sustained attack
-    on a bare king, not a single check that ends the line or opens it)."""
+    stands on its own first three ranks, none of its pawns shelters it (on the squares directly or
+    diagonally in front of it, or beside it on its rank: a king on h7 next to its g7 pawn is tucked
+    in, not bare), and the solver checks it again after the first move and before the last (a
+    sustained attack on a bare king, not a single check that ends the line or opens it)."""
     king = line.start.king(not line.solver)
     if king is None:
         return False
     from_own_side = chess.square_rank(king) if line.solver == chess.BLACK else 7 - chess.square_rank(king)
     if from_own_side > 2:  # walked out of its camp: a king hunt, not an exposed king at home
         return False
-    forward = 1 if line.solver == chess.BLACK else -1  # the king's "in front": towards the solver
-    shield_rank = chess.square_rank(king) + forward
-    if 0 <= shield_rank <= 7:
-        shield = chess.SquareSet(chess.square(f, shield_rank) for f in range(8)
-                                 if abs(f - chess.square_file(king)) <= 1)
-        if shield & line.start.pieces(chess.PAWN, not line.solver):
-            return False
+    if pawn_shelter(line.start, king) & line.start.pieces(chess.PAWN, not line.solver):
+        return False
     return any(p.is_check for p in line.solver_plies[1:-1])
+
+
+def pawn_shelter(board: chess.Board, king: chess.Square) -> chess.SquareSet:
+    """The squares where a pawn of the king's side shelters it: beside the king on its rank, and
+    directly or diagonally in front of it (towards the enemy's side)."""
+    colour = board.color_at(king)
+    forward = 1 if colour == chess.WHITE else -1
+    file, rank = chess.square_file(king), chess.square_rank(king)
+    return chess.SquareSet(chess.square(f, r) for f in range(file - 1, file + 2) for r in (rank, rank + forward)
+                           if 0 <= f <= 7 and 0 <= r <= 7 and (f, r) != (file, rank))
 
 
 def weak_back_rank(line: Line) -> bool:

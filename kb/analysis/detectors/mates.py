@@ -91,20 +91,21 @@ def _hook(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: 
 
 
 def _bishop_net(board: chess.Board, king: chess.Square, mated: chess.Color) -> tuple[bool, set[bool]]:
-    """Every escape square attacked only by bishops (two of them); and which side of the king's file they stand."""
+    """Two bishops make the net on their own: a bishop checks, and every flight square (not held by
+    the king's own men) is taken by a bishop, seeing through the king; other pieces may take a
+    square as well (lichess's practice "Double Bishop Mate #2": Bxe5#, the rook on e7 also sees g7),
+    but none is needed. Also which side of the king's file the bishops stand on."""
     bishops = board.pieces(chess.BISHOP, not mated)
-    if len(bishops) < 2:
+    if len(bishops) < 2 or not board.checkers().issubset(bishops):
         return False, set()
-    used = set()
-    for square in list(_neighbours(king)) + [king]:
-        if board.color_at(square) == mated and square != king:
+    used = set(board.checkers())
+    for square in _neighbours(king):
+        if board.color_at(square) == mated:
             continue
-        attackers = board.attackers(not mated, square)
-        if not attackers:
-            continue
-        if not attackers.issubset(bishops):
+        covering = _guards(board, king, mated, square) & bishops
+        if not covering:
             return False, set()
-        used |= set(attackers)
+        used |= set(covering)
     if len(used) < 2:
         return False, set()
     return True, {chess.square_file(b) < chess.square_file(king) for b in used}
@@ -123,26 +124,18 @@ def _double_bishop(board: chess.Board, king: chess.Square, mated: chess.Color, c
 
 
 def _dovetail(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """The queen mates from a diagonally adjacent square; the king's two flight squares behind it are
-    blocked by its own pieces (the dovetail's shape)."""
-    if len(checkers) != 1:
-        return False
-    queen = next(iter(checkers))
-    diagonal = chess.square_file(queen) != chess.square_file(king) and \
-        chess.square_rank(queen) != chess.square_rank(king)
-    if board.piece_type_at(queen) != chess.QUEEN or chess.square_distance(queen, king) != 1 or not diagonal:
+    """The queen mates from a diagonally adjacent square, away from the edge, and the king's own men
+    stand exactly on the squares around it that the queen does not take (seeing through the king):
+    the two squares behind the king, beside the queen's diagonal, are its dovetail (lichess
+    practice "Dovetail Mate #1": Qc6#, Kb7 walled in by its a7 pawn and b8 rook). Other pieces may
+    guard the queen or double its squares."""
+    queen = _single_checker(board, checkers, chess.QUEEN)
+    if queen is None or chess.square_distance(queen, king) != 1 or _orthogonal(queen, king):
         return False
     if chess.square_file(king) in (0, 7) or chess.square_rank(king) in (0, 7):
         return False
-    for square in _neighbours(king):
-        if board.color_at(square) == mated:
-            continue
-        attackers = board.attackers(not mated, square)
-        if attackers and attackers != chess.SquareSet([queen]):
-            return False
-        if not attackers and board.piece_at(square) is None:
-            return False
-    return True
+    return all((board.color_at(s) == mated) != (queen in _guards(board, king, mated, s))
+               for s in _neighbours(king) if s != queen)
 
 
 def _single_checker(board: chess.Board, checkers: chess.SquareSet, *types: int) -> chess.Square | None:
@@ -174,7 +167,9 @@ def _covered_by(board: chess.Board, king: chess.Square, mated: chess.Color, piec
 
 def _opera(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A rook mates from the square next to the king on its rank or file, protected by a bishop
-    (Morphy's Opera game, 1858: Rd8#, the rook held by the bishop on g5)."""
+    (Morphy's Opera game, 1858: Rd8#, the rook held by the bishop on g5). Lichess's description
+    ("check the king with a rook and use a bishop to defend the rook") asks nothing of where the
+    king stands, and its labels name a king on h2 mated from h1 so: the back rank is not required."""
     rook = _single_checker(board, checkers, chess.ROOK)
     if rook is None or chess.square_distance(rook, king) != 1 or not _orthogonal(rook, king):
         return False
@@ -182,13 +177,74 @@ def _opera(board: chess.Board, king: chess.Square, mated: chess.Color, checkers:
 
 
 def _pillsbury(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """A rook mates along a rank or file while a bishop takes a flight square from the king."""
-    return _single_checker(board, checkers, chess.ROOK) is not None and _covered_by(board, king, mated, chess.BISHOP)
+    """A rook mates along a rank or file while a bishop takes a flight square from the king that
+    nothing else takes: a bishop that only doubles the rook's own guard plays no part in the mate."""
+    rook = _single_checker(board, checkers, chess.ROOK)
+    if rook is None:
+        return False
+    bishops = board.pieces(chess.BISHOP, not mated)
+    return any(board.piece_at(s) is None and (guards := _guards(board, king, mated, s)) and guards.issubset(bishops)
+               for s in _neighbours(king))
+
+
+def _guards(board: chess.Board, king: chess.Square, mated: chess.Color, square: chess.Square) -> chess.SquareSet:
+    """The mater's pieces that take ``square`` from the king, seeing through the king (a slider that
+    checks along a line also guards the square behind the king on it)."""
+    without_king = board.copy(stack=False)
+    without_king.remove_piece_at(king)
+    return without_king.attackers(not mated, square)
 
 
 def _morphy(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A bishop mates along a diagonal while a rook takes a flight square from the king."""
     return _single_checker(board, checkers, chess.BISHOP) is not None and _covered_by(board, king, mated, chess.ROOK)
+
+
+def _balestra(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """A bishop mates from a distance while the queen, not next to the king, takes every flight
+    square the bishop does not (lichess: "a bishop delivers the checkmate, while the queen blocks
+    the remaining escape squares"; practice "Balestra Mate #1": Bd6#, Qg6 holding e8, f7, g7, g8)."""
+    bishop = _single_checker(board, checkers, chess.BISHOP)
+    queens = board.pieces(chess.QUEEN, not mated)
+    if bishop is None or chess.square_distance(bishop, king) < 2 or not queens:
+        return False
+    if any(chess.square_distance(q, king) == 1 for q in queens):
+        return False
+    helped = False
+    for square in _neighbours(king):
+        if board.color_at(square) == mated:
+            continue
+        guards = _guards(board, king, mated, square)
+        if bishop in guards:
+            continue
+        if not guards & queens:
+            return False
+        helped = True
+    return helped
+
+
+def _blind_swine(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
+    """Two rooks side by side on the king's second rank (the solver's seventh, "the pigs") shut the
+    king in the 2 by 2 box above them: one mates from next to it, held by the other, and the box's
+    squares are theirs; whatever lies outside the box may be held by anything (lichess practice
+    "Blind Swine Mate #1" and #3: rooks on g7 and h7 against Kg8, a knight on e6 taking f8)."""
+    rook = _single_checker(board, checkers, chess.ROOK)
+    back = 0 if mated == chess.WHITE else 7
+    second = 1 if mated == chess.WHITE else 6
+    if rook is None or chess.square_rank(king) != back or chess.square_rank(rook) != second \
+            or chess.square_distance(rook, king) != 1:
+        return False
+    for pig in board.pieces(chess.ROOK, not mated):
+        if chess.square_rank(pig) != second or chess.square_distance(pig, rook) != 1:
+            continue
+        files = {chess.square_file(rook), chess.square_file(pig)}
+        if chess.square_file(king) not in files:
+            continue
+        rooks = chess.SquareSet([rook, pig])
+        box = [s for s in _neighbours(king) if chess.square_file(s) in files]
+        if all(board.color_at(s) == mated or _guards(board, king, mated, s) & rooks for s in box):
+            return True
+    return False
 
 
 def _corner(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
@@ -226,5 +282,6 @@ PATTERNS = (
     ("SmotheredMate", _smothered), ("BackRankMate", _back_rank), ("AnastasiaMate", _anastasia),
     ("HookMate", _hook), ("ArabianMate", _arabian), ("BodenMate", _boden), ("DoubleBishopMate", _double_bishop),
     ("DovetailMate", _dovetail), ("SwallowstailMate", _swallowstail), ("EpauletteMate", _epaulette),
-    ("OperaMate", _opera), ("PillsburysMate", _pillsbury), ("MorphysMate", _morphy), ("CornerMate", _corner),
+    ("BlindSwineMate", _blind_swine), ("OperaMate", _opera), ("PillsburysMate", _pillsbury),
+    ("BalestraMate", _balestra), ("MorphysMate", _morphy), ("CornerMate", _corner),
 )

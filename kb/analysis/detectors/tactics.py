@@ -33,16 +33,39 @@ def fork(line: Line) -> bool:
         board, to = ply.after, ply.move.to_square
         if in_bad_spot(board, to):
             continue
-        targets = 0
-        for square in board.attacks(to):
-            victim = board.piece_at(square)
-            if victim is None or victim.color == line.solver or victim.piece_type == chess.PAWN:
-                continue
-            if VALUES[victim.piece_type] > VALUES[ply.piece.piece_type] or (
-                    is_hanging(board, square) and to not in board.attacks(square)):
-                targets += 1
-        if targets >= 2:
+        targets = [square for square in board.attacks(to) if _fork_target(board, square, to, ply, line.solver)]
+        if len(targets) >= 2:
             return True
+        if len(targets) == 1 and _decides(line) and _threatens_mate(board, to):
+            return True
+    return False
+
+
+def _fork_target(board: chess.Board, square: chess.Square, to: chess.Square, ply: Ply, solver: chess.Color) -> bool:
+    """A non-pawn opponent piece worth more than the mover, or undefended and unable to take it."""
+    victim = board.piece_at(square)
+    if victim is None or victim.color == solver or victim.piece_type == chess.PAWN:
+        return False
+    return VALUES[victim.piece_type] > VALUES[ply.piece.piece_type] or (
+        is_hanging(board, square) and to not in board.attacks(square))
+
+
+def _threatens_mate(board: chess.Board, mover: chess.Square) -> bool:
+    """The piece on ``mover`` would mate next move if the opponent (to move, not in check) passed:
+    a double attack on a piece and on the king's last squares (lichess practice "Double Attack #2":
+    Nh6 hits the rook f5 and threatens Qf7#, with the queen the knight now guards f7 for)."""
+    if board.is_check():
+        return False
+    probe = board.copy(stack=False)
+    probe.push(chess.Move.null())
+    reach = probe.attacks(mover)
+    for move in probe.legal_moves:
+        if (move.from_square == mover or move.to_square in reach) and probe.gives_check(move):
+            probe.push(move)
+            mate = probe.is_checkmate()
+            probe.pop()
+            if mate:
+                return True
     return False
 
 
@@ -100,8 +123,9 @@ def discovered_check(line: Line) -> bool:
 
 
 def discovered_attack(line: Line) -> bool:
-    """A discovered check, or a solver capture along a line its previous move opened."""
-    if discovered_check(line):
+    """A discovered check, or a solver capture along a line its previous move opened, or a solver
+    move that unmasks an attack on a valuable piece and wins material by the end of the line."""
+    if discovered_check(line) or unmasked_attack(line):
         return True
     solver = line.solver_plies
     for earlier, later in pairwise(solver):
@@ -112,6 +136,42 @@ def discovered_attack(line: Line) -> bool:
         if forcing and not doubled and later.is_capture and earlier.move.from_square in _between(
                 later.move.from_square, later.move.to_square) and not earlier.before.is_castling(earlier.move):
             return True
+    return False
+
+
+def unmasked_attack(line: Line) -> bool:
+    """A solver move (neither a capture nor a check: those are threats of their own, told above)
+    steps off the line between a solver slider and an opponent piece worth more than the slider or
+    left undefended, the solver takes that piece later in the line (where it stands or where it
+    fled to) and is at least two points up on that move by the end: the piece behind did the
+    attacking (lichess practice "Discovered Attack #4": Nd5 unmasks the rook a4 on the rook c4,
+    which flees to c7 into the knight's reach)."""
+    for ply in _non_final(line):
+        if ply.is_capture or ply.is_check or line.balance(line.end) - line.balance(ply.before) < 2:
+            continue
+        vacated, board = ply.move.from_square, ply.after
+        for slider in (board.pieces(chess.BISHOP, line.solver) | board.pieces(chess.ROOK, line.solver)
+                       | board.pieces(chess.QUEEN, line.solver)):
+            if slider == ply.move.to_square:
+                continue
+            for target in board.attacks(slider) & board.occupied_co[not line.solver]:
+                if vacated not in _between(slider, target):
+                    continue
+                worth = VALUES[board.piece_type_at(target) or chess.PAWN]
+                if (worth > VALUES[board.piece_type_at(slider) or chess.QUEEN]
+                        or (worth >= 3 and is_hanging(board, target))) and _taken_later(line, ply.index, target):
+                    return True
+    return False
+
+
+def _taken_later(line: Line, index: int, square: chess.Square) -> bool:
+    """The opponent piece on ``square`` after ply ``index`` is captured by a later solver move,
+    followed as it moves."""
+    for ply in line.plies[index + 1:]:
+        if ply.by_solver and ply.move.to_square == square:
+            return True
+        if not ply.by_solver and ply.move.from_square == square:
+            square = ply.move.to_square
     return False
 
 
@@ -145,7 +205,29 @@ def sacrifice(line: Line) -> bool:
     if any(p.move.promotion for p in line.plies):
         return False
     # after the solver's later moves: the opponent has taken what was offered by then
-    return any(line.balance(p.after) - start <= -2 for p in line.solver_plies[1:])
+    return any(line.balance(p.after) - start <= -2 for p in line.solver_plies[1:]) or declined_offer(line)
+
+
+def declined_offer(line: Line) -> bool:
+    """A piece offered and declined is still a sacrifice (the Greek gift 10. Bxh7+ Kh8): a solver
+    move before the last checks with a piece (not a pawn) from a square next to the king where
+    nothing defends it, the king could take it, and the opponent declines; the line goes on to
+    mate or to win two points (an offer that leads nowhere is a slip, not a sacrifice)."""
+    for ply in _non_final(line):
+        to = ply.move.to_square
+        if ply.piece.piece_type == chess.PAWN or to not in ply.checkers:
+            continue
+        king = ply.after.king(not line.solver)
+        if king is None or chess.square_distance(king, to) != 1 or not is_hanging(ply.after, to):
+            continue
+        if ply.after.is_legal(chess.Move(king, to)) and line.plies[ply.index + 1].move.to_square != to:
+            return _decides(line)
+    return False
+
+
+def _decides(line: Line) -> bool:
+    """The line mates, or the solver ends it two or more points up on where it started."""
+    return line.ends_in_mate or line.balance(line.end) - line.balance(line.start) >= 2
 
 
 def trapped_piece(line: Line) -> bool:
@@ -199,6 +281,27 @@ def deflection(line: Line) -> bool:
             continue
         if square in reply.before.attacks(reply.move.from_square) and square not in reply.after.attacks(
                 reply.move.to_square):
+            return True
+    return False
+
+
+def overload(line: Line) -> bool:
+    """Overloading: one opponent piece guards two squares; the solver makes it carry out one duty
+    (it takes on the square the solver's move went to), and the solver's next move uses the other
+    square, now unguarded, to capture, promote, check or mate. The guard of both squares before the
+    first move is what tells an overload from a plain lure (lichess practice "Overloaded #10": the
+    king c7 guards b7 and d7; 29. Rb7+ Kxb7 30. Qd7+)."""
+    for first, second in pairwise(line.solver_plies):
+        if second.index != first.index + 2:
+            continue
+        reply = line.plies[first.index + 1]
+        duty, other = first.move.to_square, second.move.to_square
+        if reply.move.to_square != duty or other == duty:
+            continue
+        if not (second.is_capture or second.move.promotion or second.is_check):
+            continue
+        guarded = first.before.attacks(reply.move.from_square)
+        if duty in guarded and other in guarded and not second.before.is_attacked_by(not line.solver, other):
             return True
     return False
 
@@ -258,6 +361,8 @@ def zwischenzug(line: Line) -> bool:
     could take back at once but first played another move, and took back only after the reply; the
     reply was not made by a piece that guarded the square (that would be a deflection, not an
     in-between move)."""
+    if line.previous is None and _delayed_recapture(line):
+        return True
     plies = ([line.previous] if line.previous is not None else []) + line.plies
     for j in range(3, len(plies)):
         node = plies[j]
@@ -268,6 +373,28 @@ def zwischenzug(line: Line) -> bool:
         if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
                 node.move in between.before.legal_moves and \
                 reply.move.from_square not in between.after.attackers(not line.solver, square):
+            return True
+    return False
+
+
+def _delayed_recapture(line: Line) -> bool:
+    """For a set-up position whose previous move is not known (a book's diagram), the material
+    tells that an exchange is under way: the solver starts two or more points down and could take
+    an undefended piece (not a pawn) at once, but first plays other moves, and takes that piece, still on its
+    square, only later, coming back to within a point of level (lichess practice "Zwischenzug":
+    9...Nd5 before 10...Rxb8). A line that mates is a mating attack whose captures serve the mate,
+    not a recapture put off (pychess's 1. Qd5+ Ka6 2. cxb8=N#)."""
+    solver = line.solver_plies
+    start = line.balance(line.start)
+    if start > -2 or len(solver) < 2 or line.ends_in_mate:
+        return False
+    for later in solver[1:]:
+        square = later.move.to_square
+        if not later.is_capture or later.move.promotion or later.move not in line.start.legal_moves or \
+                line.start.piece_type_at(square) in (None, chess.PAWN) or not is_hanging(line.start, square) \
+                or line.balance(later.after) < -1:
+            continue
+        if not any(p.move.to_square == square or p.move.from_square == square for p in line.plies[:later.index]):
             return True
     return False
 
@@ -311,6 +438,25 @@ def interception(line: Line) -> bool:
             if earlier.move.to_square in line_between or (
                     reply.move.to_square in line_between and reply.move.from_square != defender):
                 return True
+    return cut_defence(line)
+
+
+def cut_defence(line: Line) -> bool:
+    """Interference that wins otherwise: a solver move (no capture) lands between an opponent slider
+    and an opponent piece it defended, which the solver attacks; the defence is cut, and the line
+    wins two points or mates (lichess practice "Interference Introduction": 14...Bb5 cuts the
+    queen a6 from the bishop e2, which the queen e7 attacks, and attacks the queen: 15. Qxb5 Rxb5)."""
+    for ply in _non_final(line):
+        if ply.is_capture:
+            continue
+        square, before, after = ply.move.to_square, ply.before, ply.after
+        for defender in before.pieces(chess.BISHOP, not line.solver) | before.pieces(chess.ROOK, not line.solver) \
+                | before.pieces(chess.QUEEN, not line.solver):
+            for target in before.attacks(defender) & before.occupied_co[not line.solver]:
+                if before.piece_type_at(target) in (chess.PAWN, chess.KING) or square not in _between(defender, target):
+                    continue
+                if after.is_attacked_by(line.solver, target) and is_hanging(after, target):
+                    return _decides(line)
     return False
 
 
