@@ -35,9 +35,8 @@ def test_the_cli_lists_every_command() -> None:
     assert set(result.stdout.split()) == COMMANDS
     shown = subprocess.run([sys.executable, "-m", "chesskb", "--help"], cwd=ROOT, capture_output=True, text=True,
                            timeout=120)
-    # the command lines follow "Commands:" up to the blank line before the epilog (the exit codes)
-    block = shown.stdout.split("Commands:")[1].strip("\n").split("\n\n")[0]
-    listed = {line.split()[0] for line in block.splitlines() if line.strip()}
+    section = shown.stdout.split("Commands:\n")[1].split("\n\n")[0]  # up to the epilog (exit codes)
+    listed = {line.split()[0] for line in section.splitlines() if line.strip()}
     assert listed == COMMANDS
 
 
