@@ -27,7 +27,7 @@ from chesskb.kb.mapping.game import MappingContext, source_quads
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
-from chesskb.kb.reading.units import work_units
+from chesskb.kb.reading.units import source_units
 from chesskb.kb.store import Store
 from chesskb.kb.store.base import Derive, Replacement, Statement
 from chesskb.kb.store.executor import run
@@ -177,7 +177,7 @@ def _import_files(store: Store, paths: list[str | Path], source: str | None, the
                        store_location=store.location)
     report, minter = plan.report, plan.minter
     if append:
-        plan.first_game = {s.name: last_game_number(store, minter, s.name) for s in report.sources}
+        plan.records_before = {s.name: last_record_number(store, minter, s.name) for s in report.sources}
     statements = import_statements(plan, jobs, progress, on_finding, strict=strict, describe_sources=not append)
     quads = _require_some_records(statements, report)
     if quads is None:
@@ -203,8 +203,8 @@ class ImportPlan:
     report: ImportReport
     settings: PipelineSettings
     started: dt.datetime
-    #: Per source, the game number the new games are numbered after (appending; 0 otherwise).
-    first_game: dict[str, int] = field(default_factory=dict)
+    #: Per source, the record number the new records are numbered after (appending; 0 otherwise).
+    records_before: dict[str, int] = field(default_factory=dict)
 
 
 def plan_import(paths: Iterable[str | Path], *, source: str | None = None, themes: Iterable[str] = (),
@@ -248,9 +248,8 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
         report.verification = processor.counts
         for source_report in report.sources:
             yield from source_quads(MappingContext(minter, source_report.name, settings.user_themes))
-            units = (unit for path in plan.groups[source_report.name]
-                     for unit in work_units(path, source_report.name, path.name, settings.lang,
-                                            first_game=plan.first_game.get(source_report.name, 0)))
+            units = source_units(plan.groups[source_report.name], source_report.name, settings.lang,
+                                 records_before=plan.records_before.get(source_report.name, 0))
             for result in processor.run(units):
                 for finding in result.findings:
                     report.findings.append(finding)
@@ -325,12 +324,13 @@ def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str
         yield Quad(subject, CP.term(prop), Literal(str(count), datatype=XSD.integer), graph)
 
 
-def last_game_number(store: Store, minter: IriMinter, name: str) -> int:
-    """The highest game number among a source's records (0 for a new source): appended games
-    are numbered after it, so their source records never reuse an existing record's IRI."""
-    rows = run(store, "last-game-number", {"graph": minter.source_graph(name), "source": minter.source(name)})
-    last = next(iter(rows))["last"]
-    return int(last.value) if last is not None else 0
+def last_record_number(store: Store, minter: IriMinter, name: str) -> int:
+    """The highest record number among a source's records (0 for a new source): appended games
+    are numbered after it, so their source records never reuse an existing record's IRI. The
+    number is read from each record's IRI by the minter (``cp:gameNumber`` is the game's number in
+    its own file, which restarts with every file)."""
+    rows = run(store, "source-records", {"graph": minter.source_graph(name), "source": minter.source(name)})
+    return max((found[1] for row in rows if (found := minter.record_number(row["record"]))), default=0)
 
 
 def source_counts(store: Store, minter: IriMinter, name: str) -> tuple[int, int, int]:

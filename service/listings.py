@@ -95,7 +95,8 @@ def source_games(source_iri: str) -> dict[str, Any]:
     if name is None or minter.source(name).value != source_iri:
         raise ServiceError(400, f"not a source IRI: {source_iri!r}")
     records = [minter.source_record(name, n) for n in range(first, first + SOURCE_PAGE)]
-    rows = sorted(named("source-page-games", rec=records), key=lambda r: int(r["number"]))
+    order = {record.value: k for k, record in enumerate(records)}  # the source's order, over all its files
+    rows = sorted(named("source-page-games", rec=records), key=lambda r: order[r["rec"]])
     # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
     more = bool(rows) and bool(named("source-page-games", rec=[minter.source_record(name, first + SOURCE_PAGE)]))
     return {

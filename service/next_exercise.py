@@ -103,7 +103,9 @@ def _resolve_source(iri: str, source_iri: str, index: int, context: str) -> dict
     rows = named("records-exercises", rec=[minter.source_record(source, n) for n in numbers])
     by_number: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
-        by_number.setdefault(int(row["number"]), []).append(row)
+        found = minter.record_number(row["rec"])
+        if found is not None:
+            by_number.setdefault(found[1], []).append(row)
     for number in numbers:
         found = by_number.get(number)
         if not found:

@@ -278,7 +278,7 @@ def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, ou
 
 
 def _map_provenance(record: GameRecord, match: NamedNode, ctx: MappingContext, out: _Quads) -> None:
-    where = ctx.minter.source_record(ctx.source, record.location.game_number)
+    where = ctx.minter.source_record(ctx.source, record.location.record_number)
     out.add(match, DCTERMS.source, where)
     out.types(where, ["SourceRecord"])
     out.add(where, RDFS.label, Literal(

@@ -19,6 +19,14 @@ class SourceLocation:
     file: str
     game_number: int
     line: int
+    #: The record's number in its source, counted over all the source's files (and appends) in
+    #: order: what names its ``SourceRecord`` (two files of one source both have a game 1). 0 when
+    #: read outside a source (``read_records``): the game number then.
+    record: int = 0
+
+    @property
+    def record_number(self) -> int:
+        return self.record or self.game_number
 
 
 @dataclass(frozen=True)

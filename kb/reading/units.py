@@ -6,8 +6,10 @@ or stops mid-way (truncated gzip, corrupt zstd, a broken CSV quote) gives a find
 was read before, and lines whose encoding was repaired are reported where they are.
 
 A *unit* is a few dozen games not parsed yet (PGN game segments or CSV rows) with the game number
-it starts at: cheap to make, so ``kb.pipeline`` hands units to worker processes, and
-``kb.reading.read_records`` simply flattens them (``unit_records``).
+it starts at in its file and the number of the source's games before that file (a source of
+several files numbers its records on across them, so no two records share a number). Units are
+cheap to make, so ``kb.pipeline`` hands them to worker processes, and ``kb.reading.read_records``
+simply flattens them (``unit_records``).
 
 >>> import tempfile, pathlib
 >>> folder = tempfile.TemporaryDirectory()
@@ -26,8 +28,8 @@ it starts at: cheap to make, so ``kb.pipeline`` hands units to worker processes,
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chesskb.kb.checks.findings import Finding
@@ -55,33 +57,45 @@ def file_kind(path: str | Path) -> str:
 class WorkUnit:
     """Consecutive games of one file, unparsed: PGN ``Segment``s or CSV ``(row, line)`` pairs, with the
     findings about the lines between them (repaired encodings) in file order. ``first_game``: the
-    number of the game before the first (games are numbered from 1). A ``finding`` unit holds only
-    findings: the file could not be read (further)."""
+    number of the game before the first in its file (games are numbered from 1); ``record_offset``: the
+    source's games before this file (files read before it, games stored before an append). A
+    ``finding`` unit holds only findings: the file could not be read (further)."""
 
     source: str
     file_name: str
     kind: str  # "pgn" | "lichess-csv" | "finding"
     first_game: int
     items: tuple = ()
+    record_offset: int = 0
+
+
+def source_units(paths: Iterable[Path], source: str, lang: str | None = None, *,
+                 records_before: int = 0) -> Iterator[WorkUnit]:
+    """The units of a source's files, in order, its records numbered on from one file to the next
+    (after ``records_before``: the source's last record when appending)."""
+    offset = records_before
+    for path in paths:
+        offset += yield from work_units(path, source, path.name, lang, record_offset=offset)
 
 
 def work_units(path: Path, source: str, file_name: str, lang: str | None = None, *,
-               first_game: int = 0) -> Iterator[WorkUnit]:
+               record_offset: int = 0) -> Generator[WorkUnit, None, int]:
     """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit
-    (after a unit with the games read before it). Games are numbered from ``first_game`` + 1 (after a
-    source's last game when appending); ``file_name`` is how findings name the file."""
+    (after a unit with the games read before it). Games are numbered from 1 in the file, records
+    from ``record_offset`` + 1 in the source; ``file_name`` is how findings name the file. Returns
+    how many games the file gave numbers to (what the source's next file numbers its records after)."""
     kind = file_kind(path)
     try:
         if looks_binary(path):
             finding = Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
                               file=file_name)
-            yield WorkUnit(source, file_name, "finding", 0, (finding,))
-            return
+            yield WorkUnit(source, file_name, "finding", 0, (finding,), record_offset)
+            return 0
         handle = open_text(path)
     except (OSError, EOFError, ValueError) as exc:
-        yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}")
-        return
-    games = first_game
+        yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}", record_offset)
+        return 0
+    games = 0
     batch: list = []
     in_batch = 0  # games in ``batch`` (the rest are findings)
     with handle:
@@ -89,29 +103,30 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None = None,
             items = split_segments(handle) if kind == "pgn" else iter_rows(handle, file_name)
             for item in items:
                 if isinstance(item, Finding):  # the file is not what its name says (CSV columns)
-                    yield WorkUnit(source, file_name, "finding", games, (item,))
-                    return
+                    yield WorkUnit(source, file_name, "finding", games, (item,), record_offset)
+                    return games
                 # lines repaired before this game's first line belong to the games before it
                 start = item.line if isinstance(item, Segment) else item[1]
                 batch.extend(repair_findings(handle, file_name, games + in_batch, start))
                 batch.append(item)
                 in_batch += 1
                 if in_batch == UNIT_SIZE:
-                    yield WorkUnit(source, file_name, kind, games, tuple(batch))
+                    yield WorkUnit(source, file_name, kind, games, tuple(batch), record_offset)
                     games, batch, in_batch = games + in_batch, [], 0
             batch.extend(repair_findings(handle, file_name, games + in_batch))
         except (OSError, EOFError, ValueError, csv.Error) as exc:  # truncated gzip, corrupt zstd …
             if batch:
-                yield WorkUnit(source, file_name, kind, games, tuple(batch))
-            yield _finding_unit(source, file_name, games + in_batch + 1, f"reading stopped: {exc}")
-            return
+                yield WorkUnit(source, file_name, kind, games, tuple(batch), record_offset)
+            yield _finding_unit(source, file_name, games + in_batch + 1, f"reading stopped: {exc}", record_offset)
+            return games + in_batch
     if batch:
-        yield WorkUnit(source, file_name, kind, games, tuple(batch))
+        yield WorkUnit(source, file_name, kind, games, tuple(batch), record_offset)
+    return games + in_batch
 
 
-def _finding_unit(source: str, file_name: str, game: int, message: str) -> WorkUnit:
+def _finding_unit(source: str, file_name: str, game: int, message: str, record_offset: int = 0) -> WorkUnit:
     finding = Finding("error", "file-unreadable", message, file=file_name, game=game or None)
-    return WorkUnit(source, file_name, "finding", game, (finding,))
+    return WorkUnit(source, file_name, "finding", game, (finding,), record_offset)
 
 
 def unit_records(unit: WorkUnit, lang: str | None = None) -> Iterator[GameRecord | Finding]:
@@ -124,8 +139,16 @@ def unit_records(unit: WorkUnit, lang: str | None = None) -> Iterator[GameRecord
         elif unit.kind == "pgn":
             parsed, _count = parse_segment(item, unit.file_name, number, lang=lang)
             number += 1
-            yield from parsed
+            yield from (_in_source(found, unit.record_offset) for found in parsed)
         else:
             row, line = item
             number += 1
-            yield row_to_record(row, unit.file_name, number, line)
+            yield _in_source(row_to_record(row, unit.file_name, number, line), unit.record_offset)
+
+
+def _in_source(found: GameRecord | Finding, record_offset: int) -> GameRecord | Finding:
+    """A record numbered in its source as well as in its file (findings keep the file's numbers)."""
+    if isinstance(found, Finding) or not record_offset:
+        return found
+    found.location = replace(found.location, record=record_offset + found.location.game_number)
+    return found
