@@ -377,7 +377,7 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     start = chess.Board(record.start_fen)
     for piece in pieces_on(start):  # the index patterns start from (kb.search.find)
         out.value(position, "pieceOn", piece)
-    for region in pieces_in(start):  # the same by rank and board, for patterns that fix no square
+    for region in pieces_in(start):  # the same by rank, for patterns that fix no square
         out.value(position, "pieceIn", region)
     for name, who in classes.items():
         for origin in sorted(who):

@@ -41,15 +41,14 @@ WHITE_PIECES = frozenset("KQRBNP")
 BLACK_PIECES = frozenset("kqrbnp")
 EMPTY = "."
 ALPHABET = WHITE_PIECES | BLACK_PIECES | {EMPTY}
-#: The most ``cp:pieceOn`` values one lookup of a list item's file may list (``Ae*`` would be 48: it
-#: looks up ``K**`` … ``P**`` instead).
+#: The most ``cp:pieceOn`` values one lookup of a list item's file may list (``Ae*`` would be 48, each
+#: a join per candidate: it is tested on the board instead).
 MAX_ANCHOR_VALUES = 16
 #: Piece letters from the rarest on a board to the commonest (the order of values in a lookup).
 _RARITY = "QqNnBbRrKkPp"
-#: Share of positions where a side has a piece of this kind, and where one stands on each rank counted
-#: from its own side (1st .. 8th), rounded from 20,000 boards of the bench corpus (lichess puzzles,
-#: bench/patterns.py). Only the order of the index lookups depends on these, never a result.
-_PRESENT = {"K": 1.0, "Q": 0.63, "R": 0.84, "B": 0.55, "N": 0.48, "P": 0.99}
+#: Share of positions where a piece of this kind stands on each rank counted from its own side
+#: (1st .. 8th), rounded from 20,000 boards of the bench corpus (lichess puzzles, bench/patterns.py).
+#: Only the choice and order of the index lookups depends on these, never a result.
 _ON_RANK = {"K": (0.68, 0.17, 0.06, 0.04, 0.02, 0.02, 0.01, 0.01),
             "Q": (0.09, 0.09, 0.12, 0.09, 0.08, 0.07, 0.05, 0.03),
             "R": (0.56, 0.1, 0.08, 0.06, 0.06, 0.06, 0.09, 0.05),
@@ -75,12 +74,10 @@ def board_squares(board: chess.Board) -> str:
 
 
 def pieces_in(board: chess.Board) -> list[str]:
-    """Each piece letter with each rank it stands on (``R*7``) and once with ``**`` (``Q**``): the
-    ``cp:pieceIn`` values, list-form items a position matches, so that a pattern that fixes no square
-    (``*R*`` in a rank, ``[Qq]**``, ``KQ+-K``) is still looked up by index (:meth:`Pattern.anchors`)."""
-    pieces = board.piece_map().items()
-    ranks = {f"{piece.symbol()}*{chess.square_rank(square) + 1}" for square, piece in pieces}
-    return sorted(ranks) + sorted({f"{piece.symbol()}**" for _, piece in pieces})
+    """Each piece letter with each rank it stands on, ``R*7`` (the ``cp:pieceIn`` values, list-form
+    items the position matches), so that a pattern placing a piece somewhere on a rank (``*R*`` in a
+    FEN-form rank, ``[QR]*8``, ``A*7``) is still looked up by index (:meth:`Pattern.anchors`)."""
+    return sorted({f"{piece.symbol()}*{chess.square_rank(square) + 1}" for square, piece in board.piece_map().items()})
 
 
 def pieces_on(board: chess.Board) -> list[str]:
@@ -198,21 +195,17 @@ class Pattern:
         """Every index lookup this pattern (its own colour) implies, the most selective first.
 
         Each :class:`Anchor` is a necessary condition (a matching position holds one of its values),
-        never a sufficient one: the REGEX tests still decide. A list item gives one (``Nf5``: a
-        ``cp:pieceOn`` value; ``R*7``: the ``cp:pieceIn`` value ``R*7``; ``[Qq]**``: ``Q**`` or ``q**``);
-        a FEN-form square before a rank's first ``*`` or after its last gives ``cp:pieceOn`` values, a
-        piece between two ``*`` the rank's ``cp:pieceIn`` values; the material's pieces give ``Q**``
-        (White has a queen); a FEN-form board with few squares that may hold a piece bounds
-        ``cp:pieceCount``. Absences (``!``) and squares that may be empty give none.
+        never a sufficient one: the REGEX tests still decide. A list item on one square or a few gives
+        ``cp:pieceOn`` values (``Nf5``; ``Qh*``: ``Qh1`` … ``Qh8``), one on a whole rank the rank's
+        ``cp:pieceIn`` values (``[QR]*8``: ``Q*8`` or ``R*8``); a FEN-form square before a rank's first
+        ``*`` or after its last gives ``cp:pieceOn`` values, a piece between two ``*`` the rank's
+        ``cp:pieceIn`` values; a FEN-form board with few squares that may hold a piece bounds
+        ``cp:pieceCount``. Items anywhere on the board (``Q**``), material, absences (``!``) and
+        squares that may be empty give none (:meth:`pieces_regexes` pre-tests the first three).
         """
-        found: list[Anchor] = [_item_anchor(item) for item in self.items if not item.absent]
+        found = [anchor for item in self.items if not item.absent and (anchor := _item_anchor(item)) is not None]
         for number, rank in zip(range(7, -1, -1), self.ranks or (), strict=False):
             found += _rank_anchors(rank, number)
-        if self.material is not None and self.exact_signature() is None:
-            for colour, letters in (("white", str.upper), ("black", str.lower)):
-                for letter, count in self.material.counts(colour).items():
-                    if letter != "K" and count:
-                        found.append(_anchor("pieceIn", [letters(letter) + "**"]))
         most = self.most_pieces()
         if most is not None and most <= MAX_COUNT_ANCHOR:
             found.append(Anchor("pieceCount", tuple(range(most + 1)), (most / 28) ** 2))
@@ -289,11 +282,8 @@ def _same(a: Pattern, b: Pattern) -> bool:
 # --- index lookups -----------------------------------------------------------------------------------
 
 def _share(value: str) -> float:
-    """The estimated fraction of positions holding one index value (``Nf5``, ``R*7``, ``Q**``)."""
+    """The estimated fraction of positions holding one index value (``Nf5``, ``R*7``)."""
     letter, where = value[0], value[1:]
-    present = _PRESENT[letter.upper()]
-    if where == "**":
-        return present
     rank = int(where[-1]) - 1
     own = rank if letter.isupper() else 7 - rank  # counted from the piece's own side
     on_rank = _ON_RANK[letter.upper()][own]
@@ -305,17 +295,19 @@ def _anchor(prop: str, values: list[str]) -> Anchor:
     return Anchor(prop, tuple(values), min(1.0, sum(_share(v) for v in values)))
 
 
-def _item_anchor(item: Item) -> Anchor:
-    """The lookup a present list item implies: its squares themselves when they are one square or
-    few (``Qh*``: eight ``cp:pieceOn`` values), else its rank's or the board's ``cp:pieceIn`` values."""
+def _item_anchor(item: Item) -> Anchor | None:
+    """The lookup a present list item implies: its squares themselves when they are one square or a
+    file with few letters (``Qh*``: eight ``cp:pieceOn`` values), its rank's ``cp:pieceIn`` values
+    when it spans a rank; None for the whole board (no index holds "anywhere")."""
     letters = sorted(item.contents, key=_RARITY.index)
     ranks = {chess.square_rank(s) for s in item.squares}
-    if len(item.squares) == 1 or (len(ranks) > 1 and len(letters) * len(item.squares) <= MAX_ANCHOR_VALUES):
+    if len(item.squares) == 1 or (len(ranks) == 8 and len(item.squares) == 8
+                                  and len(letters) * 8 <= MAX_ANCHOR_VALUES):
         return _anchor("pieceOn", [f"{c}{chess.square_name(s)}" for c in letters for s in sorted(item.squares)])
     if len(ranks) == 1:
         (rank,) = ranks
         return _anchor("pieceIn", [f"{c}*{rank + 1}" for c in letters])
-    return _anchor("pieceIn", [f"{c}**" for c in letters])
+    return None
 
 
 def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
