@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpus import csv_rows  # noqa: E402
-from chesskb.kb.analysis.board_facts import board_facts  # noqa: E402
+from chesskb.kb.analysis.board_facts import board_facts, side_pieces  # noqa: E402
 from chesskb.kb.search.find import INDEXES, find_query  # noqa: E402
 from chesskb.kb.search.patterns import parse, pieces_in, pieces_on, sparql_string  # noqa: E402
 from chesskb.kb.vocab import CP_IRI, PREFIXES  # noqa: E402
@@ -148,9 +148,9 @@ def add_index(path: Path) -> None:
             count += 1
             placement = re.sub(r"\.+", lambda m: str(len(m.group())), row["b"].value)
             board = chess.Board(placement + " w - - 0 1")
-            facts = board_facts(board)
-            values = {"pieceIn": pieces_in(board), "pieceCount": [facts["pieceCount"]],
-                      "whitePieces": [facts["whitePieces"]], "blackPieces": [facts["blackPieces"]]}
+            values = {"pieceIn": pieces_in(board), "pieceCount": [chess.popcount(board.occupied)],
+                      "whitePieces": [side_pieces(board, chess.WHITE)],
+                      "blackPieces": [side_pieces(board, chess.BLACK)]}
             for prop in missing:
                 for value in values[prop]:
                     handle.write(f"<{row['p'].value}> <{CP_IRI}{prop}> {_literal(value)} .\n")
