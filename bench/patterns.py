@@ -65,6 +65,12 @@ PATTERNS: tuple[tuple[str, str, dict], ...] = (
     ("no square: side only (w)", "", {"side": "w"}),
     ("no square: material KQQ+-K+ (rare)", "", {"material": "KQQ+-K+"}),
     ("no square: material KRR+-KRR+", "", {"material": "KRR+-KRR+"}),
+    # fewer than a page at 1M: the whole store is searched
+    ("none: three rooks on rank 7", "*/*R*R*R*/*/*/*/*/*/*", {}),
+    ("none: material KQQQ+-KQQ+", "", {"material": "KQQQ+-KQQ+"}),
+    ("none: Q** q** !P** !p**", "Q** q** !P** !p**", {}),
+    ("none: only rank 1 (8/8/8/8/8/8/8/*)", "8/8/8/8/8/8/8/*", {}),
+    ("none: absences only, !P*2 !P*3 !P*4 !p*7 !p*6 !p*5", "!P*2 !P*3 !P*4 !p*7 !p*6 !p*5", {}),
 )
 
 
