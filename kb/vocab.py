@@ -154,7 +154,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "sideToMove", "whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
     "blackCastleQueenside", "enPassantSquare", "halfMoveClock", "fullMoveNumber",
     "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "materialSignature",
-    "whitePieces", "blackPieces", "positionKey", "boardSquares", "pieceOn", "gamePhase", "plyInGame",
+    "whitePieces", "blackPieces", "positionKey", "boardSquares", "pieceOn", "pieceIn", "gamePhase", "plyInGame",
     # Position: solution
     "solutionSan", "solutionUci", "solutionLegal", "solutionEnd", "solverMoves", "mateIn",
     "mateVerification", "goal", "difficulty", "claimStatus",

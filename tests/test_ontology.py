@@ -225,6 +225,7 @@ def test_functional_flags(g: Graph) -> None:
              "title", "elo", "uscf", "na", "typePlayer",  # a merged player has one per game
              "claimStatus",  # one per mate claim checked
              "pieceOn",  # one per piece on the board
+             "pieceIn",  # one per piece letter and rank, and per piece letter
              "nameKey"} | GATHERED  # a FIDE-identified or sameAs-linked player may be known by several names
     want_data = set(ALL_DATA) - multi
     have = functional(g)

@@ -72,6 +72,10 @@ def on_rank(board: chess.Board, rank: int, symbols: str) -> bool:
     return any((p := board.piece_at(chess.square(f, rank - 1))) and p.symbol() in symbols for f in range(8))
 
 
+def on_rank_file(board: chess.Board, rank: int, file: int, symbols: str) -> bool:
+    return bool((p := board.piece_at(chess.square(file, rank - 1))) and p.symbol() in symbols)
+
+
 def counts(board: chess.Board, colour: chess.Color) -> Counter[str]:
     return Counter(p.symbol().upper() for p in board.piece_map().values() if p.color == colour)
 
@@ -91,6 +95,16 @@ PATTERNS: list[tuple[str, Predicate]] = [
     ("*/*/*/*/*/*/!P!P!P!P!P!P!P!P/*", lambda b: not on_rank(b, 2, "P")),
     ("*/*/*/*/*/*/*/*[Kk]", lambda b: at(b, "h1", "K") or at(b, "h1", "k")),
     ("*/*/*/*/*/*/*/*!A", lambda b: not ((p := b.piece_at(chess.H1)) and p.color == chess.WHITE)),
+    # fixing no square (issue 24, item 5): looked up by cp:pieceIn, cp:pieceCount or pre-tested on the pieces
+    ("*/*R*/*/*/*/*/*/*", lambda b: on_rank(b, 7, "R")),
+    ("*/*/*/*/*/*/*[Pp]*[Pp]*/*", lambda b: sum(on_rank_file(b, 2, f, "Pp") for f in range(8)) >= 2),
+    ("Q** q**", lambda b: bool(b.pieces(chess.QUEEN, chess.WHITE)) and bool(b.pieces(chess.QUEEN, chess.BLACK))),
+    ("[Qq]** !P** !p**", lambda b: bool(b.pieces(chess.QUEEN, chess.WHITE) | b.pieces(chess.QUEEN, chess.BLACK))
+     and not b.pieces(chess.PAWN, chess.WHITE) and not b.pieces(chess.PAWN, chess.BLACK)),
+    ("!P** !p**", lambda b: not b.pieces(chess.PAWN, chess.WHITE) and not b.pieces(chess.PAWN, chess.BLACK)),
+    ("N** !B**", lambda b: bool(b.pieces(chess.KNIGHT, chess.WHITE)) and not b.pieces(chess.BISHOP, chess.WHITE)),
+    ("6??/8/???5/????4/8/8/8/8", lambda b: all(chess.square_name(s) in ("g8", "h8", "a6", "b6", "c6", "a5", "b5",
+                                                                          "c5", "d5") for s in b.piece_map())),
     ("8/8/8/8/8/8/8/8", lambda b: not b.piece_map()),
 ]
 
@@ -151,6 +165,56 @@ def test_the_patterns_are_not_vacuous(positions):
         hits = expected(positions, predicate, False)
         assert 0 < len(hits) < len(positions), pattern
     assert not expected(positions, PATTERNS[-1][1], False)
+
+
+#: Material alone (no board): the at-least and exact sides are pre-tested on cp:whitePieces/cp:blackPieces.
+MATERIALS = ["KQ+-KQ+", "KRR+-K+", "KR+-KR", "K+-KRP", "KRP+-KR+", "KP-K+", "KQRRBBNNP+-K+", "K+-KQ"]
+
+
+def material_predicate(signature: str) -> Predicate:
+    """python-chess's piece counts against ``KRP+-KR`` (each side: these pieces, or at least these with +)."""
+    sides = []
+    for side in signature.split("-"):
+        wanted = Counter(side.rstrip("+").upper().replace("K", "")) + Counter("K")
+        sides.append((wanted, side.endswith("+")))
+
+    def predicate(board: chess.Board) -> bool:
+        for colour, (wanted, at_least) in zip((chess.WHITE, chess.BLACK), sides, strict=True):
+            have = counts(board, colour)
+            if at_least and any(have[letter] < n for letter, n in wanted.items()):
+                return False
+            if not at_least and have != wanted:
+                return False
+        return True
+    return predicate
+
+
+@pytest.mark.parametrize("material", MATERIALS)
+@pytest.mark.parametrize("either", [False, True], ids=["as-given", "either-colour"])
+def test_material_alone(data_store, positions, material, either):
+    options = ("--material", material) + (("--either-colour",) if either else ())
+    assert found(data_store, "", *options) == expected(positions, material_predicate(material), either)
+
+
+def test_the_materials_are_not_vacuous(positions):
+    for material in MATERIALS[:-1]:
+        assert 0 < len(expected(positions, material_predicate(material), False)) < len(positions), material
+
+
+def test_region_index_is_what_python_chess_sees(data_store):
+    """cp:pieceIn holds, for each position, each piece letter with each rank it stands on, as
+    python-chess reads the position's FEN."""
+    from chesskb.kb.store import open_store
+
+    store = open_store(str(data_store))
+    stored: dict[str, set[str]] = {}
+    for row in store.query("SELECT ?fen ?region WHERE { ?position cp:fen ?fen ; cp:pieceIn ?region }"):
+        stored.setdefault(row["fen"].value, set()).add(row["region"].value)
+    assert len(stored) > 400
+    for fen, regions in stored.items():
+        pieces = chess.Board(fen).piece_map()
+        want = {f"{p.symbol()}*{chess.square_rank(s) + 1}" for s, p in pieces.items()}
+        assert regions == want, fen
 
 
 def test_exact_material(data_store, positions):
@@ -231,7 +295,8 @@ def test_the_same_answers_from_a_remote_sparql_server(server, tmp_path):  # noqa
     remote = ("--store", server["query"], "--update-endpoint", server["update"])
     assert run_cli(*remote, "import", "--jobs", "1", str(path)).exit_code == 0
     for pattern, options in (("R*7 kg8", ()), ("*k?/*ppp/*/*/*/*/*/*", ("--either-colour", "--side", "w")),
-                             ("", ("--material", "KQ+-KQ+")), ("!Pe* Q**", ())):
+                             ("", ("--material", "KQ+-KQ+")), ("!Pe* Q**", ()), ("*/*R*/*/*/*/*/*/*", ()),
+                             ("!N** !b**", ("--either-colour",))):
         here = found(embedded, pattern, *options)
         there = run_cli(*remote, "find", pattern, "--limit", "0", "--format", "json", *options)
         assert there.exit_code == 0, there.output
@@ -270,17 +335,35 @@ def test_find_errors(client, tmp_path):
 
 
 def test_the_piece_index_changes_nothing_but_speed(data_store):
-    """cp:pieceOn only narrows the boards tested: with and without it the rows are the same."""
-    from chesskb.kb.search.find import find_query
+    """The lookups (cp:pieceOn, cp:pieceIn, cp:pieceCount) and the pre-tests on cp:whitePieces/cp:blackPieces
+    only narrow the boards tested: with all of them, with some (a store imported before one existed)
+    and with none, the rows are the same."""
+    from chesskb.kb.search.find import INDEXES, find_query, has_piece_index
     from chesskb.kb.store import open_store
 
     store = open_store(str(data_store))
-    anchored = 0
-    for text, _ in PATTERNS:
-        for either in (False, True):
-            pattern = parse(text, either_colour=either)
-            fast = find_query(pattern, limit=0)
-            anchored += "cp:pieceOn" in fast
-            rows = {r["position"].value for r in store.query(fast)}
-            assert rows == {r["position"].value for r in store.query(find_query(pattern, limit=0, piece_index=False))}
-    assert anchored >= 10  # the list items and the FEN ranks with fixed pieces use it
+    assert has_piece_index(store) == set(INDEXES)
+    used: Counter[str] = Counter()
+    cases = [parse(text, either_colour=either) for text, _ in PATTERNS for either in (False, True)] + \
+        [parse("", material=m, either_colour=either) for m in MATERIALS for either in (False, True)]
+    for pattern in cases:
+        fast = find_query(pattern, limit=0)
+        used.update(prop for prop in ("pieceOn", "pieceIn", "pieceCount", "whitePieces") if f"cp:{prop} " in fast)
+        rows = {r["position"].value for r in store.query(fast)}
+        assert rows == {r["position"].value for r in store.query(find_query(pattern, limit=0, piece_index=False))}
+        assert rows == {r["position"].value for r in store.query(find_query(pattern, limit=0,
+                                                                            piece_index={"pieceOn"}))}
+    # the list items and the FEN ranks with fixed pieces look up cp:pieceOn; pieces on a rank, cp:pieceIn;
+    # a nearly empty board, cp:pieceCount; material and pieces ruled out, cp:whitePieces/cp:blackPieces
+    assert used["pieceOn"] >= 10 and used["pieceIn"] >= 6 and used["pieceCount"] >= 2 and used["whitePieces"] >= 10
+
+
+def test_paging_is_stable_when_nothing_is_looked_up(data_store):
+    """Pages of a scanned (pre-tested) search and of a looked-up one join up to the whole answer."""
+    for args in (("N** !B** !b**",), ("*/*/*/*/*/*/*[Pp]*[Pp]*/*",), ("", "--material", "KR+-K+")):
+        whole = run_cli("find", *args, "--limit", "0", "--format", "csv", store=data_store).output.splitlines()[1:]
+        pages = []
+        for offset in range(0, len(whole) + 7, 7):
+            pages += run_cli("find", *args, "--limit", "7", "--offset", str(offset), "--format", "csv",
+                             store=data_store).output.splitlines()[1:]
+        assert len(whole) > 14 and pages == whole, args

@@ -21,8 +21,8 @@ from chesskb.kb.store import EmbeddedStore
 from .conftest import BASE, ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures"
-RECORDS = """SELECT ?record ?file ?number ?line WHERE {
-  ?record a cp:SourceRecord ; cp:inSource ?source ; cp:sourceFile ?file ; cp:gameNumber ?number ; cp:lineNumber ?line }"""
+RECORDS = """SELECT ?record ?file ?number ?line WHERE { ?record a cp:SourceRecord ; cp:inSource ?source ;
+  cp:sourceFile ?file ; cp:gameNumber ?number ; cp:lineNumber ?line }"""
 
 
 def games_by_python_chess(path: Path) -> list[tuple[str, int, int]]:

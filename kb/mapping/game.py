@@ -18,7 +18,7 @@ from chesskb.kb.merge.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, name_key
-from chesskb.kb.search.patterns import pieces_on
+from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from chesskb.kb.analysis.themes import ancestors, type_position_for
@@ -374,8 +374,11 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     if record.movetext:
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
-    for piece in pieces_on(chess.Board(record.start_fen)):  # the index patterns start from (kb.search.find)
+    start = chess.Board(record.start_fen)
+    for piece in pieces_on(start):  # the index patterns start from (kb.search.find)
         out.value(position, "pieceOn", piece)
+    for region in pieces_in(start):  # the same by rank, for patterns that fix no square
+        out.value(position, "pieceIn", region)
     for name, who in classes.items():
         for origin in sorted(who):
             out.add(position, CP.term(_ORIGIN_PROPERTY[origin]), CP.term(name))

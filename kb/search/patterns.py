@@ -41,10 +41,22 @@ WHITE_PIECES = frozenset("KQRBNP")
 BLACK_PIECES = frozenset("kqrbnp")
 EMPTY = "."
 ALPHABET = WHITE_PIECES | BLACK_PIECES | {EMPTY}
-#: The most ``cp:pieceOn`` values one anchor group may list (``A*7`` would be 48: more rows to join than to test).
+#: The most ``cp:pieceOn`` values one lookup of a list item's file may list (``Ae*`` would be 48, each
+#: a join per candidate: it is tested on the board instead).
 MAX_ANCHOR_VALUES = 16
-#: Piece letters from the rarest on a board to the commonest: the index lookup starts with the rarest.
+#: Piece letters from the rarest on a board to the commonest (the order of values in a lookup).
 _RARITY = "QqNnBbRrKkPp"
+#: Share of positions where a piece of this kind stands on each rank counted from its own side
+#: (1st .. 8th), rounded from 20,000 boards of the bench corpus (lichess puzzles, bench/patterns.py).
+#: Only the choice and order of the index lookups depends on these, never a result.
+_ON_RANK = {"K": (0.68, 0.17, 0.06, 0.04, 0.02, 0.02, 0.01, 0.01),
+            "Q": (0.09, 0.09, 0.12, 0.09, 0.08, 0.07, 0.05, 0.03),
+            "R": (0.56, 0.1, 0.08, 0.06, 0.06, 0.06, 0.09, 0.05),
+            "B": (0.1, 0.12, 0.14, 0.1, 0.09, 0.06, 0.03, 0.02),
+            "N": (0.08, 0.06, 0.14, 0.07, 0.11, 0.06, 0.03, 0.02),
+            "P": (0.0, 0.83, 0.73, 0.63, 0.3, 0.09, 0.03, 0.0)}
+#: A FEN-form board that leaves at most this many squares for pieces is looked up by ``cp:pieceCount``.
+MAX_COUNT_ANCHOR = 12
 #: The longest pattern text accepted (a full board with a material signature fits many times).
 MAX_PATTERN_LENGTH = 400
 _MATERIAL_ORDER = "KQRBNP"
@@ -59,6 +71,13 @@ class PatternError(ValueError):
 def board_squares(board: chess.Board) -> str:
     """The ``cp:boardSquares`` string of ``board`` (the FEN placement with every empty square a ``.``)."""
     return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), board.board_fen())
+
+
+def pieces_in(board: chess.Board) -> list[str]:
+    """Each piece letter with each rank it stands on, ``R*7`` (the ``cp:pieceIn`` values, list-form
+    items the position matches), so that a pattern placing a piece somewhere on a rank (``*R*`` in a
+    FEN-form rank, ``[QR]*8``, ``A*7``) is still looked up by index (:meth:`Pattern.anchors`)."""
+    return sorted({f"{piece.symbol()}*{chess.square_rank(square) + 1}" for square, piece in board.piece_map().items()})
 
 
 def pieces_on(board: chess.Board) -> list[str]:
@@ -105,6 +124,17 @@ class Material:
 
     def counts(self, colour: str) -> dict[str, int]:
         return dict(self.white if colour == "white" else self.black)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Values of one index property (``cp:pieceOn``, ``cp:pieceIn`` or ``cp:pieceCount``) of which a
+    matching position holds at least one; ``share`` estimates the fraction of positions that do, so
+    the most selective lookup runs first."""
+
+    property: str
+    values: tuple[str | int, ...]
+    share: float
 
 
 @dataclass(frozen=True)
@@ -161,26 +191,85 @@ class Pattern:
         return " vs ".join("".join(letter * m.counts(colour).get(letter, 0) for letter in _MATERIAL_ORDER)
                            for colour in ("white", "black"))
 
-    def anchors(self, most: int = 2) -> list[list[str]]:
-        """Up to ``most`` groups of ``cp:pieceOn`` values (``Nf5``): a matching position holds one value
-        of every group. A list item gives one group (``R*7``: the eight ``Ra7`` … ``Rh7``), a FEN-form
-        square before a rank's first ``*`` or after its last another; smaller groups and rarer pieces
-        first. Empty when the pattern fixes no piece (only ``*``, ``?``, ``!`` or squares that may be empty)."""
-        groups: list[list[str]] = []
-        for item in self.items:
-            if not item.absent and len(item.contents) * len(item.squares) <= MAX_ANCHOR_VALUES:
-                groups.append([f"{c}{chess.square_name(s)}" for c in sorted(item.contents, key=_RARITY.index)
-                               for s in sorted(item.squares)])
+    def anchors(self) -> list[Anchor]:
+        """Every index lookup this pattern (its own colour) implies, the most selective first.
+
+        Each :class:`Anchor` is a necessary condition (a matching position holds one of its values),
+        never a sufficient one: the REGEX tests still decide. A list item on one square or a few gives
+        ``cp:pieceOn`` values (``Nf5``; ``Qh*``: ``Qh1`` … ``Qh8``), one on a whole rank the rank's
+        ``cp:pieceIn`` values (``[QR]*8``: ``Q*8`` or ``R*8``); a FEN-form square before a rank's first
+        ``*`` or after its last gives ``cp:pieceOn`` values, a piece between two ``*`` the rank's
+        ``cp:pieceIn`` values; a FEN-form board with few squares that may hold a piece bounds
+        ``cp:pieceCount``. Items anywhere on the board (``Q**``), material, absences (``!``) and
+        squares that may be empty give none (:meth:`pieces_regexes` pre-tests the first three).
+        """
+        found = [anchor for item in self.items if not item.absent and (anchor := _item_anchor(item)) is not None]
         for number, rank in zip(range(7, -1, -1), self.ranks or (), strict=False):
-            stars = [i for i, token in enumerate(rank) if token == STAR]
-            head = rank if not stars else rank[:stars[0]]
-            tail = () if not stars else rank[stars[-1] + 1:]
-            for file, token in list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]:
-                if token != STAR and EMPTY not in token:
-                    name = chess.square_name(chess.square(file, number))
-                    groups.append([f"{c}{name}" for c in sorted(token, key=_RARITY.index)])
-        groups.sort(key=lambda g: (len(g), _RARITY.index(g[0][0])))
-        return groups[:most]
+            found += _rank_anchors(rank, number)
+        most = self.most_pieces()
+        if most is not None and most <= MAX_COUNT_ANCHOR:
+            found.append(Anchor("pieceCount", tuple(range(most + 1)), (most / 28) ** 2))
+        unique = {anchor.values: anchor for anchor in found}
+        return sorted(unique.values(), key=lambda a: (a.share, len(a.values), a.values))
+
+    def pieces_regexes(self) -> dict[str, str]:
+        """Regular expressions over ``cp:whitePieces``/``cp:blackPieces`` (``KRRP``: king, pieces,
+        one ``P`` for any pawns) that every match of this pattern (its own colour) satisfies, for the
+        colours the pattern says something about: its material, the pieces it places (``Nf5``: at
+        least a knight; ``*R*R*``: two rooks) and the pieces it rules out everywhere (``!P**``).
+
+        These short values are kept inline by Oxigraph, so testing them on every position costs a
+        fraction of testing the 71-character board (which is read from a separate table): a pattern
+        with nothing to look up is scanned through them first.
+        """
+        bounds = {colour: {letter: [0, None] for letter in _SIGNATURE_LETTERS} for colour in ("white", "black")}
+
+        def at_least(letter: str, count: int) -> None:
+            if letter.upper() in _SIGNATURE_LETTERS:
+                bound = bounds["white" if letter.isupper() else "black"][letter.upper()]
+                bound[0] = max(bound[0], min(count, 1) if letter in "Pp" else count)
+
+        def at_most(letter: str, count: int) -> None:
+            if letter.upper() in _SIGNATURE_LETTERS:
+                bound = bounds["white" if letter.isupper() else "black"][letter.upper()]
+                limit = min(count, 1) if letter in "Pp" else count
+                bound[1] = limit if bound[1] is None else min(bound[1], limit)
+
+        if self.material is not None:
+            for colour, exact, case in (("white", not self.material.white_at_least, str.upper),
+                                        ("black", not self.material.black_at_least, str.lower)):
+                counts = self.material.counts(colour)
+                for letter in _SIGNATURE_LETTERS:
+                    at_least(case(letter), counts.get(letter, 0))
+                    if exact:
+                        at_most(case(letter), counts.get(letter, 0))
+        placed: Counter[str] = Counter()
+        for item in self.items:
+            if len(item.contents) == 1:
+                (letter,) = item.contents
+                if not item.absent:
+                    placed[letter] = max(placed[letter], 1)
+                elif len(item.squares) == 64:
+                    at_most(letter, 0)
+        for rank in self.ranks or ():
+            placed.update(next(iter(t)) for t in rank if t != STAR and len(t) == 1 and EMPTY not in t)
+        for letter, count in placed.items():
+            at_least(letter, count)
+        regexes = {}
+        for colour, letters in bounds.items():
+            if any(lo or hi is not None for lo, hi in letters.values()):
+                regexes[colour] = "^K?" + "".join(_repeat(letter, lo, hi) for letter, (lo, hi) in letters.items()) + "$"
+        return regexes
+
+    def most_pieces(self) -> int | None:
+        """The most pieces a board matching the FEN form can hold (None for the list form)."""
+        if self.ranks is None:
+            return None
+        total = 0
+        for rank in self.ranks:
+            empty = sum(1 for t in rank if t != STAR and t == frozenset(EMPTY))
+            total += 8 - empty if STAR in rank else sum(1 for t in rank if t != frozenset(EMPTY))
+        return total
 
     def is_empty(self) -> bool:
         return self.ranks is None and not self.items and self.side is None and self.material is None
@@ -188,6 +277,65 @@ class Pattern:
 
 def _same(a: Pattern, b: Pattern) -> bool:
     return (a.board_clauses(), a.side, a.signature_regex()) == (b.board_clauses(), b.side, b.signature_regex())
+
+
+# --- index lookups -----------------------------------------------------------------------------------
+
+def _share(value: str) -> float:
+    """The estimated fraction of positions holding one index value (``Nf5``, ``R*7``)."""
+    letter, where = value[0], value[1:]
+    rank = int(where[-1]) - 1
+    own = rank if letter.isupper() else 7 - rank  # counted from the piece's own side
+    on_rank = _ON_RANK[letter.upper()][own]
+    return on_rank if where[0] == "*" else on_rank / 4  # a square: a quarter of its rank's share (rough)
+
+
+def _anchor(prop: str, values: list[str]) -> Anchor:
+    values = sorted(set(values), key=lambda v: (_RARITY.index(v[0]), v))
+    return Anchor(prop, tuple(values), min(1.0, sum(_share(v) for v in values)))
+
+
+def _item_anchor(item: Item) -> Anchor | None:
+    """The lookup a present list item implies: its squares themselves when they are one square or a
+    file with few letters (``Qh*``: eight ``cp:pieceOn`` values), its rank's ``cp:pieceIn`` values
+    when it spans a rank; None for the whole board (no index holds "anywhere")."""
+    letters = sorted(item.contents, key=_RARITY.index)
+    ranks = {chess.square_rank(s) for s in item.squares}
+    if len(item.squares) == 1 or (len(ranks) == 8 and len(item.squares) == 8
+                                  and len(letters) * 8 <= MAX_ANCHOR_VALUES):
+        return _anchor("pieceOn", [f"{c}{chess.square_name(s)}" for c in letters for s in sorted(item.squares)])
+    if len(ranks) == 1:
+        (rank,) = ranks
+        return _anchor("pieceIn", [f"{c}*{rank + 1}" for c in letters])
+    return None
+
+
+def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
+    """A FEN-form rank's lookups: each piece at a known file (before the first ``*``, after the last,
+    or anywhere in a rank without ``*``) is a ``cp:pieceOn`` value, each between two ``*`` a value of
+    the rank's ``cp:pieceIn``. A square that may be empty gives none."""
+    stars = [i for i, token in enumerate(rank) if token == STAR]
+    head = rank if not stars else rank[:stars[0]]
+    tail = () if not stars else rank[stars[-1] + 1:]
+    middle = () if not stars else rank[stars[0]:stars[-1]]
+    found = []
+    for file, token in list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]:
+        if token != STAR and EMPTY not in token:
+            name = chess.square_name(chess.square(file, number))
+            found.append(_anchor("pieceOn", [f"{c}{name}" for c in token]))
+    for token in middle:
+        if token != STAR and EMPTY not in token:
+            found.append(_anchor("pieceIn", [f"{c}*{number + 1}" for c in token]))
+    return found
+
+
+def _repeat(letter: str, lo: int, hi: int | None) -> str:
+    """``letter`` lo to hi times (hi None: no upper bound), in XPath regular-expression syntax."""
+    if hi is None:
+        return f"{letter}*" if lo == 0 else f"{letter}{{{lo},}}"
+    if hi <= lo:
+        return "" if hi == 0 else (letter if hi == 1 else f"{letter}{{{hi}}}")
+    return f"{letter}{{{lo},{hi}}}"
 
 
 # --- parsing ----------------------------------------------------------------------------------------

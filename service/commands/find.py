@@ -29,7 +29,8 @@ def command(obj, pattern: str, side: str | None, material: str | None, either_co
             limit: int, offset: int, fmt: str, show_sparql: bool) -> None:
     """Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board
     (*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR)."""
-    from chesskb.kb.search.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
+    from chesskb.kb.search.find import (INDEXES, FindError, find_query, has_board_strings, has_piece_index,
+                                        has_positions)
     from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES
@@ -51,8 +52,9 @@ def command(obj, pattern: str, side: str | None, material: str | None, either_co
     if not has_board_strings(store) and has_positions(store):
         raise DataProblem("the positions in this store have no cp:boardSquares (imported before patterns "
                           "existed): import the sources again to search them by pattern")
-    if not has_piece_index(store):  # imported before cp:pieceOn: every board is tested, the answer is the same
-        sparql = find_query(parsed, source_graph=graph, limit=limit, offset=offset, piece_index=False)
+    indexes = has_piece_index(store)
+    if indexes != set(INDEXES):  # imported before cp:pieceOn/cp:pieceIn: fewer lookups, the same answer
+        sparql = find_query(parsed, source_graph=graph, limit=limit, offset=offset, piece_index=indexes)
     try:
         write_result(store.query(sparql), fmt, sys.stdout.buffer)
     except QuerySyntaxError as exc:  # a bug here, not the user's: the pattern never reaches SPARQL as text
