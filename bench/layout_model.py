@@ -3,25 +3,32 @@
 Not used by the stores: it states the layout's rules in a few lines, so they can be checked on real
 imports (``tests/test_layout_model.py``: add A and B, remove A, compare with B alone) before the
 stores are changed; ``bench/store_layouts.py`` measures the same rules on a ``chesskb convert`` file
-(streaming: this model holds every quad in memory). The stores would apply the same rules with indexed lookups per subject instead of sets.
+(streaming: this model holds every quad in memory).
+The stores would apply the same rules with indexed lookups per subject instead of sets.
 
-The rules (``bench/README.md``, "Store size"):
+The rules (``bench/README.md``, "Store size"), per subject (an individual, a record):
 
 * The default graph holds the merge, once: every statement of every graph, as a set.
 * Small graphs that are not a source's (ontology, ``_meta``, ``_links``, ``_counts``) are stored in
   full, as today.
-* A subject that only one source's graphs mention (its *owner*) is *marker-only*: that source's graph
-  keeps only its ``rdf:type`` statements about it (``GRAPH ?g { ?x a ?class }`` still says which
-  source asserts ``?x``), its inferred graph nothing; the rest of what it says is in the merge only.
-* A subject that two owners mention (two sources, or a source and a small graph) is *full*: every
-  graph that mentions it holds all it says about it, as today — so conflicts between sources stay
-  visible through ``GRAPH ?g``, and removing one of them is decided from what the others hold.
-* Adding: a subject that becomes shared *expands* its single former owner first — the owner's
-  statements are the merge's statements about the subject less the small graphs' (they go into the
-  owner's source graph: the merge cannot tell its inferred statements from its asserted ones).
-* Removing: a statement about an affected subject leaves the merge unless a remaining graph holds
-  it (or the subject stays marker-only with an untouched owner); a subject left with one source
-  owner *collapses* back to markers.
+* The statements about a subject that every source asserting it makes are its *common* statements:
+  they are in the merge only, except ``rdf:type``: each source's graphs keep all its type statements
+  about the subject, asserted and inferred (its *markers*: ``GRAPH ?g { ?x a ?class }`` still says
+  which sources assert ``?x``, and a type one source asserts and another infers stays told apart), and
+  what it says that is not common (its *deltas*: conflicts between sources stay visible through GRAPH). A
+  subject of one source has no deltas: it costs its markers. Copies of a collection cost markers.
+* When a small graph mentions the subject too (a source's own node in ``_meta``, a linked player in
+  ``_links``), nothing is common: each source keeps all it says (the merge alone could not tell the
+  small graph's statements from the sources').
+* Every write decodes the affected subjects (a source's statements = the common ones + its own
+  stored ones; common = the merge's statements about the subject that no stored graph holds),
+  changes them, and encodes them again by the rules above: adding a source makes common statements
+  it does not make into the others' deltas; removing one makes deltas every remaining source shares
+  common again, and a subject left to one source collapses to markers. So removing a source leaves
+  exactly what importing the others alone gives.
+* One thing the merge cannot say is whether a common statement was asserted or inferred: when it
+  becomes a delta it goes into the source's graph, not its inferred graph (which graph of the
+  source holds it differs from a fresh import; which source holds it does not).
 
 A quad is ``(graph, subject, predicate, object)`` with N-Triples strings; graph ``""`` is the default.
 """
@@ -62,37 +69,54 @@ class Layout:
         """The default graph: what every query reads."""
         return {(s, p, o) for quads in self.by_subject.values() for (g, s, p, o) in quads if g == DEFAULT}
 
-    def owners(self, subject: str) -> set[str]:
-        return {owner(g) for (g, _, _, _) in self.by_subject.get(subject, ()) if g != DEFAULT}
-
     def asserted_by(self, subject: str) -> set[str]:
         """``SELECT ?g WHERE { GRAPH ?g { <subject> a ?class } }`` over the source graphs."""
         return {g for (g, _, p, _) in self.by_subject.get(subject, ()) if p == RDF_TYPE and is_source(g)
                 and not g.endswith(INFERRED)}
 
+    def decode(self, subject: str) -> dict[str, set[Quad]]:
+        """What each graph says about ``subject``, by owner: a source's own statements (common ones
+        with the source's graph as their graph), a small graph's as stored."""
+        stored = self.by_subject.get(subject, set())
+        named = {q for q in stored if q[0] != DEFAULT}
+        said: dict[str, set[Quad]] = defaultdict(set)
+        for quad in named:
+            said[owner(quad[0])].add(quad)
+        if all(is_source(o) for o in said):
+            held = {q[1:] for q in named}
+            common = {q[1:] for q in stored if q[0] == DEFAULT and q[1:] not in held}
+            for source in said:
+                said[source] |= {(source, *t) for t in common}
+        return said
+
     # --- writing ----------------------------------------------------------------------------
+    def encode(self, subject: str, said: dict[str, set[Quad]]) -> None:
+        """Store what each owner says about ``subject`` by the rules (module doc)."""
+        stored = self.by_subject[subject]
+        stored.clear()
+        stored.update((DEFAULT, s, p, o) for quads in said.values() for (_, s, p, o) in quads)
+        sources = [o for o, quads in said.items() if quads and is_source(o)]
+        common: set[tuple[str, str, str]] = set()
+        if sources and len(sources) == len([o for o, quads in said.items() if quads]):
+            common = set.intersection(*({q[1:] for q in said[o] if q[2] != RDF_TYPE} for o in sources))
+        for quads in said.values():
+            stored.update(q for q in quads if q[1:] not in common)
+        if not stored:
+            del self.by_subject[subject]
+
     def add(self, quads: Iterable[Quad]) -> None:
-        """Add statements in named graphs (a source's graphs, small graphs), subject by subject."""
+        """Add statements in named graphs (a source's graphs, small graphs)."""
         grouped: dict[str, set[Quad]] = defaultdict(set)
         for quad in quads:
             grouped[quad[1]].add(quad)
         for subject, new in grouped.items():
-            stored = self.by_subject[subject]
-            before = self.owners(subject)
-            after = before | {owner(g) for (g, _, _, _) in new}
-            if len(before) == 1 and len(after) > 1 and is_source(next(iter(before))):
-                self._expand(subject, next(iter(before)))
-            stored.update((DEFAULT, s, p, o) for (_, s, p, o) in new)
-            if len(after) == 1 and is_source(next(iter(after))):
-                stored.update(q for q in new if q[2] == RDF_TYPE and not q[0].endswith(INFERRED))
-            else:
-                stored.update(new)
-
-    def _expand(self, subject: str, source: str) -> None:
-        """The single owner's statements about ``subject``, recovered from the merge."""
-        stored = self.by_subject[subject]
-        held = {(s, p, o) for (g, s, p, o) in stored if g != DEFAULT and owner(g) != source}
-        stored.update((source, s, p, o) for (g, s, p, o) in list(stored) if g == DEFAULT and (s, p, o) not in held)
+            said = self.decode(subject)
+            for quad in new:
+                mine = said[owner(quad[0])]
+                if quad[0].endswith(INFERRED):  # a common statement decoded into the source's graph
+                    mine.discard((owner(quad[0]), *quad[1:]))
+                mine.add(quad)
+            self.encode(subject, said)
 
     def remove(self, graphs: Iterable[str] = (), subjects: Iterable[tuple[str, str]] = ()) -> None:
         """Drop whole graphs and (subject, graph) statements; the merge follows exactly."""
@@ -101,22 +125,10 @@ class Layout:
         affected = {s for s, quads in self.by_subject.items() if any(g in leaving for (g, _, _, _) in quads)}
         affected |= {s for s, _ in dropped}
         for subject in affected:
-            stored = self.by_subject[subject]
-            before = self.owners(subject)
-            kept = {q for q in stored if q[0] != DEFAULT and q[0] not in leaving and (subject, q[0]) not in dropped}
-            after = {owner(g) for (g, _, _, _) in kept}
-            if len(before) == 1 and before == after:
-                continue  # its only owner is untouched: nothing of it leaves
-            held = {(s, p, o) for (_, s, p, o) in kept}
-            merged = {q for q in stored if q[0] == DEFAULT and q[1:] in held}
-            stored.clear()
-            stored.update(kept | merged)
-            if len(after) == 1 and is_source(next(iter(after))):
-                source = next(iter(after))
-                stored.difference_update({q for q in kept if q[0].endswith(INFERRED)
-                                          or (q[0] == source and q[2] != RDF_TYPE)})
-            if not stored:
-                del self.by_subject[subject]
+            said = self.decode(subject)
+            for name, quads in said.items():
+                said[name] = {q for q in quads if q[0] not in leaving and (subject, q[0]) not in dropped}
+            self.encode(subject, said)
 
 
 def quads_of(nquads_quads: Iterable[object]) -> list[Quad]:

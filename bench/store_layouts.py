@@ -8,18 +8,17 @@ holds 18M quads: never all in memory):
 * ``today``: every statement in its named graph and its triple in the default graph (the merge);
 * ``named only``: the named graphs alone (queries would read the union of the named graphs);
 * ``default only``: the merge alone (no provenance at all: the floor);
-* ``typed markers``: the design of ``bench/README.md`` ("Store size"): the merge once in the
-  default graph; the small graphs (ontology, ``_meta``, ``_links``, ``_counts``) as today; a source
-  graph keeps, for an individual no other graph mentions, only the source's ``rdf:type``
-  statements about it (its markers: ``GRAPH ?g { ?x a cp:Position }`` still answers which source
-  asserts ``?x``), and for an individual another graph mentions too, everything the source says
-  about it (so conflicts stay visible and remove-source stays exact); the inferred graph keeps
-  only the latter;
-* ``one marker``: as ``typed markers`` with a single type statement per individual (the cost of the
-  markers themselves);
-* ``markers w/o inferred types``: as ``typed markers``, and the merge without the superclass
-  types the inferred graphs hold (what the ontology graph already implies; queries would then
-  need ``rdf:type/rdfs:subClassOf*``): a bound, not a proposal.
+* ``design``: the layout of ``bench/README.md`` ("Store size"; its rules are
+  ``bench/layout_model.py``, checked by ``tests/test_layout_model.py``): the merge once in the
+  default graph; the small graphs (ontology, ``_meta``, ``_links``, ``_counts``) as today; a source's
+  graphs keep its ``rdf:type`` statements (markers) about every subject, and of the rest only what
+  not every source asserting the subject says (nothing, for a subject of one source; all of it for a
+  subject a small graph mentions too);
+* ``asserted markers``: as ``design`` with only the asserted types as markers (the inferred types
+  in the merge only): smaller, but not exact when one source asserts a type another infers;
+* ``design w/o inferred types``: as ``design`` without the superclass types the inferred graphs
+  hold, anywhere (what the ontology graph already implies; queries would need
+  ``rdf:type/rdfs:subClassOf*``): a bound, not a proposal.
 
     python bench/store_layouts.py /tmp/chesskb-bench/csv-10000.nq.gz 10000
 """
@@ -39,6 +38,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, parse
 
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 INFERRED = "/inferred"
+SHARED = object()  #: the owner of a subject two owners' graphs mention
 
 
 def directory_bytes(path: Path) -> int:
@@ -75,13 +75,25 @@ class Survey:
             graph = quad.graph_name.value
             subject = str(quad.subject)
             mine = owner(graph)
-            seen = self.owners.get(subject)
-            if seen is None:
-                self.owners[subject] = mine
-            elif seen != mine:
-                self.owners[subject] = None  # mentioned by two owners: kept in full
+            seen = self.owners.get(subject, mine)
+            self.owners[subject] = mine if seen == mine else SHARED  # two owners: kept in full
             if graph.endswith(INFERRED) and quad.predicate == RDF_TYPE:
                 self.inferred_types.add((subject, str(quad.object)))
+        self.common: dict[str, set[tuple[str, str]]] = {}
+        shared = {s for s, o in self.owners.items() if o is SHARED}
+        if not shared:
+            return
+        said: dict[str, dict[str, set[tuple[str, str]]]] = {}
+        for quad in read_quads(path):
+            subject = str(quad.subject)
+            if isinstance(quad.graph_name, DefaultGraph) or subject not in shared:
+                continue
+            said.setdefault(subject, {}).setdefault(owner(quad.graph_name.value), set()).add(
+                (str(quad.predicate), str(quad.object)))
+        for subject, by_owner in said.items():
+            if all(is_source_graph(g) for g in by_owner):  # only sources share it: common statements
+                self.common[subject] = {(p, o) for (p, o) in set.intersection(*by_owner.values())
+                                        if p != str(RDF_TYPE)}  # types are never common: markers
 
     def marker_only(self, subject: str, graph: str) -> bool:
         """A source's individual that no other graph mentions."""
@@ -100,24 +112,24 @@ def layout_default(survey: Survey) -> Callable[[Quad], bool]:
     return lambda quad: isinstance(quad.graph_name, DefaultGraph)
 
 
-def layout_markers(survey: Survey, *, one: bool = False, drop_inferred_types: bool = False) -> Callable[[Quad], bool]:
-    marked: set[str] = set()
-
+def layout_design(survey: Survey, *, asserted_markers: bool = False,
+                  drop_inferred_types: bool = False) -> Callable[[Quad], bool]:
     def keep(quad: Quad) -> bool:
         subject = str(quad.subject)
+        inferred_type = quad.predicate == RDF_TYPE and (subject, str(quad.object)) in survey.inferred_types
         if isinstance(quad.graph_name, DefaultGraph):
-            return not (drop_inferred_types and quad.predicate == RDF_TYPE
-                        and (subject, str(quad.object)) in survey.inferred_types)
+            return not (drop_inferred_types and inferred_type)
         graph = quad.graph_name.value
-        if not survey.marker_only(subject, graph):
+        if not is_source_graph(graph):
             return True
-        if graph.endswith(INFERRED) or quad.predicate != RDF_TYPE:
+        if quad.predicate == RDF_TYPE:
+            if graph.endswith(INFERRED) and (drop_inferred_types or asserted_markers):
+                return not survey.marker_only(subject, graph) and not drop_inferred_types
+            return True
+        if survey.marker_only(subject, graph):
             return False
-        if one:
-            if subject in marked:
-                return False
-            marked.add(subject)
-        return True
+        common = survey.common.get(subject)
+        return common is None or (str(quad.predicate), str(quad.object)) not in common
 
     return keep
 
@@ -126,9 +138,9 @@ LAYOUTS: dict[str, Callable[[Survey], Callable[[Quad], bool]]] = {
     "today": layout_today,
     "named only": layout_named,
     "default only": layout_default,
-    "typed markers": layout_markers,
-    "one marker": lambda s: layout_markers(s, one=True),
-    "markers w/o inferred types": lambda s: layout_markers(s, drop_inferred_types=True),
+    "design": layout_design,
+    "asserted markers": lambda s: layout_design(s, asserted_markers=True),
+    "design w/o inferred types": lambda s: layout_design(s, drop_inferred_types=True),
 }
 
 
