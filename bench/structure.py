@@ -7,9 +7,9 @@
   interpolation (an f-string with a value, ``%`` or ``.format`` on the text, ``+`` with a
   non-constant) are counted apart: they are the ones that can go wrong with a hostile value.
   Keywords are matched in capitals, as the project writes SPARQL: a message saying "select" is no query.
-* **Import cycles**: strongly connected components of the graph of ``chesskb.*`` modules, from
-  every ``import`` statement (top-level and inside functions: a lazy import hides a cycle but does
-  not remove it).
+* **Import cycles**: strongly connected components of the graph of ``chesskb.kb`` and
+  ``chesskb.service`` modules, read the way ``tests/test_import_graph.py`` reads it (the same
+  functions: every ``import``, top-level or inside a function, and the packages an import runs).
 
 Both are read with ``ast`` from the files as they are; nothing is imported or run.
 """
@@ -23,16 +23,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"kb": "chesskb.kb", "service": "chesskb.service", "queries": "chesskb.queries"}
+sys.path.insert(0, str(ROOT))
+from tests.test_import_graph import cycles, import_graph  # noqa: E402  (the test's reading of the imports)
+
 SPARQL = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE|WHERE)\b[^{}]*\{|^\s*PREFIX\s+\w*:", re.M)
-
-
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT)
-    parts = [PACKAGES[rel.parts[0]], *rel.with_suffix("").parts[1:]]
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def source_files() -> list[Path]:
@@ -74,68 +68,6 @@ def sparql_strings(path: Path) -> list[tuple[int, bool]]:
                 and isinstance(parents.get(parent), ast.Call)):
             interpolated = True
         found.append((node.lineno, interpolated))
-    return found
-
-
-def import_graph() -> dict[str, set[str]]:
-    graph: dict[str, set[str]] = {}
-    for path in source_files() + sorted((ROOT / "queries").rglob("*.py")):
-        name = module_name(path)
-        is_package = path.name == "__init__.py"
-        edges = graph.setdefault(name, set())
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = name.split(".") if is_package else name.split(".")[:-1]
-                    anchor = anchor[: len(anchor) - (node.level - 1)]
-                    base = ".".join(anchor + ([base] if base else []))
-                targets = [base] + [f"{base}.{a.name}" for a in node.names]
-            else:
-                continue
-            edges.update(t for t in targets if t.startswith("chesskb."))
-    known = set(graph)
-    # importing a.b.c runs a/__init__ and a/b/__init__ first: each import reaches the packages above it
-    for edges in graph.values():
-        edges.update({".".join(t.split(".")[:k]) for t in list(edges) for k in range(3, t.count(".") + 1)})
-    return {m: {t for t in ts if t in known and t != m and not m.startswith(t + ".")} for m, ts in graph.items()}
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    sys.setrecursionlimit(10_000)
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
     return found
 
 
