@@ -45,12 +45,16 @@ _LOCK = threading.Lock()
 
 
 class ClientLimiter:
-    """How many queries each client address runs at once. Beyond ``limit`` a free-form query is told
-    to come back (429 with Retry-After); a page's query waits up to ``wait`` seconds for the client's
-    own earlier queries instead (a browser opening a few tabs must not see 429s), then gets 429 too."""
+    """How many queries (or engine replies: ``service.play``) each client address runs at once.
+    Beyond ``limit`` a free-form query is told to come back (429 with Retry-After); a page's query
+    waits up to ``wait`` seconds for the client's own earlier queries instead (a browser opening a
+    few tabs must not see 429s), then gets 429 too. ``setting`` and ``what`` name the bound in
+    the message."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+    def __init__(self, limit: int, *, setting: str = "CLIENT_QUERIES", what: str = "queries",
+                 retry_after: int = 2) -> None:
+        self.limit = max(1, limit)
+        self.setting, self.what, self.retry_after = setting, what, retry_after
         self._running: dict[str, int] = {}
         self._freed = threading.Condition()
 
@@ -61,9 +65,9 @@ class ClientLimiter:
             while self._running.get(client, 0) >= self.limit:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ServiceError(429, f"you already run {self._running[client]} queries at once "
-                                            "(setting CLIENT_QUERIES); wait for them to finish",
-                                       headers={"Retry-After": "2"})
+                    raise ServiceError(429, f"you already run {self._running[client]} {self.what} at once "
+                                            f"(setting {self.setting}); wait for them to finish",
+                                       headers={"Retry-After": str(self.retry_after)})
                 self._freed.wait(left)
             self._running[client] = self._running.get(client, 0) + 1
         try:

@@ -29,8 +29,6 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import chess
@@ -42,6 +40,7 @@ from chesskb.kb.analysis.engine import engine_path
 
 from .boards import legal_moves
 from .errors import ServiceError
+from .executor import ClientLimiter
 from .i18n import current_lang, localise_san
 
 bp = Blueprint("play", __name__)
@@ -155,36 +154,6 @@ class RateLimit:
             return 0
 
 
-class ClientMoves:
-    """How many engine replies each client address waits for at once (PLAY_CLIENT_MOVES): one
-    address cannot take every engine and queue place; beyond its share it gets 429 with Retry-After
-    at once, as a free-form query beyond CLIENT_QUERIES does."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = max(1, limit)
-        self.running: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    @contextmanager
-    def slot(self, client: str) -> Iterator[None]:
-        with self.lock:
-            now = self.running.get(client, 0)
-            if now >= self.limit:
-                raise ServiceError(429, f"you already wait for {now} engine replies at once (setting "
-                                        "PLAY_CLIENT_MOVES); wait for them to finish",
-                                   headers={"Retry-After": "1"})
-            self.running[client] = now + 1
-        try:
-            yield
-        finally:
-            with self.lock:
-                left = self.running[client] - 1
-                if left:
-                    self.running[client] = left
-                else:
-                    del self.running[client]
-
-
 def _pool() -> EnginePool:
     ext = current_app.extensions
     with _SETUP:
@@ -196,7 +165,8 @@ def _pool() -> EnginePool:
             register = getattr(threading, "_register_atexit", None)
             (register or atexit.register)(pool.close)
             ext["chesskb.play_rate"] = RateLimit(int(config["PLAY_RATE"]))
-            ext["chesskb.play_clients"] = ClientMoves(int(config["PLAY_CLIENT_MOVES"]))
+            ext["chesskb.play_clients"] = ClientLimiter(int(config["PLAY_CLIENT_MOVES"]), setting="PLAY_CLIENT_MOVES",
+                                                        what="engine replies", retry_after=1)
     return ext["chesskb.play_pool"]
 
 
