@@ -76,6 +76,10 @@ def on_rank_file(board: chess.Board, rank: int, file: int, symbols: str) -> bool
     return bool((p := board.piece_at(chess.square(file, rank - 1))) and p.symbol() in symbols)
 
 
+def count_on_rank(board: chess.Board, rank: int, symbol: str) -> int:
+    return sum(on_rank_file(board, rank, f, symbol) for f in range(8))
+
+
 def counts(board: chess.Board, colour: chess.Color) -> Counter[str]:
     return Counter(p.symbol().upper() for p in board.piece_map().values() if p.color == colour)
 
@@ -105,6 +109,10 @@ PATTERNS: list[tuple[str, Predicate]] = [
     ("N** !B**", lambda b: bool(b.pieces(chess.KNIGHT, chess.WHITE)) and not b.pieces(chess.BISHOP, chess.WHITE)),
     ("6??/8/???5/????4/8/8/8/8", lambda b: all(chess.square_name(s) in ("g8", "h8", "a6", "b6", "c6", "a5", "b5",
                                                                           "c5", "d5") for s in b.piece_map())),
+    # the same piece more than once on a rank: looked up by the counted cp:pieceIn values (2R*1 …)
+    ("*/*/*/*/*/*/*/*R*R*", lambda b: count_on_rank(b, 1, "R") >= 2),
+    ("*r*r*/*/*/*/*/*/*/*", lambda b: count_on_rank(b, 8, "r") >= 2),
+    ("*/*/*/*/*/*/*P*P*P*/*", lambda b: count_on_rank(b, 2, "P") >= 3),
     ("8/8/8/8/8/8/8/8", lambda b: not b.piece_map()),
 ]
 
@@ -213,7 +221,9 @@ def test_region_index_is_what_python_chess_sees(data_store):
     assert len(stored) > 400
     for fen, regions in stored.items():
         pieces = chess.Board(fen).piece_map()
-        want = {f"{p.symbol()}*{chess.square_rank(s) + 1}" for s, p in pieces.items()}
+        on = Counter(f"{p.symbol()}*{chess.square_rank(s) + 1}" for s, p in pieces.items())
+        want = set(on) | {f"{n}{region}" for region, k in on.items() if region[0] in "QRBNqrbn"
+                          for n in range(2, k + 1)}  # at least n of a piece (not a pawn or king) on the rank
         assert regions == want, fen
 
 

@@ -73,11 +73,22 @@ def board_squares(board: chess.Board) -> str:
     return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), board.board_fen())
 
 
+#: Pieces whose count on one rank is indexed too (``2R*7``: at least two white rooks on the 7th).
+#: Two of them on one rank is rare, so the values cost little and make a rare pattern such as
+#: ``*/*R*R*R*/…`` a lookup; pawns and kings are left out (pawns share ranks all the time).
+COUNTED_ON_RANK = frozenset("QRBNqrbn")
+
+
 def pieces_in(board: chess.Board) -> list[str]:
     """Each piece letter with each rank it stands on, ``R*7`` (the ``cp:pieceIn`` values, list-form
     items the position matches), so that a pattern placing a piece somewhere on a rank (``*R*`` in a
-    FEN-form rank, ``[QR]*8``, ``A*7``) is still looked up by index (:meth:`Pattern.anchors`)."""
-    return sorted({f"{piece.symbol()}*{chess.square_rank(square) + 1}" for square, piece in board.piece_map().items()})
+    FEN-form rank, ``[QR]*8``, ``A*7``) is still looked up by index (:meth:`Pattern.anchors`); and,
+    for the pieces of :data:`COUNTED_ON_RANK` that stand more than once on a rank, ``2R*7`` …
+    ``nR*7`` (at least two … n of them there)."""
+    counts = Counter(f"{piece.symbol()}*{chess.square_rank(square) + 1}"
+                     for square, piece in board.piece_map().items())
+    return sorted(list(counts) + [f"{n}{value}" for value, count in counts.items() if value[0] in COUNTED_ON_RANK
+                                  for n in range(2, count + 1)])
 
 
 def pieces_on(board: chess.Board) -> list[str]:
@@ -326,6 +337,12 @@ def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
     for token in middle:
         if token != STAR and EMPTY not in token:
             found.append(_anchor("pieceIn", [f"{c}*{number + 1}" for c in token]))
+    # n squares of the rank that must each hold one same piece: at least n of it on the rank
+    same = Counter(next(iter(t)) for t in rank if t != STAR and len(t) == 1 and EMPTY not in t)
+    for letter, count in same.items():
+        if count > 1 and letter in COUNTED_ON_RANK:
+            value = f"{count}{letter}*{number + 1}"
+            found.append(Anchor("pieceIn", (value,), _share(f"{letter}*{number + 1}") ** count))
     return found
 
 
