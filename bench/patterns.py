@@ -142,6 +142,9 @@ def add_index(path: Path) -> None:
     store = OxStore(str(path))
     missing = [prop for prop in ("pieceIn", "pieceCount", "whitePieces", "blackPieces")
                if not store.query(f"ASK {{ ?p <{CP_IRI}{prop}> ?v }}")]
+    if "pieceIn" not in missing and not store.query(
+            f'ASK {{ ?p <{CP_IRI}pieceIn> ?v FILTER(REGEX(?v, "^[2-8]")) }}'):
+        missing.append("pieceIn")  # built before the counted values (2R*7): the store keeps each value once
     if not missing:
         print("nothing to add")
         return
