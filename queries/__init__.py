@@ -55,7 +55,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
@@ -64,6 +64,7 @@ from pyoxigraph import Literal, NamedNode
 
 from chesskb.kb.analysis.board_facts import pieces_key as board_pieces_key
 from chesskb.kb.reading.names import name_key
+from chesskb.kb.search.lookups import index_lines
 from chesskb.kb.search.patterns import PatternError, sparql_condition
 from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
@@ -83,6 +84,9 @@ DEFAULT_LIMIT = 100
 #: the page's rows are joined with the rest); without it they go at the end. Unreplaced, it is a
 #: comment: the query then answers every row.
 PAGE_MARKER = re.compile(r"^[ \t]*#PAGE[ \t]*$", re.MULTILINE)
+#: A line ``#LOOKUPS`` in a query with a ``pattern`` parameter says where the index lookups that
+#: pattern implies go (``kb.search.lookups``): at the head of the WHERE group, before the board.
+LOOKUPS_MARKER = re.compile(r"^[ \t]*#LOOKUPS[ \t]*$", re.MULTILINE)
 
 
 class QueryError(Exception):
@@ -155,14 +159,15 @@ class CannedQuery:
                 bound[param.name] = _term(raw, param)
         return bound
 
-    def unpaged_text(self, given: Mapping[str, Any] | None = None) -> str:
-        """The query text with its patterns compiled and no page (every row)."""
-        return self._with_patterns(dict(given or {}))
+    def unpaged_text(self, given: Mapping[str, Any] | None = None, indexes: Collection[str] = ()) -> str:
+        """The query text with its patterns compiled and no page (every row); ``indexes``: the pattern
+        index properties the store has (``kb.search.find.has_piece_index``), for the lookups."""
+        return self._with_patterns(dict(given or {}), indexes)
 
-    def paged_text(self, given: dict[str, str] | None = None) -> str:
+    def paged_text(self, given: dict[str, str] | None = None, indexes: Collection[str] = ()) -> str:
         """The query text with the page asked for (``limit``, default 100, 0 = all; ``offset``)."""
         given = given or {}
-        text = self._with_patterns(given)
+        text = self._with_patterns(given, indexes)
         try:
             limit = int(given.get("limit", DEFAULT_LIMIT))
             offset = int(given.get("offset", 0))
@@ -177,9 +182,15 @@ class CannedQuery:
             return PAGE_MARKER.sub(page, text)
         return f"{text.rstrip()}\n{page}\n" if page else text
 
-    def _with_patterns(self, given: Mapping[str, Any]) -> str:
+    @property
+    def has_pattern(self) -> bool:
+        return any(param.type == "pattern" for param in self.params)
+
+    def _with_patterns(self, given: Mapping[str, Any], indexes: Collection[str] = ()) -> str:
         """The text with each ``REGEX(?board, ?NAME)`` of a ``pattern`` parameter replaced by the
-        pattern's compiled tests (see the module docstring)."""
+        pattern's compiled tests, and a ``#LOOKUPS`` line by the index lookups the pattern implies on
+        the store's ``indexes`` (``kb.search.lookups``; none given: the line stays a comment and every
+        board is tested). See the module docstring."""
         text = self.text
         for param in self.params:
             if param.type != "pattern":
@@ -193,6 +204,10 @@ class CannedQuery:
                 raise QueryError(f"parameter {param.name!r} expects a pattern: {exc}") from None
             call = re.compile(rf"REGEX\(\s*(\?[A-Za-z_][A-Za-z0-9_]*)\s*,\s*\?{param.name}\s*\)")
             text = call.sub(lambda m, p=pattern: sparql_condition(p, board=m.group(1)), text)
+            if indexes and LOOKUPS_MARKER.search(text):
+                lines, _repeats = index_lines(pattern, indexes)  # the query says DISTINCT itself
+                text = LOOKUPS_MARKER.sub(lambda _m, found=lines: "  " + "\n  ".join(found) if found else "", text,
+                                          count=1)
         return text
 
 

@@ -155,22 +155,25 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
 def query_command(obj: CliContext, sparql: str | None, query_file: Path | None, name: str | None,
                   params: tuple[str, ...], fmt: str) -> None:
     """Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."""
+    from chesskb.kb.search.find import has_piece_index
     from chesskb.kb.store.executor import prepare
-    from chesskb.queries import QueryError
+    from chesskb.queries import QueryError, load_query
 
     given = [x for x in (sparql, query_file, name) if x]
     if len(given) != 1:
         raise UsageProblem("give exactly one of: a SPARQL string, --file F.rq, --name NAME")
+    store = obj.open_store()
     if name:
         try:  # a canned query: bound and paged by the one query path (kb.store.executor)
-            text = prepare(name, _parse_params(params), public=True)
+            query = load_query(name)
+            indexes = has_piece_index(store) if query.has_pattern else frozenset()
+            text = prepare(name, _parse_params(params), public=True, indexes=indexes)
         except QueryError as exc:
             raise UsageProblem(str(exc)) from None
     else:
         if params:
             raise UsageProblem("--param goes with --name")
         text = query_file.read_text(encoding="utf-8") if query_file else str(sparql)
-    store = obj.open_store()
     try:
         result = store.query(text)
         write_result(result, fmt, sys.stdout.buffer)

@@ -31,6 +31,8 @@ from typing import Any
 from flask import current_app, request
 from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, parse_query_results
 
+from chesskb.kb.search.find import has_piece_index
+from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store.executor import prepare
 
@@ -167,14 +169,20 @@ def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pag
 def run_named(name: str, params: Mapping[str, Any] | None = None, *, lane: str = "pages", public: bool = False,
               select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle") -> Answer:
     """Run a named query (``queries/internal/NAME.rq``, or a canned one with ``public``) under the
-    service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``kb.store.executor.prepare``)."""
-    from chesskb.queries import QueryError
-
+    service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``kb.store.executor.prepare``),
+    with the index lookups of a ``pattern`` parameter on the indexes the store has."""
     try:
-        sparql = prepare(name, params, public=public)
+        indexes = pattern_indexes(load_query(name)) if public else frozenset()
+        sparql = prepare(name, params, public=public, indexes=indexes)
     except QueryError as exc:
         raise ServiceError(400, str(exc)) from None
     return run(sparql, None, lane=lane, select_type=select_type, graph_type=graph_type)
+
+
+def pattern_indexes(query: CannedQuery) -> frozenset[str]:
+    """The pattern indexes the served store has, for a query with a ``pattern`` parameter (asked
+    through the pages lane, so the answers are cached per store generation); none otherwise."""
+    return has_piece_index(PooledReader()) if query.has_pattern else frozenset()
 
 
 class PooledReader:

@@ -257,6 +257,24 @@ def test_canned_query_matches_find(data_store):
     assert rows and {r["pattern"]["value"] for r in rows} == {"R*7 kg8 w"}
 
 
+@pytest.mark.parametrize("pattern,predicate", [p for p in PATTERNS if p[0] in (
+    "R*7 kg8", "[QR]** kh8", "*/*R*/*/*/*/*/*/*", "*/*/*/*/*/*/*/*R*R*", "Q** q**", "!P** !p**")])
+def test_the_canned_query_looks_patterns_up_and_finds_what_python_chess_finds(data_store, positions,
+                                                                             pattern, predicate):
+    """``positions-matching-pattern`` starts from the same index lookups as ``find`` when the store has
+    the indexes (the text says so) and answers what python-chess finds on every position."""
+    from chesskb.kb.search.find import INDEXES
+    from chesskb.kb.store.executor import prepare
+
+    text = prepare("positions-matching-pattern", {"pattern": pattern, "limit": "0"}, public=True, indexes=INDEXES)
+    assert "#LOOKUPS" not in text and ("cp:piece" in text or "cp:whitePieces" in text)
+    canned = run_cli("query", "--name", "positions-matching-pattern", "--param", f"pattern={pattern}",
+                     "--param", "limit=0", "--format", "json", store=data_store)
+    assert canned.exit_code == 0, canned.output
+    rows = json.loads(canned.output)["results"]["bindings"]
+    assert {_key(chess.Board(r["fen"]["value"])) for r in rows} == expected(positions, predicate, False)
+
+
 # --- the language ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text,message", [

@@ -16,7 +16,8 @@ from collections.abc import Collection
 
 from pyoxigraph import NamedNode
 
-from chesskb.kb.search.patterns import Anchor, Pattern, sparql_condition, sparql_string
+from chesskb.kb.search.lookups import INDEXES, index_lines
+from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
 from chesskb.kb.store import Store
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.executor import ask
@@ -24,17 +25,6 @@ from chesskb.kb.vocab import CP
 
 #: Rows per page when none is asked for, as the canned queries answer.
 DEFAULT_LIMIT = 100
-#: The properties lookups and pre-tests may use (``cp:pieceCount`` and ``cp:whitePieces``/``cp:blackPieces``
-#: are board facts every imported position has; a store built otherwise may lack them).
-INDEXES = ("pieceOn", "pieceIn", "pieceCount", "whitePieces")
-#: Index lookups joined before the board strings are tested (each further one is a join per candidate).
-MOST_LOOKUPS = 2
-#: A lookup expected to find more than this share of the positions is not run: reading a found
-#: position's board by its IRI costs several times reading the next board of a scan (measured at 100k:
-#: about 30 against 8 microseconds on the loaded machine), so beyond it a scan is cheaper.
-MAX_LOOKUP_SHARE = 0.3
-
-
 class FindError(ValueError):
     """The search cannot run as asked (the message says why)."""
 
@@ -74,62 +64,15 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     elif any(v.material for v in variants):
         lines.append("?position cp:materialSignature ?signature .")
     condition = sparql_condition(pattern, side=side, signature=signature)
-    chosen = [_chosen(v.anchors(), indexes) for v in variants]
-    distinct = ""
-    if all(chosen):
-        branches = [_lookups(anchors, prefix=f"v{n}") for n, anchors in enumerate(chosen)]
-        constants.insert(0, branches[0] if len(branches) == 1 else " UNION ".join(f"{{ {b} }}" for b in branches))
-        # a position may hold two values of one lookup ([QR]*8: a queen and a rook) or both variants' pieces
-        if len(branches) > 1 or any(len(a.values) > 1 for anchors in chosen for a in anchors):
-            distinct = "DISTINCT "
-    else:  # nothing selective to look up: scan short values first, the board strings of the survivors only
-        constants[:0] = _pretests(variants, indexes)
+    starts, repeats = index_lines(pattern, indexes)
+    constants[:0] = starts
+    distinct = "DISTINCT " if repeats else ""
     body = "\n  ".join(constants + [board] + lines)
     page = (f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")
     text = (f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
             f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip() + "\n")
     # the source is a value: bound as a term (VALUES), never pasted into the text
     return with_values(text, {"sourceGraph": NamedNode(source_graph)}) if source_graph is not None else text
-
-
-def _chosen(anchors: list[Anchor], indexes: frozenset[str]) -> list[Anchor]:
-    """The lookups worth running: on indexes the store has, selective enough (a lookup that most
-    positions pass, such as ``K**``, costs more to join than testing the board), the best
-    :data:`MOST_LOOKUPS`."""
-    usable = [a for a in anchors if a.property in indexes and a.share <= MAX_LOOKUP_SHARE]
-    return usable[:MOST_LOOKUPS]
-
-
-def _pretests(variants: list[Pattern], indexes: frozenset[str]) -> list[str]:
-    """A triple pattern and a FILTER over ``cp:whitePieces``/``cp:blackPieces`` that every match
-    satisfies (:meth:`Pattern.pieces_regexes`). Oxigraph keeps these short values inline and reads
-    them in index order, so testing all of them costs a fraction of reading every board string, and
-    only the survivors' boards are read. Empty when some variant gives no such test."""
-    if "whitePieces" not in indexes:
-        return []
-    tests, used = [], set()
-    for variant in variants:
-        regexes = variant.pieces_regexes()
-        if not regexes:
-            return []
-        used |= set(regexes)
-        tests.append("(" + " && ".join(f"REGEX(?{colour}, {sparql_string(regex)})"
-                                       for colour, regex in sorted(regexes.items())) + ")")
-    lines = [f"?position cp:{colour}Pieces ?{colour} ." for colour in ("white", "black") if colour in used]
-    return lines + [f"FILTER({' || '.join(dict.fromkeys(tests))})"]
-
-
-def _lookups(anchors: list[Anchor], *, prefix: str) -> str:
-    """Triple patterns that find the positions holding one value of every lookup (by index)."""
-    parts = []
-    for n, anchor in enumerate(anchors):
-        terms = [str(v) if isinstance(v, int) else sparql_string(v) for v in anchor.values]
-        if len(terms) == 1:
-            parts.append(f"?position cp:{anchor.property} {terms[0]} .")
-        else:
-            var = f"?{prefix}index{n}"
-            parts.append(f"VALUES {var} {{ {' '.join(terms)} }} ?position cp:{anchor.property} {var} .")
-    return " ".join(parts)
 
 
 def has_board_strings(store: Store) -> bool:

@@ -15,31 +15,33 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from chesskb.kb.store.base import QueryResult, Store
 from chesskb.kb.store.bindings import with_values
 
 
-def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool = False) -> str:
+def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool = False,
+            indexes: Collection[str] = ()) -> str:
     """The text of the named query with its parameters bound (internal queries: every row
     unless ``limit``/``offset`` are given; ``public=True``: a canned query, paged by its ``limit``/
-    ``offset`` as ``chesskb query`` does)."""
+    ``offset`` as ``chesskb query`` does; ``indexes``: the pattern indexes the store has, for a query
+    with a ``pattern`` parameter: ``kb.search.find.has_piece_index``)."""
     from chesskb.queries import load_internal, load_query  # queries/ reads kb/ helpers: imported on use
 
     query = load_query(name) if public else load_internal(name)
     given = dict(params or {})
     bound = query.bind(given)
     paged = public or "limit" in given or "offset" in given  # an internal query answers every row unless asked
-    text = query.paged_text(given) if paged else query.unpaged_text(given)
+    text = query.paged_text(given, indexes) if paged else query.unpaged_text(given, indexes)
     return with_values(text, bound)
 
 
 def run(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
-        timeout: float | None = None, public: bool = False) -> QueryResult:
+        timeout: float | None = None, public: bool = False, indexes: Collection[str] = ()) -> QueryResult:
     """Answer the named query on ``store`` within ``timeout`` seconds (None: no limit)."""
-    return store.query(prepare(name, params, public=public), timeout=timeout)
+    return store.query(prepare(name, params, public=public, indexes=indexes), timeout=timeout)
 
 
 def rows(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
