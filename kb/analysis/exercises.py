@@ -34,7 +34,7 @@ from chesskb.kb.analysis import PositionAnalysis
 from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.verify import MateVerifier
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
-from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
 from chesskb.kb.vocab import PHASE_CLASSES
 
@@ -61,7 +61,7 @@ def is_exercise(record: GameRecord, user_themes: tuple[str, ...] = ()) -> bool:
     """The rule above: puzzle, ``--theme``, a ``Themes`` tag, or a set-up position that is no game start."""
     if record.puzzle is not None or user_themes or record.headers.get("Themes", "").strip():
         return True
-    return not is_game_start(chess.Board(record.start_fen))
+    return not is_game_start(board_at(record.start_fen))
 
 
 @dataclass

@@ -19,7 +19,7 @@ from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, name_key
 from chesskb.kb.search.patterns import pieces_in, pieces_on
-from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from chesskb.kb.analysis.themes import ancestors, type_position_for
 from chesskb.kb.vocab import (CP, DCTERMS, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD,
@@ -128,11 +128,13 @@ def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCon
 
 # --- PGN games ------------------------------------------------------------------------------
 
+_STANDARD_EPD = chess.Board().epd()
+
 def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
               themes: ThemeAssessment, mined: Sequence[MinedPosition] = ()) -> None:
     tags = map_tags(record.headers)
     minter = ctx.minter
-    standard = record.start_board().epd() == chess.Board().epd()
+    standard = board_at(record.start_fen).epd() == _STANDARD_EPD
     identity = game_identity(str(analysis.facts.get("positionKey", record.start_fen)), standard,
                              [move.uci() for move in record.solution], record.headers)
     key = identity.key
@@ -374,7 +376,7 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     if record.movetext:
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
-    start = chess.Board(record.start_fen)
+    start = board_at(record.start_fen)
     for piece in pieces_on(start):  # the index patterns start from (kb.search.find)
         out.value(position, "pieceOn", piece)
     for region in pieces_in(start):  # the same by rank, for patterns that fix no square
@@ -386,4 +388,4 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
         out.value(position, prop, value)
     if "sideToMove" not in analysis.facts:  # analysis is always run; keep the FEN fact anyway
         out.value(position, "sideToMove",
-                  "white" if chess.Board(record.start_fen).turn == chess.WHITE else "black")
+                  "white" if start.turn == chess.WHITE else "black")

@@ -8,8 +8,21 @@ lichess CSV and any later reader feed the same pipeline.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import chess
+
+
+@lru_cache(maxsize=1024)
+def _parsed(fen: str) -> chess.Board:
+    return chess.Board(fen)
+
+
+def board_at(fen: str) -> chess.Board:
+    """A new board at ``fen``. The importer reads a record's start position several times (the
+    exercise rule, the identity rule, the mapping, the analysis); parsing a FEN costs about 20
+    times copying a board, so the parse is kept and each caller gets its own copy to change."""
+    return _parsed(fen).copy(stack=False)
 
 
 @dataclass(frozen=True)
@@ -67,7 +80,7 @@ class GameRecord:
         """The exercise's board; for a lichess puzzle with the opponent's setup move on its move stack
         (detectors ask what that move did: a recapture, a capture of a defender …)."""
         if self.puzzle is not None and self.puzzle.fen_before_setup:
-            board = chess.Board(self.puzzle.fen_before_setup)
+            board = board_at(self.puzzle.fen_before_setup)
             board.push(chess.Move.from_uci(self.puzzle.setup_move_uci))
             return board
-        return chess.Board(self.start_fen)
+        return board_at(self.start_fen)
