@@ -59,3 +59,26 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def base_url(data_store):
+    """The shipped collections served in this process (``tests.live_server.serve``), one server per module."""
+    from tests.live_server import serve
+
+    url, server = serve(data_store)
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture()
+def page(browser):
+    """A desktop-sized Chromium page that fails its test on any script error (kept in ``page.errors``)."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    yield page
+    context.close()
+    assert not errors, errors

@@ -1,5 +1,6 @@
 """``chesskb serve`` in a subprocess on a free loopback port, as users start it (waitress, worker
-processes), for tests that must talk real HTTP: raw sockets, several client addresses, big bodies."""
+processes), for tests that must talk real HTTP: raw sockets, several client addresses, big bodies;
+and ``serve``, the app in the test's own process, for the browser tests."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -15,6 +17,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import ROOT
+
+
+def serve(store_path: Path) -> tuple[str, object]:
+    """The app in this process on a real HTTP server (werkzeug, threaded) on a free port; returns (base
+    URL, server). For browser tests that read the test's own store; ``live_server`` runs ``chesskb serve``."""
+    import logging
+
+    from werkzeug.serving import make_server
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+
+    app = create_app({"STORE": str(store_path)}, store=open_store(str(store_path)))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_port}", server
 
 
 def free_port() -> int:

@@ -95,7 +95,7 @@ def test_download_as_pgn_reads_back_with_python_chess(store: Path) -> None:
 
 @pytest.fixture()
 def served(store: Path) -> Iterator[str]:
-    from tests.test_pages_browser import serve
+    from tests.live_server import serve
 
     import os
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA, run_cli
-from tests.test_pages_browser import ARTIFACTS, click_move, serve
+from tests.live_server import serve
+from tests.test_pages_browser import ARTIFACTS, click_move
 
 COURSE = DATA / "courses" / "first-steps.yaml"
 

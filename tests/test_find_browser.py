@@ -8,22 +8,14 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import chess
 import pytest
 
-from tests.test_pages_browser import ARTIFACTS, serve, sync_api
+from tests.test_pages_browser import ARTIFACTS, sync_api
 
 CSP = "script-src 'self'"
-
-
-@pytest.fixture(scope="module")
-def base_url(data_store) -> Iterator[str]:
-    url, server = serve(data_store)
-    yield url
-    server.shutdown()
 
 
 @pytest.fixture()

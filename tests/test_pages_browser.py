@@ -7,14 +7,13 @@ Screenshots are kept in tests/artifacts/.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import chess
 import pytest
 
 from tests.conftest import run_cli
+from tests.live_server import serve
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -23,42 +22,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed (scripts/setup.sh installs it)", allow_module_level=True)
-
-
-def serve(store_path: Path) -> tuple[str, object]:
-    """The app on a real HTTP server on a free port, in a thread; returns (base URL, server)."""
-    import logging
-
-    from werkzeug.serving import make_server
-
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(store_path)}, store=open_store(str(store_path)))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_port}", server
-
-
-@pytest.fixture(scope="module")
-def base_url(data_store) -> Iterator[str]:
-    url, server = serve(data_store)
-    yield url
-    server.shutdown()
-
-
-@pytest.fixture()
-def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors
-    yield page
-    context.close()
-    assert not errors, errors
 
 
 def click_move(page, uci: str) -> None:

@@ -19,7 +19,8 @@ import chess.pgn
 import pytest
 
 from tests.conftest import DATA, run_cli
-from tests.test_pages_browser import ARTIFACTS, CHROMIUM, click_move, serve
+from tests.live_server import serve
+from tests.test_pages_browser import ARTIFACTS, CHROMIUM, click_move
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GAME = FIXTURES / "trainer-game.pgn"
@@ -32,13 +33,6 @@ def _engine() -> str | None:
     from chesskb.kb.analysis.engine import engine_path
 
     return engine_path()
-
-
-@pytest.fixture(scope="module")
-def base_url(data_store) -> Iterator[str]:
-    url, server = serve(data_store)
-    yield url
-    server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -57,16 +51,6 @@ def game_url(game_store) -> Iterator[str]:
     yield url
     server.shutdown()
 
-
-@pytest.fixture()
-def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, errors
 
 
 def _the_game() -> chess.pgn.Game:

@@ -18,7 +18,8 @@ import pytest
 
 from chesskb.service.i18n import STRINGS
 from tests.conftest import DATA, run_cli
-from tests.test_pages_browser import ARTIFACTS, CHROMIUM, click_move, serve
+from tests.live_server import serve
+from tests.test_pages_browser import ARTIFACTS, CHROMIUM, click_move
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
