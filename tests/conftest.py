@@ -37,6 +37,17 @@ def data_store(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def small_store(tmp_path_factory) -> Path:
+    """A double round robin and 30 lichess puzzles (tests/fixtures): every kind of page, built in seconds."""
+    fixtures = ROOT / "tests" / "fixtures"
+    store = tmp_path_factory.mktemp("small") / "store"
+    result = run_cli("import", str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"), "--jobs", "1",
+                     store=store)
+    assert result.exit_code == 0, result.output
+    return store
+
+
+@pytest.fixture(scope="session")
 def engine():
     """The UCI engine an import would use (None without one: ``CHESSKB_ENGINE=none`` or no stockfish),
     opened for the session and stopped at its end; nothing starts it before a test asks."""

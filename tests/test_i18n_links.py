@@ -9,14 +9,11 @@ from __future__ import annotations
 import re
 from collections import deque
 from html import unescape
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.conftest import run_cli
 
-FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGE_FREE = ("/static/", "/board.svg")
 _LINK = re.compile(r'<(a|link|form)\b([^>]*)>', re.S)
 _ATTR = re.compile(r'\b(href|action|hreflang|method)="([^"]*)"')
@@ -24,15 +21,11 @@ MAX_PAGES = 400
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
+def client(small_store):
     from chesskb.kb.store import open_store
     from chesskb.service.app import create_app
 
-    store = tmp_path_factory.mktemp("spanish") / "store"
-    result = run_cli("import", str(FIXTURES / "round-robin.pgn"), str(FIXTURES / "puzzles-30.csv"), "--jobs", "1",
-                     store=store)
-    assert result.exit_code == 0, result.output
-    app = create_app({"STORE": str(store), "QUERY_WORKERS": 0}, store=open_store(str(store)))
+    app = create_app({"STORE": str(small_store), "QUERY_WORKERS": 0}, store=open_store(str(small_store)))
     return app.test_client()
 
 

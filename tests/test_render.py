@@ -9,13 +9,10 @@ against the files by test_pages, test_courses and test_find_browser)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
 
-FIXTURES = Path(__file__).parent / "fixtures"
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 JSON = {"Accept": "application/json"}
 
@@ -34,15 +31,11 @@ PAGES = [
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
+def client(small_store):
     from chesskb.kb.store import open_store
     from chesskb.service.app import create_app
 
-    store = tmp_path_factory.mktemp("render") / "store"
-    result = run_cli("import", str(FIXTURES / "round-robin.pgn"), str(FIXTURES / "puzzles-30.csv"), "--jobs", "1",
-                     store=store)
-    assert result.exit_code == 0, result.output
-    app = create_app({"STORE": str(store), "QUERY_WORKERS": 0}, store=open_store(str(store)))
+    app = create_app({"STORE": str(small_store), "QUERY_WORKERS": 0}, store=open_store(str(small_store)))
     return app.test_client()
 
 
