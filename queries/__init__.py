@@ -397,6 +397,13 @@ def load_query(name: str) -> CannedQuery:
     ...     print(error)  # doctest: +ELLIPSIS
     no canned query named 'no-such-query'; known: annotated-by, class-hierarchy-counts, ...
     """
+    return _load_query_cached(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_query_cached(name: str) -> CannedQuery:
+    """Read and parsed once per process, as the internal queries are (the files are package data; a
+    name that is no query raises, and an exception is not cached)."""
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
         raise QueryError(f"no canned query named {name!r}")
     entry = resources.files(__name__) / f"{name}.rq"
