@@ -55,7 +55,7 @@ class ClientLimiter:
 
     def __init__(self, limit: int, *, setting: str = "CLIENT_QUERIES", what: str = "queries",
                  retry_after: int = 2) -> None:
-        self.limit = max(1, limit)
+        self.limit = limit
         self.setting, self.what, self.retry_after = setting, what, retry_after
         self._running: dict[str, int] = {}
         self._freed = threading.Condition()

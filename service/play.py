@@ -165,8 +165,9 @@ def _pool() -> EnginePool:
             register = getattr(threading, "_register_atexit", None)
             (register or atexit.register)(pool.close)
             ext["chesskb.play_rate"] = RateLimit(int(config["PLAY_RATE"]))
-            ext["chesskb.play_clients"] = ClientLimiter(int(config["PLAY_CLIENT_MOVES"]), setting="PLAY_CLIENT_MOVES",
-                                                        what="engine replies", retry_after=1)
+            ext["chesskb.play_clients"] = ClientLimiter(max(1, int(config["PLAY_CLIENT_MOVES"])),
+                                                        setting="PLAY_CLIENT_MOVES", what="engine replies",
+                                                        retry_after=1)
     return ext["chesskb.play_pool"]
 
 
