@@ -25,6 +25,8 @@ from chesskb.kb.vocab import CP
 
 #: Rows per page when none is asked for, as the canned queries answer.
 DEFAULT_LIMIT = 100
+
+
 class FindError(ValueError):
     """The search cannot run as asked (the message says why)."""
 
