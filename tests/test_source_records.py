@@ -69,7 +69,9 @@ def test_two_files_of_one_source_keep_a_record_per_game(tmp_path: Path) -> None:
 
 
 def test_appending_a_file_numbers_its_records_after_the_source_and_its_games_from_one(tmp_path: Path) -> None:
-    first, later = FIXTURES / "round-robin.pgn", FIXTURES / "identity" / "two-ratings.pgn"
+    # twelve games first: the last record is game/12, which a plain string maximum would miss (game/9)
+    first, later = FIXTURES / "identity" / "double-round-robin.pgn", FIXTURES / "identity" / "two-ratings.pgn"
+    assert len(games_by_python_chess(first)) >= 10
     store = EmbeddedStore(tmp_path / "store")
     import_files(store, [first], source="growing", base_iri=BASE)
     before = stored_records(store, "growing")

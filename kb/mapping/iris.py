@@ -116,6 +116,8 @@ class IriMinter:
         return self._iri("graph", name, "inferred")
 
     def source_record(self, source: str, game_number: int) -> NamedNode:
+        """Game ``game_number`` of ``source``, in decimal without leading zeros: the query that finds a
+        source's last record (``queries/internal/last-source-record.rq``) relies on it."""
         return self._iri("source", source, "game", str(game_number))
 
     def course(self, course_id: str) -> NamedNode:
