@@ -7,7 +7,10 @@ parallel. So ``convert`` runs the importer's pipeline (reading, analysis, mappin
 workers, streaming) and writes its statements to a file instead of a store, in the store's layout:
 
 * every statement in its named graph (the source's graph, its inferred graph, the ontology, meta),
-  and again as a triple of the default graph, which holds the merge (``kb.store.embedded``);
+  and again as a triple of the default graph, which holds the merge: the earlier layout of
+  ``kb/store/layout.py``, which decodes the same as the embedded store's compact one and is the
+  layout ``RemoteStore`` writes, so a server loaded from this file is written on in one layout
+  (``kb/store/remote.py``, "Layout");
 * the links graph and the class counts graph, which an import computes from the store afterwards:
   here from what the workers send back (``PipelineSettings.collect``), with the same code
   (``kb.merge.linking``, ``kb.store.class_counts``) over an in-memory store of the players' and events' names.

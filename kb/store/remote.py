@@ -25,6 +25,19 @@ Writing an import — atomicity
     If steps 1 or 2 fail, the staging graphs are dropped and the store is as it was. A process
     killed before step 3 leaves staging graphs behind; the next write drops them.
 
+Layout
+    This store writes the earlier layout of ``kb/store/layout.py``: every statement in its graph *and*
+    in the default graph (which decodes the same as the compact layout the embedded store writes, so
+    every reader works on both). ``chesskb convert`` writes the same layout, so a server loaded from
+    its file and then written here stays in one layout: this writer on compact data would leave a
+    removed source's common statements in the merge and credit one source's statements to another.
+    The compact layout needs more than a new switch: the ``derive`` steps read the write's result
+    as a ``FROM`` list of the final named graphs, and in the compact layout the common statements
+    (names, dates: what linking reads) are in the default graph only, which a ``FROM`` list cannot
+    name. A compact writer needs the merge as it will be, e.g. a staging copy of the default graph
+    (a cost proportional to the knowledge base on every write), or derive steps that read the live
+    default graph with the write's changes applied; ``tests/test_remote_layout.py`` is its test.
+
 Query results come back as pyoxigraph's own result objects (parsed from the W3C JSON format; graph
 results through an in-memory store), so the service and the CLI format them with the same code for
 both backends.
