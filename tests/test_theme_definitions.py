@@ -90,6 +90,16 @@ CASES = [
      "d3h7 g8h8 d1h5 e7h4 h5h4 d7f6 h7d3 h8g8 e5f6 f8e8 h4h7 g8f8 h7g7"),
     ("Sacrifice", False, "6k1/5pp1/8/8/8/3B4/8/6KR w - - 0 1", "d3h7 g8f8 h7d3"),  # Rh1 guards h7: no offer
     ("Sacrifice", False, "6k1/5pp1/8/8/8/3B4/8/6K1 w - - 0 1", "d3h7 g8f8 h7d3"),  # offered for nothing
+    # --- Zugzwang: every move the opponent has loses, while passing would lose nothing
+    # lichess 0AC8g (zugzwang): 63...Ka5, and the king b3 must leave the pawn a4 (b4 and a3 are
+    # the black pawns'); with White to pass instead, a4 stays held
+    ("Zugzwang", True, "8/8/1k6/2p5/PpP5/1K6/8/8 b - - 8 63", "b6a5 b3b2 a5a4"),
+    # the king c2 can step to b3 and hold a4: a reply that loses nothing, no zugzwang
+    ("Zugzwang", False, "8/8/1k6/2p5/PpP5/8/2K5/8 b - - 8 63", "b6a5 c2b3"),
+    # Ka5 attacks a4 that nothing can hold: every move loses it, but so would a pass: a threat
+    ("Zugzwang", False, "8/8/1k6/8/P7/8/7P/7K b - - 0 1", "b6a5 h1g2 a5a4"),
+    # 1. Qh7+ forces the king: a check is no zugzwang, however few the replies
+    ("Zugzwang", False, "6k1/8/6K1/8/8/8/8/7Q w - - 0 1", "h1h7 g8f8 h7f7"),
     # --- mate patterns: one name per mate
     ("OperaMate", True, OPERA_BEFORE_13, OPERA_LINE),                                    # Rd8#, held by Bg5
     ("BackRankMate", False, OPERA_BEFORE_13, OPERA_LINE),
