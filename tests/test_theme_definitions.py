@@ -138,7 +138,14 @@ CASES = [
     # "Blind Swine Mate #3" as stockfish plays it: the rooks box in g8/h8, the knight e6 takes f8
     ("BlindSwineMate", True, "5rk1/1R1R1p1p/4N1p1/p7/5p2/1P4P1/r2nP1KP/8 w - - 0 1",
      "d7f7 f4f3 g2h3 f8a8 f7g7 g8h8 g7h7 h8g8 b7g7"),
-    ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                # a rook, not a queen
+    ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
+    # a line that stops on the opponent's move, one mate in one left to the reader: its picture
+    # lichess practice "Double Bishop Mate #3": 1...Qxf3+ 2. Bxf3, and only ...Bxf3# mates
+    ("DoubleBishopMate", True, "r3k2r/pbpp1ppp/1p6/2bBPP2/8/1QPp1P1q/PP1P3P/RNBR3K b kq - 0 1", "h3f3 d5f3"),
+    ("BackRankMate", True, "6k1/p4ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "h2h3 a7a6"),       # Rd8# left over
+    ("BackRankMate", False, "6k1/p4ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "h2h3 a7a6"),     # Rd8# or Re8#: no one picture
+    ("BackRankMate", False, "6k1/p4ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "h2h3 h7h6"),      # luft: no mate left
+                # a rook, not a queen
     ("DoubleBishopMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
 ]
 
