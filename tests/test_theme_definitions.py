@@ -68,6 +68,13 @@ CASES = [
     # lichess practice "Zwischenschach": 16...Rc1+ and ...Rxf1 before ...Qxb4+
     ("Zwischenzug", True, "2r2rk1/pp1b1ppp/1q2p3/3pP3/1B3Pn1/3B1N2/P3Q1PP/RN2KR2 b Q - 0 16",
      "c8c1 e1d2 c1f1 e2f1 b6b4"),
+    # lichess practice "Zwischenzug Challenge #3" (Gelfand v Svidler 1996): 23...Be2 hits the rook d1;
+    # 24. Bxc8 first, 24...Bxd1 25. Rxd1: a rook for a rook and the bishop
+    ("Zwischenzug", True, "2r2r1k/1pN1Qpbp/p4pp1/qb6/8/1B6/PP3PPP/2RR2K1 w - - 10 23", "b3e6 b5e2 e6c8 e2d1 c1d1"),
+    # the same threat ignored for a pawn (24. Bxf7): the rook for a bishop and a pawn, nothing gained
+    ("Zwischenzug", False, "2r2r1k/1pN1Qpbp/p4pp1/qb6/8/1B6/PP3PPP/2RR2K1 w - - 10 23", "b3e6 b5e2 e6f7 e2d1 c1d1"),
+    # the rook simply steps away from the threat: no in-between move
+    ("Zwischenzug", False, "2r2r1k/1pN1Qpbp/p4pp1/qb6/8/1B6/PP3PPP/2RR2K1 w - - 10 23", "b3e6 b5e2 d1d2"),
     # pychess mate in 2: 1. Qd5+ Ka6 2. cxb8=N# takes the rook only to mate: no recapture put off
     ("Zwischenzug", False, "1rb4r/pkPp3p/1b1P3n/1Q6/N3Pp2/8/P1P3PP/7K w - - 1 1", "b5d5 b7a6 c7b8n"),
     # --- Overload: one defender, two duties

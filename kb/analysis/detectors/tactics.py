@@ -361,7 +361,7 @@ def zwischenzug(line: Line) -> bool:
     could take back at once but first played another move, and took back only after the reply; the
     reply was not made by a piece that guarded the square (that would be a deflection, not an
     in-between move)."""
-    if line.previous is None and _delayed_recapture(line):
+    if (line.previous is None and _delayed_recapture(line)) or _threat_ignored(line):
         return True
     plies = ([line.previous] if line.previous is not None else []) + line.plies
     for j in range(3, len(plies)):
@@ -373,6 +373,31 @@ def zwischenzug(line: Line) -> bool:
         if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
                 node.move in between.before.legal_moves and \
                 reply.move.from_square not in between.after.attackers(not line.solver, square):
+            return True
+    return False
+
+
+def _threat_ignored(line: Line) -> bool:
+    """The in-between capture that answers a threat: the opponent's move (no capture) attacks a
+    solver piece that stands badly there; the solver, instead of saving it, takes something
+    elsewhere with another piece; the opponent takes the attacked piece and the solver takes
+    back on its square, ending two or more points up on the position before the threat
+    (lichess practice "Zwischenzug Challenge #3", Gelfand v Svidler 1996: 23...Be2 hits the
+    rook d1; 24. Bxc8 first, then 24...Bxd1 25. Rxd1)."""
+    for between in line.solver_plies[1:]:
+        j = between.index
+        if not between.is_capture or between.is_check or j + 2 >= len(line.plies):
+            continue
+        threat, taken, back = line.plies[j - 1], line.plies[j + 1], line.plies[j + 2]
+        square = taken.move.to_square
+        if threat.is_capture or threat.is_check or not taken.is_capture or back.move.to_square != square:
+            continue
+        if between.move.from_square == square or between.move.to_square == square:
+            continue
+        if threat.move.to_square not in threat.after.attackers(not line.solver, square) or \
+                square in threat.before.attacks(threat.move.from_square) or not in_bad_spot(threat.after, square):
+            continue
+        if line.balance(back.after) - line.balance(threat.before) >= 2:
             return True
     return False
 
