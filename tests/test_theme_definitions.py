@@ -60,6 +60,14 @@ CASES = [
      "f4b8 a8b8 b7b8 d8b8 b1b8 d4d8"),
     # lichess practice "Interference Introduction": 14...Bb5 cuts Be2 from the queen a6 and attacks it
     ("Interception", True, "1r2r1k1/p1pbqppp/Q2b1n2/3p4/P2P4/2P5/1P2BPPP/R1B1KN1R b KQ - 2 14", "d7b5 a6b5 b8b5"),
+    # interference with a defence against mate: lichess practice "Interference #2", 20...Rd4 cuts the
+    # queen c5 from g1, so ...Qh1+ could no longer be met by Qg1 (mate follows six moves later)
+    ("Interception", True, "1k1r3r/1pp2pp1/p1p5/2Q5/7q/2Pp1Pp1/PP1N2P1/R1B1RK2 b - - 3 20",
+     "d8d4 e1e8 h8e8 c5d4 h4h1 d4g1 e8e1 f1e1 h1g1 d2f1 g1f2 e1d1 f2e2"),
+    # 1. Nd8 stands between the rook a8 and e8: Re8# is threatened, 1...Rxd8 2. Rxd8#
+    ("Interception", True, "r6k/6pp/2N5/8/8/8/6PP/3RR1K1 w - - 0 1", "c6d8 a8d8 d1d8"),
+    # the rook on b7 never guarded e8: Re8# was there before 1. Nd8, which cuts nothing
+    ("Interception", False, "7k/1r4pp/2N5/8/8/8/6PP/3RR1K1 w - - 0 1", "c6d8 b7b2 e1e8"),
     # lichess 02O2z: ...Re1+ Rxe1 Rxe1# stands between the rook c1 and the king: a check, no cut defence
     ("Interception", False, "4r1k1/5ppp/2N5/1p1B2N1/6Pn/P7/2P1rP1P/2R3K1 b - - 2 28", "e2e1 c1e1 e8e1"),
     # --- Zwischenzug in a set-up position (no previous move known): the material shows the exchange
