@@ -60,6 +60,14 @@ CASES = [
      "f4b8 a8b8 b7b8 d8b8 b1b8 d4d8"),
     # lichess practice "Interference Introduction": 14...Bb5 cuts Be2 from the queen a6 and attacks it
     ("Interception", True, "1r2r1k1/p1pbqppp/Q2b1n2/3p4/P2P4/2P5/1P2BPPP/R1B1KN1R b KQ - 2 14", "d7b5 a6b5 b8b5"),
+    # interference with a defence against mate: lichess practice "Interference #2", 20...Rd4 cuts the
+    # queen c5 from g1, so ...Qh1+ could no longer be met by Qg1 (mate follows six moves later)
+    ("Interception", True, "1k1r3r/1pp2pp1/p1p5/2Q5/7q/2Pp1Pp1/PP1N2P1/R1B1RK2 b - - 3 20",
+     "d8d4 e1e8 h8e8 c5d4 h4h1 d4g1 e8e1 f1e1 h1g1 d2f1 g1f2 e1d1 f2e2"),
+    # 1. Nd8 stands between the rook a8 and e8: Re8# is threatened, 1...Rxd8 2. Rxd8#
+    ("Interception", True, "r6k/6pp/2N5/8/8/8/6PP/3RR1K1 w - - 0 1", "c6d8 a8d8 d1d8"),
+    # the rook on b7 never guarded e8: Re8# was there before 1. Nd8, which cuts nothing
+    ("Interception", False, "7k/1r4pp/2N5/8/8/8/6PP/3RR1K1 w - - 0 1", "c6d8 b7b2 e1e8"),
     # lichess 02O2z: ...Re1+ Rxe1 Rxe1# stands between the rook c1 and the king: a check, no cut defence
     ("Interception", False, "4r1k1/5ppp/2N5/1p1B2N1/6Pn/P7/2P1rP1P/2R3K1 b - - 2 28", "e2e1 c1e1 e8e1"),
     # --- Zwischenzug in a set-up position (no previous move known): the material shows the exchange
@@ -68,6 +76,13 @@ CASES = [
     # lichess practice "Zwischenschach": 16...Rc1+ and ...Rxf1 before ...Qxb4+
     ("Zwischenzug", True, "2r2rk1/pp1b1ppp/1q2p3/3pP3/1B3Pn1/3B1N2/P3Q1PP/RN2KR2 b Q - 0 16",
      "c8c1 e1d2 c1f1 e2f1 b6b4"),
+    # lichess practice "Zwischenzug Challenge #3" (Gelfand v Svidler 1996): 23...Be2 hits the rook d1;
+    # 24. Bxc8 first, 24...Bxd1 25. Rxd1: a rook for a rook and the bishop
+    ("Zwischenzug", True, "2r2r1k/1pN1Qpbp/p4pp1/qb6/8/1B6/PP3PPP/2RR2K1 w - - 10 23", "b3e6 b5e2 e6c8 e2d1 c1d1"),
+    # the same threat ignored for a pawn (24. Bxf7): the rook for a bishop and a pawn, nothing gained
+    ("Zwischenzug", False, "2r2r1k/1pN1Qpbp/p4pp1/qb6/8/1B6/PP3PPP/2RR2K1 w - - 10 23", "b3e6 b5e2 e6f7 e2d1 c1d1"),
+    # the rook simply steps away from the threat: no in-between move
+    ("Zwischenzug", False, "2r2r1k/1pN1Qpbp/p4pp1/qb6/8/1B6/PP3PPP/2RR2K1 w - - 10 23", "b3e6 b5e2 d1d2"),
     # pychess mate in 2: 1. Qd5+ Ka6 2. cxb8=N# takes the rook only to mate: no recapture put off
     ("Zwischenzug", False, "1rb4r/pkPp3p/1b1P3n/1Q6/N3Pp2/8/P1P3PP/7K w - - 1 1", "b5d5 b7a6 c7b8n"),
     # --- Overload: one defender, two duties
@@ -90,6 +105,16 @@ CASES = [
      "d3h7 g8h8 d1h5 e7h4 h5h4 d7f6 h7d3 h8g8 e5f6 f8e8 h4h7 g8f8 h7g7"),
     ("Sacrifice", False, "6k1/5pp1/8/8/8/3B4/8/6KR w - - 0 1", "d3h7 g8f8 h7d3"),  # Rh1 guards h7: no offer
     ("Sacrifice", False, "6k1/5pp1/8/8/8/3B4/8/6K1 w - - 0 1", "d3h7 g8f8 h7d3"),  # offered for nothing
+    # --- Zugzwang: every move the opponent has loses, while passing would lose nothing
+    # lichess 0AC8g (zugzwang): 63...Ka5, and the king b3 must leave the pawn a4 (b4 and a3 are
+    # the black pawns'); with White to pass instead, a4 stays held
+    ("Zugzwang", True, "8/8/1k6/2p5/PpP5/1K6/8/8 b - - 8 63", "b6a5 b3b2 a5a4"),
+    # the king c2 can step to b3 and hold a4: a reply that loses nothing, no zugzwang
+    ("Zugzwang", False, "8/8/1k6/2p5/PpP5/8/2K5/8 b - - 8 63", "b6a5 c2b3"),
+    # Ka5 attacks a4 that nothing can hold: every move loses it, but so would a pass: a threat
+    ("Zugzwang", False, "8/8/1k6/8/P7/8/7P/7K b - - 0 1", "b6a5 h1g2 a5a4"),
+    # 1. Qh7+ forces the king: a check is no zugzwang, however few the replies
+    ("Zugzwang", False, "6k1/8/6K1/8/8/8/8/7Q w - - 0 1", "h1h7 g8f8 h7f7"),
     # --- mate patterns: one name per mate
     ("OperaMate", True, OPERA_BEFORE_13, OPERA_LINE),                                    # Rd8#, held by Bg5
     ("BackRankMate", False, OPERA_BEFORE_13, OPERA_LINE),
@@ -128,7 +153,14 @@ CASES = [
     # "Blind Swine Mate #3" as stockfish plays it: the rooks box in g8/h8, the knight e6 takes f8
     ("BlindSwineMate", True, "5rk1/1R1R1p1p/4N1p1/p7/5p2/1P4P1/r2nP1KP/8 w - - 0 1",
      "d7f7 f4f3 g2h3 f8a8 f7g7 g8h8 g7h7 h8g8 b7g7"),
-    ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),                # a rook, not a queen
+    ("BalestraMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
+    # a line that stops on the opponent's move, one mate in one left to the reader: its picture
+    # lichess practice "Double Bishop Mate #3": 1...Qxf3+ 2. Bxf3, and only ...Bxf3# mates
+    ("DoubleBishopMate", True, "r3k2r/pbpp1ppp/1p6/2bBPP2/8/1QPp1P1q/PP1P3P/RNBR3K b kq - 0 1", "h3f3 d5f3"),
+    ("BackRankMate", True, "6k1/p4ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "h2h3 a7a6"),       # Rd8# left over
+    ("BackRankMate", False, "6k1/p4ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1", "h2h3 a7a6"),     # Rd8# or Re8#: no one picture
+    ("BackRankMate", False, "6k1/p4ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "h2h3 h7h6"),      # luft: no mate left
+                # a rook, not a queen
     ("DoubleBishopMate", False, "7k/5p1p/8/8/7B/8/8/6RK w - - 0 1", "h4f6"),
 ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chesskb.kb.analysis.line import Line
-from chesskb.kb.analysis.detectors import board, tactics
+from chesskb.kb.analysis.detectors import board, tactics, zugzwang
 from chesskb.kb.analysis.detectors.mates import mate_patterns
 
 #: class name -> detector over the solution line
@@ -34,6 +34,7 @@ DETECTORS: dict[str, Callable[[Line], bool]] = {
     "Interception": tactics.interception,
     "QuietMove": tactics.quiet_move,
     "DefensiveMove": tactics.defensive_move,
+    "Zugzwang": zugzwang.zugzwang,
     "Promotion": board.promotion,
     "Underpromotion": board.underpromotion,
     "EnPassant": board.en_passant,

@@ -15,14 +15,32 @@ from chesskb.kb.analysis.line import Line
 def mate_patterns(line: Line) -> list[str]:
     """The named pattern of the final mate, if any: one name per mate, the first that fits in
     ``PATTERNS`` order (the most specific picture first, as lichess names a mate by one pattern)."""
-    if not line.ends_in_mate:
+    board = line.end if line.ends_in_mate else _finishing_mate(line)
+    if board is None:
         return []
-    board = line.end
     mated = board.turn
     king = board.king(mated)
     assert king is not None
     checkers = board.checkers()
     return next(([name] for name, test in PATTERNS if test(board, king, mated, checkers)), [])
+
+
+def _finishing_mate(line: Line) -> chess.Board | None:
+    """The board after the one mate in one the solver has when the line stops on the opponent's
+    move: a study's author may leave the last blow to the reader when it is the only mate there
+    (lichess practice "Double Bishop Mate #3": 1...Qxf3+ 2. Bxf3, and ...Bxf3# is left out), and
+    the exercise's picture is that mate. Lichess's puzzle lines always end on the solver's move."""
+    if not line.plies or line.plies[-1].by_solver:
+        return None
+    board = line.end
+    mates = []
+    for move in board.legal_moves:
+        if board.gives_check(move):
+            board.push(move)
+            if board.is_checkmate():
+                mates.append(board.copy(stack=False))
+            board.pop()
+    return mates[0] if len(mates) == 1 else None
 
 
 def _neighbours(king: chess.Square) -> chess.SquareSet:

@@ -361,7 +361,7 @@ def zwischenzug(line: Line) -> bool:
     could take back at once but first played another move, and took back only after the reply; the
     reply was not made by a piece that guarded the square (that would be a deflection, not an
     in-between move)."""
-    if line.previous is None and _delayed_recapture(line):
+    if (line.previous is None and _delayed_recapture(line)) or _threat_ignored(line):
         return True
     plies = ([line.previous] if line.previous is not None else []) + line.plies
     for j in range(3, len(plies)):
@@ -373,6 +373,31 @@ def zwischenzug(line: Line) -> bool:
         if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
                 node.move in between.before.legal_moves and \
                 reply.move.from_square not in between.after.attackers(not line.solver, square):
+            return True
+    return False
+
+
+def _threat_ignored(line: Line) -> bool:
+    """The in-between capture that answers a threat: the opponent's move (no capture) attacks a
+    solver piece that stands badly there; the solver, instead of saving it, takes something
+    elsewhere with another piece; the opponent takes the attacked piece and the solver takes
+    back on its square, ending two or more points up on the position before the threat
+    (lichess practice "Zwischenzug Challenge #3", Gelfand v Svidler 1996: 23...Be2 hits the
+    rook d1; 24. Bxc8 first, then 24...Bxd1 25. Rxd1)."""
+    for between in line.solver_plies[1:]:
+        j = between.index
+        if not between.is_capture or between.is_check or j + 2 >= len(line.plies):
+            continue
+        threat, taken, back = line.plies[j - 1], line.plies[j + 1], line.plies[j + 2]
+        square = taken.move.to_square
+        if threat.is_capture or threat.is_check or not taken.is_capture or back.move.to_square != square:
+            continue
+        if between.move.from_square == square or between.move.to_square == square:
+            continue
+        if threat.move.to_square not in threat.after.attackers(not line.solver, square) or \
+                square in threat.before.attacks(threat.move.from_square) or not in_bad_spot(threat.after, square):
+            continue
+        if line.balance(back.after) - line.balance(threat.before) >= 2:
             return True
     return False
 
@@ -438,7 +463,56 @@ def interception(line: Line) -> bool:
             if earlier.move.to_square in line_between or (
                     reply.move.to_square in line_between and reply.move.from_square != defender):
                 return True
-    return cut_defence(line)
+    return cut_defence(line) or cut_mating_square(line)
+
+
+def cut_mating_square(line: Line) -> bool:
+    """Interference with a defence against mate: a solver move (no capture, no check) lands on the
+    line of an opponent slider, and now the solver threatens a mate in one (it would mate if the
+    opponent passed) that, before the move, the slider could have answered along that line (taking
+    the mating piece or stepping between, through the square now blocked); the line mates or wins
+    two points. The study's own words: "Black
+    threatens mate on e2, but White's queen is protecting that square" (lichess practice
+    "Interference #2": 20...Rd4 cuts the queen c5 from g1, and ...Qh1+ can no longer be met by
+    Qg1: ...Qh1# is threatened)."""
+    for ply in _non_final(line):
+        if ply.is_capture or ply.is_check or ply.before.is_check():
+            continue
+        before, square = ply.before, ply.move.to_square
+        sliders = before.pieces(chess.BISHOP, not line.solver) | before.pieces(chess.ROOK, not line.solver) \
+            | before.pieces(chess.QUEEN, not line.solver)
+        cut = {d for d in sliders if square in before.attacks(d)}
+        if cut and any(_answered_by(before, mate, cut, square) for mate in _mates_if_passed(ply.after)):
+            return _decides(line)
+    return False
+
+
+def _mates_if_passed(board: chess.Board) -> list[chess.Move]:
+    """The mating moves the side not to move would have if the side to move passed (not in check)."""
+    if board.is_check():
+        return []
+    probe = board.copy(stack=False)
+    probe.push(chess.Move.null())
+    mates = []
+    for move in probe.legal_moves:
+        if probe.gives_check(move):
+            probe.push(move)
+            if probe.is_checkmate():
+                mates.append(move)
+            probe.pop()
+    return mates
+
+
+def _answered_by(board: chess.Board, move: chess.Move, defenders: set[chess.Square], cut: chess.Square) -> bool:
+    """``move`` (legal on ``board``) checks without mating there, and one of ``defenders`` answers
+    it along a line through ``cut``: the answer the cut takes away."""
+    if not board.is_legal(move):
+        return False
+    probe = board.copy(stack=False)
+    probe.push(move)
+    return not probe.is_checkmate() and any(
+        reply.from_square in defenders and cut in _between(reply.from_square, reply.to_square)
+        for reply in probe.legal_moves)
 
 
 def cut_defence(line: Line) -> bool:
