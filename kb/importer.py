@@ -329,9 +329,7 @@ def last_record_number(store: Store, minter: IriMinter, name: str) -> int:
     are numbered after it, so their source records never reuse an existing record's IRI. The
     number is read from each record's IRI by the minter (``cp:gameNumber`` is the game's number in
     its own file, which restarts with every file)."""
-    row = next(iter(run(store, "last-source-record", {"graph": minter.source_graph(name),
-                                                        "inferred": minter.inferred_graph(name),
-                                                        "source": minter.source(name)})), None)
+    row = next(iter(run(store, "last-source-record", {"source": minter.source(name)})), None)
     found = minter.record_number(row["last"].value) if row is not None and row["last"] is not None else None
     return found[1] if found else 0
 
