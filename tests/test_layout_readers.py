@@ -16,6 +16,7 @@ and the lichess puzzles (a source sharing nothing: its subjects keep only their 
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import shutil
@@ -291,3 +292,38 @@ def test_every_canned_query_is_the_same(stores) -> None:
         params = {"limit": "0"}
         old, compact = (_rows(run(store, query.name, params, public=True)) for store in stores)
         assert old == compact, query.name
+
+
+# --- the same readers on a SPARQL server holding the compact layout ---------------------------------
+
+def test_readers_on_a_server_holding_the_compact_layout(stores, tmp_path: Path) -> None:
+    """``oxigraph serve`` over the compacted statements (as ``chesskb convert`` + ``oxigraph load``
+    would leave them): the readers answer through HTTP what they answer on the imported store."""
+    from chesskb.kb.export.pgn import write_pgn
+    from chesskb.kb.merge.report import merge_report
+    from chesskb.kb.store import open_store
+    from chesskb.kb.store.compaction import compacted_quads
+    from tests.live_server import oxigraph_server
+
+    served = OxStore(str(tmp_path / "oxigraph"))
+    served.bulk_extend(compacted_quads(OxStore.read_only(str(_live(stores[0].path)))))
+    served.flush()
+    del served
+    gc.collect()  # closes its files before the server opens the directory
+    old = stores[0]
+    with oxigraph_server(tmp_path / "oxigraph", read_only=True) as base:
+        remote = open_store(base + "/query")
+        for name in SHARED:
+            graph = MINTER.source_graph(name)
+            assert set(source_statements(remote, graph)) == set(old.quads([graph, MINTER.inferred_graph(name)]))
+            assert set(remote.quads([graph])) < set(old.quads([graph]))  # the server holds the compact layout
+        texts = []
+        for store in (old, remote):
+            out = io.StringIO()
+            write_pgn(store, out, source="club-bulletin")
+            texts.append(out.getvalue())
+        assert texts[0] == texts[1] and texts[0]
+        assert merge_report(remote) == merge_report(old)
+        params = {"player": "Polgar", "limit": "0"}
+        assert _rows(run(remote, "players-by-name-variant", params, public=True)) == \
+            _rows(run(old, "players-by-name-variant", params, public=True))
