@@ -39,6 +39,7 @@ MERGE = ROOT / "tests" / "fixtures" / "merge"
 FILES = [MERGE / "polgar-puzzles.pgn", MERGE / "club-bulletin.pgn", DATA / "pychess" / "mate_in_2.pgn",
          DATA / "lichess" / "puzzles.csv"]
 SOURCES = ["polgar-puzzles", "club-bulletin", "mate_in_2", "puzzles"]
+COURSE = DATA / "courses" / "first-steps.yaml"
 SHARED = ["polgar-puzzles", "club-bulletin"]  # the sources whose subjects others assert too
 MINTER = IriMinter()
 
@@ -57,6 +58,8 @@ def stores(tmp_path_factory) -> tuple[EmbeddedStore, EmbeddedStore]:
     """(the store as imported, the same store compacted)."""
     base = tmp_path_factory.mktemp("layouts")
     result = run_cli("import", *map(str, FILES), store=base / "old")
+    assert result.exit_code == 0, result.output
+    result = run_cli("course", "import", str(COURSE), store=base / "old")  # a course's graph is compacted too
     assert result.exit_code == 0, result.output
     done = _compacted_copy(base / "old", base / "compact")
     assert done.dropped > 0 and done.subjects > 0  # compacting only drops the copies of common statements
@@ -123,6 +126,16 @@ def test_source_statements_are_what_the_imported_graphs_hold(stores, name: str, 
         read = list(source_statements(store, graph, inferred=inferred))
         assert len(read) == len(set(read)) and set(read) == expected
     assert set(compact.quads(graphs)) < expected  # reading the graph alone would lose statements
+
+
+def test_a_course_reads_the_same(stores) -> None:
+    from chesskb.kb.courses.course_file import course_graph, courses_in, export_course
+
+    graph = course_graph("first-steps")
+    assert set(source_statements(stores[1], graph)) == set(stores[0].quads([graph]))
+    assert set(stores[1].quads([graph])) < set(stores[0].quads([graph]))
+    old, compact = ((courses_in(store), export_course(store, courses_in(store)[0]["iri"])) for store in stores)
+    assert old == compact and old[0]
 
 
 def _without_blank_nodes(quads) -> set[Quad]:
