@@ -329,8 +329,7 @@ def last_record_number(store: Store, minter: IriMinter, name: str) -> int:
     are numbered after it, so their source records never reuse an existing record's IRI. The
     number is read from each record's IRI by the minter (``cp:gameNumber`` is the game's number in
     its own file, which restarts with every file)."""
-    row = next(iter(run(store, "last-source-record", {"graph": minter.source_graph(name),
-                                                        "source": minter.source(name)})), None)
+    row = next(iter(run(store, "last-source-record", {"source": minter.source(name)})), None)
     found = minter.record_number(row["last"].value) if row is not None and row["last"] is not None else None
     return found[1] if found else 0
 
@@ -408,6 +407,7 @@ def append_pgn(store: Store, text: str, start_key: str, *, source: str, base_iri
                 raise NothingAppended("; ".join(str(f) for f in report.findings) or "the text could not be read")
             counted = run(store, "source-game-count", {"graph": minter.meta_graph, "source": minter.source(source)})
             games = max((int(row["n"].value) for row in counted), default=0)
-    rows = run(store, "start-position-by-key", {"graph": minter.source_graph(source), "key": start_key})
+    rows = run(store, "start-position-by-key", {"graph": minter.source_graph(source),
+                                                "inferred": minter.inferred_graph(source), "key": start_key})
     iris = [row["p"].value for row in rows]
     return Appended(games, iris[0] if iris else None)

@@ -123,6 +123,17 @@ ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
     "exercise",         # ChapterItem -> Position
 )
 
+#: The links whose inverse the mapping states, in the source's *inferred* graph only (``kb.mapping.game``):
+#: what a reader of one source needs to put a common statement back in the graph it came from
+#: (``kb.store.source_statements``).
+INVERSE_PROPERTIES: dict[str, str] = {
+    "hasMatch": "hasPosition",
+    "hasPlayerWhite": "whitePlayerOf",
+    "hasPlayerBlack": "blackPlayerOf",
+    "hasEvent": "eventOf",
+    "hasBoard": "boardOf",
+}
+
 #: Player tags that describe the player *in one game* (a rating, a title at the time): stated on
 #: the Match as ``cp:whiteElo``, ``cp:blackTitle`` …, never on the Player individual, which stands
 #: for the person across games. ``fideId``, ``na`` and ``typePlayer`` are also kept on the Player.

@@ -1,7 +1,8 @@
 """``chesskb check``: OWL reasoning and SHACL validation of the knowledge base, source by source.
 
-Each source (its asserted named graph; the ``/inferred`` graph only repeats what a reasoner derives)
-is checked with the ontology: HermiT for consistency and unsatisfiable classes, pyshacl for the data
+Each source (what its asserted named graph says, read with ``kb.store.source_statements`` in either
+store layout; the ``/inferred`` graph only repeats what a reasoner derives) is checked with the
+ontology: HermiT for consistency and unsatisfiable classes, pyshacl for the data
 rules open-world OWL cannot state. Checking source by source keeps a large knowledge base within
 the reasoner's reach and lets unchanged sources come from the cache; when every source is
 consistent and the whole is small enough (``whole_limit`` statements), all sources are then
@@ -21,6 +22,7 @@ from pyoxigraph import Triple
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
 from chesskb.kb.store.executor import run
+from chesskb.kb.store.source_statements import source_statements
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
@@ -112,7 +114,7 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
     total = 0
     hashes: list[str] = []
     for name in names:
-        triples = [quad.triple for quad in store.quads([minter.source_graph(name)])]
+        triples = [quad.triple for quad in source_statements(store, minter.source_graph(name), inferred=False)]
         content = graph_hash(triples)
         hashes.append(content)
         mode = ":consistency" if len(triples) > classify_limit else ":classification"

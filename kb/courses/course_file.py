@@ -180,7 +180,7 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
         described.append(f"phase={phase}")
     if "source" in select:
         source = str(select["source"])
-        params["graph"] = minter.source_graph(source)
+        params["graph"], params["inferred"] = minter.source_graph(source), minter.inferred_graph(source)
         described.append(f"source={source}")
     if "difficulty" in select:
         bounds = select["difficulty"]

@@ -2,9 +2,9 @@
 chess software.
 
 Each exercise position becomes one game: the tags rebuilt from its Match, Event and players as the
-source stated them (read from the source's own named graph, so another source's spelling or date
-never leaks in), ``SetUp``/``FEN`` when it does not start from the initial position, and its movetext
-(solution and teacher comments) as imported. Tags the ontology has no property for were kept
+source stated them (what the source's own named graph says, in either store layout, so another
+source's spelling or date never leaks in), ``SetUp``/``FEN`` when it does not start from the initial
+position, and its movetext (solution and teacher comments) as imported. Tags the ontology has no property for were kept
 verbatim on import (``cp:pgnTag``) and are written back as they were.
 
 Ratings, titles, FIDE IDs … of the players are the game's own (``cp:whiteElo`` … on the Match),
@@ -26,6 +26,7 @@ from pyoxigraph import NamedNode
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
 from chesskb.kb.store.executor import run
+from chesskb.kb.store.source_statements import graphs_of
 from chesskb.kb.reading.tags import TAG_TABLE
 from chesskb.kb.vocab import PER_GAME_PLAYER_TAGS, per_game_property
 
@@ -39,8 +40,9 @@ for _tag, _spec in TAG_TABLE.items():
 
 
 def _values(store: Store, graph: NamedNode, subject: str) -> dict[str, list[str]]:
-    """Every literal a subject has in ``graph``, by property local name."""
-    rows = run(store, "literal-values", {"graph": graph, "subject": NamedNode(subject)})
+    """Every literal the source of ``graph`` states about a subject, by property local name."""
+    inferred = graphs_of(graph)[1]
+    rows = run(store, "literal-values", {"graph": graph, "inferred": inferred, "subject": NamedNode(subject)})
     out: dict[str, list[str]] = defaultdict(list)
     for row in rows:
         out[re.split(r"[#/]", row["p"].value)[-1]].append(row["o"].value)
@@ -60,7 +62,7 @@ def _escape(value: str) -> str:
 
 
 def exercises(store: Store, graph: NamedNode) -> Iterator[dict[str, str | None]]:
-    rows = run(store, "source-exercises", {"graph": graph})
+    rows = run(store, "source-exercises", {"graph": graph, "inferred": graphs_of(graph)[1]})
     for row in rows:
         yield {name: (row[name].value if row[name] is not None else None)
                for name in ("position", "fen", "moves", "match", "event", "white", "black", "board", "ply")}

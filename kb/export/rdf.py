@@ -22,6 +22,7 @@ from chesskb.kb.checks.owl import reasoner_copy
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.store import Store, StoreError
+from chesskb.kb.store.source_statements import graph_statements
 from chesskb.kb.vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI
 
 FORMATS: dict[str, RdfFormat] = {
@@ -57,7 +58,7 @@ def export_quads(store: Store, fmt: str, *, source: str | None = None,
     yield from ontology_quads()
     if fmt == "nq":
         yield from _meta_quads(store, base_iri)
-    yield from store.quads(graphs)
+    yield from graph_statements(store, graphs)  # a source's statements in either store layout
 
 
 def _meta_quads(store: Store, base_iri: str | None) -> Iterator[Quad]:

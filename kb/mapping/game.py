@@ -22,16 +22,10 @@ from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from chesskb.kb.analysis.themes import ancestors, type_position_for
-from chesskb.kb.vocab import (CP, DCTERMS, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS, SKOS, XSD,
-                     per_game_property)
+from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS,
+                              SKOS, XSD, per_game_property)
 
-_INVERSES = {
-    "hasMatch": "hasPosition",
-    "hasPlayerWhite": "whitePlayerOf",
-    "hasPlayerBlack": "blackPlayerOf",
-    "hasEvent": "eventOf",
-    "hasBoard": "boardOf",
-}
+_INVERSES = INVERSE_PROPERTIES  # a link, and the inverse stated in the inferred graph
 
 
 @dataclass

@@ -37,7 +37,8 @@ def list_sources(store: Store, *, base_iri: str | None = None) -> list[dict[str,
         name = _value(row["name"])
         counts = {"positions": row["positions"], "matches": row["games"], "players": row["players"]}
         if any(value is None for value in counts.values()):  # a store written before counts were kept
-            counts = next(iter(run(store, "source-counts", {"graph": minter.source_graph(name)})))
+            graphs = {"graph": minter.source_graph(name), "inferred": minter.inferred_graph(name)}
+            counts = next(iter(run(store, "source-counts", graphs)))
         out.append({
             "name": name,
             "iri": _value(row["source"]),

@@ -20,6 +20,7 @@ from chesskb.kb.search.lookups import INDEXES, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
 from chesskb.kb.store import Store
 from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.source_statements import graphs_of
 from chesskb.kb.store.executor import ask
 from chesskb.kb.vocab import CP
 
@@ -29,6 +30,16 @@ DEFAULT_LIMIT = 100
 
 class FindError(ValueError):
     """The search cannot run as asked (the message says why)."""
+
+
+#: The board of a position the source states, in either store layout (``kb/store/layout.py``): in the
+#: source's graph, or in the default graph only (held by no named graph) about a position the source types.
+#: The board is read from the default graph first, so the lookups before it still lead.
+_SOURCE_BOARD = """?position cp:boardSquares ?board .
+  FILTER(EXISTS { GRAPH ?sourceGraph { ?position cp:boardSquares ?board } }
+         || (NOT EXISTS { GRAPH ?held { ?position cp:boardSquares ?board } }
+             && (EXISTS { GRAPH ?sourceGraph { ?position a ?marker } }
+                 || EXISTS { GRAPH ?sourceInferred { ?position a ?marker } })))"""
 
 
 def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int = DEFAULT_LIMIT,
@@ -50,8 +61,7 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     variants = pattern.variants()
     sides = {v.side for v in variants}
     exact = {v.exact_signature() for v in variants}
-    board = "?position cp:boardSquares ?board ." if source_graph is None else \
-        "GRAPH ?sourceGraph { ?position cp:boardSquares ?board }"
+    board = "?position cp:boardSquares ?board ." if source_graph is None else _SOURCE_BOARD
     constants: list[str] = []
     lines: list[str] = []
     side, signature = "?side", "?signature"
@@ -74,7 +84,10 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     text = (f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
             f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip() + "\n")
     # the source is a value: bound as a term (VALUES), never pasted into the text
-    return with_values(text, {"sourceGraph": NamedNode(source_graph)}) if source_graph is not None else text
+    if source_graph is None:
+        return text
+    graph, inferred = graphs_of(NamedNode(source_graph))
+    return with_values(text, {"sourceGraph": graph, "sourceInferred": inferred})
 
 
 def has_board_strings(store: Store) -> bool:
