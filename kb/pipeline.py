@@ -13,7 +13,7 @@ import hashlib
 import multiprocessing
 import multiprocessing.util
 import os
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,7 +187,9 @@ class RecentQuads:
 
     def __init__(self, size: int = RECENT_QUADS) -> None:
         self.size = size
-        self._seen: dict[Quad, None] = {}
+        # an OrderedDict, not a dict: dropping the oldest of a dict (``pop(next(iter(d)))``) walks
+        # past every slot emptied before it, so once full it cost more than the whole mapping
+        self._seen: OrderedDict[Quad, None] = OrderedDict()
 
     def clear(self) -> None:
         self._seen.clear()
@@ -200,8 +202,8 @@ class RecentQuads:
                 continue
             seen[quad] = None
             out.append(quad)
-        while len(seen) > self.size:
-            seen.pop(next(iter(seen)))
+        for _ in range(len(seen) - self.size):
+            seen.popitem(last=False)
         return out
 
 
