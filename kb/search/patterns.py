@@ -69,9 +69,10 @@ class PatternError(ValueError):
     """The pattern text does not parse; the message says where and why."""
 
 
-def board_squares(board: chess.Board) -> str:
-    """The ``cp:boardSquares`` string of ``board`` (the FEN placement with every empty square a ``.``)."""
-    return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), board.board_fen())
+def board_squares(board: chess.Board, placement: str | None = None) -> str:
+    """The ``cp:boardSquares`` string of ``board`` (the FEN placement with every empty square a ``.``);
+    ``placement``: ``board.board_fen()`` when the caller has it already."""
+    return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), placement or board.board_fen())
 
 
 #: Pieces whose count on one rank is indexed too (``2R*7``: at least two white rooks on the 7th).
