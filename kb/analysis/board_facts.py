@@ -19,19 +19,20 @@ _SIGNATURE_ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNI
 _SIDE_KEY_ORDER = "".join(chess.piece_symbol(p).upper() for p in _SIGNATURE_ORDER[:-1])
 
 
-def position_key(board: chess.Board) -> str:
+def position_key(board: chess.Board, placement: str | None = None) -> str:
     """Placement, side, castling and *legal* en passant: equal keys mean the same position.
 
     Move counters are dropped (pgn-extract's ``--deletesamesetup`` semantics), and an en-passant
     square is kept only when a capture there is legal, so FENs that differ only in a meaningless
-    en-passant field or in counters give one key.
+    en-passant field or in counters give one key. ``placement``: ``board.board_fen()`` when the
+    caller has it already (writing it is most of the cost).
     """
     ep = chess.square_name(board.ep_square) if board.has_legal_en_passant() and board.ep_square is not None else "-"
-    return f"{board.board_fen()} {'w' if board.turn else 'b'} {board.castling_xfen()} {ep}"
+    return f"{placement or board.board_fen()} {'w' if board.turn else 'b'} {board.castling_xfen()} {ep}"
 
 
 def material(board: chess.Board, color: chess.Color) -> int:
-    return sum(PIECE_VALUES[p] * len(board.pieces(p, color)) for p in PIECE_VALUES)
+    return sum(value * chess.popcount(board.pieces_mask(piece, color)) for piece, value in PIECE_VALUES.items())
 
 
 def material_signature(board: chess.Board) -> str:
@@ -78,6 +79,7 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
     white = material(board, chess.WHITE)
     black = material(board, chess.BLACK)
     shown = legend(board)
+    placement = board.board_fen()  # once for the two facts that start from it
     en_passant = shown.pop("enPassantSquare")
     facts: dict[str, bool | int | str] = {
         **shown,  # type: ignore[dict-item]  # only the en passant square may be None
@@ -88,9 +90,9 @@ def board_facts(board: chess.Board) -> dict[str, bool | int | str]:
         "materialSignature": material_signature(board),
         "whitePieces": side_pieces(board, chess.WHITE),
         "blackPieces": side_pieces(board, chess.BLACK),
-        "positionKey": position_key(board),
+        "positionKey": position_key(board, placement),
         # the 64 squares as one string, so that a pattern (kb.search.patterns) is a standard SPARQL REGEX
-        "boardSquares": board_squares(board),
+        "boardSquares": board_squares(board, placement),
         "gamePhase": game_phase(board),
     }
     if en_passant is not None:

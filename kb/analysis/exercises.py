@@ -40,6 +40,8 @@ from chesskb.kb.vocab import PHASE_CLASSES
 
 _MATE_IN_TERMINATION = re.compile(r"mate\s+in\s+(\d+)", re.IGNORECASE)
 _HOME = chess.Board()
+_HOMES = tuple((piece_type, colour, _HOME.pieces_mask(piece_type, colour))
+               for colour in chess.COLORS for piece_type in chess.PIECE_TYPES)
 #: Men an odds game keeps at least (32 less the odds given: queen and rook odds leave 30).
 GAME_START_MIN_MEN = 24
 #: Men an odds game's FEN may show already moved ("the move" given as odds: one or two moves).
@@ -50,9 +52,10 @@ def is_game_start(board: chess.Board) -> bool:
     """Move 1 or 2, (nearly) every man on its standard home square (odds games too), or a Chess960 start."""
     if board.fullmove_number > 2 or board.move_stack:
         return False
-    men = board.piece_map()
-    moved = sum(1 for square, piece in men.items() if _HOME.piece_at(square) != piece)
-    if len(men) >= GAME_START_MIN_MEN and moved <= GAME_START_MAX_MOVED:
+    # counted on the bitboards (a man has moved unless the same man stands on his square in the start)
+    men = chess.popcount(board.occupied)
+    moved = sum(chess.popcount(board.pieces_mask(piece_type, colour) & ~home) for piece_type, colour, home in _HOMES)
+    if men >= GAME_START_MIN_MEN and moved <= GAME_START_MAX_MOVED:
         return True
     return board.turn == chess.WHITE and board.copy(stack=False).chess960_pos() is not None
 

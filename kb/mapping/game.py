@@ -45,6 +45,13 @@ class MappingContext:
 
 def literal(value: bool | int | str | dt.date | dt.datetime | dt.time) -> Literal:
     """A Python value as a typed literal (bool before int: ``True`` is an ``int`` too)."""
+    kind = type(value)
+    if kind is str:  # most values: no conversion, no datatype (the tests below are the slow path)
+        return Literal(value)  # type: ignore[arg-type]
+    if kind is int or kind is bool:
+        known = _SMALL_LITERALS.get((kind, value))
+        if known is not None:
+            return known
     if isinstance(value, bool):
         return Literal("true" if value else "false", datatype=XSD.boolean)
     if isinstance(value, int):
@@ -58,6 +65,14 @@ def literal(value: bool | int | str | dt.date | dt.datetime | dt.time) -> Litera
     return Literal(str(value))
 
 
+#: The literals of ``False``, ``True`` and the integers a position's facts take most (counts, material,
+#: move numbers, ratings), made once per process instead of once per statement.
+_SMALL_LITERALS: dict[tuple[type, int], Literal] = {}
+_SMALL_LITERALS.update({(bool, flag): Literal("true" if flag else "false", datatype=XSD.boolean)
+                        for flag in (False, True)})
+_SMALL_LITERALS.update({(int, number): Literal(str(number), datatype=XSD.integer) for number in range(-64, 4096)})
+
+
 def class_label(name: str) -> str:
     """``MateInTwo`` -> ``Mate in two`` (labels of individuals; the ontology has the real ones)."""
     words = re.findall(r"[A-Z][a-z]*|[0-9]+|[a-z]+", name)
@@ -65,31 +80,57 @@ def class_label(name: str) -> str:
 
 
 class _Quads:
-    """A small accumulator so the mapping code reads as a list of statements."""
+    """A small accumulator so the mapping code reads as a list of statements.
+
+    It runs some 100 times per record, so it keeps its graphs and ``append`` at hand and finds
+    terms in per-process tables (``_TYPES``, ``CP``'s own) instead of rebuilding them per statement."""
 
     def __init__(self, ctx: MappingContext) -> None:
         self.ctx = ctx
         self.items: list[Quad] = []
+        self._graph = ctx.graph
+        self._inferred = ctx.inferred
+        self._append = self.items.append
 
     def add(self, subject: NamedNode, predicate: NamedNode, obj: NamedNode | Literal) -> None:
-        self.items.append(Quad(subject, predicate, obj, self.ctx.graph))
+        self._append(Quad(subject, predicate, obj, self._graph))
 
     def value(self, subject: NamedNode, prop: str, value) -> None:
-        self.add(subject, CP.term(prop), literal(value))
+        self._append(Quad(subject, _cp(prop), literal(value), self._graph))
 
     def link(self, subject: NamedNode, prop: str, obj: NamedNode) -> None:
-        self.add(subject, CP.term(prop), obj)
+        self._append(Quad(subject, _cp(prop), obj, self._graph))
         inverse = _INVERSES.get(prop)
         if inverse is not None:
-            self.items.append(Quad(obj, CP.term(inverse), subject, self.ctx.inferred))
+            self._append(Quad(obj, _cp(inverse), subject, self._inferred))
 
     def types(self, subject: NamedNode, classes: Iterable[str]) -> None:
+        asserted, implied = _types_of(tuple(classes))
+        graph, inferred, append, rdf_type = self._graph, self._inferred, self._append, _RDF_TYPE
+        for node in asserted:
+            append(Quad(subject, rdf_type, node, graph))
+        for node in implied:
+            append(Quad(subject, rdf_type, node, inferred))
+
+
+_RDF_TYPE = RDF.type
+_cp = CP.term
+#: Classes as asked (``_Quads.types``) -> the class terms asserted and those implied (their
+#: superclasses not asserted too); a few hundred combinations occur, each worked out once.
+_TYPES: dict[tuple[str, ...], tuple[tuple[NamedNode, ...], tuple[NamedNode, ...]]] = {}
+_TYPES_SIZE = 4096
+
+
+def _types_of(classes: tuple[str, ...]) -> tuple[tuple[NamedNode, ...], tuple[NamedNode, ...]]:
+    known = _TYPES.get(classes)
+    if known is None:
         asserted = list(dict.fromkeys(classes))
-        for name in asserted:
-            self.add(subject, RDF.type, CP.term(name))
         implied = dict.fromkeys(a for name in asserted for a in ancestors(name) if a not in asserted)
-        for name in implied:
-            self.items.append(Quad(subject, RDF.type, CP.term(name), self.ctx.inferred))
+        known = (tuple(CP.term(name) for name in asserted), tuple(CP.term(name) for name in implied))
+        if len(_TYPES) >= _TYPES_SIZE:
+            _TYPES.clear()
+        _TYPES[classes] = known
+    return known
 
 
 def source_quads(ctx: MappingContext) -> list[Quad]:
@@ -123,12 +164,21 @@ def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCon
 # --- PGN games ------------------------------------------------------------------------------
 
 _STANDARD_EPD = chess.Board().epd()
+_STANDARD_BOARD = chess.BaseBoard()
+
+
+def _standard_start(fen: str) -> bool:
+    """Does the game start from the standard position (as its EPD says: pieces, side, castling, en passant)?
+    Pieces are compared first, as bitboards: most setups differ there, and writing their EPD costs more."""
+    board = board_at(fen)
+    return chess.BaseBoard.__eq__(board, _STANDARD_BOARD) and board.epd() == _STANDARD_EPD
+
 
 def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
               themes: ThemeAssessment, mined: Sequence[MinedPosition] = ()) -> None:
     tags = map_tags(record.headers)
     minter = ctx.minter
-    standard = board_at(record.start_fen).epd() == _STANDARD_EPD
+    standard = _standard_start(record.start_fen)
     identity = game_identity(str(analysis.facts.get("positionKey", record.start_fen)), standard,
                              [move.uci() for move in record.solution], record.headers)
     key = identity.key

@@ -47,6 +47,10 @@ def digest(*parts: str, length: int = 16) -> str:
     return hasher.hexdigest()[:length]
 
 
+#: A segment ``quote`` leaves as it is (ASCII letters, digits and ``-._~``): most are (kinds, game keys),
+#: and testing is cheaper than quoting.
+_UNRESERVED = re.compile(r"[A-Za-z0-9._~-]*")
+
 #: The first segment of every IRI the minter makes: what kind of thing it names.
 _KINDS = frozenset(("match", "position", "player", "event", "board", "source", "graph", "course"))
 
@@ -67,7 +71,8 @@ class IriMinter:
         self.base = base if base.endswith(("/", "#")) else base + "/"
 
     def _iri(self, *segments: str) -> NamedNode:
-        return NamedNode(self.base + "/".join(quote(segment, safe="-._~") for segment in segments))
+        return NamedNode(self.base + "/".join(segment if _UNRESERVED.fullmatch(segment) else quote(segment, safe="-._~")
+                                              for segment in segments))
 
     def match(self, game_key: str) -> NamedNode:
         return self._iri("match", game_key)

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+#: Names remembered by the functions below: an import asks for the same few players' and events' keys
+#: in every game (the identity rule, the IRIs, the labels), and they are pure functions of the text.
+NAMES_REMEMBERED = 4096
 
 
+@lru_cache(maxsize=NAMES_REMEMBERED)
 def fold(text: str) -> str:
     """Lower case, accents removed, ``ß``/``ø``/``ł`` spelt out; punctuation becomes spaces."""
     text = unicodedata.normalize("NFKD", text)
@@ -22,6 +27,7 @@ def fold(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text).split())
 
 
+@lru_cache(maxsize=NAMES_REMEMBERED)
 def name_key(name: str) -> str:
     """Order-free key of a person's name: the folded words, sorted."""
     return " ".join(sorted(fold(name).split()))
@@ -32,6 +38,7 @@ def slug(text: str, max_length: int = 60) -> str:
     return "-".join(fold(text).split())[:max_length].strip("-") or "unnamed"
 
 
+@lru_cache(maxsize=NAMES_REMEMBERED)
 def display_name(name: str) -> str:
     """A person's name in phone-book form when written "First Last" (labels read "Polgár, Judit")."""
     name = " ".join(name.split())
@@ -75,6 +82,7 @@ def surname(name: str) -> str:
     return fold(text).split()[-1]
 
 
+@lru_cache(maxsize=NAMES_REMEMBERED)
 def surname_key(name: str) -> str:
     """What game identity compares of a player: the surname, folded and transliterated, so
     "Tal, Mikhail N.", "Mikhail Tal" and "Tal, M." meet (``kb.merge.identity``)."""

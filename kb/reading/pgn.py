@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -272,11 +273,10 @@ def _game_record(game: chess.pgn.Game, segment: Segment, movetext: str, file_nam
         return Finding("error", _error_rule(error), _error_message(error),
                        file=file_name, game=number, line=line)
     try:
-        board = game.board()
+        impossible, start_fen = _start_of(game.headers)
     except ValueError as exc:
         return Finding("error", "fen-invalid", f"invalid FEN: {exc}", file=file_name, game=number,
                        line=segment.line)
-    impossible = board.status() & _IMPOSSIBLE_POSITION
     if impossible:
         return Finding("error", "fen-invalid", f"the FEN is not a chess position ({_status_text(impossible)}); "
                        "game skipped", file=file_name, game=number, line=segment.line)
@@ -289,11 +289,32 @@ def _game_record(game: chess.pgn.Game, segment: Segment, movetext: str, file_nam
     return GameRecord(
         location=SourceLocation(file_name, number, segment.line),
         headers=headers,
-        start_fen=board.fen(),
+        start_fen=start_fen,
         solution=solution,
         movetext=text,
         comments=comments,
     )
+
+
+#: Start positions remembered (``_start_of``): a collection's games share a few, its copies all of theirs.
+STARTS_REMEMBERED = 1024
+_STARTS: OrderedDict[tuple[str | None, str | None], tuple[int, str]] = OrderedDict()
+
+
+def _start_of(headers: chess.pgn.Headers) -> tuple[int, str]:
+    """The defects (``_IMPOSSIBLE_POSITION``) and the FEN of a game's start board. python-chess sets the
+    board up from the ``Variant`` and ``FEN`` tags alone (``Headers.board``), so the answer is kept by
+    those: games from the standard start, and copies of a collection, set one board up again and again. Raises
+    ``ValueError`` for a FEN python-chess does not accept (not remembered: asked again each time)."""
+    key = (headers.get("Variant"), headers.get("FEN"))
+    known = _STARTS.get(key)
+    if known is None:
+        board = headers.board()
+        known = (board.status() & _IMPOSSIBLE_POSITION, board.fen())
+        _STARTS[key] = known
+        if len(_STARTS) > STARTS_REMEMBERED:
+            _STARTS.popitem(last=False)
+    return known
 
 
 #: Board defects that make a start position meaningless (python-chess reads such FENs without a

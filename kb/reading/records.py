@@ -84,3 +84,11 @@ class GameRecord:
             board.push(chess.Move.from_uci(self.puzzle.setup_move_uci))
             return board
         return board_at(self.start_fen)
+
+    def start_key(self) -> tuple[str, ...]:
+        """What identifies ``start_board()`` without writing its FEN again: equal keys give equal boards
+        (move stacks included), so work remembered per board (``kb.pipeline.AnalysisMemo``) can be
+        found by it."""
+        if self.puzzle is not None and self.puzzle.fen_before_setup:
+            return (self.puzzle.fen_before_setup, self.puzzle.setup_move_uci)
+        return (self.start_fen,)

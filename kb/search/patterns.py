@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import chess
@@ -68,9 +69,10 @@ class PatternError(ValueError):
     """The pattern text does not parse; the message says where and why."""
 
 
-def board_squares(board: chess.Board) -> str:
-    """The ``cp:boardSquares`` string of ``board`` (the FEN placement with every empty square a ``.``)."""
-    return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), board.board_fen())
+def board_squares(board: chess.Board, placement: str | None = None) -> str:
+    """The ``cp:boardSquares`` string of ``board`` (the FEN placement with every empty square a ``.``);
+    ``placement``: ``board.board_fen()`` when the caller has it already."""
+    return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), placement or board.board_fen())
 
 
 #: Pieces whose count on one rank is indexed too (``2R*7``: at least two white rooks on the 7th).
@@ -85,8 +87,7 @@ def pieces_in(board: chess.Board) -> list[str]:
     FEN-form rank, ``[QR]*8``, ``A*7``) is still looked up by index (:meth:`Pattern.anchors`); and,
     for the pieces of :data:`COUNTED_ON_RANK` that stand more than once on a rank, ``2R*7`` …
     ``nR*7`` (at least two … n of them there)."""
-    counts = Counter(f"{piece.symbol()}*{chess.square_rank(square) + 1}"
-                     for square, piece in board.piece_map().items())
+    counts = Counter(f"{symbol}*{chess.square_rank(square) + 1}" for square, symbol in _placed(board))
     return sorted(list(counts) + [f"{n}{value}" for value, count in counts.items() if value[0] in COUNTED_ON_RANK
                                   for n in range(2, count + 1)])
 
@@ -94,7 +95,19 @@ def pieces_in(board: chess.Board) -> list[str]:
 def pieces_on(board: chess.Board) -> list[str]:
     """Each piece with its square, ``Nf5``/``kg8`` (the ``cp:pieceOn`` values): an index a pattern's fixed
     pieces are looked up in before the board strings are tested (:func:`anchors`)."""
-    return [piece.symbol() + chess.square_name(square) for square, piece in board.piece_map().items()]
+    return [symbol + chess.square_name(square) for square, symbol in _placed(board)]
+
+
+_SYMBOLS = tuple((colour, piece_type, chess.Piece(piece_type, colour).symbol())
+                 for colour in chess.COLORS for piece_type in chess.PIECE_TYPES)
+
+
+def _placed(board: chess.BaseBoard) -> Iterator[tuple[chess.Square, str]]:
+    """Every piece's square and letter, read from the board's twelve piece bitboards (the import maps
+    every position with this: ``piece_map`` asks each of the 64 squares what stands there)."""
+    for colour, piece_type, symbol in _SYMBOLS:
+        for square in chess.scan_reversed(board.pieces_mask(piece_type, colour)):
+            yield square, symbol
 
 
 # --- the parsed pattern ---------------------------------------------------------------------------
