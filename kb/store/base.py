@@ -25,12 +25,21 @@ class SerializedBatch:
 
     Loading bytes keeps the per-statement work inside Oxigraph (Rust) instead of one Python object
     per quad in the importer's process, which is what lets a second worker speed an import up. Per
-    graph, because that is how both stores take them: the embedded store bulk-loads each into its
-    graph and all of them into the default graph (the merge); a SPARQL server receives each as a
-    Graph Store Protocol POST.
+    graph, because that is how the stores take them: a SPARQL server receives each as a Graph Store
+    Protocol POST, ``convert`` writes each with its graph and again in the default graph.
+
+    ``graphs`` holds every statement (the default graph, the merge, needs them all). For the compact
+    layout (``kb.store.layout``) the worker also sends, per graph, the N-Triples of its ``rdf:type``
+    statements alone (``markers``: what a source's graphs keep about a subject only it asserts) and,
+    per owner graph (``layout.owner_of``), the IRIs of the subjects the batch describes
+    (``subjects``): with them the embedded store bulk-loads a batch of new subjects as bytes, markers
+    into the graphs and everything into the default graph, without parsing it. ``None`` (a producer
+    that did not compute them) makes the store parse ``graphs`` to find them.
     """
 
     graphs: Mapping[str, bytes]
+    markers: Mapping[str, bytes] | None = None
+    subjects: Mapping[str, frozenset[str]] | None = None
 
     @property
     def size(self) -> int:
