@@ -107,7 +107,8 @@ class Store(Protocol):
               timeout: float | None = None, default_graphs: list[str] | None = None,
               named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
         """Run a SPARQL query over the default graph, which holds the merge of all named graphs
-        (a triple two sources assert is one triple; ``GRAPH ?g`` reaches each source's copy).
+        (a triple two sources assert is one triple; ``GRAPH ?g`` reaches what each source's graphs
+        hold, in the embedded store its type statements and deltas: ``kb.store.layout``).
 
         ``default_graphs``/``named_graphs`` (the SPARQL Protocol's dataset) replace that dataset and
         the query's FROM / FROM NAMED when either is given; ``base_iri`` resolves relative IRIs.
@@ -133,7 +134,9 @@ class Store(Protocol):
         ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
-        """Every quad of the named graphs (or of ``graphs``); the default graph only repeats them."""
+        """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
+        (``kb.store.layout``) a source's graphs hold its markers and deltas, and ``layout.decode``
+        with the default graph gives what it says."""
         ...
 
     def named_graphs(self) -> list[NamedNode]:

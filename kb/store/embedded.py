@@ -1,10 +1,21 @@
 """The embedded store: Oxigraph on disk, with imports that land whole or not at all.
 
-Every statement lives in its source's named graph (provenance) and once more in the default graph,
-which is kept equal to the *merge* (set union) of all named graphs. Queries run on that default
-graph: a triple that two sources both assert (the same game in two files) is one triple, as in
-Fuseki's union graph, whereas Oxigraph's own union-of-graphs view is a multiset that would answer it
-twice. ``GRAPH ?g`` still reaches each source's copy.
+The store is laid out compactly (``kb.store.layout``, whose rules every write applies): the default
+graph holds every statement once, the *merge* (set union) of what all graphs say, and queries run on
+it: a triple that two sources both assert (the same game in two files) is one triple, as in Fuseki's
+union graph, whereas Oxigraph's own union-of-graphs view is a multiset that would answer it twice. A
+source's graphs keep, per subject, its ``rdf:type`` statements (its markers: ``GRAPH ?g { ?x a ?c }``
+says who asserts ``?x``) and what not every source asserting the subject says; the bookkeeping graphs
+(ontology, ``_meta``, ``_links``, ``_counts``) are kept whole. A subject only one source asserts costs
+its markers beside the merge, not a second copy of all its statements.
+
+Writes keep that cheap: a batch of subjects no other graph knows is bulk-loaded as the worker
+serialised it, its markers into their graphs and every statement into the default graph; a subject
+another source or a bookkeeping graph also describes is decoded and encoded again by the layout's
+rules (``_load``); removing a source deletes its subjects in bulk when no one else asserts them and
+re-encodes the shared ones, so what remains is what importing the others alone gives
+(``_remove_from_merge``). Stores written before this layout (every statement in its graph too) need
+no migration: they decode the same way, and a write re-encodes the subjects it touches.
 
 A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink
 naming the live one. A write (import, remove-source) copies the live generation (a RocksDB
@@ -128,7 +139,7 @@ class EmbeddedStore:
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
         store = self._reader()
-        if graphs is None:  # the named graphs: the default graph only repeats them
+        if graphs is None:  # the named graphs (a source's statements are decoded by kb.store.layout)
             graphs = self.named_graphs()
         for graph in graphs:
             yield from store.quads_for_pattern(None, None, None, graph)
