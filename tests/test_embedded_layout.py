@@ -159,6 +159,12 @@ def test_fast_and_per_subject_paths_store_the_same_quads(tmp_path) -> None:
     for store in (fast, slow):  # a re-import: the source's graphs go and come back in one write
         import_files(store, [FILES["mate_in_2"]], source="mate_in_2")
     assert _all_quads(fast) == _all_quads(slow)
+    for name in ("club-bulletin", "mate_in_2"):  # the last one leaves no other source to ask about
+        for store in (fast, slow):
+            remove_source(store, name)
+        assert _all_quads(fast) == _all_quads(slow)
+    assert not [q for q in _all_quads(fast) if isinstance(q.graph_name, DefaultGraph)
+                and q.subject.value.startswith("https://w3id.org/chesskb/id/position/")]
 
 
 def test_an_import_of_new_subjects_takes_the_fast_path(tmp_path, monkeypatch) -> None:

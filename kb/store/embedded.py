@@ -293,14 +293,17 @@ def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
     if not leaving and not pairs:
         return
     bookkeeping = _bookkeeping_subjects(target)
+    # with no other source in the store, a subject no bookkeeping graph describes is the leaving
+    # sources' alone: no need to ask for its markers
+    staying = [g for g in target.named_graphs() if g not in leaving and layout.is_source(layout.owner_of(g))]
     additions: list[Quad] = []
     for subject, described in pairs.items():
         _remove_subject(target, subject, leaving | described, additions)
     for graph in graphs:
         doomed: list[NamedNode] = []
         for subject in _subjects_of(target, graph):
-            markers = _marker_graphs(target, subject)
-            if fast and markers and markers <= leaving and subject not in bookkeeping:
+            if fast and subject not in bookkeeping and isinstance(subject, NamedNode) and (
+                    not staying or (markers := _marker_graphs(target, subject)) and markers <= leaving):
                 doomed.append(subject)  # type: ignore[arg-type]
                 if len(doomed) >= DELETE_SUBJECTS:
                     _delete_subjects(target, doomed)
