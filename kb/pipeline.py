@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-from pyoxigraph import Quad, RdfFormat, serialize
+from pyoxigraph import NamedNode, Quad, RdfFormat, serialize
 
 from chesskb.kb.analysis import PositionAnalysis, analyse
 from chesskb.kb.analysis.verify import MateVerifier, VerifyCounts
@@ -34,6 +34,7 @@ from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, d
 from chesskb.kb.analysis.mining import mine_game
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.units import WorkUnit, unit_records
+from chesskb.kb.store import layout
 from chesskb.kb.store.base import SerializedBatch
 from chesskb.kb.vocab import CP, RDF, RDFS
 
@@ -157,12 +158,34 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
         collect_evidence(quads, result, settings.base_iri)
     fresh = _SENT.fresh(quads)
     if fresh:
-        by_graph: dict[str, list] = {}
-        for quad in fresh:
-            by_graph.setdefault(quad.graph_name.value, []).append(quad.triple)
-        result.batch = SerializedBatch({graph: serialize(triples, format=RdfFormat.N_TRIPLES)
-                                        for graph, triples in by_graph.items()})
+        result.batch = serialized_batch(fresh)
     return result
+
+
+def serialized_batch(quads: list[Quad]) -> SerializedBatch:
+    """``quads`` as N-Triples per graph, with what the embedded store's compact layout needs to load
+    them without parsing: per graph the ``rdf:type`` statements alone, per owner graph the subjects
+    (``SerializedBatch``). A blank-node subject (the mapping mints none) leaves ``subjects`` unknown."""
+    by_graph: dict[str, list] = {}
+    types: dict[str, list] = {}
+    subjects: dict[str, set[str]] = {}
+    owners: dict[str, str] = {}
+    named = True
+    for quad in quads:
+        graph = quad.graph_name.value
+        by_graph.setdefault(graph, []).append(quad.triple)
+        if quad.predicate == _RDF_TYPE:
+            types.setdefault(graph, []).append(quad.triple)
+        owner = owners.get(graph)
+        if owner is None:
+            owner = owners[graph] = layout.owner_of(quad.graph_name).value
+        named = named and isinstance(quad.subject, NamedNode)
+        subjects.setdefault(owner, set()).add(quad.subject.value)
+    def ntriples(triples_by_graph: dict[str, list]) -> dict[str, bytes]:
+        return {graph: serialize(triples, format=RdfFormat.N_TRIPLES) for graph, triples in triples_by_graph.items()}
+
+    return SerializedBatch(ntriples(by_graph), markers=ntriples(types),
+                           subjects={owner: frozenset(iris) for owner, iris in subjects.items()} if named else None)
 
 
 def _refuted_claims(record: GameRecord, themes: ThemeAssessment) -> list[Finding]:

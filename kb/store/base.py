@@ -25,12 +25,21 @@ class SerializedBatch:
 
     Loading bytes keeps the per-statement work inside Oxigraph (Rust) instead of one Python object
     per quad in the importer's process, which is what lets a second worker speed an import up. Per
-    graph, because that is how both stores take them: the embedded store bulk-loads each into its
-    graph and all of them into the default graph (the merge); a SPARQL server receives each as a
-    Graph Store Protocol POST.
+    graph, because that is how the stores take them: a SPARQL server receives each as a Graph Store
+    Protocol POST, ``convert`` writes each with its graph and again in the default graph.
+
+    ``graphs`` holds every statement (the default graph, the merge, needs them all). For the compact
+    layout (``kb.store.layout``) the worker also sends, per graph, the N-Triples of its ``rdf:type``
+    statements alone (``markers``: what a source's graphs keep about a subject only it asserts) and,
+    per owner graph (``layout.owner_of``), the IRIs of the subjects the batch describes
+    (``subjects``): with them the embedded store bulk-loads a batch of new subjects as bytes, markers
+    into the graphs and everything into the default graph, without parsing it. ``None`` (a producer
+    that did not compute them) makes the store parse ``graphs`` to find them.
     """
 
     graphs: Mapping[str, bytes]
+    markers: Mapping[str, bytes] | None = None
+    subjects: Mapping[str, frozenset[str]] | None = None
 
     @property
     def size(self) -> int:
@@ -98,7 +107,8 @@ class Store(Protocol):
               timeout: float | None = None, default_graphs: list[str] | None = None,
               named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
         """Run a SPARQL query over the default graph, which holds the merge of all named graphs
-        (a triple two sources assert is one triple; ``GRAPH ?g`` reaches each source's copy).
+        (a triple two sources assert is one triple; ``GRAPH ?g`` reaches what each source's graphs
+        hold, in the embedded store its type statements and deltas: ``kb.store.layout``).
 
         ``default_graphs``/``named_graphs`` (the SPARQL Protocol's dataset) replace that dataset and
         the query's FROM / FROM NAMED when either is given; ``base_iri`` resolves relative IRIs.
@@ -124,7 +134,9 @@ class Store(Protocol):
         ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
-        """Every quad of the named graphs (or of ``graphs``); the default graph only repeats them."""
+        """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
+        (``kb.store.layout``) a source's graphs hold its markers and deltas, and ``layout.decode``
+        with the default graph gives what it says."""
         ...
 
     def named_graphs(self) -> list[NamedNode]:
