@@ -9,8 +9,11 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from pyoxigraph import NamedNode
 
 from chesskb.kb.store import open_store
+from chesskb.kb.store.source_statements import graph_statements, source_statements
+from chesskb.kb.vocab import CP
 from chesskb.service.app import create_app
 from tests.conftest import DATA, run_cli
 from tests.live_server import live_server
@@ -70,8 +73,9 @@ def test_saved_exercises_join_the_source_with_themes_comments_and_analysis(store
     again = client.post("/author/save", json=second, headers=HEADERS).get_json()
     assert again["games"] == 2
     kb = open_store(str(store))
-    themes = {(row["p"].value, row["c"].value.rsplit("#", 1)[1]) for row in kb.query(
-        "SELECT ?p ?c WHERE { GRAPH <https://w3id.org/chesskb/id/graph/my-lessons> { ?p cp:themeFromSource ?c } }")}
+    said = source_statements(kb, NamedNode("https://w3id.org/chesskb/id/graph/my-lessons"))  # what the source says
+    themes = {(q.subject.value, q.object.value.rsplit("#", 1)[1]) for q in said
+              if q.predicate == CP.term("themeFromSource")}
     assert (saved["position"], "BackRankMate") in themes and (again["position"], "MateInOne") in themes
     detected = {row["c"].value.rsplit("#", 1)[1] for row in kb.query(
         f"SELECT ?c WHERE {{ <{saved['position']}> cp:themeDetected ?c }}")}
@@ -212,10 +216,9 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
 
 
 def _statements(store: Path, graphs: list[str]) -> set[tuple[str, str, str, str]]:
-    from pyoxigraph import NamedNode
-
+    """What the graphs say (a source's graphs decoded: kb/store/source_statements.py)."""
     return {(q.subject.value, q.predicate.value, str(q.object), q.graph_name.value)
-            for q in open_store(str(store)).quads([NamedNode(g) for g in graphs])}
+            for q in graph_statements(open_store(str(store)), [NamedNode(g) for g in graphs])}
 
 
 def test_concurrent_saves_are_all_kept_or_refused_never_lost(live: tuple[str, Path]) -> None:
@@ -241,8 +244,9 @@ def test_concurrent_saves_are_all_kept_or_refused_never_lost(live: tuple[str, Pa
     assert {status for status, _, _ in answers} <= {200, 409}, answers
     kept = {fen for status, _, fen in answers if status == 200}
     assert kept, answers  # saves of one service are serialised: they wait for each other
-    stored = {row["fen"].value for row in open_store(str(store)).query(
-        f"SELECT ?fen WHERE {{ GRAPH <{SOURCE_GRAPH.format('club-lessons')}> {{ ?p cp:fen ?fen ; cp:plyInGame 0 }} }}")}
+    said = _statements(store, [SOURCE_GRAPH.format("club-lessons")])
+    starts = {s for s, p, o, _ in said if p.endswith("#plyInGame") and o.startswith('"0"')}
+    stored = {o.strip('"') for s, p, o, _ in said if p.endswith("#fen") and s in starts}
     assert stored == kept  # every save that said "saved" is there, and nothing else
     assert {s["name"]: s["games"] for s in _sources(store)}["club-lessons"] == len(kept)
     assert max(body["games"] for status, body, _ in answers if status == 200) == len(kept)

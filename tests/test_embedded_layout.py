@@ -26,10 +26,10 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 from chesskb.kb.importer import import_files, remove_source
 from chesskb.kb.store import embedded
 from chesskb.kb.store import layout as rules
-from chesskb.kb.store.base import SerializedBatch
 from chesskb.kb.store.embedded import EmbeddedStore
 from chesskb.kb.vocab import CP
 from tests.conftest import DATA
+from tests.earlier_layout import earlier_layout
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
 FILES = {"polgar-puzzles": MERGE / "polgar-puzzles.pgn", "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
@@ -189,43 +189,10 @@ def test_an_import_of_new_subjects_takes_the_fast_path(tmp_path, monkeypatch) ->
 # --- a store in the earlier layout -----------------------------------------------------------------
 
 
-def _old_load(target, statements, *, fast: bool = True) -> None:
-    """The writer before the compact layout: every statement in its graph and in the default graph."""
-    quads = []
-    for item in statements:
-        if isinstance(item, SerializedBatch):
-            for graph, data in item.graphs.items():
-                quads += [Quad(t.subject, t.predicate, t.object, NamedNode(graph))
-                          for t in parse(data, format=RdfFormat.N_TRIPLES)]
-        else:
-            quads.append(item)
-    target.extend([q for quad in quads for q in (quad, Quad(quad.subject, quad.predicate, quad.object,
-                                                             DefaultGraph()))])
-
-
-def _old_remove(target, graphs, subjects, *, fast: bool = True) -> None:
-    """The earlier removal: the graphs and the (subject, graph) statements, then every default-graph
-    triple no named graph asserts any more."""
-    touched = set()
-    for subject, graph in subjects:
-        for quad in list(target.quads_for_pattern(subject, None, None, graph)):
-            target.remove(quad)
-            touched.add(quad.triple)
-    for graph in graphs:
-        touched |= {q.triple for q in target.quads_for_pattern(None, None, None, graph)}
-        target.remove_graph(graph)
-    for triple in touched:
-        if not any(not isinstance(q.graph_name, DefaultGraph)
-                   for q in target.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)):
-            target.remove(Quad(triple.subject, triple.predicate, triple.object, DefaultGraph()))
-
-
 @pytest.fixture()
 def old_layout(tmp_path, monkeypatch):
     """A store holding the Polgar puzzles and the club bulletin in the earlier layout."""
-    with monkeypatch.context() as patch:
-        patch.setattr(embedded, "_load", _old_load)
-        patch.setattr(embedded, "_remove_from_merge", _old_remove)
+    with earlier_layout():
         store = _import(tmp_path / "old", ["polgar-puzzles", "club-bulletin"])
     quads = _all_quads(store)
     named = [q for q in quads if not isinstance(q.graph_name, DefaultGraph)]

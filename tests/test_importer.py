@@ -17,6 +17,8 @@ from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store import layout
+from chesskb.kb.store.source_statements import source_statements
+from chesskb.kb.vocab import CP as VOCAB
 
 from .conftest import BASE, DATA, ROOT, run_cli
 
@@ -102,9 +104,10 @@ def test_iris_are_stable_across_runs_and_files(tmp_path: Path) -> None:
     assert runs[0] == runs[1]
     per_file = {}
     for name in ("one", "two"):
-        per_file[name] = {r["p"].value for r in stores[0].query(
-            "SELECT ?p ?g WHERE { GRAPH ?g { ?p cp:fen ?f ; cp:move ?mv FILTER(CONTAINS(?mv, 'Q')) } }",
-            bindings={"g": IriMinter(BASE).source_graph(name)})}
+        said = list(source_statements(stores[0], IriMinter(BASE).source_graph(name)))  # what the file says
+        with_fen = {q.subject for q in said if q.predicate == VOCAB.term("fen")}
+        per_file[name] = {q.subject.value for q in said if q.predicate == VOCAB.term("move") and "Q" in q.object.value
+                          and q.subject in with_fen}
     assert per_file["one"] and per_file["one"] <= per_file["two"]
 
 
@@ -408,7 +411,15 @@ def test_exports_hold_named_graphs_only(tmp_path: Path, data_store: Path) -> Non
     assert run_cli("export", "--format", "nq", "-o", str(out), store=data_store).exit_code == 0
     quads = list(parse(path=str(out), format=RdfFormat.N_QUADS))
     assert quads and not any(isinstance(q.graph_name, DefaultGraph) for q in quads)
-    assert len(quads) == _count(data_store, "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+    store = EmbeddedStore(data_store)
+    # the statements of every graph, decoded whatever the layout, are exactly the merge the queries read
+    # (the ontology's blank nodes aside: their labels differ between two readings), the inverse links
+    # of a source without inferred types included
+    def named(triples):
+        return {t for t in triples if not any(isinstance(term, BlankNode) for term in t)}
+
+    merged = {(r["s"], r["p"], r["o"]) for r in store.query("SELECT ?s ?p ?o WHERE { ?s ?p ?o }")}
+    assert named((q.subject, q.predicate, q.object) for q in quads) == named(merged)
 
 
 def test_a_strict_import_with_an_error_changes_nothing(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from chesskb.kb.store.embedded import CURRENT
 from chesskb.kb.store.executor import run
 from chesskb.kb.store.source_statements import graph_statements, source_statements
 from tests.conftest import DATA, ROOT, run_cli
+from tests.earlier_layout import earlier_layout
 
 MERGE = ROOT / "tests" / "fixtures" / "merge"
 FILES = [MERGE / "polgar-puzzles.pgn", MERGE / "club-bulletin.pgn", DATA / "pychess" / "mate_in_2.pgn",
@@ -57,10 +58,11 @@ def _compacted_copy(store_dir: Path, target: Path):
 def stores(tmp_path_factory) -> tuple[EmbeddedStore, EmbeddedStore]:
     """(the store as imported, the same store compacted)."""
     base = tmp_path_factory.mktemp("layouts")
-    result = run_cli("import", *map(str, FILES), store=base / "old")
-    assert result.exit_code == 0, result.output
-    result = run_cli("course", "import", str(COURSE), store=base / "old")  # a course's graph is compacted too
-    assert result.exit_code == 0, result.output
+    with earlier_layout():  # a store as written before the compact layout
+        result = run_cli("import", *map(str, FILES), store=base / "old")
+        assert result.exit_code == 0, result.output
+        result = run_cli("course", "import", str(COURSE), store=base / "old")  # a course's graph is compacted too
+        assert result.exit_code == 0, result.output
     done = _compacted_copy(base / "old", base / "compact")
     assert done.dropped > 0 and done.subjects > 0  # compacting only drops the copies of common statements
     return EmbeddedStore(base / "old"), EmbeddedStore(base / "compact")

@@ -53,8 +53,8 @@ def copy_with_new_sites(source: Path, target: Path) -> Path:
 
 def statuses(store: EmbeddedStore, source: str) -> dict[int, str]:
     graph = IriMinter(BASE).source_graph(source)
-    rows = store.query("""SELECT ?n ?status WHERE { GRAPH ?g {
-        ?p cp:mateVerification ?status ; cp:hasMatch ?m . ?m dcterms:source ?r . ?r cp:gameNumber ?n } }""",
+    rows = store.query("""SELECT DISTINCT ?n ?status WHERE { GRAPH ?g { ?r a ?record }  # the source's records
+        ?p cp:mateVerification ?status ; cp:hasMatch ?m . ?m dcterms:source ?r . ?r cp:gameNumber ?n }""",
                        bindings={"g": graph})
     return {int(row["n"].value): row["status"].value for row in rows}
 

@@ -47,8 +47,17 @@ def source_graphs(store: Store, source: str | None, *, base_iri: str | None = No
             raise StoreError(f"no source named {source!r} in {store.location}")
         graphs = [g for g in graphs if g in wanted]
     if not inferred:
-        graphs = [g for g in graphs if not minter.is_inferred_graph(g)]
-    return graphs
+        return [g for g in graphs if not minter.is_inferred_graph(g)]
+    # In the compact layout a source's inferred graph exists only when it holds markers (inferred
+    # types); what the source infers is still there (inverse links, in the merge): list it anyway.
+    listed = set(graphs)
+    with_inferred: list[NamedNode] = []
+    for graph in graphs:
+        with_inferred.append(graph)
+        name = minter.source_of(graph) if minter.is_source_graph(graph) else None
+        if name is not None and minter.inferred_graph(name) not in listed:
+            with_inferred.append(minter.inferred_graph(name))
+    return with_inferred
 
 
 def export_quads(store: Store, fmt: str, *, source: str | None = None,
