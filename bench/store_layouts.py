@@ -9,7 +9,7 @@ holds 18M quads: never all in memory):
 * ``named only``: the named graphs alone (queries would read the union of the named graphs);
 * ``default only``: the merge alone (no provenance at all: the floor);
 * ``design``: the layout of ``bench/README.md`` ("Store size"; its rules are
-  ``bench/layout_model.py``, checked by ``tests/test_layout_model.py``): the merge once in the
+  ``kb/store/layout.py``, checked by ``tests/test_store_layout.py``): the merge once in the
   default graph; the small graphs (ontology, ``_meta``, ``_links``, ``_counts``) as today; a source's
   graphs keep its ``rdf:type`` statements (markers) about every subject, and of the rest only what
   not every source asserting the subject says (nothing, for a subject of one source; all of it for a

@@ -6,6 +6,7 @@ captured, gave check, which piece moved); ``Line`` replays the solution once and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -99,6 +100,19 @@ def _xray_attackers(board: chess.Board, square: chess.Square, by: chess.Color) -
             if behind != front and chess.square_distance(behind, square) > chess.square_distance(front, square):
                 found.add(behind)
     return found
+
+
+def mates_in_one(board: chess.Board, candidate: Callable[[chess.Move], bool] | None = None) -> bool:
+    """Has the side to move a mating move (among the moves ``candidate`` accepts)? Only checking
+    moves are tried: the cheap test first."""
+    for move in board.legal_moves:
+        if (candidate is None or candidate(move)) and board.gives_check(move):
+            board.push(move)
+            mate = board.is_checkmate()
+            board.pop()
+            if mate:
+                return True
+    return False
 
 
 def is_hanging(board: chess.Board, square: chess.Square) -> bool:

@@ -11,7 +11,7 @@ from itertools import pairwise
 
 import chess
 
-from chesskb.kb.analysis.line import VALUES, Line, Ply, in_bad_spot, is_hanging
+from chesskb.kb.analysis.line import VALUES, Line, Ply, in_bad_spot, is_hanging, mates_in_one
 
 SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
 
@@ -59,14 +59,7 @@ def _threatens_mate(board: chess.Board, mover: chess.Square) -> bool:
     probe = board.copy(stack=False)
     probe.push(chess.Move.null())
     reach = probe.attacks(mover)
-    for move in probe.legal_moves:
-        if (move.from_square == mover or move.to_square in reach) and probe.gives_check(move):
-            probe.push(move)
-            mate = probe.is_checkmate()
-            probe.pop()
-            if mate:
-                return True
-    return False
+    return mates_in_one(probe, lambda move: move.from_square == mover or move.to_square in reach)
 
 
 def pin(line: Line) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import chess
 
-from chesskb.kb.analysis.line import VALUES, Line
+from chesskb.kb.analysis.line import VALUES, Line, mates_in_one
 
 #: Lichess's tagger considers a position for zugzwang only when the side to move has at most this
 #: many legal moves ("limited in the moves they can make").
@@ -34,7 +34,7 @@ def zugzwang(line: Line) -> bool:
             continue
         passed = _passed(board)
         if _best_gain(passed) == 0 and all(_loses(board, reply) for reply in replies) \
-                and not _mate_in_one(passed):
+                and not mates_in_one(passed):
             return True
     return False
 
@@ -51,7 +51,7 @@ def _loses(board: chess.Board, reply: chess.Move) -> bool:
     taken = board.piece_type_at(reply.to_square) or (chess.PAWN if board.is_en_passant(reply) else None)
     probe = board.copy(stack=False)
     probe.push(reply)
-    return _best_gain(probe) > (VALUES[taken] if taken else 0) or _mate_in_one(probe)
+    return _best_gain(probe) > (VALUES[taken] if taken else 0) or mates_in_one(probe)
 
 
 def _best_gain(board: chess.Board) -> int:
@@ -69,15 +69,3 @@ def _best_gain(board: chess.Board) -> int:
         board.pop()
         best = max(best, VALUES[victim] - VALUES[taker] if retaken else VALUES[victim])
     return best
-
-
-def _mate_in_one(board: chess.Board) -> bool:
-    """The side to move has a mating move."""
-    for move in board.legal_moves:
-        if board.gives_check(move):
-            board.push(move)
-            mate = board.is_checkmate()
-            board.pop()
-            if mate:
-                return True
-    return False
