@@ -39,7 +39,7 @@ from chesskb.kb.mapping.iris import BASE_IRI_ENV, default_base_iri
 from chesskb.kb.pipeline import default_jobs
 from chesskb.kb.export.safe_output import atomic_output
 from chesskb.kb.export.terminal import printable
-from chesskb.kb.store import STORE_ENV, QuerySyntaxError, Store, StoreError, default_store_location
+from chesskb.kb.store import STORE_ENV, EmbeddedStore, QuerySyntaxError, Store, StoreError, default_store_location
 from chesskb.service.commands import (bench_queries, check, classify, convert, course, find, html, merge_report,
                                       queries_cmd, serve, site, validate)
 from chesskb.service.commands.base import (EXIT_CODES_HELP, EXIT_DATA, EXIT_INTERRUPTED, EXIT_OK, CliContext,
@@ -298,6 +298,23 @@ def remove_source_command(obj: CliContext, name: str) -> None:
     if not remove_source(obj.open_store(), name, base_iri=obj.base_iri):
         raise DataProblem(f"no source named {name!r} in {obj.store_location}")
     click.echo(f"removed source {name}")
+
+
+@cli.command("compact")
+@click.pass_obj
+def compact_command(obj: CliContext) -> None:
+    """Rewrite a store written before the compact layout (each statement also in its source's graph)
+    in that layout: same answers, a third of the disk."""
+    store = obj.open_store()
+    if not isinstance(store, EmbeddedStore):
+        raise UsageProblem("compact rewrites an embedded store directory; a SPARQL server keeps the layout "
+                           "it was loaded in (docs/remote-stores.md)")
+    try:
+        done = store.compact()
+    except StoreError as exc:
+        raise DataProblem(str(exc)) from None
+    click.echo(f"compacted {obj.store_location}: {done.read:,} quads -> {done.written:,} "
+               f"({done.subjects:,} subjects)")
 
 
 for _module in COMMAND_MODULES:

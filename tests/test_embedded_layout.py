@@ -28,7 +28,7 @@ from chesskb.kb.store import embedded
 from chesskb.kb.store import layout as rules
 from chesskb.kb.store.embedded import EmbeddedStore
 from chesskb.kb.vocab import CP
-from tests.conftest import DATA
+from tests.conftest import DATA, run_cli
 from tests.earlier_layout import earlier_layout
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
@@ -221,3 +221,29 @@ def test_an_old_layout_store_takes_a_removal(old_layout, stores, name) -> None:
     # the subjects the removal touched are re-encoded compactly; the others stay as they were
     assert {(o, t) for o, t in _by_owner(after) if t.subject in touched} == \
         {(o, t) for o, t in _by_owner(compact) if t.subject in touched}
+
+
+def test_compact_rewrites_an_earlier_layout_store_with_the_same_answers(old_layout, stores) -> None:
+    """``chesskb compact``: a store written before the compact layout shrinks to what writing it
+    today gives, as a new generation, and every source says what it said."""
+    before = _all_quads(old_layout)
+    generation = old_layout.generation()
+    result = run_cli("compact", store=old_layout.path)
+    assert result.exit_code == 0, result.output
+    assert old_layout.generation() != generation  # published like any write
+    after, today = _all_quads(old_layout), stores(("polgar-puzzles", "club-bulletin"))
+    assert _default(after) == _default(before) == _default(today)
+    assert _decoded(after) == _decoded(before)
+    assert _by_owner(after) == _by_owner(today)  # as compact as a store written in this layout
+    def repeated(quads) -> int:  # statements a source's graphs hold beside its markers
+        return sum(1 for q in quads if not isinstance(q.graph_name, DefaultGraph)
+                   and rules.is_source(rules.owner_of(q.graph_name)) and not rules.is_marker(q))
+
+    assert repeated(after) < 0.2 * repeated(before) and len(after) < len(before)
+    again = run_cli("compact", store=old_layout.path)
+    assert again.exit_code == 0 and _all_quads(old_layout) == after  # compacting twice changes nothing
+
+
+def test_compact_needs_an_embedded_store_with_something_in_it(tmp_path) -> None:
+    assert run_cli("compact", store=tmp_path / "empty").exit_code == 1
+    assert run_cli("compact", store="http://127.0.0.1:9/sparql").exit_code == 2

@@ -85,7 +85,7 @@ def compact_generation(generation: Path) -> Compaction:
     building = generation.with_name(generation.name + ".compacting")
     shutil.rmtree(building, ignore_errors=True)
     done = Compaction()
-    _bulk_copy(generation, building, done)
+    bulk_copy_compacted(generation, building, done)
     retired = generation.with_name(generation.name + ".retired")
     generation.rename(retired)
     building.rename(generation)
@@ -94,9 +94,10 @@ def compact_generation(generation: Path) -> Compaction:
     return done
 
 
-def _bulk_copy(source: Path, target: Path, done: Compaction) -> None:
-    """The stores live only here: returning closes their RocksDB files (pyoxigraph closes them
-    when the last reference goes)."""
+def bulk_copy_compacted(source: Path, target: Path, done: Compaction) -> None:
+    """Write the compact rewrite of the store at ``source`` into a new store at ``target``. The
+    stores live only here: returning closes their RocksDB files (pyoxigraph closes them when the
+    last reference goes)."""
     reading = OxStore.read_only(str(source))
     writing = OxStore(str(target))
     writing.bulk_extend(compacted_quads(reading, done))

@@ -50,6 +50,7 @@ from chesskb.kb.store.base import (
 )
 from chesskb.kb.store import layout
 from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.compaction import Compaction, bulk_copy_compacted
 from chesskb.kb.store.manifest import verify_generation, write_manifest
 
 CURRENT = "CURRENT"
@@ -199,9 +200,7 @@ class EmbeddedStore:
         with self.writing(wait=-1):  # a thread of this process that writes finishes first
             self._remove_leftovers()
             live = self._live_generation()
-            number = int(live.split("-")[1]) + 1 if live else 1
-            name = f"gen-{number:06d}"
-            staging = self.path / (name + ".partial")
+            name, staging = self._next_generation(live)
             if live:
                 verify_generation(self.path / live)  # a damaged store is not copied into a new generation
                 _open_read_only(self.path / live).backup(str(staging))
@@ -210,16 +209,47 @@ class EmbeddedStore:
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)  # the live generation was never touched
                 raise
-            write_manifest(staging, previous=self.path / live if live else None)
-            os.rename(staging, self.path / name)
-            link = self.path / (CURRENT + ".new")
-            link.unlink(missing_ok=True)
-            os.symlink(name, link)
-            os.replace(link, self.path / CURRENT)  # the atomic switch
-            _fsync_dir(self.path)
-            # The generation just replaced stays until the next write: a reader may be in the
-            # middle of a query on it (RocksDB opens table files lazily), and removing it now
-            # made that query fail. Readers move to the new one at their next request.
+            self._publish(staging, name, live)
+
+    def compact(self) -> Compaction:
+        """Rewrite the whole store in the compact layout (``kb/store/compaction.py``) and publish it
+        as a new generation, like any write: for a store written before that layout, whose sources'
+        graphs still repeat every statement (each write re-encodes only the subjects it touches).
+        What every source says, and every query's answer, stay the same."""
+        with self.writing(wait=-1):
+            self._remove_leftovers()
+            live = self._live_generation()
+            if live is None:
+                raise StoreError(f"{self.path} holds no knowledge base yet: nothing to compact")
+            verify_generation(self.path / live)
+            name, staging = self._next_generation(live)
+            done = Compaction()
+            try:
+                bulk_copy_compacted(self.path / live, staging, done)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)  # the live generation was never touched
+                raise
+            self._publish(staging, name, live)
+            return done
+
+    def _next_generation(self, live: str | None) -> tuple[str, Path]:
+        number = int(live.split("-")[1]) + 1 if live else 1
+        name = f"gen-{number:06d}"
+        return name, self.path / (name + ".partial")
+
+    def _publish(self, staging: Path, name: str, live: str | None) -> None:
+        """List the finished ``staging`` copy's files in its manifest and make it the live generation
+        with one atomic ``rename`` of the ``CURRENT`` link."""
+        write_manifest(staging, previous=self.path / live if live else None)
+        os.rename(staging, self.path / name)
+        link = self.path / (CURRENT + ".new")
+        link.unlink(missing_ok=True)
+        os.symlink(name, link)
+        os.replace(link, self.path / CURRENT)  # the atomic switch
+        _fsync_dir(self.path)
+        # The generation just replaced stays until the next write: a reader may be in the
+        # middle of a query on it (RocksDB opens table files lazily), and removing it now
+        # made that query fail. Readers move to the new one at their next request.
 
     def _remove_leftovers(self) -> None:
         """Remove what earlier writes left: killed writes' staging copies, and generations older
