@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 BLUEPRINTS = {"i18n", "sparql", "canned", "pages", "browse", "courses", "authoring", "play", "find"}
-COMMANDS = {"bench-queries", "check", "classify", "convert", "course", "export", "find", "html", "import",
+COMMANDS = {"bench-queries", "check", "classify", "compact", "convert", "course", "export", "find", "html", "import",
             "merge-report", "queries", "query", "remove-source", "serve", "site", "sources", "stats", "validate"}
 
 

@@ -380,7 +380,7 @@ def test_phone_keeps_the_feedback_in_the_viewport(browser, base_url):
 def test_play_on_against_the_engine_gets_legal_replies(page, base_url):
     page.goto(base_url + "/class/MateInTwo")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")  # solve.js has bound the buttons (it runs after board.js)
     page.click("#play-on")
     page.wait_for_selector("#play")
     page.wait_for_selector("#play-status:not(:empty)")  # CSS, not a JS string: the CSP forbids eval
