@@ -6,7 +6,7 @@ captured, gave check, which piece moved); ``Line`` replays the solution once and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -102,8 +102,8 @@ def _xray_attackers(board: chess.Board, square: chess.Square, by: chess.Color) -
     return found
 
 
-def mates_in_one(board: chess.Board, candidate: Callable[[chess.Move], bool] | None = None) -> bool:
-    """Has the side to move a mating move (among the moves ``candidate`` accepts)? Only checking
+def mating_moves(board: chess.Board, candidate: Callable[[chess.Move], bool] | None = None) -> Iterator[chess.Move]:
+    """The side to move's mating moves (among the moves ``candidate`` accepts), lazily. Only checking
     moves are tried: the cheap test first."""
     for move in board.legal_moves:
         if (candidate is None or candidate(move)) and board.gives_check(move):
@@ -111,8 +111,19 @@ def mates_in_one(board: chess.Board, candidate: Callable[[chess.Move], bool] | N
             mate = board.is_checkmate()
             board.pop()
             if mate:
-                return True
-    return False
+                yield move
+
+
+def mates_in_one(board: chess.Board, candidate: Callable[[chess.Move], bool] | None = None) -> bool:
+    """Has the side to move a mating move (among the moves ``candidate`` accepts)?"""
+    return next(mating_moves(board, candidate), None) is not None
+
+
+def passed(board: chess.Board) -> chess.Board:
+    """A copy of ``board`` as if the side to move passed (a null move): what the other side threatens."""
+    probe = board.copy(stack=False)
+    probe.push(chess.Move.null())
+    return probe
 
 
 def is_hanging(board: chess.Board, square: chess.Square) -> bool:

@@ -7,9 +7,11 @@ usual chess literature), checked with python-chess's attack maps.
 
 from __future__ import annotations
 
+import itertools
+
 import chess
 
-from chesskb.kb.analysis.line import Line
+from chesskb.kb.analysis.line import Line, mating_moves
 
 
 def mate_patterns(line: Line) -> list[str]:
@@ -33,14 +35,12 @@ def _finishing_mate(line: Line) -> chess.Board | None:
     if not line.plies or line.plies[-1].by_solver:
         return None
     board = line.end
-    mates = []
-    for move in board.legal_moves:
-        if board.gives_check(move):
-            board.push(move)
-            if board.is_checkmate():
-                mates.append(board.copy(stack=False))
-            board.pop()
-    return mates[0] if len(mates) == 1 else None
+    mates = list(itertools.islice(mating_moves(board), 2))
+    if len(mates) != 1:
+        return None
+    after = board.copy(stack=False)
+    after.push(mates[0])
+    return after.copy(stack=False)
 
 
 def _neighbours(king: chess.Square) -> chess.SquareSet:

@@ -11,7 +11,8 @@ from itertools import pairwise
 
 import chess
 
-from chesskb.kb.analysis.line import VALUES, Line, Ply, in_bad_spot, is_hanging, mates_in_one
+from chesskb.kb.analysis.line import (VALUES, Line, Ply, in_bad_spot, is_hanging, mates_in_one, mating_moves,
+                                       passed)
 
 SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
 
@@ -56,8 +57,7 @@ def _threatens_mate(board: chess.Board, mover: chess.Square) -> bool:
     Nh6 hits the rook f5 and threatens Qf7#, with the queen the knight now guards f7 for)."""
     if board.is_check():
         return False
-    probe = board.copy(stack=False)
-    probe.push(chess.Move.null())
+    probe = passed(board)
     reach = probe.attacks(mover)
     return mates_in_one(probe, lambda move: move.from_square == mover or move.to_square in reach)
 
@@ -482,18 +482,7 @@ def cut_mating_square(line: Line) -> bool:
 
 def _mates_if_passed(board: chess.Board) -> list[chess.Move]:
     """The mating moves the side not to move would have if the side to move passed (not in check)."""
-    if board.is_check():
-        return []
-    probe = board.copy(stack=False)
-    probe.push(chess.Move.null())
-    mates = []
-    for move in probe.legal_moves:
-        if probe.gives_check(move):
-            probe.push(move)
-            if probe.is_checkmate():
-                mates.append(move)
-            probe.pop()
-    return mates
+    return [] if board.is_check() else list(mating_moves(passed(board)))
 
 
 def _answered_by(board: chess.Board, move: chess.Move, defenders: set[chess.Square], cut: chess.Square) -> bool:

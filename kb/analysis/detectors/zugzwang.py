@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import chess
 
-from chesskb.kb.analysis.line import VALUES, Line, mates_in_one
+from chesskb.kb.analysis.line import VALUES, Line, mates_in_one, passed
 
 #: Lichess's tagger considers a position for zugzwang only when the side to move has at most this
 #: many legal moves ("limited in the moves they can make").
@@ -32,18 +32,11 @@ def zugzwang(line: Line) -> bool:
         replies = list(board.legal_moves)
         if len(replies) > MAX_REPLIES:
             continue
-        passed = _passed(board)
-        if _best_gain(passed) == 0 and all(_loses(board, reply) for reply in replies) \
-                and not mates_in_one(passed):
+        if_passed = passed(board)
+        if _best_gain(if_passed) == 0 and all(_loses(board, reply) for reply in replies) \
+                and not mates_in_one(if_passed):
             return True
     return False
-
-
-def _passed(board: chess.Board) -> chess.Board:
-    """The board as if the side to move passed."""
-    probe = board.copy(stack=False)
-    probe.push(chess.Move.null())
-    return probe
 
 
 def _loses(board: chess.Board, reply: chess.Move) -> bool:
