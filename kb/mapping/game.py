@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -24,9 +25,6 @@ from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
 from chesskb.kb.analysis.themes import ancestors, type_position_for
 from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS,
                               SKOS, XSD, per_game_property)
-
-_INVERSES = INVERSE_PROPERTIES  # a link, and the inverse stated in the inferred graph
-
 
 @dataclass
 class MappingContext:
@@ -83,7 +81,7 @@ class _Quads:
     """A small accumulator so the mapping code reads as a list of statements.
 
     It runs some 100 times per record, so it keeps its graphs and ``append`` at hand and finds
-    terms in per-process tables (``_TYPES``, ``CP``'s own) instead of rebuilding them per statement."""
+    terms in per-process tables (``_types_of``, ``CP``'s own) instead of rebuilding them per statement."""
 
     def __init__(self, ctx: MappingContext) -> None:
         self.ctx = ctx
@@ -100,7 +98,7 @@ class _Quads:
 
     def link(self, subject: NamedNode, prop: str, obj: NamedNode) -> None:
         self._append(Quad(subject, _cp(prop), obj, self._graph))
-        inverse = _INVERSES.get(prop)
+        inverse = INVERSE_PROPERTIES.get(prop)  # a link's inverse is stated in the inferred graph
         if inverse is not None:
             self._append(Quad(obj, _cp(inverse), subject, self._inferred))
 
@@ -115,22 +113,15 @@ class _Quads:
 
 _RDF_TYPE = RDF.type
 _cp = CP.term
-#: Classes as asked (``_Quads.types``) -> the class terms asserted and those implied (their
-#: superclasses not asserted too); a few hundred combinations occur, each worked out once.
-_TYPES: dict[tuple[str, ...], tuple[tuple[NamedNode, ...], tuple[NamedNode, ...]]] = {}
-_TYPES_SIZE = 4096
 
 
+@lru_cache(maxsize=4096)
 def _types_of(classes: tuple[str, ...]) -> tuple[tuple[NamedNode, ...], tuple[NamedNode, ...]]:
-    known = _TYPES.get(classes)
-    if known is None:
-        asserted = list(dict.fromkeys(classes))
-        implied = dict.fromkeys(a for name in asserted for a in ancestors(name) if a not in asserted)
-        known = (tuple(CP.term(name) for name in asserted), tuple(CP.term(name) for name in implied))
-        if len(_TYPES) >= _TYPES_SIZE:
-            _TYPES.clear()
-        _TYPES[classes] = known
-    return known
+    """Classes as asked (``_Quads.types``) -> the class terms asserted and those implied (their
+    superclasses not asserted too); a few hundred combinations occur, each worked out once."""
+    asserted = list(dict.fromkeys(classes))
+    implied = dict.fromkeys(a for name in asserted for a in ancestors(name) if a not in asserted)
+    return tuple(CP.term(name) for name in asserted), tuple(CP.term(name) for name in implied)
 
 
 def source_quads(ctx: MappingContext) -> list[Quad]:

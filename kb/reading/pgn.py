@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 import re
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 import chess
 import chess.pgn
@@ -298,7 +298,6 @@ def _game_record(game: chess.pgn.Game, segment: Segment, movetext: str, file_nam
 
 #: Start positions remembered (``_start_of``): a collection's games share a few, its copies all of theirs.
 STARTS_REMEMBERED = 1024
-_STARTS: OrderedDict[tuple[str | None, str | None], tuple[int, str]] = OrderedDict()
 
 
 def _start_of(headers: chess.pgn.Headers) -> tuple[int, str]:
@@ -306,15 +305,14 @@ def _start_of(headers: chess.pgn.Headers) -> tuple[int, str]:
     board up from the ``Variant`` and ``FEN`` tags alone (``Headers.board``), so the answer is kept by
     those: games from the standard start, and copies of a collection, set one board up again and again. Raises
     ``ValueError`` for a FEN python-chess does not accept (not remembered: asked again each time)."""
-    key = (headers.get("Variant"), headers.get("FEN"))
-    known = _STARTS.get(key)
-    if known is None:
-        board = headers.board()
-        known = (board.status() & _IMPOSSIBLE_POSITION, board.fen())
-        _STARTS[key] = known
-        if len(_STARTS) > STARTS_REMEMBERED:
-            _STARTS.popitem(last=False)
-    return known
+    return _start_from_tags(headers.get("Variant"), headers.get("FEN"))
+
+
+@lru_cache(maxsize=STARTS_REMEMBERED)
+def _start_from_tags(variant: str | None, fen: str | None) -> tuple[int, str]:
+    tags = {name: value for name, value in (("Variant", variant), ("FEN", fen)) if value is not None}
+    board = chess.pgn.Headers(tags).board()
+    return board.status() & _IMPOSSIBLE_POSITION, board.fen()
 
 
 #: Board defects that make a start position meaningless (python-chess reads such FENs without a
