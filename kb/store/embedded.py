@@ -379,25 +379,25 @@ def _delete_subjects(target: OxStore, subjects: list[NamedNode]) -> None:
 
 
 def _remove_subject(target: OxStore, subject: object, graphs: set[NamedNode], additions: list[Quad]) -> None:
-    """One subject after its statements in ``graphs`` are dropped (``layout.removed``): stale quads
-    are removed now, new ones appended to ``additions`` (the caller adds them together)."""
+    """One subject after its statements in ``graphs`` are dropped (``layout.removed``); nothing to do
+    when none of them holds a statement about it."""
     stored = set(target.quads_for_pattern(subject, None, None, None))  # type: ignore[arg-type]
-    if not any(not isinstance(q.graph_name, DefaultGraph) and q.graph_name in graphs for q in stored):
-        return
-    after = layout.removed(stored, graphs)
-    for quad in stored - after:
-        target.remove(quad)
-    additions.extend(after - stored)
+    if any(not isinstance(q.graph_name, DefaultGraph) and q.graph_name in graphs for q in stored):
+        _rewrite(target, stored, layout.removed(stored, graphs), additions)
 
 
 def _add_subject(target: OxStore, subject: object, new: list[Quad], additions: list[Quad]) -> None:
-    """One subject after ``new`` (quads in named graphs) is added (``layout.added``), as
-    ``_remove_subject`` does it."""
+    """One subject after ``new`` (quads in named graphs) is added (``layout.added``)."""
     stored = set(target.quads_for_pattern(subject, None, None, None))  # type: ignore[arg-type]
-    after = layout.added(stored, new)
-    for quad in stored - after:
+    _rewrite(target, stored, layout.added(stored, new), additions)
+
+
+def _rewrite(target: OxStore, stored: set[Quad], wanted: set[Quad], additions: list[Quad]) -> None:
+    """Make a subject's ``stored`` quads the ``wanted`` ones: stale quads are removed now, new ones
+    appended to ``additions`` (the caller adds them together, in bulk)."""
+    for quad in stored - wanted:
         target.remove(quad)
-    additions.extend(after - stored)
+    additions.extend(wanted - stored)
 
 
 def _add(target: OxStore, quads: list[Quad]) -> None:

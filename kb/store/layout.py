@@ -131,11 +131,6 @@ def removed(stored: Iterable[Quad], graphs: Iterable[NamedNode] = ()) -> set[Qua
     return encode(said)
 
 
-def statements_of(said: Mapping[NamedNode, Iterable[Quad]], owner: NamedNode) -> set[Quad]:
-    """What one graph's owner says about the subject (for exports and checks of one source)."""
-    return set(said.get(owner, ()))
-
-
 def by_subject(quads: Iterable[Quad]) -> dict[object, list[Quad]]:
     """Quads grouped by subject, in first-seen order."""
     grouped: dict[object, list[Quad]] = defaultdict(list)
