@@ -103,10 +103,10 @@ def _xray_attackers(board: chess.Board, square: chess.Square, by: chess.Color) -
 
 
 def mating_moves(board: chess.Board, candidate: Callable[[chess.Move], bool] | None = None) -> Iterator[chess.Move]:
-    """The side to move's mating moves (among the moves ``candidate`` accepts), lazily. Only checking
-    moves are tried: the cheap test first."""
+    """The side to move's mating moves (among the moves ``candidate`` accepts), lazily. One push per
+    move: python-chess's is_checkmate tests check first, so a quiet move costs no move generation."""
     for move in board.legal_moves:
-        if (candidate is None or candidate(move)) and board.gives_check(move):
+        if candidate is None or candidate(move):
             board.push(move)
             mate = board.is_checkmate()
             board.pop()

@@ -40,13 +40,15 @@ def forced_mate_within(board: chess.Board, moves: int, first: chess.Move | None 
         candidates.remove(first)
         candidates.insert(0, first)
     for move in candidates:
-        if moves == 1 and not board.gives_check(move):
-            continue
         board.push(move)
         try:
+            # One push per move: python-chess's is_checkmate tests check first (cheap), where a
+            # gives_check filter would push every checking move twice.
             if board.is_checkmate():
                 return True
-            if moves > 1 and not board.is_game_over() and all(
+            if moves == 1:
+                continue
+            if not board.is_game_over() and all(
                     _defence_loses(board, defence, moves - 1) for defence in list(board.legal_moves)):
                 return True
         finally:
