@@ -60,7 +60,7 @@ LOCK = "write.lock"
 #: collection as large as the store) ends with a full RocksDB compaction (``Store.optimize``) of the
 #: copy before it is published. Bulk loads leave many overlapping table files, uncompressed at the
 #: top levels: at a million lichess puzzles the compaction took 3.2 minutes and made the store 34 %
-#: smaller (13.3 -> 8.8 GB) and index look-ups 2-4x faster (drawn-rook-endgames 888 -> 367 ms),
+#: smaller (13.3 -> 8.8 GB) and index look-ups 2-3x faster (drawn-rook-endgames 888 -> 367 ms),
 #: bench/README.md. Its cost is the store's size, so compacting only when the size has doubled keeps
 #: the total over any sequence of writes proportional to the final size.
 OPTIMIZE_WHEN_GROWN = 2.0
