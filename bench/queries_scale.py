@@ -19,6 +19,7 @@ import argparse
 import functools
 import json
 import multiprocessing
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,16 +44,21 @@ def data_files() -> list[str]:
 
 
 def build_store(size: int, work: Path) -> Path:
-    """A store of ``size`` replicated puzzles plus data/, built once and reused."""
+    """A store of ``size`` replicated puzzles plus data/, built once and reused. Reused only when both
+    imports finished (``store-N.complete`` is written after the second): a store whose data/ import
+    failed answers the player and event queries with no rows."""
     store = work / f"store-{size}"
-    if (store / "CURRENT").exists():
+    complete = work / f"store-{size}.complete"
+    if complete.exists() and (store / "CURRENT").exists():
         return store
+    shutil.rmtree(store, ignore_errors=True)
     csv_path = corpus.build("csv", size, work / f"csv-{size}.csv")
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "2",
                     "--source", "bench-puzzles", str(csv_path)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", *data_files()],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    complete.touch()
     print(f"# built {store} in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return store
 
