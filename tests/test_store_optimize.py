@@ -28,7 +28,7 @@ VOLATILE = {CP.importedAt}
 
 @pytest.fixture
 def compactions(monkeypatch) -> list[int]:
-    """The table bytes of every store compacted from now on, with no size floor."""
+    """One entry per compaction run from now on, with no size floor."""
     done: list[int] = []
     real = embedded.compact_files
 

@@ -221,7 +221,7 @@ class EmbeddedStore:
                 before = table_bytes(staging)
             try:
                 _build(staging, remove, quads, remove_subjects, derive, self.fast_paths,
-                       optimize_above=max(OPTIMIZE_MIN_BYTES, before * OPTIMIZE_WHEN_GROWN))
+                       optimize_above=compaction_threshold(before))
             except BaseException:
                 shutil.rmtree(staging, ignore_errors=True)  # the live generation was never touched
                 raise
@@ -242,7 +242,7 @@ class EmbeddedStore:
             done = Compaction()
             try:
                 bulk_copy_compacted(self.path / live, staging, done)
-                if table_bytes(staging) >= OPTIMIZE_MIN_BYTES:  # the bulk load's files, merged (OPTIMIZE_WHEN_GROWN)
+                if table_bytes(staging) >= compaction_threshold(0):  # a bulk load into an empty store
                     store = OxStore(str(staging))
                     compact_files(store)
                     del store
@@ -292,6 +292,13 @@ def table_bytes(generation: Path) -> int:
         except FileNotFoundError:
             continue
     return total
+
+
+def compaction_threshold(before: int) -> float:
+    """The table bytes from which a write's new generation is compacted, when the generation it was
+    copied from had ``before`` (``OPTIMIZE_WHEN_GROWN``, ``OPTIMIZE_MIN_BYTES``): the one rule for
+    imports and ``chesskb compact``."""
+    return max(OPTIMIZE_MIN_BYTES, before * OPTIMIZE_WHEN_GROWN)
 
 
 def compact_files(store: OxStore) -> None:
