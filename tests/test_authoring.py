@@ -143,7 +143,7 @@ def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -
         page.wait_for_selector("#save-status:text-matches('^Saved')")
         page.screenshot(path=str(ARTIFACTS / "authoring-saved.png"), full_page=True)
         page.click("#save-status a")
-        page.wait_for_selector("#board svg")
+        page.wait_for_selector("#board.interactive svg")
         assert "the back rank" in page.content()
         # ... and builds a course of it, in the same page, without a file
         page.goto(served + "/author")

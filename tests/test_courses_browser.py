@@ -51,7 +51,7 @@ def test_a_learner_passes_chapter_one_and_chapter_two_unlocks(browser, course_ur
     for number, _ in enumerate(exercises[:needed]):
         page.goto(course_url)
         page.click(f"#chapter-1 li:nth-child({number + 1}) a.exercise-link")
-        page.wait_for_selector("#board svg")
+        page.wait_for_selector("#board.interactive svg")
         _solve_here(page)
         page.goto(course_url)
         if number < needed - 1:
@@ -88,7 +88,7 @@ def test_an_opening_line_says_where_and_why_the_learner_left_the_book(browser, t
         page.goto(url + "/course/openings")
         assert page.locator("#chapter-1 li[data-iri]").count() == 19
         page.click("#chapter-1 li:nth-child(1) a.exercise-link")
-        page.wait_for_selector("#board svg")
+        page.wait_for_selector("#board.interactive svg")
         data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
         assert data["opening"] is True
         book = data["plies"][0]

@@ -35,7 +35,7 @@ def a_mate_in_two(page, base_url: str) -> tuple[str, dict]:
     page.click('a[data-class="MateInTwo"]')
     page.wait_for_url("**/class/MateInTwo*")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
     return page.url, data
 
@@ -64,7 +64,7 @@ def test_solve_by_clicking_with_a_wrong_move_refused(page, base_url):
     page.screenshot(path=str(ARTIFACTS / "solve-solved.png"), full_page=True)
     # the counters live in localStorage: a reload keeps them
     page.reload()
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.inner_text("#solved") == "1"
     # the solution, hidden until asked for
     assert not page.is_visible("details.solution p.line")
@@ -87,7 +87,8 @@ def test_solution_reveals_without_javascript_on_a_phone(browser, base_url):
     page.goto(base_url + "/class/MateInOne")
     page.click("ul.cards a.position-link >> nth=0")
     page.wait_for_selector("#board svg")
-    assert not page.is_visible("#solve")  # nothing to click without the script
+    # nothing to click without the script: the solving panel and the trainer's buttons stay hidden
+    assert not page.is_visible("#solve") and not page.is_visible("#trainer-buttons")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375 + 1, (page.url, width, wider_than_the_screen(page))  # no horizontal scrolling
     page.click("details.solution summary")
@@ -112,7 +113,7 @@ def test_hostile_text_does_not_run_in_the_browser(browser, tmp_path):
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.goto(url + "/class/Position")
         page.click("ul.cards a.position-link >> nth=0")
-        page.wait_for_selector("#board svg")
+        page.wait_for_selector("#board.interactive svg")
         page.click("details.solution summary")
         click_move(page, "a1b1")  # the refuted alternative: its comment holds </script><!--
         page.wait_for_selector('#board[data-refused="a1b1"]')
@@ -140,7 +141,7 @@ def drag_move(page, uci: str) -> None:
 def test_typed_and_dragged_moves_in_spanish(page, base_url):
     url, data = a_mate_in_two(page, base_url)
     page.goto(url + "&lang=es")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     plies = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")["plies"]
     assert plies[0]["san"] == plies[0]["san_en"].translate(str.maketrans("KQRBN", "RDTAC"))
     board = chess.Board(data["fen"])

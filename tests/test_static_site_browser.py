@@ -29,7 +29,7 @@ def test_static_site_from_files_walk_the_tree_and_solve(browser, site: Path) -> 
     page.click('a[data-class="MateInTwo"]')
     page.wait_for_url("**/class/MateInTwo.html")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url.startswith("file://")
     data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
     plies = data["plies"]

@@ -124,7 +124,7 @@ def test_replay_a_game_with_arrow_keys_clicks_and_flip(page, game_store, game_ur
         page.click(f'#viewer-moves a.mv[data-node="{node}"]')
         assert _placement(page.get_attribute(board, "data-fen")) == _placement(mainline[-2].board().fen())
         mark.click()
-        page.wait_for_selector("#board svg")
+        page.wait_for_selector("#board.interactive svg")
         assert _placement(page.get_attribute("#board", "data-fen")) == _placement(mainline[-2].board().fen())
         # the opponent's last move (3. g4) is highlighted on the exercise's board
         last = mainline[-2].move
@@ -164,10 +164,10 @@ def test_static_site_replays_a_game_from_file(browser, game_store, tmp_path):
     cards = page.eval_on_selector_all("ul.cards a.position-link", "els => els.map(e => e.href)")
     assert len(cards) >= 2
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.get_attribute("#next-exercise", "href") == cards[1]
     page.click("#next-exercise")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url == cards[1]
     assert page.locator("#next-exercise").count() == 0  # the last of the list
     page.click("#back-link")
@@ -200,7 +200,7 @@ def _mate_in_one_with_two_mates(base_url: str, page) -> tuple[str, dict, list[st
                 board.pop()
             if len(mates) > 1:
                 page.goto(base_url + p["url"])
-                page.wait_for_selector("#board svg")
+                page.wait_for_selector("#board.interactive svg")
                 data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
                 return p["url"], data, mates
     pytest.fail("no mate in one with two mates in the shipped puzzles")
@@ -256,7 +256,7 @@ def test_next_exercise_in_the_class_context(page, base_url):
     cards = page.eval_on_selector_all("ul.cards a.position-link", "els => els.map(e => e.href)")
     assert len(cards) >= 2
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
     for index in range(0, len(data["plies"]), 2):
         click_move(page, data["plies"][index]["uci"])
@@ -265,7 +265,7 @@ def test_next_exercise_in_the_class_context(page, base_url):
     assert page.is_visible("#next-exercise")
     _shot(page, "solve-next-exercise.png")
     page.click("#next-exercise")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url == cards[1]
     assert page.get_attribute("article.position", "data-iri") in cards[1].replace("%3A", ":").replace("%2F", "/")
     page.click("#back-link")
@@ -288,11 +288,11 @@ def test_next_exercise_and_back_in_a_course(page, course_url):
     page.wait_for_selector("section.chapter")
     links = page.eval_on_selector_all("#chapter-1 a.exercise-link", "els => els.map(e => e.href)")
     page.click("#chapter-1 a.exercise-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert len(links) > 1
     assert page.get_attribute("#next-exercise", "href") and page.locator("#next-link").count() == 1
     page.click("#next-link")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url == links[1]
     assert "Back to the course" in page.inner_text("#back-link")
     page.click("#back-link")
@@ -303,7 +303,7 @@ def test_next_exercise_and_back_in_a_course(page, course_url):
 def test_hint_then_the_solution_played_on_the_board(page, base_url):
     page.goto(base_url + "/class/MateInTwo")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
     first = data["plies"][0]["uci"]
     board = chess.Board(data["fen"])
@@ -332,7 +332,7 @@ def test_hint_then_the_solution_played_on_the_board(page, base_url):
 def test_start_again_during_the_reply_cancels_it(page, base_url):
     page.goto(base_url + "/class/MateInTwo")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
     click_move(page, data["plies"][0]["uci"])
     page.click("#restart")  # while the 500 ms reply is pending
@@ -356,7 +356,7 @@ def test_phone_keeps_the_feedback_in_the_viewport(browser, base_url):
     page = context.new_page()
     page.goto(base_url + "/class/MateInTwo")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     data = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")
     board = chess.Board(data["fen"])
     wrong = next(m for m in board.legal_moves if m.uci() != data["plies"][0]["uci"])
@@ -438,7 +438,7 @@ def test_spanish_pages_have_no_english_interface_strings(page, base_url, game_st
     assert "Next exercise" in phrases and "Start again" in phrases  # the check can fail
     page.goto(base_url + "/class/MateInTwo?lang=es")
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     position = page.url
     page.click("#hint")
     urls = [base_url + "/?lang=es", base_url + "/classes?lang=es", base_url + "/class/MateInTwo?lang=es",

@@ -108,7 +108,7 @@ def test_a_learner_goes_through_a_class_without_leaving_the_board(walker, base_u
     assert len(cards) >= 3
     _fits(page)
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.get_attribute("html", "lang") == lang
     _fits(page)
     # exercise 1: solved by clicking; python-chess says the line ends in mate
@@ -121,7 +121,7 @@ def test_a_learner_goes_through_a_class_without_leaving_the_board(walker, base_u
     _shot(page, device, lang, "1-solved")
     # exercise 2, in the same class and language: a hint, then the solution played on the board
     page.click("#next-exercise")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url == cards[1] and page.get_attribute("html", "lang") == lang
     data = _solution(page)
     first = data["plies"][0]["uci"]
@@ -140,7 +140,7 @@ def test_a_learner_goes_through_a_class_without_leaving_the_board(walker, base_u
     _shot(page, device, lang, "3-solution")
     # exercise 3: "Start again" during the reply leaves the board at the start, then it is solved
     page.click("#next-exercise")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url == cards[2]
     data = _solution(page)
     click_move(page, data["plies"][0]["uci"])
@@ -165,14 +165,14 @@ def test_a_course_chapter_next_exercise_and_back(walker, base_url):
     links = page.eval_on_selector_all("#chapter-1 a.exercise-link", "els => els.map(e => e.href)")
     assert len(links) > 1
     page.click("#chapter-1 a.exercise-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     data = _solution(page)
     board = _solve(page, data)
     assert board.is_checkmate() or not data["plies"][-1]["san_en"].endswith("#")
     page.wait_for_selector('#board[data-solved="true"]')
     _in_view(page, "#solve-status")
     page.click("#next-exercise")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     assert page.url == links[1] and page.get_attribute("html", "lang") == lang
     assert s["back_to_course"] in page.inner_text("#back-link")
     page.click("#back-link")
@@ -221,7 +221,7 @@ def test_play_on_from_an_exercise_gets_legal_replies(walker, base_url):
     s = STRINGS[lang]
     page.goto(_url(base_url, "/class/MateInTwo", lang))
     page.click("ul.cards a.position-link >> nth=0")
-    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#board.interactive svg")
     page.click("#play-on")
     page.wait_for_selector("#play-status:not(:empty)")
     board = chess.Board(page.get_attribute("#board", "data-fen"))
