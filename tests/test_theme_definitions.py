@@ -132,6 +132,9 @@ CASES = [
     # lichess 01zWA: ...Rxf1#; the bishop b6 sees g1, which the rook already takes: no part in the mate
     ("PillsburysMate", False, "8/2r5/1b5k/1P1Pp1R1/4Q2p/6pP/6P1/2r2B1K b - - 0 41", "c1f1"),
     ("CornerMate", True, "7k/7p/8/6N1/8/8/8/6RK w - - 0 1", "g5f7"),                    # Nf7#, g-file held
+    ("ArabianMate", True, "7k/1R6/5N2/8/8/8/8/6K1 w - - 0 1", "b7h7"),                  # Rh7#, Nf6 guards h7 and g8
+    # lichess 05HG9 (no arabianMate): the queen, not the knight g5, takes g8; the knight only guards the rook
+    ("ArabianMate", False, "7k/1R6/8/6N1/2Q5/8/8/6K1 w - - 0 1", "b7h7"),
     ("SmotheredMate", True, "6rk/6pp/8/6N1/8/8/8/7K w - - 0 1", "g5f7"),
     ("CornerMate", False, "6rk/6pp/8/6N1/8/8/8/7K w - - 0 1", "g5f7"),                 # smothered, not corner
     ("EpauletteMate", True, "3rkr2/8/8/8/8/8/8/4Q1K1 w - - 0 1", "e1e6"),               # Qe6#, rooks d8 f8

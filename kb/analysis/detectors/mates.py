@@ -86,13 +86,25 @@ def _anastasia(board: chess.Board, king: chess.Square, mated: chess.Color, check
 
 
 def _arabian(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """King in a corner, a rook next to it mates, protected by a knight (which also covers the diagonal)."""
+    """King in a corner, a rook next to it mates, protected by a knight that also takes the flight
+    square the rook leaves (Kh8, Rh7#, Nf6: the knight guards h7 and g8). When another piece takes
+    that square instead (a queen on f7), the knight only guards the rook: a protected-rook mate,
+    not the Arabian picture."""
     if king not in (chess.A1, chess.H1, chess.A8, chess.H8) or len(checkers) != 1:
         return False
     rook = next(iter(checkers))
     if board.piece_type_at(rook) != chess.ROOK or chess.square_distance(rook, king) != 1:
         return False
-    return bool(board.attackers(not mated, rook) & board.pieces(chess.KNIGHT, not mated))
+    knights = board.attackers(not mated, rook) & board.pieces(chess.KNIGHT, not mated)
+    if not knights:
+        return False
+    for square in _neighbours(king):
+        if square == rook or board.color_at(square) == mated:
+            continue
+        guards = _guards(board, king, mated, square)
+        if rook not in guards and not guards & knights:
+            return False
+    return True
 
 
 def _hook(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
