@@ -132,6 +132,9 @@ CASES = [
     # lichess 01zWA: ...Rxf1#; the bishop b6 sees g1, which the rook already takes: no part in the mate
     ("PillsburysMate", False, "8/2r5/1b5k/1P1Pp1R1/4Q2p/6pP/6P1/2r2B1K b - - 0 41", "c1f1"),
     ("CornerMate", True, "7k/7p/8/6N1/8/8/8/6RK w - - 0 1", "g5f7"),                    # Nf7#, g-file held
+    ("AnastasiaMate", True, "8/4N1pk/8/8/8/2K5/8/R7 w - - 0 1", "a1h1"),                # Rh1#, g7 pawn, Ne7 on g6 g8
+    # lichess 0A3LP (no anastasiaMate): ...Rxh3# against Kh1 in the corner, Nf4 takes g2, the rook g1 walls it
+    ("AnastasiaMate", False, "1r4kr/5p2/2p3p1/6p1/3QRn2/1P3P1P/P7/6RK b - - 0 38", "h8h3"),
     ("ArabianMate", True, "7k/1R6/5N2/8/8/8/8/6K1 w - - 0 1", "b7h7"),                  # Rh7#, Nf6 guards h7 and g8
     # lichess 05HG9 (no arabianMate): the queen, not the knight g5, takes g8; the knight only guards the rook
     ("ArabianMate", False, "7k/1R6/8/6N1/2Q5/8/8/6K1 w - - 0 1", "b7h7"),

@@ -69,10 +69,12 @@ def _back_rank(board: chess.Board, king: chess.Square, mated: chess.Color, check
 
 
 def _anastasia(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
-    """King on the edge file, mated along it by a rook or queen; a knight guards the escape squares,
-    one of the king's own pieces blocks the other side."""
+    """King on the edge file, away from the corner, mated along it by a rook or queen; a knight guards
+    the escape squares, one of the king's own pieces blocks the other side (Kh7, g7 pawn, Ne7 taking
+    g6 and g8). In the corner the knight takes a single square and the picture is another one
+    (lichess 0A3LP, …Rh3# against Kh1 with Nf4 on g2, is not labelled Anastasia)."""
     file = chess.square_file(king)
-    if file not in (0, 7) or len(checkers) != 1:
+    if file not in (0, 7) or chess.square_rank(king) in (0, 7) or len(checkers) != 1:
         return False
     checker = next(iter(checkers))
     if chess.square_file(checker) != file or board.piece_type_at(checker) not in (chess.ROOK, chess.QUEEN):
