@@ -185,6 +185,7 @@ TAGGER_DETECTORS = {
     "piece_endgame:ROOK": "RookEndgame", "intermezzo": "Zwischenzug", "defensive_move": "DefensiveMove",
     "check_escape": "DefensiveMove", "capturing_defender": "EliminateDefense", "back_rank_mate": "BackRankMate",
     "attraction": "Attraction", "x_ray": "Xray", "quiet_move": "QuietMove", "interference": "Interception",
+    "collinear": "CollinearMove",
 }
 
 

@@ -73,6 +73,7 @@ ADDED_THEME_CLASSES: dict[str, str] = {
     "CastlingMove": "MiddlegameTheme",
     "Clearance": "MiddlegameTheme",
     "Zugzwang": "MiddlegameTheme",
+    "CollinearMove": "MiddlegameTheme",
     "AdvancedPawn": "MiddlegameTheme",
     "ExposedKing": "MiddlegameTheme",
     "AttackingF2F7": "MiddlegameTheme",

@@ -66,6 +66,8 @@ LICHESS_THEME_CLASSES: dict[str, str] = {
     "castling": "CastlingMove",
     "clearance": "Clearance",
     "zugzwang": "Zugzwang",
+    "collinearMove": "CollinearMove",
+    "collinear": "CollinearMove",  # the spelling lichess-puzzler's tagger emits
     "advancedPawn": "AdvancedPawn",
     "exposedKing": "ExposedKing",
     "attackingF2F7": "AttackingF2F7",
@@ -85,8 +87,6 @@ LICHESS_KEYS_WITHOUT_CLASS: dict[str, str] = {
     "any": "not a theme: the old name of 'mix'",
     "healthyMix": "not a theme: the old name of 'mix'",
     "checkFirst": "hidden lichess flag (the first move checks): kept as the source's label",
-    "collinearMove": "newer lichess key without a class yet: kept as the source's label",
-    "collinear": "the tagger's spelling of collinearMove: kept as the source's label",
     **{key: "retired lichess key: kept as the source's label"
        for key in ("backRankThreat", "blocking", "coercion", "matingNet", "simplification")},
 }

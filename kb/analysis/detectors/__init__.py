@@ -35,6 +35,7 @@ DETECTORS: dict[str, Callable[[Line], bool]] = {
     "QuietMove": tactics.quiet_move,
     "DefensiveMove": tactics.defensive_move,
     "Zugzwang": zugzwang.zugzwang,
+    "CollinearMove": tactics.collinear_move,
     "Promotion": board.promotion,
     "Underpromotion": board.underpromotion,
     "EnPassant": board.en_passant,

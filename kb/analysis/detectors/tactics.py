@@ -109,6 +109,30 @@ def skewer(line: Line) -> bool:
     return False
 
 
+def collinear_move(line: Line) -> bool:
+    """A solver's bishop, rook or queen moves, capturing nothing, along the line on which it attacks
+    an opponent bishop, rook or queen that moves along that line too and that it could legally have
+    taken: it stays on the line facing the piece instead of taking it (lichess's "collinear move":
+    keeping a pin, or letting the opponent take first and taking back with gain)."""
+    for ply in line.solver_plies:
+        if ply.piece.piece_type not in SLIDERS or ply.is_capture:
+            continue
+        start, to = ply.move.from_square, ply.move.to_square
+        for target in ply.before.attacks(start):
+            piece = ply.before.piece_at(target)
+            if piece is None or piece.color == ply.piece.color or piece.piece_type not in SLIDERS:
+                continue
+            if not chess.ray(start, target) & chess.BB_SQUARES[to]:
+                continue  # it left the line
+            straight = chess.square_file(start) == chess.square_file(target) or \
+                chess.square_rank(start) == chess.square_rank(target)
+            if piece.piece_type == (chess.BISHOP if straight else chess.ROOK):
+                continue  # the piece it faces cannot move along this line
+            if ply.before.is_legal(chess.Move(start, target)):
+                return True
+    return False
+
+
 def discovered_check(line: Line) -> bool:
     """A solver move gives check, and the piece that moved is not the one checking."""
     return any(ply.is_check and ply.move.to_square not in ply.checkers and not ply.before.is_castling(ply.move)
