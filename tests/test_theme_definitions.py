@@ -135,6 +135,17 @@ CASES = [
     ("AnastasiaMate", True, "8/4N1pk/8/8/8/2K5/8/R7 w - - 0 1", "a1h1"),                # Rh1#, g7 pawn, Ne7 on g6 g8
     # lichess 0A3LP (no anastasiaMate): ...Rxh3# against Kh1 in the corner, Nf4 takes g2, the rook g1 walls it
     ("AnastasiaMate", False, "1r4kr/5p2/2p3p1/6p1/3QRn2/1P3P1P/P7/6RK b - - 0 38", "h8h3"),
+    # --- lichess-puzzler's own test positions where its rule and ours differed, and the textbook sides with it
+    # m3h3k: ...Rxe7, Rxc8+ Bxc8 takes back on c8 along the diagonal b7 opened: a recapture, not a discovery
+    ("DiscoveredAttack", False, "2r3k1/1r2Np1p/bq1p2p1/3P4/1p2P3/4bN2/1P4PP/2RQR2K b - - 0 24", "b7e7 c1c8 a6c8"),
+    # PsryZ: ...Qxf2+ Qg2 Qxb6 passes back through c5, where the queen itself stood: it uncovers nothing
+    ("DiscoveredAttack", False, "4r2k/6pp/1RQ5/1pq5/8/P5PP/1P3P1K/8 b - - 4 41", "c5f2 c6g2 f2b6"),
+    # oGLtH: ...Rxa6 draws the rook e6 off the e-file, where it held e1 through the pawn: ...e1=Q
+    ("Deflection", True, "8/8/P3R1K1/8/5k1P/r7/4p3/8 b - - 1 52", "a3a6 e6a6 e2e1q"),
+    # 069il: ...Qxd2 takes the knight left alone; Bxf6 gxf6 is an exchange after it, the knight stays won
+    ("HangingPiece", True, "r2qr1k1/1p3ppp/p1p2nb1/8/2Q1P3/1P5P/PB1N1PP1/R3R1K1 b - - 2 17", "d8d2 b2f6 g7f6"),
+    # lichess 00UwP (no hangingPiece): Qxd6 takes the queen, but Rxc1+ Bf1 gives back a rook at once
+    ("HangingPiece", False, "5rk1/p4pp1/3qb2p/1B1p4/3P4/Q3PN2/P4PPP/1rR3K1 w - - 6 20", "a3d6 b1c1 b5f1"),
     # --- CollinearMove: a slider stays on the line of an opponent slider it could take (lichess collinearMove)
     ("CollinearMove", True, "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "d1d3"),          # Rd3, the rooks still face
     ("CollinearMove", True, "3q2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1", "d1d4"),          # Qd4 on the queens' file

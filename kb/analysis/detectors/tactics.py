@@ -150,8 +150,12 @@ def discovered_attack(line: Line) -> bool:
         # answer both, which is what makes a discovery a tactic rather than a rearrangement
         forcing = earlier.is_check or earlier.is_capture
         doubled = later.move.to_square == earlier.move.to_square  # a battery taking back on the same square
-        if forcing and not doubled and later.is_capture and earlier.move.from_square in _between(
-                later.move.from_square, later.move.to_square) and not earlier.before.is_castling(earlier.move):
+        same_piece = later.move.from_square == earlier.move.to_square  # a piece uncovers nothing for itself
+        # taking back the piece the opponent has just moved is a recapture, whichever line it runs along
+        recapture = line.plies[later.index - 1].move.to_square == later.move.to_square
+        if forcing and not doubled and not same_piece and not recapture and later.is_capture and \
+                earlier.move.from_square in _between(later.move.from_square, later.move.to_square) and \
+                not earlier.before.is_castling(earlier.move):
             return True
     return False
 
@@ -198,7 +202,7 @@ def double_check(line: Line) -> bool:
 
 def hanging_piece(line: Line) -> bool:
     """The first solver move takes an undefended piece (not a pawn), which is not just the answer to a
-    capture of equal or greater value on that square, and the gain is still there after the reply."""
+    capture of equal or greater value on that square, and the gain holds through the next exchange."""
     solver = line.solver_plies
     if not solver or not solver[0].is_capture:
         return False
@@ -211,8 +215,12 @@ def hanging_piece(line: Line) -> bool:
     if previous is not None and previous.captured is not None and previous.move.to_square == first.move.to_square \
             and VALUES[previous.captured.piece_type] >= VALUES[captured.piece_type]:
         return False
-    after_reply = line.plies[first.index + 1].after if first.index + 1 < len(line.plies) else first.after
-    return line.balance(after_reply) - line.balance(first.before) >= 2 or line.ends_in_mate
+    # the gain holds through the next exchange: after the solver's following move the material is
+    # no worse than right after the capture (…Qxd2 Bxf6 gxf6 keeps the knight; Qxd6 Rxc1+ Bf1 does not)
+    following = first.index + 2
+    if following < len(line.plies):
+        return line.balance(line.plies[following].after) >= line.balance(first.after) or line.ends_in_mate
+    return line.balance(line.end) - line.balance(first.before) >= 2 or line.ends_in_mate
 
 
 def sacrifice(line: Line) -> bool:
@@ -296,10 +304,21 @@ def deflection(line: Line) -> bool:
         forced = reply.move.to_square == offer.move.to_square or reply.before.is_check()
         if not forced or square in (reply.move.to_square, offer.move.to_square):
             continue
-        if square in reply.before.attacks(reply.move.from_square) and square not in reply.after.attacks(
-                reply.move.to_square):
+        if square in _guarded_through_mover(reply.before, reply.move.from_square, ply.move.from_square) and \
+                square not in reply.after.attacks(reply.move.to_square):
             return True
     return False
+
+
+def _guarded_through_mover(board: chess.Board, defender: chess.Square, mover: chess.Square) -> chess.SquareSet:
+    """The squares ``defender`` attacks once the solver's piece on ``mover`` has left: a rook behind
+    a pawn about to promote guards the promotion square (lichess-puzzler's case oGLtH: Re6 holds e1
+    through the e2 pawn until …Rxa6 draws it away and …e1=Q follows)."""
+    if board.piece_at(mover) is None:
+        return board.attacks(defender)
+    vacated = board.copy(stack=False)
+    vacated.remove_piece_at(mover)
+    return vacated.attacks(defender)
 
 
 def overload(line: Line) -> bool:
