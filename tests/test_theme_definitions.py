@@ -150,8 +150,9 @@ CASES = [
     ("CollinearMove", True, "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "d1d3"),          # Rd3, the rooks still face
     ("CollinearMove", True, "3q2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1", "d1d4"),          # Qd4 on the queens' file
     ("CollinearMove", False, "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "d1e1"),         # it leaves the file
-    ("CollinearMove", False, "5k2/8/5r2/8/8/8/1B6/6K1 w - - 0 1", "b2c3"),               # a rook cannot use the diagonal
-    ("CollinearMove", False, "4r1k1/8/8/R6q/8/8/8/4K3 w - - 0 1", "a5e5"),               # Re5 blocks a check: Rxh5 is illegal
+    ("CollinearMove", False, "5k2/8/5r2/8/8/8/1B6/6K1 w - - 0 1", "b2c3"),               # a rook is off diagonals
+    # Re5 blocks the check from e8, so Rxh5 would be illegal
+    ("CollinearMove", False, "4r1k1/8/8/R6q/8/8/8/4K3 w - - 0 1", "a5e5"),
     ("ArabianMate", True, "7k/1R6/5N2/8/8/8/8/6K1 w - - 0 1", "b7h7"),                  # Rh7#, Nf6 guards h7 and g8
     # lichess 05HG9 (no arabianMate): the queen, not the knight g5, takes g8; the knight only guards the rook
     ("ArabianMate", False, "7k/1R6/8/6N1/2Q5/8/8/6K1 w - - 0 1", "b7h7"),
