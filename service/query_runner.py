@@ -22,6 +22,7 @@ import ctypes
 import json
 import multiprocessing
 import queue
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -258,20 +259,27 @@ def isolate_network() -> bool:
 
 
 def _worker_main(location: str, conn: Any, offline: bool) -> None:
-    """A worker process: open the store read-only once, then answer requests until told to stop."""
+    """A worker process: open the store read-only once, then answer requests until told to stop.
+
+    Ctrl-C is the server's to handle: the worker ignores SIGINT (it was started with SIGINT blocked,
+    see ``_Worker``, so a Ctrl-C during its start-up is dropped here too), and it ends quietly when
+    the server has gone, whichever way the server stopped."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        _answer_requests(location, conn, offline)
+    except (EOFError, ConnectionError):
+        return  # the server closed the pipe or died: nobody is left to answer
+
+
+def _answer_requests(location: str, conn: Any, offline: bool) -> None:
     from chesskb.kb.store import StoreError, open_store
     from chesskb.kb.store.base import StoreDamaged
 
     isolated = isolate_network() if offline else False
     store = open_store(location)
     conn.send(("ready", isolated))
-    while True:
-        try:
-            request = conn.recv()
-        except EOFError:
-            return
-        if request is None:
-            return
+    while (request := conn.recv()) is not None:
         try:
             conn.send(("ok", execute(store, request)))
         except QueryFailed as exc:
@@ -286,7 +294,13 @@ class _Worker:
     def __init__(self, context: Any, location: str, offline: bool) -> None:
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_worker_main, args=(location, child, offline), daemon=True)
-        self.process.start()
+        # The new interpreter inherits this thread's signal mask: with SIGINT blocked it cannot be
+        # interrupted (and print a traceback) by a Ctrl-C that arrives while it is still importing.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         child.close()
         self.isolated: bool | None = None
 
