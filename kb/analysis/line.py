@@ -126,6 +126,11 @@ def passed(board: chess.Board) -> chess.Board:
     return probe
 
 
+def orthogonal(a: chess.Square, b: chess.Square) -> bool:
+    """``a`` and ``b`` share a rank or a file (a rook's line), rather than a diagonal or no line."""
+    return chess.square_file(a) == chess.square_file(b) or chess.square_rank(a) == chess.square_rank(b)
+
+
 def is_hanging(board: chess.Board, square: chess.Square) -> bool:
     """The piece on ``square`` is not defended by its own side."""
     piece = board.piece_at(square)

@@ -11,7 +11,7 @@ import itertools
 
 import chess
 
-from chesskb.kb.analysis.line import Line, mating_moves
+from chesskb.kb.analysis.line import Line, mating_moves, orthogonal
 
 
 def mate_patterns(line: Line) -> list[str]:
@@ -162,7 +162,7 @@ def _dovetail(board: chess.Board, king: chess.Square, mated: chess.Color, checke
     practice "Dovetail Mate #1": Qc6#, Kb7 walled in by its a7 pawn and b8 rook). Other pieces may
     guard the queen or double its squares."""
     queen = _single_checker(board, checkers, chess.QUEEN)
-    if queen is None or chess.square_distance(queen, king) != 1 or _orthogonal(queen, king):
+    if queen is None or chess.square_distance(queen, king) != 1 or orthogonal(queen, king):
         return False
     if chess.square_file(king) in (0, 7) or chess.square_rank(king) in (0, 7):
         return False
@@ -176,10 +176,6 @@ def _single_checker(board: chess.Board, checkers: chess.SquareSet, *types: int) 
         return None
     square = next(iter(checkers))
     return square if board.piece_type_at(square) in types else None
-
-
-def _orthogonal(a: chess.Square, b: chess.Square) -> bool:
-    return chess.square_file(a) == chess.square_file(b) or chess.square_rank(a) == chess.square_rank(b)
 
 
 def _inside(file: int, rank: int) -> bool:
@@ -203,7 +199,7 @@ def _opera(board: chess.Board, king: chess.Square, mated: chess.Color, checkers:
     ("check the king with a rook and use a bishop to defend the rook") asks nothing of where the
     king stands, and its labels name a king on h2 mated from h1 so: the back rank is not required."""
     rook = _single_checker(board, checkers, chess.ROOK)
-    if rook is None or chess.square_distance(rook, king) != 1 or not _orthogonal(rook, king):
+    if rook is None or chess.square_distance(rook, king) != 1 or not orthogonal(rook, king):
         return False
     return bool(board.attackers(not mated, rook) & board.pieces(chess.BISHOP, not mated))
 
@@ -290,7 +286,7 @@ def _epaulette(board: chess.Board, king: chess.Square, mated: chess.Color, check
     """A rook or queen mates along a rank or file, and the two squares beside the king across that
     line hold the king's own pieces (its epaulettes)."""
     checker = _single_checker(board, checkers, chess.ROOK, chess.QUEEN)
-    if checker is None or not _orthogonal(checker, king):
+    if checker is None or not orthogonal(checker, king):
         return False
     f, r = chess.square_file(king), chess.square_rank(king)
     across = [(f - 1, r), (f + 1, r)] if chess.square_file(checker) == f else [(f, r - 1), (f, r + 1)]
@@ -301,7 +297,7 @@ def _swallowstail(board: chess.Board, king: chess.Square, mated: chess.Color, ch
     """A protected queen mates from the square in front of the king, and the two squares diagonally
     behind the king hold its own pieces (the swallow's tail, or Guéridon mate)."""
     queen = _single_checker(board, checkers, chess.QUEEN)
-    if queen is None or chess.square_distance(queen, king) != 1 or not _orthogonal(queen, king):
+    if queen is None or chess.square_distance(queen, king) != 1 or not orthogonal(queen, king):
         return False
     f, r = chess.square_file(king), chess.square_rank(king)
     df, dr = f - chess.square_file(queen), r - chess.square_rank(queen)

@@ -12,7 +12,7 @@ from itertools import pairwise
 import chess
 
 from chesskb.kb.analysis.line import (VALUES, Line, Ply, in_bad_spot, is_hanging, mates_in_one, mating_moves,
-                                       passed)
+                                       orthogonal, passed)
 
 SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
 
@@ -124,9 +124,7 @@ def collinear_move(line: Line) -> bool:
                 continue
             if not chess.ray(start, target) & chess.BB_SQUARES[to]:
                 continue  # it left the line
-            straight = chess.square_file(start) == chess.square_file(target) or \
-                chess.square_rank(start) == chess.square_rank(target)
-            if piece.piece_type == (chess.BISHOP if straight else chess.ROOK):
+            if piece.piece_type == (chess.BISHOP if orthogonal(start, target) else chess.ROOK):
                 continue  # the piece it faces cannot move along this line
             if ply.before.is_legal(chess.Move(start, target)):
                 return True
@@ -314,8 +312,6 @@ def _guarded_through_mover(board: chess.Board, defender: chess.Square, mover: ch
     """The squares ``defender`` attacks once the solver's piece on ``mover`` has left: a rook behind
     a pawn about to promote guards the promotion square (lichess-puzzler's case oGLtH: Re6 holds e1
     through the e2 pawn until …Rxa6 draws it away and …e1=Q follows)."""
-    if board.piece_at(mover) is None:
-        return board.attacks(defender)
     vacated = board.copy(stack=False)
     vacated.remove_piece_at(mover)
     return vacated.attacks(defender)
