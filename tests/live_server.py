@@ -43,25 +43,33 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@contextmanager
-def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Yield the base URL (``http://127.0.0.1:PORT``) of a running server; stop it afterwards."""
+def start_server(store: Path, *options: str, env: dict[str, str] | None = None,
+                 new_session: bool = False) -> tuple[subprocess.Popen[bytes], str]:
+    """``chesskb serve`` started and answering; returns the process (its output piped) and the base URL.
+    ``new_session`` gives it its own process group, to signal it and its workers as a terminal does."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host", "127.0.0.1",
          "--port", str(port), *options],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+        start_new_session=new_session)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
             urllib.request.urlopen(base + "/sparql?query=ASK%7B%7D", timeout=10).read()
-            break
+            return process, base
         except (urllib.error.URLError, ConnectionError):
             if time.monotonic() > deadline or process.poll() is not None:
                 process.kill()
                 raise RuntimeError("server did not start: " + process.stdout.read().decode()) from None
             time.sleep(0.2)
+
+
+@contextmanager
+def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Yield the base URL (``http://127.0.0.1:PORT``) of a running server; stop it afterwards."""
+    process, base = start_server(store, *options, env=env)
     try:
         yield base
     finally:

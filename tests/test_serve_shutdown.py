@@ -9,46 +9,36 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.live_server import free_port
+from tests.live_server import start_server
 
 
-def _serving(store: Path) -> tuple[subprocess.Popen[str], list[int]]:
+def _serving(store: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
     """`chesskb serve` in its own session, once it has answered a canned query; with its child processes."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            url = f"http://127.0.0.1:{port}/queries/players-rated-above?format=json"
-            urllib.request.urlopen(url, timeout=10).read()
-            break
-        except (urllib.error.URLError, ConnectionError):
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail("the server did not start: " + (process.stdout.read() if process.stdout else ""))
-            time.sleep(0.2)
+    process, base = start_server(store, new_session=True)
+    urllib.request.urlopen(base + "/queries/players-rated-above?format=json", timeout=30).read()
     found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False)
     children = [int(pid) for pid in found.stdout.split()]
     assert children, "the query workers run as child processes"
     return process, children
 
 
+def _running(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text(errors="replace")
+    except FileNotFoundError:  # reaped
+        return False
+
+
 def _gone(pids: list[int], within: float = 10) -> list[int]:
+    """The processes of ``pids`` still running after ``within`` seconds."""
     deadline = time.monotonic() + within
-    while (alive := [pid for pid in pids if Path(f"/proc/{pid}").exists()
-                     and "zombie" not in Path(f"/proc/{pid}/status").read_text(errors="replace")]) \
-            and time.monotonic() < deadline:
+    while (alive := [pid for pid in pids if _running(pid)]) and time.monotonic() < deadline:
         time.sleep(0.2)
     return alive
 
@@ -61,10 +51,11 @@ def test_stopping_the_server_prints_no_traceback_and_leaves_no_worker(small_stor
     else:
         process.terminate()  # what a service manager sends to the server's own process
     try:
-        output, _ = process.communicate(timeout=30)
+        raw, _ = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+    output = raw.decode()
     assert not _gone(children), "a query worker outlived the server"
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
     assert output.startswith("serving "), output
