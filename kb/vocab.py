@@ -173,6 +173,8 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     # Position: lichess puzzle fields
     "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
     "sourceThemeLabel",
+    # Position: the opponent's move that leads to the exercise (lichess Moves[0])
+    "precedingMove", "precedingFen",
     # Source and SourceRecord (provenance)
     "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedWith", "importedAt",
     "gameCount", "positionCount", "playerCount",

@@ -260,13 +260,32 @@ def game_tree(fen: str, movetext: str, lang: str = "en") -> dict[str, Any] | Non
     return {"fen": nodes[0]["fen"], "nodes": nodes, "cut": bool(stack)}
 
 
-def last_move_before(tree: dict[str, Any] | None, fen: str) -> str | None:
+def move_into(tree: dict[str, Any] | None, fen: str) -> tuple[str, str] | None:
     """The game's move that led to ``fen`` (the opponent's last move before an exercise taken from
-    the game), found on the main line by the position itself (board, side, castling, en passant)."""
+    the game) and the FEN it was played from, found on the main line by the position itself (board,
+    side, castling, en passant); None when the main line never reaches ``fen``."""
     if not tree:
         return None
     key = " ".join(fen.split()[:4])
     for node in tree["nodes"]:
         if node["main"] and node["uci"] and " ".join(node["fen"].split()[:4]) == key:
-            return node["uci"]
+            return tree["nodes"][node["parent"]]["fen"], node["uci"]
     return None
+
+
+def lead_in(fen_before: str, uci: str, fen: str, lang: str = "en") -> dict[str, str] | None:
+    """The move into an exercise for the trainer to play first: ``{"fen": before, "uci", "san",
+    "number"}``, or None when the move is not legal there or does not give the exercise's board
+    (stored data that disagrees with itself is not shown)."""
+    try:
+        board = chess.Board(fen_before)
+        move = chess.Move.from_uci(uci)
+    except ValueError:
+        return None
+    if not board.is_legal(move):
+        return None
+    number, san = _number(board), board.san(move)
+    board.push(move)
+    if board.board_fen() != fen.split(" ")[0]:
+        return None
+    return {"fen": fen_before, "uci": uci, "san": localise_san(san, lang), "number": number}

@@ -7,6 +7,8 @@ list and ``i`` the exercise's place in it (0-based):
 * ``course/<id>/<chapter order>`` — a course chapter;
 * ``query/<name>?<parameters>`` — a canned query's result (the column the exercise is in);
 * ``source/<source IRI>`` — a source's games in file order (the exercises of the next game).
+* ``train`` — "Start training" (``service.train``): the next exercise is another one near the learner's
+  rating, which the page's script appends to the link.
 
 The exercise page resolves the context to the next exercise's link and a link back to the list
 (``service.next_exercise``).

@@ -131,14 +131,14 @@ def move_tokens(tree: dict[str, Any], marked: set[int] = frozenset()) -> list[di
     return out
 
 
-def last_move(store, match_iri: str | None, fen: str) -> str | None:
-    """The game's move that led to ``fen`` (an exercise taken from a game), or None."""
+def move_into(store, match_iri: str | None, fen: str) -> tuple[str, str] | None:
+    """The game's move that led to ``fen`` (an exercise taken from a game) and the FEN before it, or None."""
     if not match_iri:
         return None
     start = _start(_rows(store, match_iri))
     if start is None:
         return None
     try:
-        return boards.last_move_before(boards.game_tree(start[0], start[1]), fen)
+        return boards.move_into(boards.game_tree(start[0], start[1]), fen)
     except ValueError:
         return None

@@ -46,6 +46,9 @@ def resolve(iri: str) -> dict[str, Any] | None:
             return _resolve_query(iri, rest, index, context)
         if kind == "source":
             return _resolve_source(iri, rest, index, context)
+        if kind == "train":
+            return {"next": url_for("train.train"), "back": url_for("browse.home"), "back_key": "home",
+                    "index": index, "train": True}
     except Exception:  # noqa: BLE001 - a stale or hand-edited context only loses the "next" link
         current_app.logger.info("context %r not resolved", context, exc_info=True)
     return None

@@ -228,12 +228,11 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     classes = [{"name": CP.name_of(t), "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
                for t in resource.types if CP.name_of(t) in THEME_CLASS_NAMES
                and CP.name_of(t) != "Position"]
-    store = reader()  # the pages lane, not the raw store
-    last = games.last_move(store, match.iri, fen) if match is not None and resource.first("plyInGame") not in \
-        (None, "0") else None
+    lead_in = _lead_in(resource, match, fen, lang)
     opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
+    exercise = CP.Exercise.value in resource.types
     return {
-        "title": opening or _title(resource, lang),
+        "title": opening or (_exercise_title(resource) if exercise else _title(resource, lang)),
         "fen": fen,
         "context": next_exercise.resolve(resource.iri),
         "legend": boards.legend(fen).as_dict(),
@@ -241,7 +240,9 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         "game": rows,
         "classes": classes,
         "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang),
-                     "opening": _is_opening_line(fen, resource), "last_move": last},
+                     "opening": _is_opening_line(fen, resource),
+                     "last_move": lead_in["uci"] if lead_in else None, "lead_in": lead_in,
+                     **_rating_of(resource)},
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
     }
@@ -271,6 +272,37 @@ def localise_value(prop_iri: str, text: str, lang: str) -> str:
     return text
 
 
+def _lead_in(resource: Resource, match: Resource | None, fen: str, lang: str) -> dict[str, str] | None:
+    """The opponent's move that leads to the exercise, which the trainer plays before the learner
+    moves (as lichess does): a lichess puzzle's first CSV move (``cp:precedingMove`` from
+    ``cp:precedingFen``), else the game's move into a position taken from a game; None when neither."""
+    before, uci = resource.first("precedingFen"), resource.first("precedingMove")
+    if not (before and uci) and match is not None and resource.first("plyInGame") not in (None, "0"):
+        before, uci = games.move_into(reader(), match.iri, fen) or (None, None)
+    if not (before and uci):
+        return None
+    return boards.lead_in(before, uci, fen, lang)
+
+
+def _rating_of(resource: Resource) -> dict[str, int | None]:
+    """What the learner's rating (rating.js) is played against: the exercise's difficulty (lichess
+    scale) and the source's rating deviation where it gives one."""
+    def whole(prop: str) -> int | None:
+        value = resource.first(prop)
+        try:
+            return int(value) if value is not None else None
+        except ValueError:
+            return None
+    return {"difficulty": whole("difficulty"), "deviation": whole("puzzleRatingDeviation")}
+
+
+def _exercise_title(resource: Resource) -> str:
+    """An exercise's title without its theme (the theme is the answer; it shows once solved): the
+    label's part after ``<class label> — `` (``lichess puzzle 00UwP``, the game it comes from)."""
+    head, sep, rest = resource.label.partition(" — ")
+    return rest if sep and rest else resource.label
+
+
 def _title(resource: Resource, lang: str) -> str:
     """The position's label with its class named in the page's language: labels are written
     ``<class label> — <game>`` in English by the importer (kb.mapping.game)."""
@@ -289,7 +321,7 @@ def _solve_strings(lang: str) -> dict[str, str]:
     keys = ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count", "restart", "white", "black",
             "to_move", "left_book", "illegal", "ambiguous", "hint_piece", "hint_square", "showing",
             "solution_shown", "piece_pawn", "piece_knight", "piece_bishop", "piece_rook", "piece_queen",
-            "piece_king", "next_exercise", "back_to_list", *PLAY_STRINGS)
+            "piece_king", "next_exercise", "back_to_list", "solved_with_help", "lead_in", *PLAY_STRINGS)
     return {key: s[key] for key in keys}
 
 

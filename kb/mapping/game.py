@@ -344,6 +344,9 @@ def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCont
         out.value(position, "openingTag", tag)
     for theme in puzzle.themes:
         out.value(position, "sourceThemeLabel", theme)
+    if puzzle.fen_before_setup:  # the opponent's move the learner sees played before solving
+        out.value(position, "precedingMove", puzzle.setup_move_uci)
+        out.value(position, "precedingFen", puzzle.fen_before_setup)
     if puzzle.game_url:
         match = ctx.minter.lichess_match(puzzle.game_url)
         game_url = puzzle.game_url.split("#")[0]

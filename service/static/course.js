@@ -1,13 +1,16 @@
 /* Course progress in the browser (seed 001: chapters unlock in order; no server accounts).
  *
  * Reads the counters solve.js keeps per exercise in localStorage ("chesskb:" + exercise IRI,
- * {attempts, solved}), marks solved exercises, and locks a chapter until the one before it has at
- * least its pass percentage solved. "Save my progress" downloads every chesskb: entry as a JSON
- * file; "Load my progress" puts such a file back. Without JavaScript nothing is locked.
+ * {attempts, solved, helped, rated}), marks solved exercises (one solved only with a hint or the
+ * shown solution is marked "helped" and does not count), and locks a chapter until the one before
+ * it has at least its pass percentage solved. "Save my progress" downloads every chesskb: entry as
+ * a JSON file, the learner's rating and streak ("chesskb:rating") included; "Load my progress" puts
+ * such a file back. Without JavaScript nothing is locked.
  */
 (function () {
   "use strict";
   var PREFIX = "chesskb:";
+  var LEARNER = "chesskb:rating";  // the learner's rating and streak (rating.js), exported with the rest
 
   function counts(iri) {
     try {
@@ -25,8 +28,10 @@
       var items = chapter.querySelectorAll("li[data-iri]");
       var solved = 0;
       for (var j = 0; j < items.length; j++) {
-        var done = counts(items[j].getAttribute("data-iri")).solved > 0;
+        var entry = counts(items[j].getAttribute("data-iri"));
+        var done = entry.solved > 0;
         items[j].classList.toggle("solved", done);
+        items[j].classList.toggle("helped", !done && entry.helped > 0);
         if (done) { solved++; }
       }
       var percent = items.length ? (100 * solved) / items.length : 100;
@@ -88,7 +93,11 @@
           var value = entries[key];
           if (key.indexOf(PREFIX) === 0 && value && typeof value.solved === "number") {
             window.localStorage.setItem(key, JSON.stringify({ attempts: Number(value.attempts) || 0,
-                                                             solved: Number(value.solved) || 0 }));
+                                                             solved: Number(value.solved) || 0,
+                                                             helped: Number(value.helped) || 0,
+                                                             rated: Boolean(value.rated) }));
+          } else if (key === LEARNER && value && typeof value.rating === "number") {
+            window.localStorage.setItem(key, JSON.stringify(value));  // rating.js reads it back checked
           }
         });
         refresh();

@@ -10,6 +10,12 @@
  * "Show the solution" plays the line on the board with its comments. Each played move and its
  * comment stays in the move list beside the board. Attempts and solved counts are kept in
  * localStorage. Without JavaScript the page still shows the board and the written solution.
+ *
+ * As on lichess, the opponent's move that leads to the exercise (data.lead_in) is played and
+ * highlighted before the learner moves; a hint or the shown solution makes a later solve "solved
+ * with help" (counted apart, never as solved); and the first outcome of each exercise rates the
+ * learner (rating.js: Glicko-2 and a streak). Per exercise, localStorage "chesskb:" + IRI holds
+ * {attempts, solved, helped, rated}.
  */
 (function () {
   "use strict";
@@ -42,13 +48,15 @@
       var saved = JSON.parse(window.localStorage.getItem(storageKey) || "null");
       if (saved && typeof saved.attempts === "number") { return saved; }
     } catch (e) { /* no storage */ }
-    return { attempts: 0, solved: 0 };
+    return { attempts: 0, solved: 0, helped: 0 };
   }
   var counts = loadCounts();
+  var helpedEl = document.getElementById("helped");
   function saveCounts() {
     try { window.localStorage.setItem(storageKey, JSON.stringify(counts)); } catch (e) { /* no storage */ }
     if (attemptsEl) { attemptsEl.textContent = String(counts.attempts); }
     if (solvedEl) { solvedEl.textContent = String(counts.solved); }
+    if (helpedEl) { helpedEl.textContent = String(counts.helped || 0); }
   }
   saveCounts();
 
@@ -105,10 +113,7 @@
 
   function finish() {
     done = true;
-    counts.solved += 1;
-    saveCounts();
-    say(S.solved || "Solved!", "solved");
-    boardEl.setAttribute("data-solved", "true");
+    recordSolve();
     revealThemes();
     if (nextEl) { nextEl.classList.add("ready"); nextEl.focus({ preventScroll: true }); }
   }
@@ -157,6 +162,7 @@
       say((S.wrong || "Not the move.") + (why ? " " + why : ""), "wrong");
     }
     boardEl.setAttribute("data-refused", uci);
+    rateOnce(false);
   }
 
   // A learner's move, already known to be legal (an entry of plies[index].legal).
@@ -251,6 +257,7 @@
   var form = document.getElementById("move-form");
   var input = document.getElementById("move-input");
   if (form && input) {
+    form.hidden = false;   // right under the board (on a phone too), shown once the script runs
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       if (!ready()) { return; }
@@ -278,6 +285,7 @@
   function hint() {
     if (!ready()) { return; }
     var expected = plies[index];
+    markHelped();
     hintLevel += 1;
     if (hintLevel === 1) {
       board.mark("hint", [expected.uci.slice(0, 2)]);
@@ -292,6 +300,7 @@
 
   function showSolution() {
     var wasDone = done;
+    markHelped();
     reset(false);
     busy = true;
     done = wasDone;
@@ -370,7 +379,78 @@
     }
   }
 
-  boardEl.classList.add("interactive");
+  // --- solved, solved with help, the learner's rating (rating.js) ----------------------------
+  var helped = false;     // a hint or the solution was seen on this page: a later solve is "with help"
+  var learnerEl = document.getElementById("learner");
+  var rating = window.ChessKB.rating;
+
+  function markHelped() {
+    helped = true;
+    rateOnce(false);
+  }
+
+  function recordSolve() {
+    if (helped) {
+      counts.helped = (counts.helped || 0) + 1;
+      say(S.solved_with_help || "Solved with help.", "solved helped");
+      boardEl.setAttribute("data-solved", "help");
+    } else {
+      counts.solved += 1;
+      say(S.solved || "Solved!", "solved");
+      boardEl.setAttribute("data-solved", "true");
+    }
+    saveCounts();
+    rateOnce(!helped);
+  }
+
+  // The first outcome of an exercise rates the learner; later attempts at it do not.
+  function rateOnce(solved) {
+    if (!rating || counts.rated || typeof data.difficulty !== "number") { return; }
+    counts.rated = true;
+    saveCounts();
+    rating.record({ difficulty: data.difficulty, deviation: data.deviation }, solved);
+    showLearner();
+  }
+
+  function showLearner() {
+    if (!rating) { return; }
+    var learner = rating.load();
+    if (learnerEl) {
+      learnerEl.hidden = false;
+      document.getElementById("learner-rating").textContent = String(Math.round(learner.rating));
+      document.getElementById("streak").textContent = String(learner.streak);
+    }
+    // "Next exercise" in training goes back to /train with the rating as it is now.
+    Array.prototype.forEach.call(document.querySelectorAll("a[data-train]"), function (a) {
+      a.href = rating.trainUrl(a.getAttribute("href").split("?")[0]);
+    });
+  }
+
+  // The opponent's move into the exercise, played on the board before the learner's turn.
+  var LEAD_IN_MS = 600;
+  function playLeadIn(then) {
+    var lead = data.lead_in;
+    if (!lead || !lead.fen) { then(); return; }
+    busy = true;
+    board.draw(lead.fen);
+    showLast("");
+    boardEl.setAttribute("data-lead-in", "pending");
+    var mine = attempt;   // "Start again" meanwhile has drawn the exercise already
+    window.setTimeout(function () {
+      if (mine === attempt) {
+        board.draw(fen);
+        showLast(lead.uci);
+        busy = false;
+        say((data.intro ? data.intro + " " : "") + (S.lead_in || "Your opponent played {move}.")
+          .replace("{move}", lead.number + " " + lead.san) + " " + (S.your_turn || ""), "reply");
+      }
+      boardEl.setAttribute("data-lead-in", "played");
+      then();
+    }, LEAD_IN_MS);
+  }
+
+  showLearner();
   reset(true);
   if (data.intro) { say(data.intro + " " + (S.your_turn || ""), ""); }
+  playLeadIn(function () { boardEl.classList.add("interactive"); });
 }());
