@@ -52,7 +52,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset"),
     "CONNECTION_LIMIT": (1000, "open connections the server keeps (idle ones count)"),
     "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
-    "PLAY_ELO": (1200, "default engine strength for 'Play on' (clamped to the engine's range)"),
+    "PLAY_ELO": (1350, "default engine strength for 'Play on' (clamped to the engine's range)"),
     "PLAY_MOVETIME": (0.2, "seconds of engine time per reply in 'Play on'"),
     "PLAY_ENGINES": (1, "engine processes serving 'Play on' (one request each at a time)"),
     "PLAY_WAIT": (5.0, "seconds a 'Play on' request waits for a free engine before 503"),

@@ -47,7 +47,7 @@ bp = Blueprint("play", __name__)
 blueprint = bp
 
 #: Strengths offered on the pages (the engine's own range clamps them).
-ELO_CHOICES = (1200, 1500, 1800, 2100, 2400, 2800)
+ELO_CHOICES = (1350, 1500, 1800, 2100, 2400, 2800)  # 1350: the lowest Debian's Stockfish 15.1 plays
 
 
 class EnginePool:

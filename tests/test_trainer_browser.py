@@ -384,7 +384,7 @@ def test_play_on_against_the_engine_gets_legal_replies(page, base_url):
     page.click("#play-on")
     page.wait_for_selector("#play")
     page.wait_for_selector("#play-status:not(:empty)")  # CSS, not a JS string: the CSP forbids eval
-    assert page.input_value("#play-elo") == "1200"
+    assert page.input_value("#play-elo") == "1350"  # the strength the engine really plays (issue 34)
     board = chess.Board(page.get_attribute("#board", "data-fen"))
     for turn in range(3):
         if board.is_game_over():

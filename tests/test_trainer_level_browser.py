@@ -295,3 +295,24 @@ def test_the_move_box_sits_under_the_board_on_a_phone(browser, puzzle_url):
     page.screenshot(path=str(ARTIFACTS / "trainer-phone-move-box.png"))
     context.close()
 
+
+
+# --- "Play on": the end of the game says who won and how ------------------------------------------
+
+def test_play_on_says_who_won_and_how(page, puzzle_url):
+    row = _one_move_puzzle()
+    board = chess.Board(row["FEN"])
+    board.push_uci(row["Moves"].split()[0])
+    mate = chess.Move.from_uci(row["Moves"].split()[1])
+    learner_wins = "1-0" if board.turn == chess.WHITE else "0-1"
+    board.push(mate)
+    assert board.is_checkmate() and board.result() == learner_wins  # the CSV's one-move solution mates
+    page.goto(puzzle_url + _page_of(row["PuzzleId"]))
+    page.wait_for_selector("#board.interactive")
+    page.click("#play-on")
+    page.wait_for_selector("#play-status:not(:empty)")
+    assert page.input_value("#play-elo") == "1350"
+    page.fill("#play-input", mate.uci())
+    page.press("#play-input", "Enter")
+    page.wait_for_selector("#board[data-play-over]", timeout=20000)
+    assert page.inner_text("#play-status") == f"You won: checkmate ({learner_wins})."

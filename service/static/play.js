@@ -24,6 +24,28 @@
 
   var current = null;  // the game on, if any
 
+  // The strength list shows the strength the engine really plays (it clamps a wish to its range).
+  function showStrengthUsed(select, elo) {
+    var value = String(elo);
+    if (select.value === value) { return; }
+    var found = Array.prototype.filter.call(select.options, function (o) { return o.value === value; })[0];
+    if (!found) {
+      found = el("option", { value: value }, value);
+      select.insertBefore(found, select.firstChild);
+    }
+    found.selected = true;
+  }
+
+  // "You lost: checkmate (0-1)." rather than the bare result: who won, and how the game ended.
+  function overText(answer, learner) {
+    var how = S["end_" + answer.over] || (answer.over || "").replace(/_/g, " ");
+    var won = learner === "w" ? "1-0" : "0-1";
+    var key = answer.result === won ? "play_won" : (answer.result === "1/2-1/2" ? "play_drawn" : "play_lost");
+    var fallback = { play_won: "You won: {how} ({result}).", play_lost: "You lost: {how} ({result}).",
+                     play_drawn: "Draw: {how} ({result})." }[key];
+    return (S[key] || fallback).replace("{how}", how).replace("{result}", answer.result || "");
+  }
+
   function playOn(board, fen, container) {
     if (current) { current.stop(); }
     var startFen = fen;
@@ -103,11 +125,12 @@
         pgn = answer.pgn || "";
         if (answer.elo) {
           engineNote.textContent = (S.engine_elo || "Engine at {elo} Elo").replace("{elo}", String(answer.elo));
+          showStrengthUsed(select, answer.elo);
         }
         if (answer.over) {
           over = true;
           board.el.setAttribute("data-play-over", answer.result || "over");
-          say((S.game_over || "Game over: {result}.").replace("{result}", answer.result || ""), "solved");
+          say(overText(answer, learner), answer.result === (learner === "w" ? "1-0" : "0-1") ? "solved" : "wrong");
         } else if (answer.reply) {
           say((S.engine_played || "The engine played {san}.").replace("{san}", answer.reply.san), "reply");
         } else {
