@@ -179,7 +179,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedWith", "importedAt",
     "gameCount", "positionCount", "playerCount",
     # Courses (kb.courses.course_file)
-    "chapterOrder", "itemOrder", "level", "passPercent", "selection",
+    "chapterOrder", "itemOrder", "level", "passPercent", "selection", "resolvedFrom",
 )
 
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a

@@ -343,6 +343,28 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         return _Worker(self.context, self.location, self.settings.offline)
 
+    def wait_ready(self, timeout: float) -> int:
+        """Wait (at most ``timeout`` seconds in all) until every idle worker has started and opened the
+        store, so that the first query does not pay for a process start (``service.warm``). Returns
+        how many are ready; a worker still starting is left to be waited for by its first query."""
+        deadline = time.monotonic() + timeout
+        workers: list[_Worker] = []
+        while True:
+            try:
+                workers.append(self.idle.get_nowait())
+            except queue.Empty:
+                break
+        ready = 0
+        for worker in workers:
+            if worker.isolated is None and worker.conn.poll(max(deadline - time.monotonic(), 0)):
+                try:
+                    worker.isolated = worker.conn.recv()[1]
+                except (EOFError, OSError):
+                    pass  # it died: run() replaces it
+            ready += worker.isolated is not None
+            self.idle.put(worker)
+        return ready
+
     def _take(self) -> _Worker:
         settings = self.settings
         with self._lock:

@@ -130,6 +130,7 @@ DOMAINS = {
     "SourceRecord": "sourceFile gameNumber lineNumber",
     "Chapter": "chapterOrder level passPercent selection",
     "ChapterItem": "itemOrder",
+    "Course": "resolvedFrom",
 }
 INTEGER = {
     "elo", "uscf", "boardNum", "plyCount", "setup", "eventYear", "year", "baseTimeSeconds",

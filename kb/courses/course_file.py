@@ -29,6 +29,7 @@ same on every machine.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,11 +229,40 @@ def _integer(value: int) -> Literal:
     return Literal(str(value), datatype=XSD.integer)
 
 
-def import_course(store: Store, path: str | Path, *, base_iri: str | None = None) -> Course:
-    """Resolve the course file against the store and replace the course's graph in one write."""
-    course = resolve_course(load_course_file(path), store, base_iri=base_iri)
-    store.replace_graphs([course_graph(course.id, base_iri)], course_quads(course, base_iri))
+def import_course(store: Store, path: str | Path, *, base_iri: str | None = None,
+                  skip_unchanged: bool = False) -> Course | None:
+    """Resolve the course file against the store and replace the course's graph in one write, with
+    the fingerprint of what it was resolved from (``cp:resolvedFrom``). With ``skip_unchanged``, a
+    course stored with the fingerprint it would get now is left as it is: None."""
+    data = load_course_file(path)
+    fingerprint = course_fingerprint(store, path, base_iri=base_iri)
+    if skip_unchanged and stored_fingerprint(store, data.get("id"), base_iri=base_iri) == fingerprint:
+        return None
+    course = resolve_course(data, store, base_iri=base_iri)
+    stamp = Quad(IriMinter(base_iri).course(course.id), CP.resolvedFrom, Literal(fingerprint),
+                 course_graph(course.id, base_iri))
+    store.replace_graphs([course_graph(course.id, base_iri)], [*course_quads(course, base_iri), stamp])
     return course
+
+
+def course_fingerprint(store: Store, path: str | Path, *, base_iri: str | None = None) -> str:
+    """What a course's exercises are chosen from: the course file's bytes and the state of every source
+    (checksum of its files, the chesskb code that imported them, when). Equal fingerprints choose the
+    same exercises, since the choice is a query over those sources only."""
+    hasher = hashlib.sha256(Path(path).read_bytes())
+    for row in run(store, "source-states", {"meta": IriMinter(base_iri).meta_graph}):
+        for name in ("source", "checksum", "importedWith", "importedAt"):
+            hasher.update(b"\0" + (row[name].value if row[name] is not None else "").encode("utf-8"))
+    return hasher.hexdigest()
+
+
+def stored_fingerprint(store: Store, course_id: Any, *, base_iri: str | None = None) -> str | None:
+    """The fingerprint the stored course ``course_id`` was resolved from; None when there is none (no
+    such course, one saved by the authoring page, or an id that names no course)."""
+    if not isinstance(course_id, str) or not _COURSE_ID.fullmatch(course_id):
+        return None
+    rows = list(run(store, "course-fingerprint", {"course": IriMinter(base_iri).course(course_id)}))
+    return rows[0]["fingerprint"].value if rows else None
 
 
 def courses_in(store: Store) -> list[dict[str, Any]]:

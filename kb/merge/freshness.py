@@ -24,7 +24,7 @@ def code_fingerprint() -> str:
     from chesskb import ontology
 
     hasher = hashlib.sha256(__version__.encode())
-    kb_root = Path(__file__).resolve().parent
+    kb_root = Path(__file__).resolve().parent.parent  # chesskb/kb, not only this module's kb/merge
     for path in sorted(kb_root.rglob("*.py")):
         hasher.update(str(path.relative_to(kb_root)).encode())
         hasher.update(path.read_bytes())

@@ -18,16 +18,24 @@ def command() -> None:
 
 
 @command.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", metavar="FILE...", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--skip-unchanged", is_flag=True,
+              help="Leave a course whose file and sources are unchanged since it was imported as it is.")
 @click.pass_obj
-def import_command(obj, file: Path) -> None:
-    """Choose the course's exercises from the knowledge base and store the course (replacing it)."""
-    try:
-        course = import_course(obj.open_store(), file, base_iri=obj.base_iri)
-    except CourseError as exc:
-        raise UsageProblem(f"{file}: {exc}", show_usage=False) from None
-    exercises = sum(len(chapter.exercises) for chapter in course.chapters)
-    click.echo(f"imported course {course.id}: {len(course.chapters)} chapters, {exercises} exercises")
+def import_command(obj, files: tuple[Path, ...], skip_unchanged: bool) -> None:
+    """Choose each course's exercises from the knowledge base and store the course (replacing it)."""
+    store = obj.open_store()
+    for file in files:
+        try:
+            course = import_course(store, file, base_iri=obj.base_iri, skip_unchanged=skip_unchanged)
+        except CourseError as exc:
+            raise UsageProblem(f"{file}: {exc}", show_usage=False) from None
+        if course is None:
+            click.echo(f"course unchanged, not imported again: {file}")
+            continue
+        exercises = sum(len(chapter.exercises) for chapter in course.chapters)
+        click.echo(f"imported course {course.id}: {len(course.chapters)} chapters, {exercises} exercises")
 
 
 @command.command("list")

@@ -86,7 +86,8 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     from waitress import create_server
 
     from chesskb.service.app import create_app
-    from chesskb.service.executor import close_pools, start_pools
+    from chesskb.service.executor import close_pools
+    from chesskb.service.warm import warm_up
 
     config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
                     "GRAPH_STORE": obj.graph_store, "BASE_IRI": obj.base_iri}
@@ -94,7 +95,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     if allow_service:
         config["ALLOW_SERVICE"] = True
     app = create_app(config)
-    start_pools(app)
+    warm_up(app)  # workers started and the home page answered once: the first visitor does not wait
     timeout = int(app.config["CHANNEL_TIMEOUT"])
     server = create_server(
         app, host=host, port=port, threads=threads, ident="chesskb",
