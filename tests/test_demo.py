@@ -1,8 +1,9 @@
 """The README's first command, `./scripts/demo.sh`: a newcomer's short log and a quick second start.
 
-Run for real (setup, import of data/, courses, stats, serve), twice on one store: the second start
-reinstalls nothing and re-imports no source whose files did not change, which the import's own report
-says; a changed file is imported again, and only that one.
+Run for real (setup, import of data/, courses, serve), twice on one store: every line it prints is one
+the README announces; the second start reinstalls nothing, re-imports no source whose files did not
+change and chooses no course again, which their own reports say; a changed file is imported again, and
+only that one.
 """
 from __future__ import annotations
 
@@ -22,6 +23,20 @@ from tests.live_server import free_port
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SOURCES = ("puzzles", "mate_in_2", "mate_in_3", "seed-000-sample", "kasparov-deep-blue-1997",
                 "odds", "seed-001-openings")
+#: Every line demo.sh may print, as the README's "The two commands" announces them.
+ANNOUNCED = tuple(re.compile(pattern) for pattern in (
+    r"ready: \.venv/bin/chesskb",
+    r"imported \d+ games into \d+ sources?: .* -> .+",
+    r"unchanged, not imported again: \d+ source\(s\): .+",
+    r"notes on the bundled files \(expected, see README\): \d+ in .+\.import-notes\.txt",
+    r"imported course [a-z0-9-]+: \d+ chapters, \d+ exercises",
+    r"course unchanged, not imported again: data/courses/.+\.yaml",
+    r"serving .+ on http://127\.0\.0\.1:\d+/ \(SPARQL at /sparql; Ctrl-C stops\)",
+))
+
+
+def _unannounced(log: str) -> list[str]:
+    return [line for line in log.splitlines() if not any(p.fullmatch(line) for p in ANNOUNCED)]
 
 
 def _start_demo(root: Path, store: Path, timeout: float = 600) -> str:
@@ -55,11 +70,19 @@ def test_second_demo_start_reimports_only_changed_sources(tmp_path: Path) -> Non
     assert re.search(r"^imported \d+ games", first, re.MULTILINE) and "unchanged" not in first, first
     assert "warning" not in first.lower(), first  # a newcomer's log: no packaging or setuptools warnings
     assert "expected" in first  # the seed's deliberately broken game is announced as such
+    assert not _unannounced(first), first  # every line is one the README describes
+    notes = Path(str(store) + ".import-notes.txt").read_text(encoding="utf-8")
+    assert "seed-000-sample.pgn: game 2 (line 15): invalid FEN" in notes
+    assert re.search(rf"^notes on the bundled files .*: {len(notes.splitlines())} in ", first, re.MULTILINE)
 
     second = _start_demo(ROOT, store)
     unchanged = next(line for line in second.splitlines() if line.startswith("unchanged, not imported again"))
     assert all(name in unchanged for name in DEMO_SOURCES), unchanged
     assert not re.search(r"^imported \d+ games", second, re.MULTILINE), second  # nothing analysed again
+    assert not re.search(r"^imported course", second, re.MULTILINE), second  # no course chosen again
+    assert len(re.findall(r"^course unchanged, not imported again", second, re.MULTILINE)) == len(
+        list((ROOT / "data" / "courses").glob("*.yaml")))
+    assert not _unannounced(second), second
 
 
 @pytest.mark.slow
