@@ -118,11 +118,11 @@ def _limiter() -> ClientLimiter:
     return limiter
 
 
-def start_pools(app: Any) -> None:
-    """Start both lanes' workers now (``chesskb serve``), so the first visitors do not wait for a
-    process to start behind someone else's query."""
+def start_pools(app: Any, lanes: tuple[str, ...] = LANES) -> None:
+    """Start the lanes' workers now (``chesskb serve``, ``service.warm``), so the first visitors do not
+    wait for a process to start behind someone else's query."""
     with app.app_context():
-        for lane in LANES:
+        for lane in lanes:
             _pool(lane)
 
 

@@ -29,13 +29,16 @@ def quiet_server_logs() -> None:
 
 
 def warm_up(app: Any) -> None:
-    """Start the query workers, wait until they have opened the store, and answer ``WARM_PAGES`` once."""
+    """Start the pages' query workers, wait until they have opened the store, answer ``WARM_PAGES``
+    once, then start the other lanes' workers (``/sparql``), which finish starting on their own: a
+    new user opens a page first, and on two cores five interpreters starting at once took twice as
+    long as the pages' two."""
     quiet_server_logs()
-    start_pools(app)
-    for lane in LANES:
-        pool = app.extensions.get(f"chesskb.pool.{lane}")
-        if pool is not None:
-            pool.wait_ready(WORKER_START_WAIT)
+    start_pools(app, ("pages",))
+    pool = app.extensions.get("chesskb.pool.pages")
+    if pool is not None:
+        pool.wait_ready(WORKER_START_WAIT)
     client = app.test_client()
     for path in WARM_PAGES:
         client.get(path, headers={"Accept": "text/html"})
+    start_pools(app, tuple(lane for lane in LANES if lane != "pages"))
