@@ -35,10 +35,22 @@ def _puzzles() -> dict[str, dict[str, str]]:
         return {row["PuzzleId"]: row for row in csv.DictReader(handle)}
 
 
+def _one_move_puzzles() -> list[dict[str, str]]:
+    """The puzzles of the file whose solution is one move (the learner's mate), in file order."""
+    return [row for row in _puzzles().values() if len(row["Moves"].split()) == 2]
+
+
 @pytest.fixture(scope="module")
 def puzzle_url(tmp_path_factory) -> Iterator[str]:
-    store = tmp_path_factory.mktemp("level") / "store"
+    work = tmp_path_factory.mktemp("level")
+    store = work / "store"
     result = run_cli("import", "--jobs", "1", str(PUZZLES), store=store)
+    assert result.exit_code == 0, result.output
+    course = work / "course.yaml"  # two hand-picked one-move puzzles
+    picked = ", ".join(f"{BASE}position/lichess-{row['PuzzleId']}" for row in _one_move_puzzles()[:2])
+    course.write_text(f"id: level-test\ntitle: Two mates\nchapters:\n  - title: Mates\n    level: beginner\n"
+                      f"    exercises: [{picked}]\n", encoding="utf-8")
+    result = run_cli("course", "import", str(course), store=store)
     assert result.exit_code == 0, result.output
     url, server = serve(store)
     yield url
@@ -54,8 +66,7 @@ def _placement(fen: str) -> str:
 
 
 def _one_move_puzzle() -> dict[str, str]:
-    """The first puzzle of the file whose solution is one move (the learner's mate)."""
-    return next(row for row in _puzzles().values() if len(row["Moves"].split()) == 2)
+    return _one_move_puzzles()[0]
 
 
 def _solve(page, row: dict[str, str]) -> None:
@@ -194,8 +205,7 @@ def _glicko2_one_game(rating: float, deviation: float, volatility: float, oppone
 
 
 def test_a_clean_solve_raises_the_rating_and_the_streak_a_miss_ends_it(page, puzzle_url):
-    puzzles = [row for row in _puzzles().values() if len(row["Moves"].split()) == 2][:2]
-    first, second = puzzles
+    first, second = _one_move_puzzles()[:2]
     page.goto(puzzle_url + _page_of(first["PuzzleId"]))
     page.wait_for_selector("#board.interactive")
     _solve(page, first)
@@ -316,3 +326,47 @@ def test_play_on_says_who_won_and_how(page, puzzle_url):
     page.press("#play-input", "Enter")
     page.wait_for_selector("#board[data-play-over]", timeout=20000)
     assert page.inner_text("#play-status") == f"You won: checkmate ({learner_wins})."
+
+
+# --- course progress and the progress file ------------------------------------------------------------
+
+def test_course_progress_tells_help_apart_and_the_file_keeps_the_rating(browser, puzzle_url, tmp_path):
+    helped, clean = _one_move_puzzles()[:2]
+    course = puzzle_url + "/course/level-test"
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.goto(course)
+    page.click("#chapter-1 li:nth-child(1) a.exercise-link")
+    page.wait_for_selector("#board.interactive")
+    page.click("#hint")
+    _solve(page, helped)
+    page.wait_for_selector('#board[data-solved="help"]')
+    page.goto(course)
+    first = "#chapter-1 li:nth-child(1)"
+    assert "helped" in page.get_attribute(first, "class") and "solved" not in page.get_attribute(first, "class")
+    assert page.inner_text("#chapter-1 .progress") == "0"  # solved with help does not count
+    page.click("#chapter-1 li:nth-child(2) a.exercise-link")
+    page.wait_for_selector("#board.interactive")
+    _solve(page, clean)
+    page.wait_for_selector('#board[data-solved="true"]')
+    page.goto(course)
+    assert "solved" in page.get_attribute("#chapter-1 li:nth-child(2)", "class")
+    assert page.inner_text("#chapter-1 .progress") == "1"
+    learner = json.loads(page.evaluate("window.localStorage.getItem('chesskb:rating')"))
+    assert learner["rated"] == 2 and learner["streak"] == 1  # the hint was a loss, the clean solve a win
+    with page.expect_download() as download_info:
+        page.click("#export-progress")
+    saved = tmp_path / "progress.json"
+    download_info.value.save_as(str(saved))
+    context.close()
+    entries = json.loads(saved.read_text(encoding="utf-8"))["entries"]
+    assert entries["chesskb:rating"] == learner
+
+    fresh = browser.new_context(viewport={"width": 390, "height": 844})  # another browser
+    page = fresh.new_page()
+    page.goto(course)
+    page.set_input_files("#import-progress", str(saved))
+    page.wait_for_selector("#chapter-1 li.helped")
+    assert json.loads(page.evaluate("window.localStorage.getItem('chesskb:rating')")) == learner
+    assert page.inner_text("#chapter-1 .progress") == "1"
+    fresh.close()
