@@ -335,9 +335,9 @@ def _play_data(lang: str) -> dict[str, Any]:
 #: Strings the "Play on" panel (play.js) needs, sent in the page's data.
 PLAY_STRINGS = ("play_on", "strength", "play_start", "engine_thinking", "engine_played", "download_pgn",
                 "stop_playing", "game_over", "engine_elo", "engine_failed", "illegal", "ambiguous", "white",
-                "black", "type_move", "play", "play_won", "play_lost", "play_drawn", "end_checkmate",
-                "end_stalemate", "end_insufficient_material", "end_seventyfive_moves", "end_fivefold_repetition",
-                "end_fifty_moves", "end_threefold_repetition")
+                "black", "type_move", "play", "over_checkmate_won", "over_checkmate_lost", "over_stalemate",
+                "over_insufficient_material", "over_seventyfive_moves", "over_fivefold_repetition",
+                "over_fifty_moves", "over_threefold_repetition")
 
 
 def _is_opening_line(fen: str, resource: Resource) -> bool:

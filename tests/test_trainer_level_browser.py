@@ -325,7 +325,7 @@ def test_play_on_says_who_won_and_how(page, puzzle_url):
     page.fill("#play-input", mate.uci())
     page.press("#play-input", "Enter")
     page.wait_for_selector("#board[data-play-over]", timeout=20000)
-    assert page.inner_text("#play-status") == f"You won: checkmate ({learner_wins})."
+    assert page.inner_text("#play-status") == f"You won: you gave checkmate ({learner_wins})."
 
 
 # --- course progress and the progress file ------------------------------------------------------------

@@ -36,14 +36,14 @@
     found.selected = true;
   }
 
-  // "You lost: checkmate (0-1)." rather than the bare result: who won, and how the game ended.
+  // "You lost: the engine gave checkmate (0-1)." rather than the bare result: who won, and how.
+  // answer.over is python-chess's termination name (checkmate, stalemate, fifty_moves …).
   function overText(answer, learner) {
-    var how = S["end_" + answer.over] || (answer.over || "").replace(/_/g, " ");
-    var won = learner === "w" ? "1-0" : "0-1";
-    var key = answer.result === won ? "play_won" : (answer.result === "1/2-1/2" ? "play_drawn" : "play_lost");
-    var fallback = { play_won: "You won: {how} ({result}).", play_lost: "You lost: {how} ({result}).",
-                     play_drawn: "Draw: {how} ({result})." }[key];
-    return (S[key] || fallback).replace("{how}", how).replace("{result}", answer.result || "");
+    var key = "over_" + answer.over;
+    if (answer.over === "checkmate") {
+      key += answer.result === (learner === "w" ? "1-0" : "0-1") ? "_won" : "_lost";
+    }
+    return (S[key] || S.game_over || "Game over: {result}.").replace("{result}", answer.result || "");
   }
 
   function playOn(board, fen, container) {
