@@ -142,7 +142,7 @@ def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: t
             continue
         assessment.classes.setdefault(name, set()).update(who)
     line_claim = _line_claim(analysis)
-    if line_claim is not None:
+    if line_claim is not None and line_claim not in assessment.claims:  # the source's claim may be the line's
         assessment.claims.append(line_claim)
     for name in analysis.classes:  # the analysis asserts a mate class only when proven (kb.analysis.claims)
         assessment.classes.setdefault(name, set()).add("detected")
