@@ -294,8 +294,11 @@ def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
     """Exercises the engine finds in the game, each with its own analysis (the verifier's engine)."""
     if verifier.engine is None:
         raise EngineMissing(MISSING_MESSAGE)
+    # the record's start position (ply 0) is stated by the record itself, exercise or not: a mate found
+    # there is that position again, not a second exercise with a second label and move text (issue 32)
     return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
-            for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)]
+            for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)
+            if exercise.ply > 0]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None

@@ -346,3 +346,55 @@ def tree_depth(tree: Tree) -> int:
     """The attacker's moves the tree needs at most (the mate's length along its longest defence)."""
     (_, replies), = tree.items()
     return 1 + max((tree_depth(subtree) for subtree in replies.values()), default=0)
+
+
+#: Nodes one trainer question may cost (``judge_move``): a learner's move in a mate in three is judged
+#: in a few thousand; beyond this the answer is "undecided" and the move is neither praised nor refused.
+JUDGE_NODES = 60_000
+#: The longest remaining mate the trainer asks about (the classes end at mate in five).
+JUDGE_MAX_LEFT = 5
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A learner's attacking move, judged: does the forced mate within ``left`` still hold after it?
+
+    ``verdict``: proven (every defence still loses within ``left - 1``, or the move mates), refuted (a
+    defence survives: the proof is that defence) or undecided (the budget ran out). ``reply``: the most
+    resilient defence when proven and not mate (the one whose mate takes longest, python-chess's move
+    order among equals); ``reply_left``: the attacker's moves left after it."""
+
+    verdict: str
+    mate: bool = False
+    reply: chess.Move | None = None
+    reply_left: int = 0
+
+
+def judge_move(board: chess.Board, move: chess.Move, left: int, *, budget: int = JUDGE_NODES) -> Judgement:
+    """Judge the attacker's ``move`` on ``board`` when a mate within ``left`` is to be kept (the trainer's
+    rule: any move that keeps the forced mate within the count is right, not only the stored line's)."""
+    if not 1 <= left <= JUDGE_MAX_LEFT or move not in board.legal_moves:
+        raise ValueError(f"no legal move {move.uci()} with 1 to {JUDGE_MAX_LEFT} moves left")
+    after = board.copy(stack=False)
+    after.push(move)
+    if after.is_checkmate():
+        return Judgement(PROVEN, mate=True)
+    if left == 1:
+        return Judgement(REFUTED)
+    search = MateSearch(budget)
+    holds = search.defended_mates_within(after, left - 1)
+    if holds is None:
+        return Judgement(UNDECIDED)
+    if not holds:
+        return Judgement(REFUTED)
+    reply, longest = None, 0
+    for defence in list(after.legal_moves):
+        after.push(defence)
+        try:
+            # the least length that mates after this defence (proven within ``left - 1`` already)
+            needed = next((j for j in range(1, left - 1) if search.mates_within(after, j)), left - 1)
+        finally:
+            after.pop()
+        if needed > longest:
+            reply, longest = defence, needed
+    return Judgement(PROVEN, reply=reply, reply_left=longest)
