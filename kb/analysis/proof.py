@@ -50,6 +50,9 @@ NODE_BUDGET = 400_000
 #: mate in two: some 800 nodes; a mate in three: some 35,000, a second in python-chess), so beyond this the
 #: list is left out and the trainer asks the server about the learner's move instead.
 FIRST_MOVES_BUDGET = 3_000
+#: The longest mate whose first moves are listed: a mate in three's list does not fit the budget (it would
+#: be spent in vain on every claim: two thirds of a mate in three's proof cost).
+FIRST_MOVES_MAX_LENGTH = 2
 #: The stored solution tree's size limit, in nodes: a mate in five can branch into hundreds of
 #: thousands of defences. A larger tree is proved and checked at import but not stored.
 TREE_MAX_NODES = 20_000
@@ -268,8 +271,8 @@ def prove_mate(board: chess.Board, claimed: int, first: chess.Move | None = None
                budget: int = NODE_BUDGET, proposer: Proposer | None = None) -> MateProof:
     """Decide "the side to move mates within ``claimed``"; when proven, also its exact length, every mating
     first move and a solution tree. Each of the three steps (verdict, exact length, first moves and tree)
-    may spend ``budget`` nodes (the first moves at most ``FIRST_MOVES_BUDGET``): the exact length never
-    costs the verdict."""
+    may spend ``budget`` nodes (the first moves at most ``FIRST_MOVES_BUDGET``, and only for claims up to
+    ``FIRST_MOVES_MAX_LENGTH``): the exact length never costs the verdict."""
     search = MateSearch(budget, proposer)
     work = board.copy(stack=False)
     found = search.mates_within(work, claimed, first)
@@ -279,8 +282,10 @@ def prove_mate(board: chess.Board, claimed: int, first: chess.Move | None = None
         return MateProof(REFUTED, claimed, nodes=search.nodes)
     search.allow(budget)
     shortest, minimal = _shortest(search, work, claimed)
-    search.allow(min(budget, FIRST_MOVES_BUDGET))
-    first_moves = _first_moves(search, work, claimed)
+    first_moves: tuple[str, ...] = ()
+    if claimed <= FIRST_MOVES_MAX_LENGTH:
+        search.allow(min(budget, FIRST_MOVES_BUDGET))
+        first_moves = _first_moves(search, work, claimed)
     search.allow(budget)
     tree = search.tree(work, shortest)
     return MateProof(PROVEN, claimed, shortest, minimal, first_moves, tree, search.nodes)

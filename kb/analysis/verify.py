@@ -32,7 +32,7 @@ __all__ = ["PROVEN", "PROOF_RULE", "REFUTED", "UNDECIDED", "MateVerifier", "Veri
 
 #: The cache's name for the rule that decides claims (a new rule or budget decides again: answers of an
 #: earlier rule, such as the engine's "refuted-engine", are never reused).
-PROOF_RULE = f"proof-1:{NODE_BUDGET}"
+PROOF_RULE = f"proof-2:{NODE_BUDGET}"
 #: Nodes the engine may search to propose one attacking move (only for three moves or more to go: shorter
 #: mates are found faster by python-chess alone than by a round trip to the engine).
 PROPOSAL_NODES = 20_000
@@ -112,7 +112,7 @@ class MateVerifier:
 
     def decide(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> MateProof:
         """What is proven about "the side to move mates within ``mate_in``" (``first``: tried first)."""
-        rule = PROOF_RULE if self.budget == NODE_BUDGET else f"proof-1:{self.budget}"
+        rule = PROOF_RULE if self.budget == NODE_BUDGET else f"proof-2:{self.budget}"
         key = claim_key(board, mate_in, rule)
         cached = self.cache.get(key)
         proof = _decode(cached) if cached is not None else None
