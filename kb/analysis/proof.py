@@ -54,8 +54,8 @@ FIRST_MOVES_BUDGET = 3_000
 #: be spent in vain on every claim: two thirds of a mate in three's proof cost).
 FIRST_MOVES_MAX_LENGTH = 2
 #: The stored solution tree's size limit, in nodes: a mate in five can branch into hundreds of
-#: thousands of defences. A larger tree is proved and checked at import but not stored.
-TREE_MAX_NODES = 20_000
+#: thousands of defences (a mate in three: about a thousand). A larger tree is proved at import but not stored.
+TREE_MAX_NODES = 5_000
 
 #: A solution tree: attacker move (UCI) -> {defence (UCI) -> the attacker's subtree}; ``{}`` after the mating move.
 Tree = dict[str, dict]
