@@ -23,31 +23,16 @@ from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 
 from .conftest import DATA
+from .test_exercises import _after as _loses  # push a defence, then the brute force
+from .test_exercises import mates_within
 
 needs_engine = pytest.mark.skipif(engine_path() is None, reason="no stockfish (scripts/setup.sh installs it)")
 
 
 def brute_mates(board: chess.Board, moves: int) -> bool:
-    """The side to move mates within ``moves`` against every defence: every legal move tried, nothing pruned."""
-    for move in list(board.legal_moves):
-        board.push(move)
-        try:
-            if board.is_checkmate():
-                return True
-            defences = list(board.legal_moves)
-            if moves > 1 and defences and all(_loses(board, defence, moves - 1) for defence in defences):
-                return True
-        finally:
-            board.pop()
-    return False
-
-
-def _loses(board: chess.Board, defence: chess.Move, moves: int) -> bool:
-    board.push(defence)
-    try:
-        return brute_mates(board, moves)
-    finally:
-        board.pop()
+    """The side to move mates within ``moves`` against every defence: every legal move tried, nothing
+    pruned (``tests.test_exercises.mates_within``, no memo, no move ordering, no budget)."""
+    return mates_within(board, moves)
 
 
 def replay(board: chess.Board, tree: dict, moves: int) -> int:

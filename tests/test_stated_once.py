@@ -16,20 +16,13 @@ import pytest
 
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store import open_store
-from chesskb.queries import list_queries, load_query
+from chesskb.queries import list_queries
 from tests.conftest import run_cli
 from tests.test_proofs import brute_mates
+from tests.test_queries import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "issue32"
 needs_engine = pytest.mark.skipif(engine_path() is None, reason="no stockfish (scripts/setup.sh installs it)")
-
-
-def run(store, name: str, **params) -> list[dict]:
-    query = load_query(name)
-    given = {k: str(v) for k, v in params.items()}
-    result = store.query(query.paged_text({**given, "limit": "0"}), bindings=query.bind(given))
-    names = [v.value for v in result.variables]
-    return [{n: (row[n].value if row[n] is not None else None) for n in names} for row in result]
 
 
 def stated_twice(store) -> list[tuple[str, int, int, int]]:
