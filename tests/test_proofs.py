@@ -175,3 +175,19 @@ def test_the_engine_changes_no_verdict(engine):
         plain = MateVerifier().decide(board, moves, solution[0])
         helped = MateVerifier(engine=engine).decide(board, moves, solution[0])
         assert (plain.verdict, plain.shortest, plain.minimal) == (helped.verdict, helped.shortest, helped.minimal), name
+
+
+def test_a_mate_whose_exact_length_does_not_fit_the_budget_asserts_no_class(tmp_path: Path):
+    """Proven within three, "no mate in two" not refuted in time: the bound is kept, no class claimed."""
+    (record,) = [r for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
+                 if isinstance(r, GameRecord) and r.location.game_number == 1]
+    budget = next(b for b in range(100, 2000, 50)
+                  if prove_mate(record.start_board(), 3, record.solution[0], budget=b).verdict == PROVEN)
+    proof = prove_mate(record.start_board(), 3, record.solution[0], budget=budget)
+    assert proof.verdict == PROVEN and not proof.minimal and proof.exact is None  # the budget's doing
+    assert brute_mates(record.start_board(), 3) and not brute_mates(record.start_board(), 2)  # the truth: 3
+    analysis = analyse(record.start_board(), record.solution, verifier=MateVerifier(budget=budget))
+    themes = assess_themes(record, analysis, verifier=MateVerifier(budget=budget))
+    assert analysis.facts["mateVerification"] == PROVEN and analysis.facts["mateWithin"] == 3
+    assert "mateIn" not in analysis.facts and not set(MATE_IN_CLASSES.values()) & set(themes.classes)
+    assert "MateInThree in 3 proven, exact length undecided" in [claim.describe() for claim in themes.claims]
