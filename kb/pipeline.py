@@ -125,7 +125,7 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     """Read, analyse and map one unit. Never raises: every problem is a finding.
 
     ``verifier`` decides mate claims (``UnitProcessor``'s or a worker's, with their engine; by default
-    one in memory without an engine, so claims longer than two moves stay unverified); the claims it
+    one in memory without an engine: the same verdicts, found without its proposals); the claims it
     decided come back in ``verified`` for the importer to keep.
     """
     verifier = verifier if verifier is not None else MateVerifier()
@@ -189,12 +189,19 @@ def serialized_batch(quads: list[Quad]) -> SerializedBatch:
 
 
 def _refuted_claims(record: GameRecord, themes: ThemeAssessment) -> list[Finding]:
-    """A warning per refuted mate claim: the class is not asserted, the claim stays as cp:claimStatus."""
+    """A warning per refuted or undecided mate claim: the class is not asserted, the claim stays as
+    cp:claimStatus. Refuted means proven false; undecided means the proof did not fit the budget."""
     where = record.location
-    return [Finding("warning", "claim-refuted",
-                    f"the claim {claim.theme} (mate in {claim.moves}) is false ({claim.status}): not asserted as "
-                    f"{claim.theme}, kept as cp:claimStatus", file=where.file, game=where.game_number, line=where.line)
-            for claim in themes.refuted]
+    refuted = [Finding("warning", "claim-refuted",
+                       f"the claim {claim.theme} (mate in {claim.moves}) is false (refuted by proof): not asserted "
+                       f"as {claim.theme}, kept as cp:claimStatus", file=where.file, game=where.game_number,
+                       line=where.line)
+               for claim in themes.refuted]
+    return refuted + [Finding("warning", "claim-undecided",
+                              f"the claim {claim.theme} (mate in {claim.moves}) is undecided (no proof either way "
+                              f"within the budget): not asserted as {claim.theme}, kept as cp:claimStatus",
+                              file=where.file, game=where.game_number, line=where.line)
+                      for claim in themes.undecided]
 
 
 #: Statements remembered per process (a few hundred bytes each) to drop repeats within an import.
@@ -274,7 +281,7 @@ class AnalysisMemo:
             if len(self._entries) >= self.size:
                 self._entries.popitem(last=False)
             self._entries[key] = found
-        elif "mateVerification" in found.facts and "mateIn" in found.facts:
+        elif "mateVerification" in found.facts:  # a mate claim (proven or not) answered again
             verifier.counts.cached += 1
         return PositionAnalysis(facts=dict(found.facts), classes=list(found.classes))
 
@@ -287,8 +294,11 @@ def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
     """Exercises the engine finds in the game, each with its own analysis (the verifier's engine)."""
     if verifier.engine is None:
         raise EngineMissing(MISSING_MESSAGE)
+    # the record's start position (ply 0) is stated by the record itself, exercise or not: a mate found
+    # there is that position again, not a second exercise with a second label and move text (issue 32)
     return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
-            for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)]
+            for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)
+            if exercise.ply > 0]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None

@@ -169,7 +169,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     "whitePieces", "blackPieces", "positionKey", "boardSquares", "pieceOn", "pieceIn", "gamePhase", "plyInGame",
     # Position: solution
     "solutionSan", "solutionUci", "solutionLegal", "solutionEnd", "solverMoves", "mateIn",
-    "mateVerification", "goal", "difficulty", "claimStatus",
+    "mateWithin", "mateFirstMoves", "solutionTree", "mateVerification", "goal", "difficulty", "claimStatus",
     # Position: lichess puzzle fields
     "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
     "sourceThemeLabel",

@@ -242,10 +242,19 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang),
                      "opening": _is_opening_line(fen, resource),
                      "last_move": lead_in["uci"] if lead_in else None, "lead_in": lead_in,
-                     **_rating_of(resource)},
+                     **_rating_of(resource), **_mate_to_keep(resource)},
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
     }
+
+
+def _mate_to_keep(resource: Resource) -> dict[str, Any]:
+    """For a proven mate: its exact length and where the trainer asks about a move off the stored line
+    (``service.judge``: any move that keeps the mate is right)."""
+    mate_in = resource.first("mateIn")
+    if mate_in is None or not mate_in.isdigit():
+        return {}
+    return {"mate_in": int(mate_in), "judge": url_for("judge.judge")}
 
 
 def browse_opening(match: Resource) -> str:
@@ -321,7 +330,8 @@ def _solve_strings(lang: str) -> dict[str, str]:
     keys = ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count", "restart", "white", "black",
             "to_move", "left_book", "illegal", "ambiguous", "hint_piece", "hint_square", "showing",
             "solution_shown", "piece_pawn", "piece_knight", "piece_bishop", "piece_rook", "piece_queen",
-            "piece_king", "next_exercise", "back_to_list", "solved_with_help", "lead_in", *PLAY_STRINGS)
+            "piece_king", "next_exercise", "back_to_list", "solved_with_help", "lead_in", "undecided",
+            *PLAY_STRINGS)
     return {key: s[key] for key in keys}
 
 

@@ -16,7 +16,7 @@ import pytest
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.board_facts import board_facts
 from chesskb.kb.analysis.engine import engine_path, open_engine
-from chesskb.kb.analysis.verify import forced_mate_within, verify_mate
+from chesskb.kb.analysis.verify import verify_mate
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES
@@ -115,7 +115,7 @@ def test_mate_in_two_problems_are_proved_by_search():
     records = [r for r in read_records(DATA / "pychess" / "mate_in_2.pgn") if isinstance(r, GameRecord)]
     statuses = Counter(analyse(r.start_board(), r.solution).facts.get("mateVerification")
                        for r in records)
-    assert statuses == Counter({"verified-search": len(records)})
+    assert statuses == Counter({"proven": len(records)})
 
 
 def test_a_perpetual_is_continuous_check_and_a_mating_attack_is_not():
@@ -148,36 +148,38 @@ def test_a_line_ending_in_mate_after_a_defensive_blunder_is_refuted():
     board.push(game.solution[0])  # 1. f3
     line = game.solution[1:]
     analysis = analyse(board, line)
-    assert analysis.facts["mateIn"] == 2 and "MateInTwo" in analysis.classes  # what the line shows …
-    assert analysis.facts["mateVerification"] == "refuted-search"              # … is not forced
-    assert not forced_mate_within(board.copy(), 2)
+    assert analysis.facts["solverMoves"] == 2 and analysis.facts["solutionEnd"] == "checkmate"  # the line …
+    assert analysis.facts["mateVerification"] == "refuted"                                      # … is not forced
+    assert "mateIn" not in analysis.facts and "MateInTwo" not in analysis.classes
     after_blunder = board.copy()
     after_blunder.push(line[0])
     after_blunder.push(line[1])
-    assert verify_mate(after_blunder, 1) == "verified-search"
+    assert verify_mate(after_blunder, 1) == "proven"
 
 
 @needs_engine
-def test_engine_refutes_the_false_mates_in_three_of_a_real_collection(engine):
-    """pychess's mate_in_3.pgn holds two 'mates' whose defence had better: Mason–Taubenhaus (1...Rg5?
-    loses at once; the real mate takes eight moves) and Neumann–Holzwarth (1...e2? allows Kg1#)."""
+def test_the_mates_in_three_the_engine_once_refuted_are_proven(engine):
+    """pychess's mate_in_3.pgn games 22 (Mason–Taubenhaus) and 25 (Neumann–Holzwarth) were stored as
+    "refuted-engine" by a 300,000-node engine search that found no mate; both are true mates in three
+    (1. Rd1 and 1. Rh1 answer every defence). With or without the engine the proof says so."""
     records = {r.location.game_number: r for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
                if isinstance(r, GameRecord)}
-    statuses = {n: analyse(r.start_board(), r.solution, engine=engine).facts["mateVerification"]
-                for n, r in records.items()}
-    assert statuses[22] == statuses[25] == "refuted-engine"
-    assert sum(1 for s in statuses.values() if s == "verified-engine") >= 35
+    for number in (22, 25):
+        record = records[number]
+        with_engine = analyse(record.start_board(), record.solution, engine=engine).facts
+        without = analyse(record.start_board(), record.solution).facts
+        assert with_engine["mateVerification"] == without["mateVerification"] == "proven"
+        assert with_engine["mateIn"] == without["mateIn"] == 3
 
 
-def test_without_an_engine_long_mates_stay_unverified(monkeypatch):
+def test_without_an_engine_long_mates_are_still_proven(monkeypatch):
     monkeypatch.setenv("CHESSKB_ENGINE", "none")
     record = [r for r in read_records(DATA / "pychess" / "mate_in_3.pgn") if isinstance(r, GameRecord)][0]
     with open_engine() as engine:
         assert engine is None
-        assert analyse(record.start_board(), record.solution, engine=engine).facts["mateVerification"] == "unverified"
-    assert analyse(record.start_board(), record.solution).facts["mateVerification"] == "unverified"
+        assert analyse(record.start_board(), record.solution, engine=engine).facts["mateVerification"] == "proven"
     result = run_cli("stats", store=Path("/nonexistent-store-for-stats"))
-    assert "not found" in result.output and "unverified" in result.output
+    assert "not found" in result.output
 
 
 def test_classify_prints_the_documented_shape_for_csv_and_pgn():
@@ -202,7 +204,7 @@ def test_imported_positions_carry_facts_status_and_detected_classes(data_store):
         SELECT ?status (COUNT(*) AS ?n) WHERE { ?p a cp:MateInTwo ; cp:mateVerification ?status }
         GROUP BY ?status""", store=data_store)
     counts = {b["status"]["value"]: int(b["n"]["value"]) for b in json.loads(result.output)["results"]["bindings"]}
-    assert counts.get("verified-search", 0) >= 96
+    assert counts.get("proven", 0) >= 96
     detected = run_cli("query", "--format", "json", """
         SELECT (COUNT(*) AS ?n) WHERE { ?p cp:themeDetected cp:DoubleAttack ; cp:gamePhase ?phase ;
                                          cp:materialSignature ?sig }""", store=data_store)

@@ -197,11 +197,11 @@ def test_a_false_theme_claim_is_not_asserted_and_is_reported(store):
     theirs = {game.board().fen() for game in games}
     assert listed & theirs == truly
     refuted = [game for game in games if game.board().fen() not in truly]
-    assert "claim MateInOne (mate in 1) is false (refuted-search)" in store["themed"].stderr
+    assert "claim MateInOne (mate in 1) is false (refuted by proof)" in store["themed"].stderr
     assert "game 2" in store["themed"].stderr and "game 1 " not in store["themed"].stderr
     statuses = query(store, f"""SELECT DISTINCT ?s WHERE {{ GRAPH <https://w3id.org/chesskb/id/graph/theme-claims> {{
         ?p a ?type }} ?p cp:fen "{refuted[0].board().fen()}" ; cp:claimStatus ?s }}""")
-    assert [row["s"] for row in statuses] == ["MateInOne in 1 refuted-search"]
+    assert [row["s"] for row in statuses] == ["MateInOne in 1 refuted"]
 
 
 def test_a_false_termination_claim_is_not_asserted(store):
@@ -215,7 +215,7 @@ def test_a_false_termination_claim_is_not_asserted(store):
         assert true == (number == 4)
         entry = positions[number]
         assert ("MateInTwo" in entry["types"]) == true
-        assert entry["facts"]["claimStatus"] == f"MateInTwo in 2 {'verified' if true else 'refuted'}-search"
+        assert entry["facts"]["claimStatus"] == f"MateInTwo in 2 {'proven' if true else 'refuted'}"
     assert "game 3 (line" in store["plain"].stderr and "claim MateInTwo (mate in 2) is false" in store["plain"].stderr
 
 

@@ -136,7 +136,7 @@ INTEGER = {
     "elo", "uscf", "boardNum", "plyCount", "setup", "eventYear", "year", "baseTimeSeconds",
     "incrementSeconds", "fullMoveCount", "roundNumber", "halfMoveClock", "fullMoveNumber",
     "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "plyInGame", "solverMoves",
-    "mateIn", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
+    "mateIn", "mateWithin", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
     "lineNumber", "difficulty", "gameCount", "positionCount", "playerCount", "chapterOrder", "itemOrder",
     "passPercent", "whiteElo", "blackElo", "whiteUscf", "blackUscf",
 }

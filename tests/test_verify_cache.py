@@ -14,6 +14,7 @@ import chess
 import pytest
 
 from chesskb.kb.analysis.engine import engine_path
+from chesskb.kb.analysis.verify import PROOF_RULE
 from chesskb.kb.analysis.verify_cache import CACHE_FILE, VerificationCache, claim_key
 from chesskb.kb.importer import import_files
 from chesskb.kb.mapping.iris import IriMinter
@@ -73,7 +74,7 @@ def test_a_second_import_of_the_same_positions_asks_the_engine_nothing(tmp_path:
     assert second.verification.engine == 0 and second.verification.searched == 0
     assert second.verification.cached == len(claims)
     assert statuses(store, "copy") == statuses(store, "mates")
-    assert statuses(store, "copy")[22] == statuses(store, "copy")[25] == "refuted-engine"
+    assert statuses(store, "copy")[22] == statuses(store, "copy")[25] == "proven"  # once "refuted-engine"
     assert (tmp_path / "store" / CACHE_FILE).is_file()
 
 
@@ -97,7 +98,7 @@ def test_short_mates_are_searched_once_across_imports_without_an_engine(tmp_path
     second = import_files(store, [path], source="b", jobs=2)
     assert second.verification.searched == 0 and second.verification.cached == len(claims)
     assert statuses(store, "b") == statuses(store, "a")
-    assert set(statuses(store, "a").values()) == {"verified-search"}
+    assert set(statuses(store, "a").values()) == {"proven"}
 
 
 def test_with_the_cache_turned_off_every_import_decides_again(tmp_path: Path, monkeypatch) -> None:
@@ -132,3 +133,31 @@ def test_a_worker_reads_what_the_importer_saved(tmp_path: Path) -> None:
     assert writer.get("j") is None  # a worker's decision reaches the file only through the importer
     writer.save(reader.take_new())
     assert VerificationCache(path, writer=False).get("j") == "refuted-engine"
+
+
+def test_answers_of_the_old_engine_rule_are_never_reused(tmp_path: Path, monkeypatch) -> None:
+    """A cache written before proofs held "refuted-engine" for pychess's games 22 and 25 (true mates in
+    three): neither an entry under the old engine key nor an old-style value under the new key is taken."""
+    monkeypatch.setenv("CHESSKB_ENGINE", "none")
+    source = DATA / "pychess" / "mate_in_3.pgn"
+    records = {r.location.game_number: r for r in read_records(source) if isinstance(r, GameRecord)}
+    path = tmp_path / "two.pgn"
+    path.write_text(_games(source, (22, 25)), encoding="utf-8")
+    store = EmbeddedStore(tmp_path / "store")
+    cache = VerificationCache(tmp_path / "store" / CACHE_FILE)
+    old = []
+    for n in (22, 25):
+        board = records[n].start_board()
+        old += [(claim_key(board, 3, "engine:/usr/games/stockfish:1:2:300000"), "refuted-engine"),
+                (claim_key(board, 3, PROOF_RULE), "refuted-engine")]
+    cache.save(old)
+    cache.close()
+    report = import_files(store, [path], source="two", jobs=1)
+    assert report.verification.searched == 2 and report.verification.cached == 0
+    assert set(statuses(store, "two").values()) == {"proven"}
+
+
+def _games(path: Path, numbers: tuple[int, ...]) -> str:
+    """The PGN text of the games ``numbers`` (1-based) of ``path``, as the file writes them."""
+    games = re.split(r"\n(?=\[Event )", path.read_bytes().decode("latin-1"))
+    return "\n".join(games[n - 1].strip() + "\n" for n in numbers)

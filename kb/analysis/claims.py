@@ -1,22 +1,30 @@
-"""Mate claims made by someone else (``--theme``, a ``Termination "mate in N"`` tag, a source's theme
-label) are checked exactly like the mate the analysis detects in the solution line.
+"""Mate claims, whoever makes them, decided by one rule and stated by what is proven.
 
-A claim is a class and the number of moves it promises (``MateInOne`` -> 1; ``OtherMate`` from a
-``Termination "mate in 7"`` -> 7; ``OtherMate`` with no number cannot be checked and stays
-``unverified``). Its status is one of ``kb.analysis.verify``'s values. A *refuted* claim is never
-asserted as the class: the importer keeps it as ``cp:claimStatus "MateInOne refuted-search"`` and
-reports it, so a position imported with ``--theme MateInOne`` that has no mate in one is not a
-``MateInOne``.
+A claim is "the side to move mates in N": the solution line that ends in mate, ``--theme``, a
+``Termination "mate in N"`` tag, a source's theme label (a ``Themes`` tag, lichess ``mateInN``). Every
+one is decided by ``kb.analysis.verify`` (proven, refuted or undecided) and then says only what the
+proof says:
+
+* the mate classes (``MateInOne`` … ``MateInFive``, ``OtherMate`` beyond) and ``cp:mateIn`` name the
+  *exact* length: the shortest proven mate, when every shorter one is refuted (a "mate in three" that
+  mates in two is a ``MateInTwo``); ``cp:mateWithin`` keeps the proven bound when the exact length did
+  not fit the budget, and then no class is asserted;
+* a refuted or undecided claim asserts nothing (no class, no ``cp:mateIn``, no goal mate); it stays
+  as ``cp:claimStatus`` ("MateInThree in 3 refuted"), and the importer reports it.
+
+``OtherMate`` with no number cannot be checked: it stays ``undecided``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import chess
 
-from chesskb.kb.analysis.themes import MATE_IN_CLASSES
 from chesskb.kb.analysis.engine import Engine
+from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, MateProof
+from chesskb.kb.analysis.themes import MATE_IN_CLASSES, mate_in_class
 from chesskb.kb.analysis.verify import MateVerifier
 
 #: Class -> the number of moves it promises (``OtherMate``: more than five, number unknown).
@@ -24,35 +32,73 @@ MATE_CLASS_MOVES: dict[str, int] = {name: moves for moves, name in MATE_IN_CLASS
 MATE_CLAIM_CLASSES = frozenset(MATE_CLASS_MOVES) | {"OtherMate"}
 
 
+def proven_class(proof: MateProof) -> str | None:
+    """The mate class a proof lets us assert: its exact length's, or none."""
+    return mate_in_class(proof.exact) if proof.exact is not None else None
+
+
+def mate_facts(proof: MateProof) -> dict[str, int | str]:
+    """The facts a decided claim gives the position (``kb.analysis.analyse``): the verdict, and for a
+    proven one its exact length (``mateIn``) or bound (``mateWithin``), every first move that mates
+    (UCI, space-separated, when all were decided) and the solution tree (JSON, ``kb.analysis.proof.Tree``)."""
+    facts: dict[str, int | str] = {"mateVerification": proof.verdict}
+    if proof.verdict != PROVEN or proof.shortest is None:
+        return facts
+    facts["mateWithin"] = proof.shortest
+    if proof.minimal:
+        facts["mateIn"] = proof.shortest
+    if proof.first_moves:
+        facts["mateFirstMoves"] = " ".join(proof.first_moves)
+    if proof.tree is not None:
+        facts["solutionTree"] = json.dumps(proof.tree, separators=(",", ":"))
+    return facts
+
+
 @dataclass(frozen=True)
 class ClaimCheck:
-    """One mate claim and what checking it gave."""
+    """One mate claim and what deciding it gave."""
 
     theme: str
     moves: int | None
-    status: str  # verified-search | verified-engine | refuted-search | refuted-engine | unverified
+    status: str  # proven | refuted | undecided
+    exact: int | None = None  # the proven exact length (may be shorter than ``moves``)
 
     @property
     def refuted(self) -> bool:
-        return self.status.startswith("refuted")
+        return self.status == REFUTED
+
+    @property
+    def undecided(self) -> bool:
+        return self.status == UNDECIDED
+
+    @property
+    def asserted_class(self) -> str | None:
+        """The class this claim lets the importer assert: the exact length's, when proven."""
+        return mate_in_class(self.exact) if self.status == PROVEN and self.exact is not None else None
 
     def describe(self) -> str:
-        """The ``cp:claimStatus`` value: class, promised length, status."""
+        """The ``cp:claimStatus`` value: class, promised length, verdict, and what the proof adds."""
         length = f" in {self.moves}" if self.moves is not None else ""
-        return f"{self.theme}{length} {self.status}"
+        detail = ""
+        if self.status == PROVEN:
+            detail = ", exact length undecided" if self.exact is None else \
+                (f", shortest {self.exact}" if self.exact != self.moves else "")
+        return f"{self.theme}{length} {self.status}{detail}"
 
 
-def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None,
-                     facts: dict, *, engine: Engine | None = None, verifier: MateVerifier | None = None) -> ClaimCheck:
-    """Check "the side to move mates in ``moves``" on ``board``.
+def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None, facts: dict,
+                     *, engine: Engine | None = None, verifier: MateVerifier | None = None) -> ClaimCheck:
+    """Decide "the side to move mates in ``moves``" on ``board`` (the line's first move is tried first).
 
-    When the analysis already verified the same length from the same line, its status is reused
-    (one search per claim, not two). ``engine`` and ``verifier``: as for ``kb.analysis.analyse``.
-    """
+    When the analysis (``facts``) decided the line's mate of the same length, its verdict is reused (one
+    proof per claim, not two). ``engine`` and ``verifier``: as for ``kb.analysis.analyse``."""
     if moves is None:
-        return ClaimCheck(theme, None, "unverified")
-    if facts.get("mateIn") == moves and "mateVerification" in facts:
-        return ClaimCheck(theme, moves, str(facts["mateVerification"]))
+        return ClaimCheck(theme, None, UNDECIDED)
+    if facts.get("solverMoves") == moves and facts.get("solutionEnd") == "checkmate" \
+            and facts.get("mateVerification") in (PROVEN, REFUTED, UNDECIDED):
+        exact = facts.get("mateIn")
+        return ClaimCheck(theme, moves, str(facts["mateVerification"]), exact if isinstance(exact, int) else None)
     first = solution[0] if solution else None
     checker = verifier if verifier is not None else MateVerifier(engine=engine)
-    return ClaimCheck(theme, moves, checker.verify(board, moves, first))
+    proof = checker.decide(board, moves, first)
+    return ClaimCheck(theme, moves, proof.verdict, proof.exact)

@@ -1,7 +1,8 @@
 """The UCI engine (Debian's stockfish) through python-chess: found, opened and closed explicitly.
 
-The engine is optional. Without it, mate claims longer than two moves stay ``unverified`` and
-``import --mine`` refuses to run; ``chesskb stats`` says which is the case.
+The engine is optional. It proposes moves to the mate proofs (``kb.analysis.verify``), which decide
+the same verdicts without it; ``import --mine`` refuses to run without one; ``chesskb stats`` says
+which is the case.
 
 Nothing here starts an engine behind the caller's back. Whoever wants one opens it, and its end
 is the end of a ``with`` block::
@@ -54,9 +55,9 @@ def engine_status() -> str:
     """One line for ``chesskb stats``."""
     path = engine_path()
     if path is None:
-        return ("not found: mate claims longer than 2 moves stay unverified and import --mine is unavailable "
-                "(install Debian's 'stockfish', or set CHESSKB_ENGINE)")
-    return f"{path}: verifies mate claims of any length; import --mine available"
+        return ("not found: mate claims are proven by python-chess alone (same verdicts) and import --mine is "
+                "unavailable (install Debian's 'stockfish', or set CHESSKB_ENGINE)")
+    return f"{path}: proposes moves to the mate proofs; import --mine available"
 
 
 class EngineMissing(RuntimeError):

@@ -32,7 +32,7 @@ import chess
 
 from chesskb.kb.analysis import PositionAnalysis
 from chesskb.kb.analysis.engine import Engine
-from chesskb.kb.analysis.verify import MateVerifier
+from chesskb.kb.analysis.verify import PROVEN, REFUTED, UNDECIDED, MateVerifier
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
@@ -71,8 +71,8 @@ def is_exercise(record: GameRecord, user_themes: tuple[str, ...] = ()) -> bool:
 class ThemeAssessment:
     """What the importer asserts about a record's start position.
 
-    ``classes``: theme class -> who asserted it (``detected``, ``source``, ``user``), refuted claims
-    already left out; ``claims``: every mate claim checked, refuted ones included.
+    ``classes``: theme class -> who asserted it (``detected``, ``source``, ``user``), a mate claim only
+    as its proven exact length; ``claims``: every mate claim decided, refuted and undecided ones included.
     """
 
     exercise: bool
@@ -82,6 +82,10 @@ class ThemeAssessment:
     @property
     def refuted(self) -> list[ClaimCheck]:
         return [claim for claim in self.claims if claim.refuted]
+
+    @property
+    def undecided(self) -> list[ClaimCheck]:
+        return [claim for claim in self.claims if claim.undecided]
 
 
 def claimed_themes(record: GameRecord, user_themes: tuple[str, ...]) -> dict[str, tuple[set[str], int | None]]:
@@ -125,19 +129,36 @@ def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: t
     if not (is_exercise(record, user_themes) if exercise is None else exercise):
         return ThemeAssessment(exercise=False)
     assessment = ThemeAssessment(exercise=True)
-    facts = analysis.facts
     board = record.start_board()
     for name, (who, moves) in claimed_themes(record, user_themes).items():
         if name in MATE_CLAIM_CLASSES:
-            claim = check_mate_claim(board, record.solution, name, moves, facts, engine=engine,
+            claim = check_mate_claim(board, record.solution, name, moves, analysis.facts, engine=engine,
                                      verifier=verifier)
             assessment.claims.append(claim)
-            if claim.refuted:
-                continue
+            proven = claim.asserted_class
+            if proven is not None:
+                # the exact length's class: the source's own when it named it, else the proof's finding
+                assessment.classes.setdefault(proven, set()).update(who if proven == name else {"detected"})
+            continue
         assessment.classes.setdefault(name, set()).update(who)
-    detected_refuted = str(facts.get("mateVerification", "")).startswith("refuted")
-    for name in analysis.classes:
-        if detected_refuted and name in MATE_CLAIM_CLASSES:
-            continue  # the line ends in mate but the defence had better: not a mate in N
+    line_claim = _line_claim(analysis)
+    if line_claim is not None and line_claim not in assessment.claims:  # the source's claim may be the line's
+        assessment.claims.append(line_claim)
+    for name in analysis.classes:  # the analysis asserts a mate class only when proven (kb.analysis.claims)
         assessment.classes.setdefault(name, set()).add("detected")
     return assessment
+
+
+def _line_claim(analysis: PositionAnalysis) -> ClaimCheck | None:
+    """The solution line's own claim (it ends in the solver's mate after ``solverMoves`` moves), kept as a
+    claim when the proof does not simply confirm it: refuted, undecided, or a shorter mate exists."""
+    facts = analysis.facts
+    status, moves = facts.get("mateVerification"), facts.get("solverMoves")
+    if not isinstance(moves, int) or facts.get("solutionEnd") != "checkmate" or status not in (
+            PROVEN, REFUTED, UNDECIDED):
+        return None
+    exact = facts.get("mateIn")
+    exact = exact if isinstance(exact, int) else None
+    if status == PROVEN and exact == moves:
+        return None
+    return ClaimCheck(mate_in_class(moves), moves, str(status), exact)

@@ -13,7 +13,9 @@ happened, checked by the engine, never a line the players did not find.
   engine's best move for one to ``MAX_SOLVER_MOVES`` solver moves and win at least ``MIN_GAIN``
   points of material. The solution is that stretch of the game.
 
-Both kinds skip the moves of a sequence already taken, so one combination is one exercise.
+Both kinds skip the moves of a sequence already taken, so one combination is one exercise. A moment at
+the game's start (ply 0) is the record's own position, stated once by the importer: it is not mined
+again (``kb.pipeline``).
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ def final_state(board: chess.Board) -> str:
 def solution_facts(board: chess.Board, solution: list[chess.Move]) -> SolutionResult:
     """Replay ``solution`` on a copy of ``board``; a mate by the solver gives a MateInN class.
 
-    The mate claim recorded here is *unverified*: only the line shown was checked. Verification
-    against every defence is the solution checker's job.
+    The mate recorded here is only the line's claim (``mateVerification`` "unverified"): ``analyse``
+    decides it by proof against every defence and keeps what is proven (``kb.analysis.claims``).
     """
     result = SolutionResult()
     if not solution:

@@ -1,23 +1,24 @@
-"""Mate claims decided once: a cache of verification statuses, in memory and in a small SQLite file.
+"""Mate claims decided once: a cache of proof verdicts, in memory and in a small SQLite file.
 
-A claim is "in this position the side to move mates in N". Its status (``kb.analysis.verify``)
-depends on the position, N and who decided it, nothing else: not the source, the game's tags or the
-moves shown after the first (which only order the search). So the key is
+A claim is "in this position the side to move mates within N". Its verdict (``kb.analysis.verify``:
+proven, refuted, with the exact length, first moves and solution tree the proof found) depends on the
+position, N and the rule that decided it, nothing else: not the source, the game's tags, the moves shown
+after the first (which only order the search) or the engine (which only proposes moves). So the key is
 
 * the normalised position (``board_facts.position_key``: placement, side, castling, legal en
   passant), plus the half-move clock only when the fifty-move rule could end the game within the
-  claimed mate (a clock of 99 makes a mate in three a draw for the engine);
+  claimed mate (a clock of 99 lets the defender claim a draw before a mate in three);
 * N;
-* the decider: ``search`` for the built-in proof (mates in one and two), else the engine's identity
-  (its file's path, size and modification time) and node budget, so a new engine or budget decides
-  again instead of inheriting another's answers.
+* the rule (``kb.analysis.verify.PROOF_RULE``: the proof's version, node budget and tree limit), so a
+  new rule decides again instead of inheriting another's answers — the former engine rule's
+  "refuted-engine" entries are never read back.
 
-Only decided statuses are kept (``unverified`` may be decided later, by an engine installed since).
-The file (``verification-cache.sqlite`` in the embedded store's directory by default, see
-:func:`cache_location`) is written by the importer's process only; import workers read it and send
-what they decided back with their results, so copies of a position across units, sources and imports
-are proved once. It holds facts about chess positions, not about the knowledge base: deleting it
-costs time, never an answer.
+The value is the verdict as JSON. Only decided verdicts are kept (``undecided`` may be decided later,
+with a larger budget). The file (``verification-cache.sqlite`` in the embedded store's directory by
+default, see :func:`cache_location`) is written by the importer's process only; import workers read it
+and send what they decided back with their results, so copies of a position across units, sources and
+imports are proved once. It holds facts about chess positions, not about the knowledge base: deleting
+it costs time, never an answer.
 """
 
 from __future__ import annotations

@@ -383,10 +383,13 @@ def exercise_goal(classes: Iterable[str], facts: dict, themes: Iterable[str] = (
 
     Kept on every position as ``cp:goal`` so that "white to move and mate" is one indexed lookup
     instead of five EXISTS tests per position (15 s → milliseconds at 100k positions). A mate found
-    by the analysis or named by a class or the source wins over a weaker stated goal.
+    by the analysis or named by a class or the source wins over a weaker stated goal; a mate the proof
+    refuted or left undecided gives no goal mate.
     """
-    if "mateIn" in facts or _MATE_CLASSES & set(classes) or "mate" in themes:
-        return "mate"
+    if "mateWithin" in facts or _MATE_CLASSES & set(classes):
+        return "mate"  # a proven mate (kb.analysis.claims)
+    if "mate" in themes and facts.get("mateVerification") not in ("refuted", "undecided"):
+        return "mate"  # the source's goal, unless its mate was refuted or could not be proven
     if given:
         return given
     goals = {_GOAL_OF_THEME[theme] for theme in themes if theme in _GOAL_OF_THEME}

@@ -25,7 +25,7 @@ from chesskb.service.commands.base import DataProblem
 
 def classify_records(path: Path, *, engine: Engine | None = None) -> Iterator[dict | Finding]:
     """One result per readable record (a finding per unreadable one), in file order; ``engine``
-    decides mate claims longer than two moves (none: they stay unverified)."""
+    proposes moves to the proof search that decides mate claims (never the verdict: kb.analysis.verify)."""
     for item in read_records(path):
         if isinstance(item, Finding):
             yield item
@@ -43,14 +43,15 @@ def classify_record(record: GameRecord, *, engine: Engine | None = None) -> dict
         "classes": analysis.classes,
         "phase": facts.get("gamePhase"),
         "mateIn": mate_in if isinstance(mate_in, int) else None,
-        "verified": verification.startswith("verified") if mate_in is not None else None,
+        # True: the line's mate is proven; False: refuted by proof; None: no mate claimed, or undecided
+        "verified": {"proven": True, "refuted": False}.get(verification),
     }
 
 
 @click.command("classify")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "table"]), default="jsonl", show_default=True)
-@click.option("--no-engine", is_flag=True, help="Do not verify mates longer than two moves with stockfish.")
+@click.option("--no-engine", is_flag=True, help="Do not ask stockfish for moves to try first in mate proofs.")
 def command(file: Path, fmt: str, no_engine: bool) -> None:
     """Print the classes the detectors assign to each position of a PGN or lichess CSV file."""
     with nullcontext() if no_engine else open_engine() as engine:

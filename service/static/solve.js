@@ -69,6 +69,7 @@
   var done = false;
   var attempt = 0;        // bumped by "Start again": timers of an older attempt do nothing
   var hintLevel = 0;
+  var offLine = null;     // after a right move off the stored line: {legal, left} from the server's judge
 
   function say(text, kind) {
     if (!statusEl) { return; }
@@ -135,7 +136,7 @@
   }
 
   function alternativeComment(uci) {
-    var alternatives = plies[index].alternatives || {};
+    var alternatives = offLine ? {} : (plies[index].alternatives || {});
     if (alternatives[uci]) { return alternatives[uci]; }
     var found = Object.keys(alternatives).filter(function (k) { return k.slice(0, 4) === uci.slice(0, 4); })[0];
     return found ? alternatives[found] : "";
@@ -151,7 +152,7 @@
 
   function refuse(uci) {
     var why = alternativeComment(uci);
-    if (data.opening) {
+    if (data.opening && !offLine) {
       // An opening line: say where the learner left the book, which move it plays and why.
       var book = plies[index];
       var moveNumber = Math.floor(index / 2) + 1;
@@ -165,12 +166,13 @@
     rateOnce(false);
   }
 
-  // A learner's move, already known to be legal (an entry of plies[index].legal).
+  // A learner's move, already known to be legal (an entry of currentLegal()).
   function judge(move) {
     countAttempt();
     board.mark("selected", []);
     board.mark("hint", []);
     selected = null;
+    if (offLine) { askJudge(move, offLine.left); return; }
     var expected = plies[index];
     if (move.uci === expected.uci) {
       var comment = expected.comment;
@@ -191,7 +193,75 @@
       finish();
       return;
     }
+    if (data.judge && data.mate_in && !data.opening) { askJudge(move, data.mate_in - solverMovesPlayed()); return; }
     refuse(move.uci);
+  }
+
+  // --- moves off the stored line (issue 32): any move that keeps the forced mate is right ------------
+  // The server proves it (POST data.judge) and answers with the most resilient defence and the
+  // learner's legal moves after it; from then on every move is judged there. Without a server (the
+  // static site) a move off the line is refused as before.
+  function currentLegal() { return offLine ? offLine.legal : (plies[index].legal || []); }
+
+  function solverMovesPlayed() {
+    var played = 0;
+    for (var k = 0; k < index; k += 1) { if (plies[k].solver) { played += 1; } }
+    return played;
+  }
+
+  function moveNumber(position) {
+    var fields = position.split(" ");
+    return fields[5] + (fields[1] === "w" ? "." : "...");
+  }
+
+  function askJudge(move, left) {
+    if (left < 1) { refuse(move.uci); return; }
+    busy = true;
+    var mine = attempt;
+    var from = fen;
+    window.fetch(data.judge, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ fen: from, move: move.uci, left: left })
+    }).then(function (response) {
+      if (!response.ok) { throw new Error(String(response.status)); }
+      return response.json();
+    }).then(function (answer) {
+      if (mine !== attempt) { return; }
+      busy = false;
+      if (answer.verdict !== "proven") {
+        if (answer.verdict === "undecided") { say(S.undecided || "That move cannot be judged here.", "wrong"); }
+        else { refuse(move.uci); }
+        boardEl.setAttribute("data-refused", move.uci);
+        return;
+      }
+      playOffLine(move, from, answer);
+    }).catch(function () {
+      if (mine !== attempt) { return; }
+      busy = false;
+      refuse(move.uci);
+    });
+  }
+
+  function playOffLine(move, from, answer) {
+    fen = window.ChessKB.applyMove(from, move.uci);
+    board.draw(fen);
+    showLast(move.uci);
+    addMove(moveNumber(from), move.san, "", "solver");
+    boardEl.setAttribute("data-alternative", move.uci);
+    hintLevel = 0;
+    if (answer.mate || !answer.reply) { offLine = null; index = plies.length; finish(); return; }
+    offLine = { legal: [], left: answer.left };
+    busy = true;
+    say(S.correct || "", "right");
+    later(function () {
+      fen = answer.fen;
+      board.draw(fen);
+      showLast(answer.reply.uci);
+      addMove(answer.reply.number, answer.reply.san, "", "reply");
+      offLine = { legal: answer.legal, left: answer.left };
+      busy = false;
+      say(answer.reply.number + " " + answer.reply.san + ". " + (S.your_turn || ""), "reply");
+    }, 500);
   }
 
   function illegal(text) {
@@ -204,10 +274,11 @@
 
   // A click or drag cannot name a promotion piece: the line's own piece is taken, else a queen.
   function tryMove(from, to) {
-    var legal = plies[index].legal || [];
+    var legal = currentLegal();
     var candidates = legal.filter(function (m) { return m.uci.slice(0, 4) === from + to; });
     if (candidates.length === 0) { illegal(from + "-" + to); return; }
-    var move = candidates.filter(function (m) { return m.uci === plies[index].uci; })[0] ||
+    var lineMove = offLine ? "" : plies[index].uci;
+    var move = candidates.filter(function (m) { return m.uci === lineMove; })[0] ||
       candidates.filter(function (m) { return m.uci.length < 5 || m.uci.charAt(4) === "q"; })[0] || candidates[0];
     judge(move);
   }
@@ -264,7 +335,7 @@
       var text = input.value.trim();
       input.value = "";
       if (!text) { return; }
-      var found = window.ChessKB.parseMove(text, plies[index].legal || []);
+      var found = window.ChessKB.parseMove(text, currentLegal());
       if (found.move) {
         judge(found.move);
       } else if (found.ambiguous) {
@@ -283,7 +354,7 @@
   }
 
   function hint() {
-    if (!ready()) { return; }
+    if (!ready() || offLine) { return; }  // off the stored line there is no move to hint at
     var expected = plies[index];
     markHelped();
     hintLevel += 1;
@@ -331,6 +402,7 @@
     started = false;
     done = false;
     hintLevel = 0;
+    offLine = null;
     board.draw(fen);
     showLast(data.last_move || "");
     board.mark("selected", []);

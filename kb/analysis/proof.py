@@ -1,0 +1,405 @@
+"""Mate claims decided by proof: true, false or undecided, and never a guess.
+
+A claim is "the side to move (the attacker) mates within ``n`` moves whatever the defence". Only two
+things decide it:
+
+* **proven** by a *solution tree*: at every attacker node one attacking move, at every defender node
+  *every* legal defence, each branch ending in checkmate within the count;
+* **refuted** by a *defence tree*: for every attacking move a defence after which the attacker has
+  no mate within what is left (recursively, down to "no move mates at once").
+
+Both are found by an exhaustive AND-OR search over python-chess's legal moves; a move proposed by the
+source's line or by the engine (``kb.analysis.engine``) is only tried first. The search spends at most
+a node budget (pushes of a move); when it runs out the answer is **undecided**, never "false": a budget
+decides how long we try, never the verdict. ``check_tree`` replays a solution tree against python-chess
+on its own (every defence enumerated again), so a stored tree is a proof anyone can rerun.
+
+The *exact length* of a proven claim is the least ``k`` with a proven mate within ``k`` whose
+``k - 1`` is refuted; when the shorter refutation does not fit the budget the length is only an upper
+bound (``MateProof.minimal`` false) and the importer says so instead of asserting a class.
+
+A draw the defender can claim by the fifty-move rule ends a branch as a survival; repetition cannot
+save the defender within five moves of a forced mate (a position must occur three times) and is
+ignored.
+
+>>> import chess
+>>> proof = prove_mate(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), 3)
+>>> proof.verdict, proof.shortest, proof.minimal, proof.first_moves
+('proven', 1, True, ('a1a8',))
+>>> prove_mate(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), 3, budget=1).verdict
+'undecided'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import chess
+
+PROVEN = "proven"
+REFUTED = "refuted"
+UNDECIDED = "undecided"
+VERDICTS = (PROVEN, REFUTED, UNDECIDED)
+
+#: Nodes (moves pushed) one claim may cost, proof of the claim and of its exact length together. A mate
+#: in three with its "no mate in two" costs a few thousand; a hard refutation of a mate in four can need
+#: millions, and stays undecided instead.
+NODE_BUDGET = 400_000
+#: Nodes spent listing every first move that mates: each other first move needs its own refutation (a
+#: mate in two: some 800 nodes; a mate in three: some 35,000, a second in python-chess), so beyond this the
+#: list is left out and the trainer asks the server about the learner's move instead.
+FIRST_MOVES_BUDGET = 3_000
+#: The longest mate whose first moves are listed: a mate in three's list does not fit the budget (it would
+#: be spent in vain on every claim: two thirds of a mate in three's proof cost).
+FIRST_MOVES_MAX_LENGTH = 2
+#: The stored solution tree's size limit, in nodes: a mate in five can branch into hundreds of
+#: thousands of defences (a mate in three: about a thousand). A larger tree is proved at import but not stored.
+TREE_MAX_NODES = 5_000
+
+#: A solution tree: attacker move (UCI) -> {defence (UCI) -> the attacker's subtree}; ``{}`` after the mating move.
+Tree = dict[str, dict]
+#: Proposes moves to try first at an attacker node (the engine's best moves, the source's line).
+Proposer = Callable[[chess.Board, int], list[chess.Move]]
+
+
+class BudgetSpent(Exception):
+    """The node budget ran out: the question stays undecided."""
+
+
+@dataclass(frozen=True)
+class MateProof:
+    """What the search proved about "the side to move mates within ``claimed``".
+
+    ``shortest``: the least length proven to mate (``None`` unless proven); ``minimal``: ``shortest`` is
+    exact (one less was refuted); ``first_moves``: every first move proven to mate within ``claimed``
+    (empty when some first move stayed undecided: the list would not be complete); ``tree``: a solution
+    tree for ``shortest`` (``None`` when refuted, undecided or larger than ``TREE_MAX_NODES``).
+    """
+
+    verdict: str
+    claimed: int
+    shortest: int | None = None
+    minimal: bool = False
+    first_moves: tuple[str, ...] = ()
+    tree: Tree | None = None
+    nodes: int = 0
+
+    @property
+    def exact(self) -> int | None:
+        """The proven exact length, or None."""
+        return self.shortest if self.verdict == PROVEN and self.minimal else None
+
+
+def _line_masks() -> tuple[list[int], list[int]]:
+    """Per square: every square on a rank, file or diagonal through it, and that or a knight's jump."""
+    lines, reach = [], []
+    for square in chess.SQUARES:
+        line = chess.BB_RANK_ATTACKS[square][0] | chess.BB_FILE_ATTACKS[square][0] | chess.BB_DIAG_ATTACKS[square][0]
+        lines.append(line)
+        reach.append(line | chess.BB_KNIGHT_ATTACKS[square])
+    return lines, reach
+
+
+_LINES, _REACH = _line_masks()
+
+
+def _may_check(board: chess.Board, move: chess.Move, king: int) -> bool:
+    """Cheap superset of the moves that give check: the piece lands where a queen or knight on the king's
+    square would see it, or leaves a line through the king (a discovery), or the move is special."""
+    return bool(chess.BB_SQUARES[move.to_square] & _REACH[king] or chess.BB_SQUARES[move.from_square] & _LINES[king]
+                or move.promotion or board.is_castling(move) or board.is_en_passant(move))
+
+
+class MateSearch:
+    """The AND-OR search with its memo (positions known to mate within k, or known not to), one budget.
+
+    One instance may answer several questions about related positions (a claim, its exact length, the
+    trainer's follow-up moves): the memo is shared and only grows truer.
+    """
+
+    def __init__(self, budget: int = NODE_BUDGET, proposer: Proposer | None = None) -> None:
+        self.budget = budget
+        self.nodes = 0
+        self.proposer = proposer
+        self._mates: dict[object, int] = {}     # key -> least k known to mate within
+        self._survives: dict[object, int] = {}  # key -> greatest k known not to mate within
+        # the last move that decided a node with k moves left, tried first at its siblings ("killers": the
+        # same mate or the same escape usually answers many neighbouring positions)
+        self._attack_killers: dict[int, chess.Move] = {}
+        self._defence_killers: dict[int, chess.Move] = {}
+
+    def mates_within(self, board: chess.Board, k: int, first: chess.Move | None = None) -> bool | None:
+        """Whether the side to move mates within ``k`` moves against every defence; None when the budget ran out."""
+        try:
+            return self._attack(board, k, first)
+        except BudgetSpent:
+            return None
+
+    def defended_mates_within(self, board: chess.Board, k: int) -> bool | None:
+        """With the defender to move: whether every defence still loses to a mate within ``k``; None: undecided."""
+        try:
+            return self._defend(board, k)
+        except BudgetSpent:
+            return None
+
+    def allow(self, nodes: int) -> None:
+        """Grant ``nodes`` more from now (one budget per question asked of the same memo)."""
+        self.budget = self.nodes + nodes
+
+    def _spend(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise BudgetSpent
+
+    def _attack(self, board: chess.Board, k: int, first: chess.Move | None = None) -> bool:
+        key = board._transposition_key()
+        if self._mates.get(key, k + 1) <= k:
+            return True
+        if self._survives.get(key, 0) >= k:
+            return False
+        for move in self._attacks(board, k, first):
+            self._spend()
+            board.push(move)
+            try:
+                if board.is_checkmate() or (k > 1 and self._defend(board, k - 1)):
+                    self._mates[key] = min(k, self._mates.get(key, k))
+                    self._attack_killers[k] = move
+                    return True
+            finally:
+                board.pop()
+        self._survives[key] = max(k, self._survives.get(key, 0))
+        return False
+
+    def _defend(self, board: chess.Board, k: int) -> bool:
+        if board.halfmove_clock >= 100:
+            return False  # the defender claims the draw
+        defences = self._defences(board, self._defence_killers.get(k))
+        if not defences:
+            return False  # stalemate (a checkmate was seen before)
+        for defence in defences:
+            self._spend()
+            board.push(defence)
+            try:
+                if not self._attack(board, k):
+                    self._defence_killers[k] = defence
+                    return False
+            finally:
+                board.pop()
+        return True
+
+    def _attacks(self, board: chess.Board, k: int, first: chess.Move | None) -> Iterator[chess.Move]:
+        """Legal attacking moves, likeliest mates first: ``first``, the proposer's, checks, captures, the rest.
+        With one move left only a check can mate."""
+        king = board.king(not board.turn)
+        if king is None:
+            return iter(())
+        killer = self._attack_killers.get(k)
+        if k == 1:  # legality tested only for the few moves that may check
+            checks = [move for move in board.generate_pseudo_legal_moves()
+                      if _may_check(board, move, king) and board.is_legal(move)]
+            if killer in checks:
+                checks.remove(killer)
+                checks.insert(0, killer)
+            return iter(checks)
+        legal = list(board.legal_moves)
+        proposed = [move for move in ([first] if first else []) + (self.proposer(board, k) if self.proposer else [])
+                    + ([killer] if killer else []) if move in legal]
+        checks, captures, quiet = [], [], []
+        for move in legal:
+            if move in proposed:
+                continue
+            if _may_check(board, move, king):
+                checks.append(move)
+            elif board.is_capture(move):
+                captures.append(move)
+            else:
+                quiet.append(move)
+        return iter(dict.fromkeys(proposed + checks + captures + quiet))
+
+    @staticmethod
+    def _defences(board: chess.Board, killer: chess.Move | None) -> list[chess.Move]:
+        """Every legal defence: the killer, the king's moves and captures first (they refute most often)."""
+        legal = list(board.legal_moves)
+        king = board.king(board.turn)
+        legal.sort(key=lambda move: -1 if move == killer else
+                   (0 if move.from_square == king else (1 if board.is_capture(move) else 2)))
+        return legal
+
+    # --- what a proof looks like ---------------------------------------------------------------
+
+    def tree(self, board: chess.Board, k: int, limit: int = TREE_MAX_NODES) -> Tree | None:
+        """A solution tree for a position proven to mate within ``k`` (None when larger than ``limit``).
+        Each attacker node takes its fastest mate (so a defence's subtree depth is its resilience)."""
+        size = [0]
+
+        def attacker(node: chess.Board, left: int) -> Tree:
+            for j in range(1, left + 1):
+                if j == left or self.mates_within(node, j):
+                    break
+            for move in self._attacks(node, j, None):
+                node.push(move)
+                try:
+                    if node.is_checkmate():
+                        return {move.uci(): {}}
+                    if j > 1 and self._defend(node, j - 1):
+                        return {move.uci(): defender(node, j - 1)}
+                finally:
+                    node.pop()
+            raise AssertionError("tree asked of a position not proven")  # pragma: no cover
+
+        def defender(node: chess.Board, left: int) -> dict:
+            out = {}
+            for defence in node.legal_moves:
+                size[0] += 1
+                if size[0] > limit:
+                    raise BudgetSpent
+                node.push(defence)
+                try:
+                    out[defence.uci()] = attacker(node, left)
+                finally:
+                    node.pop()
+            return out
+
+        try:
+            return attacker(board.copy(stack=False), k)
+        except BudgetSpent:
+            return None
+
+
+def prove_mate(board: chess.Board, claimed: int, first: chess.Move | None = None, *,
+               budget: int = NODE_BUDGET, proposer: Proposer | None = None) -> MateProof:
+    """Decide "the side to move mates within ``claimed``"; when proven, also its exact length, every mating
+    first move and a solution tree. Each of the three steps (verdict, exact length, first moves and tree)
+    may spend ``budget`` nodes (the first moves at most ``FIRST_MOVES_BUDGET``, and only for claims up to
+    ``FIRST_MOVES_MAX_LENGTH``): the exact length never costs the verdict."""
+    search = MateSearch(budget, proposer)
+    work = board.copy(stack=False)
+    found = search.mates_within(work, claimed, first)
+    if found is None:
+        return MateProof(UNDECIDED, claimed, nodes=search.nodes)
+    if not found:
+        return MateProof(REFUTED, claimed, nodes=search.nodes)
+    search.allow(budget)
+    shortest, minimal = _shortest(search, work, claimed)
+    first_moves: tuple[str, ...] = ()
+    if claimed <= FIRST_MOVES_MAX_LENGTH:
+        search.allow(min(budget, FIRST_MOVES_BUDGET))
+        first_moves = _first_moves(search, work, claimed)
+    search.allow(budget)
+    tree = search.tree(work, shortest)
+    return MateProof(PROVEN, claimed, shortest, minimal, first_moves, tree, search.nodes)
+
+
+def _shortest(search: MateSearch, board: chess.Board, claimed: int) -> tuple[int, bool]:
+    """The least proven length and whether it is exact (every shorter one refuted). Short questions first:
+    they are cheap, and a refuted length proves every shorter one refuted too."""
+    for length in range(1, claimed):
+        answer = search.mates_within(board, length)
+        if answer is None:
+            return claimed, False  # a shorter mate may exist: ``claimed`` stays an upper bound
+        if answer:
+            return length, True
+    return claimed, True
+
+
+def _first_moves(search: MateSearch, board: chess.Board, k: int) -> tuple[str, ...]:
+    """Every first move that mates within ``k`` (empty when one of them stays undecided)."""
+    out = []
+    for move in list(board.legal_moves):
+        board.push(move)
+        try:
+            if board.is_checkmate():
+                out.append(move.uci())
+                continue
+            if k == 1:
+                continue
+            answer = search.defended_mates_within(board, k - 1)
+        finally:
+            board.pop()
+        if answer is None:
+            return ()
+        if answer:
+            out.append(move.uci())
+    return tuple(sorted(out))
+
+
+def check_tree(board: chess.Board, tree: Tree, k: int) -> bool:
+    """Replay ``tree`` (attacker to move on ``board``): one legal attacking move per attacker node, every
+    legal defence at every defender node, every branch ending in checkmate within ``k`` moves."""
+    if len(tree) != 1 or k < 1:
+        return False
+    (uci, replies), = tree.items()
+    move = chess.Move.from_uci(uci)
+    if move not in board.legal_moves:
+        return False
+    after = board.copy(stack=False)
+    after.push(move)
+    if after.is_checkmate():
+        return replies == {}
+    if k == 1 or after.halfmove_clock >= 100 or set(replies) != {m.uci() for m in after.legal_moves}:
+        return False
+    for defence, subtree in replies.items():
+        node = after.copy(stack=False)
+        node.push(chess.Move.from_uci(defence))
+        if not check_tree(node, subtree, k - 1):
+            return False
+    return True
+
+
+def tree_depth(tree: Tree) -> int:
+    """The attacker's moves the tree needs at most (the mate's length along its longest defence)."""
+    (_, replies), = tree.items()
+    return 1 + max((tree_depth(subtree) for subtree in replies.values()), default=0)
+
+
+#: Nodes one trainer question may cost (``judge_move``): a learner's move in a mate in three is judged
+#: in a few thousand; beyond this the answer is "undecided" and the move is neither praised nor refused.
+JUDGE_NODES = 60_000
+#: The longest remaining mate the trainer asks about (the classes end at mate in five).
+JUDGE_MAX_LEFT = 5
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A learner's attacking move, judged: does the forced mate within ``left`` still hold after it?
+
+    ``verdict``: proven (every defence still loses within ``left - 1``, or the move mates), refuted (a
+    defence survives: the proof is that defence) or undecided (the budget ran out). ``reply``: the most
+    resilient defence when proven and not mate (the one whose mate takes longest, python-chess's move
+    order among equals); ``reply_left``: the attacker's moves left after it."""
+
+    verdict: str
+    mate: bool = False
+    reply: chess.Move | None = None
+    reply_left: int = 0
+
+
+def judge_move(board: chess.Board, move: chess.Move, left: int, *, budget: int = JUDGE_NODES) -> Judgement:
+    """Judge the attacker's ``move`` on ``board`` when a mate within ``left`` is to be kept (the trainer's
+    rule: any move that keeps the forced mate within the count is right, not only the stored line's)."""
+    if not 1 <= left <= JUDGE_MAX_LEFT or move not in board.legal_moves:
+        raise ValueError(f"no legal move {move.uci()} with 1 to {JUDGE_MAX_LEFT} moves left")
+    after = board.copy(stack=False)
+    after.push(move)
+    if after.is_checkmate():
+        return Judgement(PROVEN, mate=True)
+    if left == 1:
+        return Judgement(REFUTED)
+    search = MateSearch(budget)
+    holds = search.defended_mates_within(after, left - 1)
+    if holds is None:
+        return Judgement(UNDECIDED)
+    if not holds:
+        return Judgement(REFUTED)
+    reply, longest = None, 0
+    for defence in list(after.legal_moves):
+        after.push(defence)
+        try:
+            # the least length that mates after this defence (proven within ``left - 1`` already)
+            needed = next((j for j in range(1, left - 1) if search.mates_within(after, j)), left - 1)
+        finally:
+            after.pop()
+        if needed > longest:
+            reply, longest = defence, needed
+    return Judgement(PROVEN, reply=reply, reply_left=longest)

@@ -1,0 +1,193 @@
+"""Mate claims decided by proof (kb.analysis.proof), checked against python-chess by the test itself.
+
+Every proven tree is replayed here move by move with every defence enumerated again by python-chess,
+and every exact length is confirmed by a plain brute-force search written here (no memo, no move
+ordering, no budget): the expected answers never come from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import chess
+import pytest
+
+from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.engine import engine_path
+from chesskb.kb.analysis.exercises import assess_themes
+from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, prove_mate
+from chesskb.kb.analysis.themes import MATE_IN_CLASSES
+from chesskb.kb.analysis.verify import MateVerifier
+from chesskb.kb.reading import read_records
+from chesskb.kb.reading.records import GameRecord
+
+from .conftest import DATA
+from .test_exercises import _after as _loses  # push a defence, then the brute force
+from .test_exercises import mates_within
+
+needs_engine = pytest.mark.skipif(engine_path() is None, reason="no stockfish (scripts/setup.sh installs it)")
+
+
+def brute_mates(board: chess.Board, moves: int) -> bool:
+    """The side to move mates within ``moves`` against every defence: every legal move tried, nothing
+    pruned (``tests.test_exercises.mates_within``, no memo, no move ordering, no budget)."""
+    return mates_within(board, moves)
+
+
+def replay(board: chess.Board, tree: dict, moves: int) -> int:
+    """Walk a solution tree against python-chess: one legal attacking move per node, then every legal
+    defence (compared with the tree's), mate within ``moves``. Returns the longest branch's length."""
+    assert len(tree) == 1 and moves >= 1
+    (uci, replies), = tree.items()
+    move = chess.Move.from_uci(uci)
+    assert board.is_legal(move), (board.fen(), uci)
+    board.push(move)
+    try:
+        if board.is_checkmate():
+            assert replies == {}
+            return 1
+        legal = sorted(m.uci() for m in board.legal_moves)
+        assert legal, "stalemate is no mate"
+        assert sorted(replies) == legal, board.fen()  # every defence answered, no invented one
+        longest = 0
+        for defence in legal:
+            board.push(chess.Move.from_uci(defence))
+            try:
+                longest = max(longest, replay(board, replies[defence], moves - 1))
+            finally:
+                board.pop()
+        return 1 + longest
+    finally:
+        board.pop()
+
+
+def mate_claims() -> list[tuple[str, chess.Board, int, list[chess.Move]]]:
+    """Every shipped mate claim: pychess's mates in two and three (their Termination), lichess mateInN puzzles."""
+    claims = []
+    for name in ("mate_in_2", "mate_in_3"):
+        for record in read_records(DATA / "pychess" / f"{name}.pgn"):
+            if isinstance(record, GameRecord):
+                moves = int(record.headers["Termination"].split()[-1])
+                claims.append((f"{name} game {record.location.game_number}", record.start_board(), moves,
+                               record.solution))
+    for record in read_records(DATA / "lichess" / "puzzles.csv"):
+        if isinstance(record, GameRecord) and record.puzzle is not None:
+            lengths = [int(theme[len("mateIn"):]) for theme in record.puzzle.themes if theme.startswith("mateIn")]
+            if lengths:
+                claims.append((f"lichess {record.puzzle.puzzle_id}", record.start_board(), lengths[0],
+                               record.solution))
+    return claims
+
+
+def test_every_shipped_mate_claim_is_proven_by_a_tree_python_chess_replays():
+    claims = mate_claims()
+    assert len(claims) == 96 + 40 + 160
+    for name, board, moves, solution in claims:
+        proof = prove_mate(board, moves, solution[0] if solution else None)
+        assert proof.verdict == PROVEN, name
+        assert proof.tree is not None and proof.minimal, name
+        assert replay(board.copy(), proof.tree, proof.shortest) == proof.shortest, name  # the tree is exact
+        shortest = proof.shortest
+        assert shortest <= moves
+        if shortest > 1:  # exact: no mate one move sooner, by the brute force
+            assert not brute_mates(board.copy(), shortest - 1), name
+        if proof.first_moves:  # every listed first move mates within the claim, and no other does
+            for move in board.legal_moves:
+                after = board.copy()
+                after.push(move)
+                mates = after.is_checkmate() or (moves > 1 and any(after.legal_moves) and all(
+                    _loses(after, defence, moves - 1) for defence in list(after.legal_moves)))
+                assert (move.uci() in proof.first_moves) == mates, (name, move.uci())
+
+
+def test_a_budget_of_one_node_leaves_every_claim_undecided_never_false():
+    for name, board, moves, solution in mate_claims()[::5]:
+        proof = prove_mate(board, moves, solution[0] if solution else None, budget=1)
+        if moves == 1 and proof.verdict == PROVEN:  # the first move tried mates: one node is a whole proof
+            assert proof.tree is not None and replay(board.copy(), proof.tree, 1) == 1
+            continue
+        assert proof.verdict == UNDECIDED, name
+        assert proof.tree is None and proof.shortest is None
+    name, board, moves, solution = mate_claims()[100]
+    analysis = analyse(board, solution, verifier=MateVerifier(budget=1))
+    assert analysis.facts["mateVerification"] == UNDECIDED
+    assert "mateIn" not in analysis.facts and "mateWithin" not in analysis.facts
+    assert not set(MATE_IN_CLASSES.values()) & set(analysis.classes)
+
+
+def test_a_refutation_is_a_proof_the_brute_force_confirms():
+    """Fool's mate after 1. f3: the line 1...e5 2. g4 Qh4# mates only because White helped."""
+    game = [r for r in read_records(DATA / "pgn-extract" / "test-checkmate.pgn") if isinstance(r, GameRecord)][0]
+    board = game.start_board()
+    board.push(game.solution[0])
+    assert prove_mate(board, 2).verdict == REFUTED
+    assert not brute_mates(board.copy(stack=False), 2)
+    assert prove_mate(board, 2, budget=10).verdict == UNDECIDED  # too little to refute: not "false"
+
+
+def _record(tmp_path: Path, fen: str, termination: str, movetext: str) -> GameRecord:
+    path = tmp_path / "claim.pgn"
+    path.write_text(f'[Event "?"]\n[FEN "{fen}"]\n[SetUp "1"]\n[Termination "{termination}"]\n\n{movetext} *\n',
+                    encoding="utf-8")
+    (record,) = [r for r in read_records(path) if isinstance(r, GameRecord)]
+    return record
+
+
+def test_a_mate_in_two_that_mates_in_one_is_a_mate_in_one(tmp_path: Path):
+    """The class names the exact length; the source's claim stays beside it, marked with the proof's finding."""
+    fen = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+    board = chess.Board(fen)
+    assert brute_mates(board.copy(), 1)
+    record = _record(tmp_path, fen, "mate in 2", "1. Ra8#")
+    analysis = analyse(record.start_board(), record.solution)
+    themes = assess_themes(record, analysis)
+    assert "MateInOne" in themes.classes and "MateInTwo" not in themes.classes
+    assert [claim.describe() for claim in themes.claims] == ["MateInTwo in 2 proven, shortest 1"]
+    assert analysis.facts["mateIn"] == analysis.facts["mateWithin"] == 1
+    assert analysis.facts["mateFirstMoves"] == "a1a8"
+
+
+def test_a_refuted_line_asserts_no_mate_and_keeps_its_claim(tmp_path: Path):
+    """After 1. f3 the line 1...e5 2. g4 Qh4# is no forced mate: no class, no mateIn, the claim kept as refuted."""
+    board = chess.Board()
+    board.push_san("f3")
+    record = _record(tmp_path, board.fen(), "mate in 2", "1... e5 2. g4 Qh4#")
+    analysis = analyse(record.start_board(), record.solution)
+    themes = assess_themes(record, analysis, exercise=True)  # (move 1 with every man home reads as a game)
+    assert analysis.facts["mateVerification"] == REFUTED and "mateIn" not in analysis.facts
+    assert not any(name.startswith("MateIn") for name in themes.classes)
+    assert sorted(claim.describe() for claim in themes.claims) == ["MateInTwo in 2 refuted"]
+
+
+def test_the_stored_tree_is_the_proof(tmp_path: Path):
+    """The JSON tree the trainer reads replays as a proof of the exact length."""
+    name, board, moves, solution = [claim for claim in mate_claims() if claim[0] == "mate_in_3 game 22"][0]
+    facts = analyse(board, solution).facts
+    tree = json.loads(str(facts["solutionTree"]))
+    assert replay(board.copy(), tree, 3) == facts["mateIn"] == 3
+
+
+@needs_engine
+def test_the_engine_changes_no_verdict(engine):
+    """Re-deciding with the engine's proposals gives the same verdicts and lengths (it only orders moves)."""
+    for name, board, moves, solution in [claim for claim in mate_claims() if claim[2] >= 3]:
+        plain = MateVerifier().decide(board, moves, solution[0])
+        helped = MateVerifier(engine=engine).decide(board, moves, solution[0])
+        assert (plain.verdict, plain.shortest, plain.minimal) == (helped.verdict, helped.shortest, helped.minimal), name
+
+
+def test_a_mate_whose_exact_length_does_not_fit_the_budget_asserts_no_class(tmp_path: Path):
+    """Proven within three, "no mate in two" not refuted in time: the bound is kept, no class claimed."""
+    (record,) = [r for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
+                 if isinstance(r, GameRecord) and r.location.game_number == 1]
+    budget = next(b for b in range(100, 2000, 50)
+                  if prove_mate(record.start_board(), 3, record.solution[0], budget=b).verdict == PROVEN)
+    proof = prove_mate(record.start_board(), 3, record.solution[0], budget=budget)
+    assert proof.verdict == PROVEN and not proof.minimal and proof.exact is None  # the budget's doing
+    assert brute_mates(record.start_board(), 3) and not brute_mates(record.start_board(), 2)  # the truth: 3
+    analysis = analyse(record.start_board(), record.solution, verifier=MateVerifier(budget=budget))
+    themes = assess_themes(record, analysis, verifier=MateVerifier(budget=budget))
+    assert analysis.facts["mateVerification"] == PROVEN and analysis.facts["mateWithin"] == 3
+    assert "mateIn" not in analysis.facts and not set(MATE_IN_CLASSES.values()) & set(themes.classes)
+    assert "MateInThree in 3 proven, exact length undecided" in [claim.describe() for claim in themes.claims]
