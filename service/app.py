@@ -48,6 +48,10 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "QUERY_QUEUE_WAIT": (5.0, "seconds a query waits for a free worker before 503"),
     "UPDATE_TOKEN": (None, "bearer token that allows SPARQL Update; off when unset"),
     "ALLOW_SERVICE": (False, "allow federated SERVICE queries to other hosts"),
+    "ALLOW_UNISOLATED": (False, "serve even where query workers cannot be cut off from the network (the "
+                                "SERVICE filter is then the only guard); off: the server refuses to start"),
+    "WORKER_MEMORY": (1 << 30, "address space in bytes one query worker may use; a query past it fails "
+                               "(507); 0 = no cap"),
     "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
     "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset"),
     "CONNECTION_LIMIT": (1000, "open connections the server keeps (idle ones count)"),

@@ -41,6 +41,7 @@ from .query_guard import federation_keyword
 from .query_runner import (Answer, Dataset, Limits, PoolSettings, QueryFailed, WorkerPool, execute,
                            make_request)
 from .result_cache import cache_key
+from .worker_confinement import Isolation
 
 LANES = ("sparql", "pages")
 _LOCK = threading.Lock()
@@ -104,7 +105,8 @@ def _pool(lane: str) -> WorkerPool | None:
             pool = WorkerPool(store.location, PoolSettings(
                 size=max(size, 1), queue_limit=int(config["QUERY_QUEUE"]),
                 queue_wait=float(config["QUERY_QUEUE_WAIT"]), offline=not config.get("ALLOW_SERVICE"),
-                name=lane))
+                name=lane, memory_limit=int(config["WORKER_MEMORY"]),
+                allow_unisolated=bool(config["ALLOW_UNISOLATED"])))
             current_app.extensions[key] = pool
     return pool
 
@@ -124,6 +126,16 @@ def start_pools(app: Any) -> None:
     with app.app_context():
         for lane in LANES:
             _pool(lane)
+
+
+def worker_isolation(app: Any) -> Isolation | None:
+    """How the query workers are cut off from the network (asked of a started worker), or None when
+    queries run without workers (a remote store) or may federate (ALLOW_SERVICE)."""
+    if app.config.get("ALLOW_SERVICE"):
+        return None
+    with app.app_context():
+        pool = _pool("sparql")
+    return None if pool is None else pool.isolation()
 
 
 def close_pools(app: Any) -> None:

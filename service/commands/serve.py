@@ -18,7 +18,7 @@ import click
 from waitress.channel import HTTPChannel
 
 from chesskb.service.app import SETTINGS
-from chesskb.service.commands.base import CliContext
+from chesskb.service.commands.base import CliContext, UsageProblem
 
 #: Options of ``serve`` for the service's settings: option name -> (setting, click type).
 SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
@@ -40,6 +40,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-wait": ("PLAY_WAIT", click.FloatRange(min=0)),
     "--play-rate": ("PLAY_RATE", click.IntRange(min=1)),
     "--play-max-plies": ("PLAY_MAX_PLIES", click.IntRange(min=1)),
+    "--worker-memory": ("WORKER_MEMORY", click.IntRange(min=0)),
 }
 
 
@@ -62,6 +63,29 @@ class DeadlineChannel(HTTPChannel):
         return result
 
 
+def _report_isolation(app: Any) -> None:
+    """Say whether the query workers are off the network; stop here when they cannot be and the
+    operator has not accepted that (ALLOW_UNISOLATED): the SERVICE filter must never be the only guard
+    unknowingly."""
+    from chesskb.service.executor import close_pools, worker_isolation
+
+    isolation = worker_isolation(app)
+    if isolation is None:
+        if app.config.get("ALLOW_SERVICE"):
+            click.echo("query workers: network on (ALLOW_SERVICE: federated queries allowed)", err=True)
+        return
+    click.echo(f"query workers: network isolation {isolation.describe()}", err=True)
+    if not isolation.on and not app.config.get("ALLOW_UNISOLATED"):
+        close_pools(app)
+        raise UsageProblem(
+            "refusing to serve: this system allows query workers neither a network namespace nor a "
+            "socket filter, so a SERVICE query the filter missed could reach other hosts; give "
+            "--allow-unisolated (setting ALLOW_UNISOLATED) to serve anyway", show_usage=False)
+    if not isolation.on:
+        click.echo("warning: query workers keep the network (ALLOW_UNISOLATED); only the SERVICE filter "
+                   "guards against federated queries", err=True)
+
+
 def _setting_options(function: Any) -> Any:
     for option, (setting, kind) in reversed(SETTING_OPTIONS.items()):
         default, text = SETTINGS[setting]
@@ -78,10 +102,13 @@ def _setting_options(function: Any) -> Any:
               help="Request threads (waitress); queries wait in worker processes, not here.")
 @click.option("--allow-service", is_flag=True, default=None,
               help="Allow federated SERVICE queries to other hosts (setting ALLOW_SERVICE; default off).")
+@click.option("--allow-unisolated", is_flag=True, default=None,
+              help="Serve even where query workers cannot be cut off from the network (setting "
+                   "ALLOW_UNISOLATED; default off: the server refuses to start).")
 @_setting_options
 @click.pass_obj
 def command(obj: CliContext, host: str, port: int, threads: int, allow_service: bool | None,
-            **settings: Any) -> None:
+            allow_unisolated: bool | None, **settings: Any) -> None:
     """Serve the SPARQL endpoint, the canned queries and the pages over HTTP."""
     from waitress import create_server
 
@@ -93,8 +120,11 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     config.update({name.upper(): value for name, value in settings.items() if value is not None})
     if allow_service:
         config["ALLOW_SERVICE"] = True
+    if allow_unisolated:
+        config["ALLOW_UNISOLATED"] = True
     app = create_app(config)
     start_pools(app)
+    _report_isolation(app)
     timeout = int(app.config["CHANNEL_TIMEOUT"])
     server = create_server(
         app, host=host, port=port, threads=threads, ident="chesskb",
