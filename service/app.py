@@ -53,7 +53,9 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "WORKER_MEMORY": (1 << 30, "address space in bytes one query worker may use; a query past it fails "
                                "(507); 0 = no cap"),
     "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
-    "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset"),
+    "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset (16 characters or more)"),
+    "AUTHOR_TOKEN_DELAY": (1.0, "seconds an address waits after a wrong authoring token (429 meanwhile), "
+                                "doubling per further wrong token up to 5 minutes"),
     "CONNECTION_LIMIT": (1000, "open connections the server keeps (idle ones count)"),
     "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
     "PLAY_ELO": (1200, "default engine strength for 'Play on' (clamped to the engine's range)"),

@@ -41,6 +41,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-rate": ("PLAY_RATE", click.IntRange(min=1)),
     "--play-max-plies": ("PLAY_MAX_PLIES", click.IntRange(min=1)),
     "--worker-memory": ("WORKER_MEMORY", click.IntRange(min=0)),
+    "--author-token-delay": ("AUTHOR_TOKEN_DELAY", click.FloatRange(min=0)),
 }
 
 
@@ -86,6 +87,15 @@ def _report_isolation(app: Any) -> None:
                    "guards against federated queries", err=True)
 
 
+def _warn_short_token(app: Any) -> None:
+    from chesskb.service.authoring import SHORTEST_GOOD_TOKEN
+
+    token = app.config.get("AUTHOR_TOKEN")
+    if token and len(str(token)) < SHORTEST_GOOD_TOKEN:
+        click.echo(f"warning: the authoring token (AUTHOR_TOKEN) has {len(str(token))} characters; use "
+                   f"{SHORTEST_GOOD_TOKEN} or more random ones, or a guesser may find it", err=True)
+
+
 def _setting_options(function: Any) -> Any:
     for option, (setting, kind) in reversed(SETTING_OPTIONS.items()):
         default, text = SETTINGS[setting]
@@ -125,6 +135,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     app = create_app(config)
     start_pools(app)
     _report_isolation(app)
+    _warn_short_token(app)
     timeout = int(app.config["CHANNEL_TIMEOUT"])
     server = create_server(
         app, host=host, port=port, threads=threads, ident="chesskb",
