@@ -44,6 +44,13 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout; 0 = none, for offline builds)"),
     "PAGE_WORKERS": (2, "processes running the pages' and canned questions' queries"),
     "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
+    "LANE_RESERVE": (1, "workers of each lane kept for visitors whose network (/24, /64) runs nothing there"),
+    "QUERY_BACKOFF": (10.0, "seconds an address waits after a query of its ran to the time limit or crashed its "
+                            "worker (429 meanwhile), doubling per such query in a row up to 5 minutes"),
+    "FAILED_QUERY_TTL": (300.0, "seconds a query that ran to the time limit is answered 503 at once, without a "
+                                "worker (per store generation)"),
+    "CANNED_MAX_ROWS": (10000, "rows a canned question answers on the web for limit=0 or a larger limit "
+                               "(507 beyond; page with limit and offset)"),
     "QUERY_QUEUE": (16, "queries that may wait for a worker at once (503 beyond)"),
     "QUERY_QUEUE_WAIT": (5.0, "seconds a query waits for a free worker before 503"),
     "UPDATE_TOKEN": (None, "bearer token that allows SPARQL Update; off when unset"),
@@ -57,6 +64,8 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "AUTHOR_TOKEN_DELAY": (1.0, "seconds an address waits after a wrong authoring token (429 meanwhile), "
                                 "doubling per further wrong token up to 5 minutes"),
     "CONNECTION_LIMIT": (1000, "open connections the server keeps (idle ones count)"),
+    "CLIENT_CONNECTIONS": (64, "open connections one client address may hold (more are closed as they are accepted); "
+                               "0 = only CONNECTION_LIMIT"),
     "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
     "PLAY_ELO": (1200, "default engine strength for 'Play on' (clamped to the engine's range)"),
     "PLAY_MOVETIME": (0.2, "seconds of engine time per reply in 'Play on'"),
@@ -97,7 +106,8 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.extensions["chesskb.store"] = store or open_store(app.config["STORE"],
                                                           update_endpoint=app.config["UPDATE_ENDPOINT"],
                                                           graph_store=app.config["GRAPH_STORE"])
-    app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
+    # answers kept until the store's generation changes; time-outs for FAILED_QUERY_TTL
+    app.extensions["chesskb.results"] = ResultCache(failed_ttl=float(app.config["FAILED_QUERY_TTL"]))
     app.extensions["chesskb.reader"] = PooledReader()  # what pages query: the pages lane of the executor
     register_error_handlers(app)
     register_language(app)

@@ -79,6 +79,7 @@ class Limits:
     timeout: float             # QUERY_TIMEOUT: seconds before the worker is killed
     max_bytes: int             # MAX_RESULT_BYTES: size of the serialised result
     row_limit: int = 0         # ROW_LIMIT: rows of a SELECT; 0 = no row cap
+    row_setting: str = "ROW_LIMIT"  # the setting that set row_limit (CANNED_MAX_ROWS for a canned limit=0)
 
 
 @dataclass(frozen=True)
@@ -100,11 +101,12 @@ class Dataset:
 class QueryFailed(Exception):
     """The query did not run; ``status`` is the HTTP status (400 syntax, 503 timeout, 500 else)."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None, *, costly: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.retry_after = retry_after
+        self.costly = costly  # it held a worker to a bound or killed it: the client backs off
 
 
 class _ResultTooLarge(Exception):
@@ -221,7 +223,7 @@ def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer
     rows = []
     for solution in result:
         if len(rows) == limits.row_limit:
-            raise QueryFailed(507, f"the result has more than {limits.row_limit} rows (setting ROW_LIMIT); "
+            raise QueryFailed(507, f"the result has more than {limits.row_limit} rows (setting {limits.row_setting}); "
                                    "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
         rows.append({name: _json_term(solution[name]) for name in names if solution[name] is not None})
     as_json = json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}).encode()
@@ -292,11 +294,11 @@ def _answer_requests(settings: WorkerSettings, conn: Any) -> None:
         try:
             conn.send(("ok", execute(store, request)))
         except QueryFailed as exc:
-            conn.send(("error", exc.status, exc.message))
+            conn.send(("error", exc.status, exc.message, exc.costly))
         except StoreDamaged as exc:  # the operator must restore or re-import: a clear refusal, not a 500
             conn.send(("error", 503, f"the knowledge base cannot be read: {exc}"))
         except MemoryError:
-            conn.send(("error", 507, out_of_memory(settings.memory_limit)))
+            conn.send(("error", 507, out_of_memory(settings.memory_limit), True))
         except (StoreError, RuntimeError, ValueError, TypeError, OSError, AttributeError) as exc:
             conn.send(("error", 400 if isinstance(exc, (RuntimeError, ValueError)) else 500, str(exc)))
         finally:
@@ -312,10 +314,10 @@ def _death(exitcode: int | None, limits: Limits, memory_limit: int) -> QueryFail
     """Why a worker ended in the middle of a query, from how it ended."""
     if exitcode == -signal.SIGALRM:
         return QueryFailed(503, f"query stopped: it ran longer than the {limits.timeout:g} s limit "
-                                "(setting QUERY_TIMEOUT)")
+                                "(setting QUERY_TIMEOUT)", costly=True)
     if exitcode == -signal.SIGABRT and memory_limit:  # the store aborts when an allocation fails
-        return QueryFailed(507, out_of_memory(memory_limit))
-    return QueryFailed(500, "the query worker died; the query was not answered")
+        return QueryFailed(507, out_of_memory(memory_limit), costly=True)
+    return QueryFailed(500, "the query worker died; the query was not answered", costly=True)
 
 
 class _Spawner:
@@ -486,7 +488,7 @@ class WorkerPool:
                 worker.kill()
                 worker = self._spawn()
                 raise QueryFailed(503, f"query stopped: it ran longer than the {timeout:g} s limit "
-                                       "(setting QUERY_TIMEOUT)")
+                                       "(setting QUERY_TIMEOUT)", costly=True)
             reply = worker.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             worker.kill()
@@ -500,7 +502,7 @@ class WorkerPool:
                 worker.kill()
         if reply[0] == "ok":
             return reply[1]
-        raise QueryFailed(reply[1], reply[2])
+        raise QueryFailed(reply[1], reply[2], costly=reply[3:] == (True,))
 
     def close(self) -> None:
         self._closed = True

@@ -32,6 +32,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--queue-wait": ("QUERY_QUEUE_WAIT", click.FloatRange(min=0)),
     "--max-body-bytes": ("MAX_BODY_BYTES", click.IntRange(min=1)),
     "--connection-limit": ("CONNECTION_LIMIT", click.IntRange(min=1)),
+    "--client-connections": ("CLIENT_CONNECTIONS", click.IntRange(min=0)),
     "--channel-timeout": ("CHANNEL_TIMEOUT", click.IntRange(min=1)),
     "--play-engines": ("PLAY_ENGINES", click.IntRange(min=1)),
     "--play-movetime": ("PLAY_MOVETIME", click.FloatRange(min=0.01, max=10)),
@@ -42,18 +43,34 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-max-plies": ("PLAY_MAX_PLIES", click.IntRange(min=1)),
     "--worker-memory": ("WORKER_MEMORY", click.IntRange(min=0)),
     "--author-token-delay": ("AUTHOR_TOKEN_DELAY", click.FloatRange(min=0)),
+    "--lane-reserve": ("LANE_RESERVE", click.IntRange(min=0)),
+    "--query-backoff": ("QUERY_BACKOFF", click.FloatRange(min=0)),
+    "--failed-query-ttl": ("FAILED_QUERY_TTL", click.FloatRange(min=0)),
+    "--canned-max-rows": ("CANNED_MAX_ROWS", click.IntRange(min=0)),
 }
 
 
 class DeadlineChannel(HTTPChannel):
-    """A connection whose request must arrive whole within CHANNEL_TIMEOUT of its first byte.
+    """A connection whose request must arrive whole within CHANNEL_TIMEOUT of its first byte, from an
+    address that holds at most CLIENT_CONNECTIONS connections.
 
     waitress closes a connection after CHANNEL_TIMEOUT without activity, but every byte counts as
     activity: a client sending one header byte every few seconds (slowloris) would hold its socket
     for ever. While a request is incomplete, its activity time stays at its first byte, so the
-    server's regular sweep closes it once the request is CHANNEL_TIMEOUT old."""
+    server's regular sweep closes it once the request is CHANNEL_TIMEOUT old.
+
+    The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
+    (and reopen each one as it is cut): a connection beyond its address's share is closed as it is
+    accepted, before it is read, so other addresses always find room."""
 
     _request_started: float = 0.0
+    #: CLIENT_CONNECTIONS, set by ``channel_class``
+    client_connections: int = 0
+
+    def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:  # noqa: A002
+        super().__init__(server, sock, addr, adj, map=map)
+        if self.client_connections and _connections_from(server, addr) > self.client_connections:
+            self.handle_close()
 
     def received(self, data: bytes) -> bool:
         if self.request is None:
@@ -62,6 +79,17 @@ class DeadlineChannel(HTTPChannel):
         if self.request is not None:
             self.last_activity = min(self.last_activity, self._request_started)
         return result
+
+
+def _connections_from(server: Any, addr: Any) -> int:
+    """Open connections from ``addr``'s host (the server's own table, at most CONNECTION_LIMIT long)."""
+    host = addr[0] if isinstance(addr, tuple) else addr
+    return sum(1 for channel in list(server.active_channels.values())
+               if (channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr) == host)
+
+
+def channel_class(client_connections: int) -> type[DeadlineChannel]:
+    return type("ChesskbChannel", (DeadlineChannel,), {"client_connections": client_connections})
 
 
 def _report_isolation(app: Any) -> None:
@@ -145,7 +173,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
         max_request_body_size=int(app.config["MAX_BODY_BYTES"]),  # 413 from Content-Length, before reading
         max_request_header_size=64 * 1024,
         asyncore_use_poll=True)                        # poll(): more than 1024 sockets
-    server.channel_class = DeadlineChannel
+    server.channel_class = channel_class(int(app.config["CLIENT_CONNECTIONS"]))
     click.echo(f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
                f"(SPARQL at /sparql; Ctrl-C stops)", err=True)
     try:
