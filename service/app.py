@@ -72,8 +72,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PLAY_ENGINES": (1, "engine processes serving 'Play on' (one request each at a time)"),
     "PLAY_WAIT": (5.0, "seconds a 'Play on' request waits for a free engine before 503"),
     "PLAY_QUEUE": (4, "'Play on' requests waiting for a free engine at once (503 with Retry-After beyond)"),
-    "PLAY_CLIENT_MOVES": (1, "engine replies one client address waits for at once in 'Play on' (429 beyond)"),
-    "PLAY_RATE": (60, "engine replies per client address per minute for 'Play on' (429 beyond)"),
+    "PLAY_CLIENT_MOVES": (1, "'Play on' requests one client address has in progress at once (429 beyond)"),
+    "PLAY_RATE": (60, "'Play on' requests per client address per minute, with or without an engine reply "
+                      "(429 beyond)"),
+    "PLAY_SEATS": (4, "games played on at once; a learner already playing keeps a seat, a newcomer beyond gets 503"),
+    "PLAY_SEAT_IDLE": (120.0, "seconds without a 'Play on' request after which a game's seat is freed"),
     "PLAY_MAX_PLIES": (600, "longest game 'Play on' accepts"),
 }
 DEFAULT_SETTINGS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}

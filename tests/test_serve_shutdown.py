@@ -80,7 +80,7 @@ def test_no_worker_outlives_a_server_stopped_mid_query(small_store: Path, how: s
     for _ in range(2):
         threading.Thread(target=_ask_ignoring_errors, args=(url,), daemon=True).start()
     deadline = time.monotonic() + 30
-    while len(busy := [pid for pid in children if _cpu_seconds(pid) > idle[pid] + 0.3]) < 2:
+    while len([pid for pid in children if _cpu_seconds(pid) > idle[pid] + 0.3]) < 2:
         assert time.monotonic() < deadline, "the runaway queries run in workers"
         time.sleep(0.2)
     if how == "sigterm":
