@@ -42,7 +42,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "MAX_RESULT_BYTES": (64 << 20, "largest serialised query result; a larger one fails with 507, never cut"),
     "ROW_LIMIT": (0, "rows a SELECT may return before it fails with 507; 0 = no row cap"),
     "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout; 0 = none, for offline builds)"),
-    "PAGE_WORKERS": (2, "processes running the pages' and canned questions' queries"),
+    "PAGE_WORKERS": (3, "processes running the pages' and canned questions' queries"),
     "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
     "LANE_RESERVE": (1, "workers of each lane kept for visitors whose network (/24, /64) runs nothing there"),
     "QUERY_BACKOFF": (10.0, "seconds an address waits after a query of its ran to the time limit or crashed its "

@@ -197,7 +197,7 @@ def execute(store: Any, request: Request) -> Answer:
         raise QueryFailed(400, f"SPARQL syntax error: {exc}") from None
     except QueryTimedOut:  # a remote store: the HTTP client stopped at QUERY_TIMEOUT, as a worker is killed
         raise QueryFailed(503, f"query stopped: it ran longer than the {request.limits.timeout:g} s limit "
-                               "(setting QUERY_TIMEOUT)") from None
+                               "(setting QUERY_TIMEOUT)", costly=True) from None
     limits = request.limits
     buffer = _CappedBuffer(limits.max_bytes)
     try:
