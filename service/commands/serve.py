@@ -53,26 +53,14 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
 
 
 class DeadlineChannel(HTTPChannel):
-    """A connection whose request must arrive whole within CHANNEL_TIMEOUT of its first byte, from an
-    address that holds at most CLIENT_CONNECTIONS connections.
+    """A connection whose request must arrive whole within CHANNEL_TIMEOUT of its first byte.
 
     waitress closes a connection after CHANNEL_TIMEOUT without activity, but every byte counts as
     activity: a client sending one header byte every few seconds (slowloris) would hold its socket
     for ever. While a request is incomplete, its activity time stays at its first byte, so the
-    server's regular sweep closes it once the request is CHANNEL_TIMEOUT old.
-
-    The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
-    (and reopen each one as it is cut): a connection beyond its address's share is closed as it is
-    accepted, before it is read, so other addresses always find room."""
+    server's regular sweep closes it once the request is CHANNEL_TIMEOUT old."""
 
     _request_started: float = 0.0
-    #: CLIENT_CONNECTIONS, set by ``channel_class``
-    client_connections: int = 0
-
-    def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:  # noqa: A002
-        super().__init__(server, sock, addr, adj, map=map)
-        if self.client_connections and _connections_from(server, addr) > self.client_connections:
-            self.handle_close()
 
     def received(self, data: bytes) -> bool:
         if self.request is None:
@@ -83,15 +71,46 @@ class DeadlineChannel(HTTPChannel):
         return result
 
 
+#: Connections taken from the listening socket per wake-up of the server's loop: a flood of new
+#: connections (each closed at once when its address is over its share) then costs one wake-up per
+#: this many, and a visitor's connection does not wait behind the flood one loop turn each.
+ACCEPTS_PER_WAKE = 64
+
+
+def share_connections(server: Any, client_connections: int) -> None:
+    """Give each client address at most ``client_connections`` of the server's connections.
+
+    The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
+    (and reopen each one as it is cut): a connection beyond its address's share is closed as it is
+    accepted, before a channel is even made for it, so other addresses always find room."""
+
+    def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:  # noqa: A002
+        if client_connections and _connections_from(server, addr) >= client_connections:
+            sock.close()
+            return None
+        return DeadlineChannel(server, sock, addr, adj, map=map)
+
+    def accept_many() -> None:
+        for _ in range(ACCEPTS_PER_WAKE):
+            try:
+                accepted = server.accept()
+                if accepted is None:
+                    return
+                sock, addr = accepted
+                server.set_socket_options(sock)
+            except OSError:
+                return  # as waitress: a bogus socket from accept() never stops the server
+            server.channel_class(server, sock, server.fix_addr(addr), server.adj, map=server._map)
+
+    server.channel_class = open_channel
+    server.handle_accept = accept_many
+
+
 def _connections_from(server: Any, addr: Any) -> int:
     """Open connections from ``addr``'s host (the server's own table, at most CONNECTION_LIMIT long)."""
     host = addr[0] if isinstance(addr, tuple) else addr
     return sum(1 for channel in list(server.active_channels.values())
                if (channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr) == host)
-
-
-def channel_class(client_connections: int) -> type[DeadlineChannel]:
-    return type("ChesskbChannel", (DeadlineChannel,), {"client_connections": client_connections})
 
 
 def _report_isolation(app: Any) -> None:
@@ -175,7 +194,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
         max_request_body_size=int(app.config["MAX_BODY_BYTES"]),  # 413 from Content-Length, before reading
         max_request_header_size=64 * 1024,
         asyncore_use_poll=True)                        # poll(): more than 1024 sockets
-    server.channel_class = channel_class(int(app.config["CLIENT_CONNECTIONS"]))
+    share_connections(server, int(app.config["CLIENT_CONNECTIONS"]))
     click.echo(f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
                f"(SPARQL at /sparql; Ctrl-C stops)", err=True)
     try:
