@@ -45,6 +45,8 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PAGE_WORKERS": (3, "processes running the pages' and canned questions' queries"),
     "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
     "LANE_RESERVE": (1, "workers of each lane kept for visitors whose network (/24, /64) runs nothing there"),
+    "CLIENT_COST": (10.0, "worker-seconds an address may use lately (half-life 10 s) before it runs one query "
+                          "at a time in a lane; 0 = off"),
     "QUERY_BACKOFF": (10.0, "seconds an address waits after a query of its ran to the time limit or crashed its "
                             "worker (429 meanwhile), doubling per such query in a row up to 5 minutes"),
     "FAILED_QUERY_TTL": (300.0, "seconds a query that ran to the time limit is answered 503 at once, without a "

@@ -127,7 +127,8 @@ def _admission(lane: str) -> LaneAdmission:
             size = int(config["QUERY_WORKERS"] if lane == "sparql" else config["PAGE_WORKERS"])
             admission = current_app.extensions[key] = LaneAdmission(lane, Shares(
                 size=max(size, 1), client_queries=int(config["CLIENT_QUERIES"]),
-                reserve=int(config["LANE_RESERVE"]), backoff_first=float(config["QUERY_BACKOFF"])))
+                reserve=int(config["LANE_RESERVE"]), backoff_first=float(config["QUERY_BACKOFF"]),
+                costly_seconds=float(config["CLIENT_COST"])))
     return admission
 
 

@@ -199,3 +199,18 @@ def test_address_groups():
     assert address_group("192.0.2.77") == "192.0.2.0/24"
     assert address_group("2001:db8:1:2:3::4") == "2001:db8:1:2::/64"
     assert address_group("local") == "local"
+
+
+def test_a_client_that_kept_workers_busy_runs_one_query_at_a_time():
+    """Cost-aware: after more than CLIENT_COST worker-seconds lately, an address's share drops to one
+    query at a time; another address keeps its full share."""
+    lane = LaneAdmission("pages", Shares(size=4, client_queries=2, reserve=1, backoff_first=5, costly_seconds=0.3))
+    with lane.slot("10.0.0.1"), lane.slot("10.0.0.1"):  # two at once: its share
+        time.sleep(0.2)
+    with lane.slot("10.0.0.1"):
+        with pytest.raises(ServiceError) as refused:
+            with lane.slot("10.0.0.1"):
+                pass
+        assert refused.value.status == 429 and "CLIENT_COST" in refused.value.message
+        with lane.slot("10.0.2.1"), lane.slot("10.0.2.1"):
+            pass

@@ -47,6 +47,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--author-token-delay": ("AUTHOR_TOKEN_DELAY", click.FloatRange(min=0)),
     "--lane-reserve": ("LANE_RESERVE", click.IntRange(min=0)),
     "--query-backoff": ("QUERY_BACKOFF", click.FloatRange(min=0)),
+    "--client-cost": ("CLIENT_COST", click.FloatRange(min=0)),
     "--failed-query-ttl": ("FAILED_QUERY_TTL", click.FloatRange(min=0)),
     "--canned-max-rows": ("CANNED_MAX_ROWS", click.IntRange(min=0)),
 }
