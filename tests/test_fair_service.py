@@ -150,6 +150,31 @@ def test_idle_partial_requests_from_one_address_leave_room_for_others(server):
     _served(visit_during(server, attack, 8))
 
 
+def test_an_address_at_its_share_loses_its_oldest_idle_connection_not_its_new_request(server):
+    """CLIENT_CONNECTIONS 20: with 20 idle or half-sent connections open, the address's next request is
+    answered, and its oldest idle connection is the one cut."""
+    parts = urlsplit(server)
+    idle = []
+    for n in range(20):
+        sock = socket.create_connection((parts.hostname, parts.port), timeout=5, source_address=("127.0.0.40", 0))
+        if n % 2:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # half a request
+        idle.append(sock)
+        time.sleep(0.02)
+    time.sleep(2.5)  # QUIET_SECONDS: a connection idle that long may be cut for a new one
+    try:
+        status, _, _ = http("GET", server + "/sparql?query=" + quote("ASK {}"), source="127.0.0.40", timeout=10)
+        assert status == 200
+        idle[0].settimeout(5)
+        assert idle[0].recv(1) == b""  # the oldest was cut to make room
+        idle[-1].settimeout(0.2)
+        with pytest.raises(TimeoutError):
+            idle[-1].recv(1)  # the newest is still open
+    finally:
+        for sock in idle:
+            sock.close()
+
+
 # --- the rules themselves ------------------------------------------------------------------------
 
 def test_an_address_never_holds_a_lane_and_its_network_leaves_the_reserve():

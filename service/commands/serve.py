@@ -76,19 +76,33 @@ class DeadlineChannel(HTTPChannel):
 #: connections (each closed at once when its address is over its share) then costs one wake-up per
 #: this many, and a visitor's connection does not wait behind the flood one loop turn each.
 ACCEPTS_PER_WAKE = 64
+#: How long a connection must have been idle (or its request stalled) before a new connection of the
+#: same address may cut it: a stale keep-alive socket goes, while a flood that reopens what is cut
+#: meets fresh connections only and has its new ones closed at once, which costs the server least.
+QUIET_SECONDS = 2.0
 
 
 def share_connections(server: Any, client_connections: int) -> None:
     """Give each client address at most ``client_connections`` of the server's connections.
 
     The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
-    (and reopen each one as it is cut): a connection beyond its address's share is closed as it is
-    accepted, before a channel is even made for it, so other addresses always find room."""
+    (and reopen each one as it is cut). An address at its share that opens another connection loses
+    its oldest one that has been idle, or still sending its request, for QUIET_SECONDS (a browser's
+    stale keep-alive socket, a slowloris's partial request): cut early, so the new one is served. When every one of its
+    connections is being answered, the new one is closed as it is accepted, before a channel is made
+    for it. Either way other addresses always find room."""
 
     def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:  # noqa: A002
-        if client_connections and _connections_from(server, addr) >= client_connections:
-            sock.close()
-            return None
+        if client_connections:
+            mine = _connections_from(server, addr)
+            if len(mine) >= client_connections:
+                quiet_since = time.time() - QUIET_SECONDS
+                waiting = [channel for channel in mine if not channel.requests and not channel.total_outbufs_len
+                           and channel.last_activity <= quiet_since]
+                if not waiting:
+                    sock.close()
+                    return None
+                min(waiting, key=lambda channel: channel.last_activity).handle_close()
         return DeadlineChannel(server, sock, addr, adj, map=map)
 
     def accept_many() -> None:
@@ -107,11 +121,11 @@ def share_connections(server: Any, client_connections: int) -> None:
     server.handle_accept = accept_many
 
 
-def _connections_from(server: Any, addr: Any) -> int:
+def _connections_from(server: Any, addr: Any) -> list[Any]:
     """Open connections from ``addr``'s host (the server's own table, at most CONNECTION_LIMIT long)."""
     host = addr[0] if isinstance(addr, tuple) else addr
-    return sum(1 for channel in list(server.active_channels.values())
-               if (channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr) == host)
+    return [channel for channel in list(server.active_channels.values())
+            if (channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr) == host]
 
 
 def _report_isolation(app: Any) -> None:
