@@ -33,10 +33,8 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from service_attacks import VISITOR_PATHS, visitor_url  # noqa: E402
-
+from bench.service_attacks import VISITOR_PATHS, visitor_url  # noqa: E402
 from tests.live_server import http, live_server  # noqa: E402
 from tests.test_endpoint_security import RUNAWAY  # noqa: E402
 
