@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import multiprocessing
-import socket
 import statistics
 import sys
 import tempfile
@@ -30,13 +29,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.service_attacks import VISITOR_PATHS, visitor_url  # noqa: E402
 from tests.live_server import http, live_server  # noqa: E402
 from tests.test_endpoint_security import RUNAWAY  # noqa: E402
+from tests.test_fair_service import attack_threads, hold_partial_requests  # noqa: E402
 
 VISITOR = "127.0.1.2"
 CANNED = ("winning-for-white", "mate-in-one", "players-rated-above", "opening-traps")
@@ -61,66 +61,25 @@ def visit(base: str, seconds: float) -> tuple[list[float], dict[str, int]]:
     return latencies, failures
 
 
-def _loop(stop: threading.Event, threads: int, job: Callable[[int], object]) -> list[threading.Thread]:
-    def run(n: int) -> None:
-        while not stop.is_set():
-            try:
-                job(n)
-            except OSError:
-                time.sleep(0.05)
-
-    started = [threading.Thread(target=run, args=(n,), daemon=True) for n in range(threads)]
-    for thread in started:
-        thread.start()
-    return started
-
-
 def runaways(base: str, stop: threading.Event) -> list[threading.Thread]:
-    return _loop(stop, 4, lambda n: http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60,
+    return attack_threads(stop, 4, lambda n: http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60,
                                          source=f"127.0.0.{10 + n % 2}"))
 
 
 def crash_storm(base: str, stop: threading.Event) -> list[threading.Thread]:
     body = b"SELECT * WHERE " + b"{" * 5000
-    return _loop(stop, 2, lambda _: http("POST", base + "/sparql", body=body, source="127.0.0.20", timeout=60,
+    return attack_threads(stop, 2, lambda _: http("POST", base + "/sparql", body=body, source="127.0.0.20", timeout=60,
                                          headers={"Content-Type": "application/sparql-query"}))
 
 
 def every_row(base: str, stop: threading.Event) -> list[threading.Thread]:
     offsets = itertools.count(1)
-    return _loop(stop, 2, lambda n: http("GET", f"{base}/queries/{CANNED[n % len(CANNED)]}.json?limit=0"
+    return attack_threads(stop, 2, lambda n: http("GET", f"{base}/queries/{CANNED[n % len(CANNED)]}.json?limit=0"
                                                 f"&offset={next(offsets)}", source="127.0.0.21", timeout=60))
 
 
 def partial_requests(base: str, stop: threading.Event, count: int = 1100) -> list[threading.Thread]:
-    parts = urlsplit(base)
-
-    def hold() -> None:
-        opened: list[socket.socket] = []
-        while not stop.is_set():
-            for sock in list(opened):
-                try:
-                    sock.settimeout(0.0)
-                    if sock.recv(1) == b"":
-                        raise ConnectionResetError
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    sock.close()
-                    opened.remove(sock)
-            while len(opened) < count and not stop.is_set():
-                try:
-                    sock = socket.create_connection((parts.hostname, parts.port), timeout=2,
-                                                    source_address=("127.0.0.30", 0))
-                    sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-                    opened.append(sock)
-                except OSError:
-                    break
-            time.sleep(0.2)
-        for sock in opened:
-            sock.close()
-
-    thread = threading.Thread(target=hold, daemon=True)
+    thread = threading.Thread(target=hold_partial_requests, args=(base, stop, count, "127.0.0.30"), daemon=True)
     thread.start()
     return [thread]
 
