@@ -75,22 +75,24 @@ def test_no_worker_outlives_a_server_stopped_mid_query(small_store: Path, how: s
     process, base = start_server(small_store, "--query-timeout", "120", new_session=True)
     found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False)
     children = [int(pid) for pid in found.stdout.split()]
-    idle = {pid: _cpu_seconds(pid) for pid in children}
-    url = base + "/sparql?query=" + urllib.parse.quote(RUNAWAY)
-    for _ in range(2):
-        threading.Thread(target=_ask_ignoring_errors, args=(url,), daemon=True).start()
-    deadline = time.monotonic() + 30
-    while len([pid for pid in children if _cpu_seconds(pid) > idle[pid] + 0.3]) < 2:
-        assert time.monotonic() < deadline, "the runaway queries run in workers"
-        time.sleep(0.2)
-    if how == "sigterm":
-        process.terminate()
-    else:
-        process.kill()
     try:
+        idle = {pid: _cpu_seconds(pid) for pid in children}
+        url = base + "/sparql?query=" + urllib.parse.quote(RUNAWAY)
+        for _ in range(2):
+            threading.Thread(target=_ask_ignoring_errors, args=(url,), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while len([pid for pid in children if _cpu_seconds(pid) > idle[pid] + 0.3]) < 2:
+            assert time.monotonic() < deadline, "the runaway queries run in workers"
+            time.sleep(0.2)
+        if how == "sigterm":
+            process.terminate()
+        else:
+            process.kill()
         process.communicate(timeout=30)
         assert not _gone(children, within=5), f"a query worker outlived the server ({how})"
-    finally:
+    finally:  # whatever failed, leave nothing running
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
         for pid in children:
             if _running(pid):
                 os.kill(pid, signal.SIGKILL)
