@@ -51,6 +51,8 @@ def address_group(address: str) -> str:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return address
+    if ip.version == 6 and ip.ipv4_mapped is not None:  # a dual-stack socket's IPv4 client
+        ip = ip.ipv4_mapped
     bits = GROUP_BITS_V4 if ip.version == 4 else GROUP_BITS_V6
     return str(ipaddress.ip_network(f"{ip}/{bits}", strict=False))
 

@@ -232,6 +232,7 @@ def test_backoff_doubles_and_a_success_forgets():
 def test_address_groups():
     assert address_group("192.0.2.77") == "192.0.2.0/24"
     assert address_group("2001:db8:1:2:3::4") == "2001:db8:1:2::/64"
+    assert address_group("::ffff:192.0.2.77") == "192.0.2.0/24"  # not one /64 for every IPv4 client
     assert address_group("local") == "local"
 
 
