@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import threading
 from typing import Any
 
 import chess
@@ -35,6 +36,7 @@ from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
 
 from . import boards
+from .backoff import Backoff
 from .errors import ServiceError
 
 bp = Blueprint("authoring", __name__)
@@ -55,10 +57,36 @@ def _token() -> str:
 
 
 def _require_token() -> None:
+    """The token, checked in constant time; after a wrong one the address waits (``service.backoff``:
+    AUTHOR_TOKEN_DELAY, doubling per further wrong token) and its tries meanwhile are not checked."""
     expected = _token()
+    failures = _failures()
+    client = request.remote_addr or "?"
+    wait = failures.wait_left(client)
+    if wait:
+        raise ServiceError(429, f"a wrong authoring token was sent from this address: wait {wait} s before the "
+                                "next try (setting AUTHOR_TOKEN_DELAY)", headers={"Retry-After": str(wait)})
     given = request.headers.get("X-Author-Token", "")
     if not hmac.compare_digest(given.encode(), expected.encode()):
+        failures.failed(client)
         raise ServiceError(403, "the authoring token is missing or wrong")
+    failures.succeeded(client)
+
+
+def _failures() -> Backoff:
+    with _SETUP:
+        found = current_app.extensions.get("chesskb.author_failures")
+        if found is None:
+            first = float(current_app.config["AUTHOR_TOKEN_DELAY"])
+            found = current_app.extensions["chesskb.author_failures"] = Backoff(first, LONGEST_TOKEN_DELAY)
+    return found
+
+
+_SETUP = threading.Lock()
+#: The longest wait after wrong tokens in a row (the first is AUTHOR_TOKEN_DELAY, each next doubles).
+LONGEST_TOKEN_DELAY = 300.0
+#: Tokens shorter than this are warned about when the server starts: a guess per second finds them.
+SHORTEST_GOOD_TOKEN = 16
 
 
 @bp.route("/author")

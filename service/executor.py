@@ -40,7 +40,9 @@ from .errors import ServiceError
 from .query_guard import federation_keyword
 from .query_runner import (Answer, Dataset, Limits, PoolSettings, QueryFailed, WorkerPool, execute,
                            make_request)
+from .admission import LaneAdmission, Shares
 from .result_cache import cache_key
+from .worker_confinement import Isolation
 
 LANES = ("sparql", "pages")
 _LOCK = threading.Lock()
@@ -84,10 +86,15 @@ class ClientLimiter:
                 self._freed.notify_all()
 
 
-def limits() -> Limits:
+def limits(row_cap: int = 0) -> Limits:
+    """The service's bounds; ``row_cap`` (CANNED_MAX_ROWS) when a canned question asks for every row."""
     config = current_app.config
+    row_limit = int(config["ROW_LIMIT"] or 0)
+    if row_cap and (row_limit == 0 or row_cap < row_limit):
+        return Limits(timeout=float(config["QUERY_TIMEOUT"]), max_bytes=int(config["MAX_RESULT_BYTES"]),
+                      row_limit=row_cap, row_setting="CANNED_MAX_ROWS")
     return Limits(timeout=float(config["QUERY_TIMEOUT"]), max_bytes=int(config["MAX_RESULT_BYTES"]),
-                  row_limit=int(config["ROW_LIMIT"] or 0))
+                  row_limit=row_limit)
 
 
 def _pool(lane: str) -> WorkerPool | None:
@@ -104,18 +111,25 @@ def _pool(lane: str) -> WorkerPool | None:
             pool = WorkerPool(store.location, PoolSettings(
                 size=max(size, 1), queue_limit=int(config["QUERY_QUEUE"]),
                 queue_wait=float(config["QUERY_QUEUE_WAIT"]), offline=not config.get("ALLOW_SERVICE"),
-                name=lane))
+                name=lane, memory_limit=int(config["WORKER_MEMORY"]),
+                allow_unisolated=bool(config["ALLOW_UNISOLATED"])))
             current_app.extensions[key] = pool
     return pool
 
 
-def _limiter() -> ClientLimiter:
+def _admission(lane: str) -> LaneAdmission:
+    """The lane's fair shares (``service.admission``), one per lane per app."""
+    key = f"chesskb.admission.{lane}"
     with _LOCK:
-        limiter = current_app.extensions.get("chesskb.clients")
-        if limiter is None:
-            limiter = ClientLimiter(int(current_app.config["CLIENT_QUERIES"]))
-            current_app.extensions["chesskb.clients"] = limiter
-    return limiter
+        admission = current_app.extensions.get(key)
+        if admission is None:
+            config = current_app.config
+            size = int(config["QUERY_WORKERS"] if lane == "sparql" else config["PAGE_WORKERS"])
+            admission = current_app.extensions[key] = LaneAdmission(lane, Shares(
+                size=max(size, 1), client_queries=int(config["CLIENT_QUERIES"]),
+                reserve=int(config["LANE_RESERVE"]), backoff_first=float(config["QUERY_BACKOFF"]),
+                costly_seconds=float(config["CLIENT_COST"])))
+    return admission
 
 
 def start_pools(app: Any, lanes: tuple[str, ...] = LANES) -> None:
@@ -124,6 +138,16 @@ def start_pools(app: Any, lanes: tuple[str, ...] = LANES) -> None:
     with app.app_context():
         for lane in lanes:
             _pool(lane)
+
+
+def worker_isolation(app: Any) -> Isolation | None:
+    """How the query workers are cut off from the network (asked of a started worker), or None when
+    queries run without workers (a remote store) or may federate (ALLOW_SERVICE)."""
+    if app.config.get("ALLOW_SERVICE"):
+        return None
+    with app.app_context():
+        pool = _pool("sparql")
+    return None if pool is None else pool.isolation()
 
 
 def close_pools(app: Any) -> None:
@@ -142,20 +166,28 @@ def check_federation(sparql: str) -> None:
 
 def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pages",
         select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle",
-        dataset: Dataset | None = None) -> Answer:
+        dataset: Dataset | None = None, row_cap: int = 0) -> Answer:
     """Run a query under the service's bounds; errors become ``ServiceError`` with their status."""
     check_federation(sparql)
-    bounds = limits()
+    bounds = limits(row_cap)
     query_request = make_request(sparql, bindings, select_type, graph_type, bounds, dataset)
     store = current_app.extensions["chesskb.store"]
     pool = _pool(lane)
 
+    admission = _admission(lane)
+    client = request.remote_addr or "local"
+
     def compute() -> Answer:
         wait = 0.0 if lane == "sparql" else float(current_app.config["QUERY_QUEUE_WAIT"])
-        with _limiter().slot(f"{lane} {request.remote_addr or 'local'}", wait):
-            if pool is None:
-                return execute(store, query_request)
-            return pool.run(query_request)
+        with admission.slot(client, wait):
+            try:
+                answer = execute(store, query_request) if pool is None else pool.run(query_request)
+            except QueryFailed as exc:
+                if exc.costly:  # it held a worker to its limit or killed it: this client waits a while
+                    admission.backoff.failed(client)
+                raise
+        admission.backoff.succeeded(client)
+        return answer
 
     try:
         cache = current_app.extensions.get("chesskb.results")
@@ -171,12 +203,31 @@ def run_named(name: str, params: Mapping[str, Any] | None = None, *, lane: str =
     """Run a named query (``queries/internal/NAME.rq``, or a canned one with ``public``) under the
     service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``kb.store.executor.prepare``),
     with the index lookups of a ``pattern`` parameter on the indexes the store has."""
+    row_cap = 0
+    if public:
+        params, row_cap = bounded_page(params)
     try:
         indexes = pattern_indexes(load_query(name)) if public else frozenset()
         sparql = prepare(name, params, public=public, indexes=indexes)
     except QueryError as exc:
         raise ServiceError(400, str(exc)) from None
-    return run(sparql, None, lane=lane, select_type=select_type, graph_type=graph_type)
+    return run(sparql, None, lane=lane, select_type=select_type, graph_type=graph_type, row_cap=row_cap)
+
+
+def bounded_page(params: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """A canned question's page on the web: ``limit=0`` (every row) or a limit above CANNED_MAX_ROWS
+    asks for one row more than the cap, and the answer fails (507) if that row exists, so the cost of
+    one request is bounded and an answer is still never cut. (The CLI's ``limit=0`` stays unbounded.)"""
+    given = dict(params or {})
+    cap = int(current_app.config["CANNED_MAX_ROWS"])
+    try:
+        limit = int(given.get("limit", 1))
+    except (TypeError, ValueError):
+        return given, 0  # prepare() refuses it with the reason
+    if cap <= 0 or not (limit == 0 or limit > cap):
+        return given, 0
+    given["limit"] = str(cap + 1)
+    return given, cap
 
 
 def pattern_indexes(query: CannedQuery) -> frozenset[str]:

@@ -9,12 +9,13 @@ PGN, so the script needs no chess library.
 The cost a stranger can cause is bounded by named settings, under the same rules as the query
 executor (``service.executor``): ``PLAY_MOVETIME`` (seconds of engine time per move),
 ``PLAY_ENGINES`` (engine processes, each used by one request at a time: the total worker cap),
-``PLAY_CLIENT_MOVES`` (engine replies one client address waits for at once; more get 429 with
-Retry-After), ``PLAY_QUEUE`` (requests waiting for a free engine at once; more get 503 with
-Retry-After, so engine requests never hold all of the server's request threads), ``PLAY_WAIT``
-(seconds a request waits in that queue, then 503 with Retry-After), ``PLAY_RATE`` (engine moves per
-client address per minute; more get 429 with Retry-After) and ``PLAY_MAX_PLIES`` (longest game
-accepted).
+``PLAY_CLIENT_MOVES`` (requests one client address has in progress at once; more get 429 with
+Retry-After), ``PLAY_SEATS`` and ``PLAY_SEAT_IDLE`` (games played on at once: a learner already
+playing keeps a seat against newcomers, ``Seats``), ``PLAY_QUEUE`` (requests waiting for a free
+engine at once; more get 503 with Retry-After, so engine requests never hold all of the server's
+request threads), ``PLAY_WAIT`` (seconds a request waits in that queue, then 503 with Retry-After),
+``PLAY_RATE`` (requests per client address per minute, with or without an engine reply; more get
+429 with Retry-After) and ``PLAY_MAX_PLIES`` (longest game accepted).
 Debian's Stockfish 15.1 accepts ``UCI_Elo`` from 1350 only: a lower wish plays at the engine's
 minimum, and the answer says which strength was used.
 """
@@ -154,6 +155,36 @@ class RateLimit:
             return 0
 
 
+class Seats:
+    """The games being played on: at most ``count`` addresses at once (PLAY_SEATS), each keeping its
+    seat while it sends a request at least every ``idle`` seconds (PLAY_SEAT_IDLE).
+
+    The engine is shared by everyone who plays; without seats, newcomers within their own rate take
+    turns from a learner in the middle of a game until most of the learner's moves are refused. With
+    seats, a learner already playing keeps a place, and a newcomer is told at once that every seat is
+    taken (503 with Retry-After) instead of competing for the engine. Choose PLAY_SEATS so that
+    PLAY_SEATS x PLAY_MOVETIME x PLAY_RATE / 60 stays below PLAY_ENGINES: then every seated learner's
+    reply finds an engine even when all play at their full rate."""
+
+    def __init__(self, count: int, idle: float) -> None:
+        self.count = max(1, count)
+        self.idle = idle
+        self.last_seen: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def take(self, client: str) -> int:
+        """0 when ``client`` has (or now gets) a seat, else the whole seconds until one may free."""
+        now = time.monotonic()
+        with self.lock:
+            for other, seen in list(self.last_seen.items()):
+                if now - seen >= self.idle:
+                    del self.last_seen[other]
+            if client in self.last_seen or len(self.last_seen) < self.count:
+                self.last_seen[client] = now
+                return 0
+            return max(1, math.ceil(min(self.last_seen.values()) + self.idle - now))
+
+
 def _pool() -> EnginePool:
     ext = current_app.extensions
     with _SETUP:
@@ -166,8 +197,9 @@ def _pool() -> EnginePool:
             (register or atexit.register)(pool.close)
             ext["chesskb.play_rate"] = RateLimit(int(config["PLAY_RATE"]))
             ext["chesskb.play_clients"] = ClientLimiter(max(1, int(config["PLAY_CLIENT_MOVES"])),
-                                                        setting="PLAY_CLIENT_MOVES", what="engine replies",
+                                                        setting="PLAY_CLIENT_MOVES", what="'Play on' requests",
                                                         retry_after=1)
+            ext["chesskb.play_seats"] = Seats(int(config["PLAY_SEATS"]), float(config["PLAY_SEAT_IDLE"]))
     return ext["chesskb.play_pool"]
 
 
@@ -223,35 +255,42 @@ def _over(board: chess.Board) -> str | None:
     return outcome.termination.name.lower() if outcome else None
 
 
-def _engine_move(board: chess.Board, wanted: int) -> tuple[chess.Move, int | None]:
+def _counted(client: str) -> None:
+    """Every ``/play`` request, with or without an engine reply, counts against the client's rate."""
+    config = current_app.config
+    wait = current_app.extensions["chesskb.play_rate"].retry_after(client)
+    if wait:
+        raise ServiceError(429, f"too many 'Play on' requests from this address (PLAY_RATE: "
+                                f"{config['PLAY_RATE']} a minute)", headers={"Retry-After": str(wait)})
+
+
+def _engine_move(board: chess.Board, wanted: int, client: str) -> tuple[chess.Move, int | None]:
     """The engine's reply at the strength wanted (clamped to the engine's range, which is returned),
-    under the play limits: the client's share first, then its rate, then a free engine."""
+    under the play limits: a seat among the games being played, then a free engine."""
     config = current_app.config
     pool = _pool()
-    client = request.remote_addr or "?"
-    with current_app.extensions["chesskb.play_clients"].slot(client):
-        wait = current_app.extensions["chesskb.play_rate"].retry_after(client)
-        if wait:
-            raise ServiceError(429, f"too many engine moves from this address (PLAY_RATE: "
-                                    f"{config['PLAY_RATE']} a minute)", headers={"Retry-After": str(wait)})
-        engine = pool.acquire(float(config["PLAY_WAIT"]))
-        broken = False
-        used: int | None = None
-        try:
-            span = _elo_range(engine)
-            options: dict[str, Any] = {}
-            if span is not None:
-                used = min(max(wanted, span[0]), span[1])
-                options = {"UCI_LimitStrength": True, "UCI_Elo": used}
-            result = engine.play(board, chess.engine.Limit(time=float(config["PLAY_MOVETIME"])), options=options)
-        except chess.engine.EngineError as exc:
-            broken = True
-            raise ServiceError(503, f"the engine failed: {exc}", headers={"Retry-After": "2"}) from None
-        except chess.engine.EngineTerminatedError:
-            broken = True
-            raise ServiceError(503, "the engine stopped unexpectedly", headers={"Retry-After": "2"}) from None
-        finally:
-            pool.release(engine, broken)
+    wait = current_app.extensions["chesskb.play_seats"].take(client)
+    if wait:
+        raise ServiceError(503, f"every seat for playing on is taken ({config['PLAY_SEATS']} games at once, "
+                                "setting PLAY_SEATS): try again later", headers={"Retry-After": str(wait)})
+    engine = pool.acquire(float(config["PLAY_WAIT"]))
+    broken = False
+    used: int | None = None
+    try:
+        span = _elo_range(engine)
+        options: dict[str, Any] = {}
+        if span is not None:
+            used = min(max(wanted, span[0]), span[1])
+            options = {"UCI_LimitStrength": True, "UCI_Elo": used}
+        result = engine.play(board, chess.engine.Limit(time=float(config["PLAY_MOVETIME"])), options=options)
+    except chess.engine.EngineError as exc:
+        broken = True
+        raise ServiceError(503, f"the engine failed: {exc}", headers={"Retry-After": "2"}) from None
+    except chess.engine.EngineTerminatedError:
+        broken = True
+        raise ServiceError(503, "the engine stopped unexpectedly", headers={"Retry-After": "2"}) from None
+    finally:
+        pool.release(engine, broken)
     if result.move is None:
         raise ServiceError(503, "the engine gave no move")
     return result.move, used
@@ -259,7 +298,16 @@ def _engine_move(board: chess.Board, wanted: int) -> tuple[chess.Move, int | Non
 
 @bp.route("/play", methods=["POST"])
 def play() -> Response:
-    """One step of a game against the engine (see the module docstring for the JSON shapes)."""
+    """One step of a game against the engine (see the module docstring for the JSON shapes); every
+    request, whatever it asks, runs under the client's share and rate."""
+    _pool()
+    client = request.remote_addr or "?"
+    with current_app.extensions["chesskb.play_clients"].slot(client):
+        _counted(client)
+        return _step(client)
+
+
+def _step(client: str) -> Response:
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("fen"), str) or \
             not isinstance(body.get("moves", []), list):
@@ -275,7 +323,7 @@ def play() -> Response:
     reply: dict[str, Any] | None = None
     used: int | None = None
     if board.turn != learner and not board.is_game_over(claim_draw=True):
-        move, used = _engine_move(board, wanted)
+        move, used = _engine_move(board, wanted, client)
         san = board.san(move)
         reply = {"uci": move.uci(), "san": localise_san(san, lang), "san_en": san,
                  "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"}

@@ -1,28 +1,35 @@
-"""Is a query federated? Decided on the query's tokens, as the store's parser reads them.
+"""Is a query federated? A first, polite answer read from the query's tokens.
 
 The store (Oxigraph) sends a SERVICE pattern's request to any URL, so a public endpoint must refuse
-SERVICE unless the operator allowed it. A text filter is not enough: what hides a word from the
-parser (a comment, a string, an IRI, a variable or a prefixed name) has to be recognised with the
-grammar's own terminals, or a ``#`` comment ended by a carriage return, or a ``\\'`` escape inside a
-prefixed name, hides a live SERVICE from the filter. rdflib's parser cannot decide either: it ends
-comments only at ``\\n`` where Oxigraph also ends them at ``\\r``, so the two parsers disagree on what
-``# \\r SERVICE <…>`` means.
+SERVICE unless the operator allowed it. The guarantee is not made here: query workers cannot open a
+network socket at all (``service.worker_confinement``), and the server does not serve where that
+cannot be arranged unless the operator accepts it (ALLOW_UNISOLATED). What this module adds is a
+clear 403 that names the setting, instead of the store's connection error, for the queries it
+recognises; a spelling it misses fails in the worker all the same. The test suite checks it against
+pyoxigraph's own parser with generated queries (``tests/test_service_isolation.py``).
+
+A text filter must recognise what hides a word from the parser (a comment, a string, an IRI, a
+variable or a prefixed name) with the grammar's own terminals, or a ``#`` comment ended by a
+carriage return, or a ``\\'`` escape inside a prefixed name, hides a live SERVICE from it. rdflib's
+parser cannot decide either: it ends comments only at ``\\n`` where Oxigraph also ends them at
+``\\r``.
 
 ``federation_keyword`` therefore tokenises the query with the SPARQL 1.1 grammar's terminals
-(``COMMENT``, ``STRING_LITERAL*``, ``IRIREF``, ``VAR1/VAR2``, the local part of ``PNAME_LN``) and
-reports a ``SERVICE`` anywhere in what is left, whatever the case and with no word boundary needed
-(Oxigraph's parser reads ``1SERVICE`` and ``SERVICE:x`` as the keyword too). Every choice errs on the
-side of finding the keyword: a construct the scanner is not sure of is read as code, never skipped,
-so the worst case is refusing a harmless query (one that names a prefix ``service:``), never
-running a federated one. Query workers are also started without network access where the system
-allows it (``service.query_runner``), so a miss here could still not reach another host.
+(``COMMENT``, ``STRING_LITERAL*`` with Oxigraph's in-string ``\\u`` escapes, ``IRIREF``,
+``VAR1/VAR2``, the local part of ``PNAME_LN``) and reports a ``SERVICE`` anywhere in what is left,
+whatever the case and with no word boundary needed (Oxigraph's parser reads ``1SERVICE`` and
+``SERVICE:x`` as the keyword too). Every choice errs on the side of finding the keyword: a construct
+the scanner is not sure of is read as code, never skipped, so the worst case is refusing a harmless
+query (one that names a prefix ``service:``).
 """
 
 from __future__ import annotations
 
 import re
 
-_ECHAR = r"\\[tbnrf\\\"']"
+#: An escape inside a string: ECHAR, or a UCHAR code point (``\\u0027``), which Oxigraph decodes inside
+#: the string (a quote written so does not end it).
+_ECHAR = r"\\(?:[tbnrf\\\"']|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
 #: Terminals that hide text from the parser, each exactly as the grammar defines it (ASCII subsets
 #: where the grammar is wider: a shorter match leaves more text to be checked, never less).
 _HIDING = re.compile(

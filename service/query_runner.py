@@ -7,9 +7,11 @@ worker *process* with the embedded store opened read-only; the web thread waits 
 workers keep serving other clients. Results are serialised inside the worker, so only bytes cross
 the pipe, and serialisation stops as soon as the result passes its size bound (``Limits``): the
 query fails (507) rather than an oversized answer being built, or a cut one sent as if complete.
-Workers are started without network access where Linux allows it (``isolate_network``), so the
-store's SERVICE client cannot reach another host even if a federated query got past
-``service.query_guard``.
+Workers cannot open a network socket (``service.worker_confinement``: a network namespace and a
+socket filter), so the store's SERVICE client cannot reach another host whatever the query text;
+the server refuses to start, and the pool to use a worker, without that confinement unless the
+operator allowed it (ALLOW_UNISOLATED). Workers die with the server however it ends, are bounded in
+address space (WORKER_MEMORY), and a query's own alarm ends its worker shortly after its time limit.
 
 Remote stores (an http(s) endpoint) do not need this: the time limit is the HTTP client's timeout
 of each query (``kb.store.remote``), so they run in the calling thread and a query that reaches it
@@ -18,9 +20,9 @@ fails with the same 503 as a killed worker.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import multiprocessing
+import os
 import queue
 import signal
 import threading
@@ -42,6 +44,8 @@ from pyoxigraph import (
 )
 
 from chesskb.kb.vocab import PREFIXES
+
+from .worker_confinement import Isolation, cap_memory, confine_network, die_with_parent, query_alarm
 
 SELECT_FORMATS: dict[str, QueryResultsFormat] = {
     "application/sparql-results+json": QueryResultsFormat.JSON,
@@ -75,6 +79,7 @@ class Limits:
     timeout: float             # QUERY_TIMEOUT: seconds before the worker is killed
     max_bytes: int             # MAX_RESULT_BYTES: size of the serialised result
     row_limit: int = 0         # ROW_LIMIT: rows of a SELECT; 0 = no row cap
+    row_setting: str = "ROW_LIMIT"  # the setting that set row_limit (CANNED_MAX_ROWS for a canned limit=0)
 
 
 @dataclass(frozen=True)
@@ -96,11 +101,12 @@ class Dataset:
 class QueryFailed(Exception):
     """The query did not run; ``status`` is the HTTP status (400 syntax, 503 timeout, 500 else)."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None, *, costly: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.retry_after = retry_after
+        self.costly = costly  # it held a worker to a bound or killed it: the client backs off
 
 
 class _ResultTooLarge(Exception):
@@ -191,7 +197,7 @@ def execute(store: Any, request: Request) -> Answer:
         raise QueryFailed(400, f"SPARQL syntax error: {exc}") from None
     except QueryTimedOut:  # a remote store: the HTTP client stopped at QUERY_TIMEOUT, as a worker is killed
         raise QueryFailed(503, f"query stopped: it ran longer than the {request.limits.timeout:g} s limit "
-                               "(setting QUERY_TIMEOUT)") from None
+                               "(setting QUERY_TIMEOUT)", costly=True) from None
     limits = request.limits
     buffer = _CappedBuffer(limits.max_bytes)
     try:
@@ -217,7 +223,7 @@ def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer
     rows = []
     for solution in result:
         if len(rows) == limits.row_limit:
-            raise QueryFailed(507, f"the result has more than {limits.row_limit} rows (setting ROW_LIMIT); "
+            raise QueryFailed(507, f"the result has more than {limits.row_limit} rows (setting {limits.row_setting}); "
                                    "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
         rows.append({name: _json_term(solution[name]) for name in names if solution[name] is not None})
     as_json = json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}).encode()
@@ -242,72 +248,154 @@ def _json_term(term: Any) -> dict[str, str]:
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
-#: Linux flags for unshare(2): a new user namespace (needs no privilege) with a new, empty network
-#: namespace inside it, so the process can reach no host at all, not even loopback.
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWNET = 0x40000000
+#: Seconds a worker's own alarm allows past the query's time limit: the server kills the worker at
+#: the limit; the alarm ends it a little later if the server could not (it was killed itself).
+ALARM_GRACE = 2.0
 
 
-def isolate_network() -> bool:
-    """Take this process off the network where the system allows it (Linux user namespaces); a
-    SERVICE request from the store then fails whatever the query text. False when not possible."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0
-    except (OSError, AttributeError):
-        return False
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What a worker process is told at its start (plain data: it crosses to the new interpreter)."""
+
+    location: str
+    offline: bool = True       # no network (SERVICE not allowed): see service.worker_confinement
+    memory_limit: int = 0      # WORKER_MEMORY: the address-space cap in bytes; 0 = none
+    parent: int = 0            # the server's process id: the worker dies with it
 
 
-def _worker_main(location: str, conn: Any, offline: bool) -> None:
-    """A worker process: open the store read-only once, then answer requests until told to stop.
+def _worker_main(settings: WorkerSettings, conn: Any) -> None:
+    """A worker process: confine itself, open the store read-only once, then answer requests until
+    told to stop.
 
     Ctrl-C is the server's to handle: the worker ignores SIGINT (it was started with SIGINT blocked,
     see ``_Worker``, so a Ctrl-C during its start-up is dropped here too), and it ends quietly when
-    the server has gone, whichever way the server stopped."""
+    the server has gone, whichever way the server stopped (a closed pipe, or the kernel's
+    parent-death signal when the server was killed)."""
+    die_with_parent(settings.parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
-        _answer_requests(location, conn, offline)
+        _answer_requests(settings, conn)
     except (EOFError, ConnectionError):
         return  # the server closed the pipe or died: nobody is left to answer
 
 
-def _answer_requests(location: str, conn: Any, offline: bool) -> None:
+def _answer_requests(settings: WorkerSettings, conn: Any) -> None:
     from chesskb.kb.store import StoreError, open_store
     from chesskb.kb.store.base import StoreDamaged
 
-    isolated = isolate_network() if offline else False
-    store = open_store(location)
-    conn.send(("ready", isolated))
+    os.environ["RUST_BACKTRACE"] = "0"  # a query stopped by WORKER_MEMORY: one line, not a Rust backtrace
+    isolation = confine_network() if settings.offline else Isolation(False, False)
+    store = open_store(settings.location)
+    cap_memory(settings.memory_limit)
+    conn.send(("ready", isolation))
     while (request := conn.recv()) is not None:
+        query_alarm(request.limits.timeout + ALARM_GRACE)
         try:
             conn.send(("ok", execute(store, request)))
         except QueryFailed as exc:
-            conn.send(("error", exc.status, exc.message))
+            conn.send(("error", exc.status, exc.message, exc.costly))
         except StoreDamaged as exc:  # the operator must restore or re-import: a clear refusal, not a 500
             conn.send(("error", 503, f"the knowledge base cannot be read: {exc}"))
+        except MemoryError:
+            conn.send(("error", 507, out_of_memory(settings.memory_limit), True))
         except (StoreError, RuntimeError, ValueError, TypeError, OSError, AttributeError) as exc:
             conn.send(("error", 400 if isinstance(exc, (RuntimeError, ValueError)) else 500, str(exc)))
+        finally:
+            query_alarm(0)
+
+
+def out_of_memory(limit: int) -> str:
+    return (f"query stopped: it needed more memory than a query worker may use ({limit >> 20} MiB, "
+            "setting WORKER_MEMORY)")
+
+
+def _death(exitcode: int | None, limits: Limits, memory_limit: int) -> QueryFailed:
+    """Why a worker ended in the middle of a query, from how it ended."""
+    if exitcode == -signal.SIGALRM:
+        return QueryFailed(503, f"query stopped: it ran longer than the {limits.timeout:g} s limit "
+                                "(setting QUERY_TIMEOUT)", costly=True)
+    if exitcode == -signal.SIGABRT and memory_limit:  # the store aborts when an allocation fails
+        return QueryFailed(507, out_of_memory(memory_limit), costly=True)
+    return QueryFailed(500, "the query worker died; the query was not answered", costly=True)
+
+
+class _Spawner:
+    """One long-lived thread that starts every worker process.
+
+    The kernel's parent-death signal (``die_with_parent``) fires when the *thread* that started a
+    process ends, not its process: a worker started from a request thread (werkzeug starts one per
+    request) would be killed as that request ends. Workers are therefore started from this thread,
+    which lives as long as the server."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()  # a forked child needs its own thread
+        self._jobs: queue.Queue[tuple[Any, queue.Queue[Any]]] = queue.Queue()
+        self._thread = threading.Thread(target=self._serve, name="worker-spawner", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.put((True, job()))
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller, raised there
+                done.put((False, exc))
+
+    def call(self, job: Any) -> Any:
+        if threading.current_thread() is self._thread:
+            return job()
+        done: queue.Queue[Any] = queue.Queue(maxsize=1)
+        self._jobs.put((job, done))
+        succeeded, value = done.get()
+        if not succeeded:
+            raise value
+        return value
+
+
+_SPAWNER: _Spawner | None = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _start_in_spawner(job: Any) -> Any:
+    global _SPAWNER
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None or _SPAWNER.pid != os.getpid():
+            _SPAWNER = _Spawner()
+        spawner = _SPAWNER
+    return spawner.call(job)
 
 
 class _Worker:
-    def __init__(self, context: Any, location: str, offline: bool) -> None:
+    def __init__(self, context: Any, settings: WorkerSettings) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(location, child, offline), daemon=True)
-        # The new interpreter inherits this thread's signal mask: with SIGINT blocked it cannot be
-        # interrupted (and print a traceback) by a Ctrl-C that arrives while it is still importing.
+        self.process = context.Process(target=_worker_main, args=(settings, child), daemon=True)
+        _start_in_spawner(self._start)
+        child.close()
+        self.isolation: Isolation | None = None
+
+    def _start(self) -> None:
+        """The new interpreter inherits this thread's signal mask: with SIGINT blocked it cannot be
+        interrupted (and print a traceback) by a Ctrl-C that arrives while it is still importing."""
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             self.process.start()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        child.close()
-        self.isolated: bool | None = None
 
     def kill(self) -> None:
         self.process.kill()
         self.process.join(5)
         self.conn.close()
+
+
+class WorkersNotIsolated(QueryFailed):
+    """A worker that must not reach the network could not be confined (see ``worker_confinement``)."""
+
+    def __init__(self) -> None:
+        super().__init__(503, "query workers cannot be cut off from the network on this system (neither a "
+                              "network namespace nor a socket filter is allowed), so no query runs; the "
+                              "operator may accept the risk with setting ALLOW_UNISOLATED")
 
 
 @dataclass(frozen=True)
@@ -319,6 +407,8 @@ class PoolSettings:
     queue_wait: float          # QUERY_QUEUE_WAIT: seconds a query waits for a worker before 503
     offline: bool = True       # workers without network (SERVICE not allowed)
     name: str = "query"
+    memory_limit: int = 0      # WORKER_MEMORY: each worker's address-space cap in bytes; 0 = none
+    allow_unisolated: bool = False  # ALLOW_UNISOLATED: run queries even where workers keep the network
 
 
 class WorkerPool:
@@ -341,7 +431,31 @@ class WorkerPool:
             self.idle.put(self._spawn())
 
     def _spawn(self) -> _Worker:
-        return _Worker(self.context, self.location, self.settings.offline)
+        settings = self.settings
+        return _Worker(self.context, WorkerSettings(self.location, settings.offline, settings.memory_limit,
+                                                    os.getpid()))
+
+    def _ready(self, worker: _Worker, deadline: float) -> None:
+        """Wait for a new worker's first message, which says how it is confined; a worker that
+        should be offline and is not is never given a query (fail closed)."""
+        if worker.isolation is None:
+            if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
+                raise EOFError
+            worker.isolation = worker.conn.recv()[1]
+        if self.settings.offline and not worker.isolation.on and not self.settings.allow_unisolated:
+            raise WorkersNotIsolated()
+
+    def isolation(self, wait: float = 60.0) -> Isolation:
+        """How this pool's workers are confined, from one of them (started if need be)."""
+        worker = self.idle.get(timeout=wait)
+        try:
+            if worker.isolation is None:
+                if not worker.conn.poll(wait):
+                    raise QueryFailed(500, "a query worker did not start")
+                worker.isolation = worker.conn.recv()[1]
+            return worker.isolation
+        finally:
+            self.idle.put(worker)
 
     def wait_ready(self, timeout: float) -> int:
         """Wait (at most ``timeout`` seconds in all) until every idle worker has started and opened the
@@ -390,21 +504,19 @@ class WorkerPool:
         try:
             if not worker.process.is_alive():
                 worker = self._spawn()
-            if worker.isolated is None:  # the first answer of a new worker says it is ready
-                if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
-                    raise EOFError
-                worker.isolated = worker.conn.recv()[1]
+            self._ready(worker, deadline)
             worker.conn.send(request)
             if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
                 worker.kill()
                 worker = self._spawn()
                 raise QueryFailed(503, f"query stopped: it ran longer than the {timeout:g} s limit "
-                                       "(setting QUERY_TIMEOUT)")
+                                       "(setting QUERY_TIMEOUT)", costly=True)
             reply = worker.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             worker.kill()
+            failure = _death(worker.process.exitcode, request.limits, self.settings.memory_limit)
             worker = self._spawn()
-            raise QueryFailed(500, "the query worker died; the query was not answered") from None
+            raise failure from None
         finally:
             if not self._closed:
                 self.idle.put(worker)
@@ -412,7 +524,7 @@ class WorkerPool:
                 worker.kill()
         if reply[0] == "ok":
             return reply[1]
-        raise QueryFailed(reply[1], reply[2])
+        raise QueryFailed(reply[1], reply[2], costly=reply[3:] == (True,))
 
     def close(self) -> None:
         self._closed = True

@@ -6,16 +6,21 @@ costs a dictionary lookup instead of a trip to a worker process and a query. Ent
 generation, so a new import makes every old entry unreachable (and the least recently used ones
 are dropped as new answers come). Stores that cannot say what generation they are at (a remote
 SPARQL server) are not cached: another client may have written to them.
+
+A query that ran to the time limit is remembered too, for ``failed_ttl`` seconds (FAILED_QUERY_TTL):
+asked again meanwhile it is answered the same 503 at once instead of holding a worker for the whole
+limit again, so an expensive page cannot be used to keep a lane busy.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from .query_runner import Answer
+from .query_runner import Answer, QueryFailed
 
 MAX_ENTRIES = 512
 #: Answers bigger than this are not kept (a full export-sized result would crowd out many pages).
@@ -23,9 +28,10 @@ MAX_BODY_BYTES = 1 << 20
 
 
 class ResultCache:
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES, failed_ttl: float = 0.0) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, Answer] = OrderedDict()
+        self.failed_ttl = failed_ttl
+        self._entries: OrderedDict[Hashable, Answer | tuple[QueryFailed, float]] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
@@ -33,20 +39,35 @@ class ResultCache:
         if key is None:
             return run()
         with self._lock:
-            answer = self._entries.get(key)
-            if answer is not None:
+            found = self._entries.get(key)
+            if isinstance(found, tuple) and found[1] < time.monotonic():
+                del self._entries[key]  # the remembered timeout has expired: try again
+                found = None
+            if found is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return answer
+                if isinstance(found, tuple):
+                    failure = found[0]
+                    raise QueryFailed(failure.status, failure.message + " (remembered: it ran to the limit "
+                                                                        "shortly before; setting FAILED_QUERY_TTL)")
+                return found
             self.misses += 1
-        answer = run()  # outside the lock: other requests go on while this query runs
+        try:
+            answer = run()  # outside the lock: other requests go on while this query runs
+        except QueryFailed as exc:
+            if exc.costly and exc.status == 503 and self.failed_ttl > 0:  # it ran to the time limit
+                self._keep(key, (exc, time.monotonic() + self.failed_ttl))
+            raise
         if len(answer.body) <= MAX_BODY_BYTES:
-            with self._lock:
-                self._entries[key] = answer
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
+            self._keep(key, answer)
         return answer
+
+    def _keep(self, key: Hashable, entry: Answer | tuple[QueryFailed, float]) -> None:
+        with self._lock:
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
 
 
 def cache_key(store: Any, sparql: str, bindings: dict[str, Any] | None, *parts: Hashable) -> Hashable | None:

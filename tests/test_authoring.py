@@ -40,7 +40,8 @@ def test_authoring_is_off_without_a_token_and_refuses_a_wrong_one(store: Path) -
     assert client.get("/author").status_code == 200
     body = {"fen": BACK_RANK, "moves": [{"uci": "a1a8"}]}
     assert client.post("/author/save", json=body).status_code == 403
-    assert client.post("/author/save", json=body, headers={"X-Author-Token": "guess"}).status_code == 403
+    again = client.post("/author/save", json=body, headers={"X-Author-Token": "guess"})
+    assert again.status_code == 429 and again.headers["Retry-After"] == "1"  # the address waits after a wrong one
 
 
 def test_invalid_fens_and_illegal_solutions_are_refused(store: Path) -> None:
@@ -167,7 +168,9 @@ def test_a_course_is_built_in_the_browser_form_without_files(tmp_path: Path) -> 
     text = ("id: club-week-1\ntitle: {en: Club week 1}\nchapters:\n"
             "  - {title: Mates, level: beginner, select: {theme: MateInOne, limit: 3}}\n"
             "  - {title: Forks, level: intermediate, select: {theme: DoubleAttack, limit: 2}}\n")
-    assert client.post("/author/course", json={"course": text}).status_code == 403
+    # without the token: refused (from another address, which now waits before its next try)
+    assert client.post("/author/course", json={"course": text},
+                       environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 403
     saved = client.post("/author/course", json={"course": text}, headers=HEADERS).get_json()
     assert saved == {"saved": True, "course": "club-week-1", "chapters": 2, "exercises": 5}
     page = client.get("/course/club-week-1.json").get_json()

@@ -28,14 +28,27 @@ def client(tmp_path: Path):
         pool.close()
 
 
+def _from(address: str) -> dict:
+    return {"environ_base": {"REMOTE_ADDR": address}}
+
+
 def test_bad_input_is_refused_with_a_reason(client):
-    assert client.post("/play", data="not json", content_type="application/json").status_code == 400
-    answer = client.post("/play", json={"fen": START, "moves": ["e2e5"]})
+    not_json = client.post("/play", data="not json", content_type="application/json", **_from("10.0.0.1"))
+    assert not_json.status_code == 400
+    answer = client.post("/play", json={"fen": START, "moves": ["e2e5"]}, **_from("10.0.0.2"))
     assert answer.status_code == 400 and "not legal" in answer.get_json()["error"]
-    answer = client.post("/play", json={"fen": "8/8/8/8/8/8/8/8 w - - 0 1", "moves": []})
+    answer = client.post("/play", json={"fen": "8/8/8/8/8/8/8/8 w - - 0 1", "moves": []}, **_from("10.0.0.3"))
     assert answer.status_code == 400 and "not a legal position" in answer.get_json()["error"]
-    answer = client.post("/play", json={"fen": START, "moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]})
+    answer = client.post("/play", json={"fen": START, "moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]},
+                         **_from("10.0.0.4"))
     assert answer.status_code == 400 and "PLAY_MAX_PLIES" in answer.get_json()["error"]
+
+
+def test_bad_input_counts_against_the_rate_too(client):
+    for _ in range(3):  # PLAY_RATE is 3 requests a minute for this client
+        assert client.post("/play", json={"fen": START, "moves": ["e2e5"]}, **_from("10.0.1.1")).status_code == 400
+    limited = client.post("/play", json={"fen": START, "moves": ["e2e5"]}, **_from("10.0.1.1"))
+    assert limited.status_code == 429 and "PLAY_RATE" in limited.get_json()["error"]
 
 
 def test_the_learners_turn_needs_no_engine_and_lists_legal_moves(client):
@@ -58,7 +71,7 @@ def test_the_engine_replies_legally_at_its_lowest_strength_and_the_rate_is_limit
     assert data["fen"] == board.fen() and data["elo"] >= 1200
     game = chess.pgn.read_game(io.StringIO(data["pgn"]))
     assert [m.uci() for m in game.mainline_moves()] == [m.uci() for m in board.move_stack]
-    for _ in range(2):  # PLAY_RATE is 3 engine replies a minute for this client
+    for _ in range(2):  # PLAY_RATE is 3 requests a minute for this client
         assert client.post("/play", json={"fen": START, "moves": moves}).status_code == 200
     limited = client.post("/play", json={"fen": START, "moves": moves})
     assert limited.status_code == 429 and "PLAY_RATE" in limited.get_json()["error"]

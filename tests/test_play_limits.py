@@ -1,8 +1,9 @@
 """``POST /play`` under its named limits, as real HTTP against a live ``chesskb serve`` with the real
 Stockfish: one client's share (PLAY_CLIENT_MOVES, 429 with Retry-After), the engine cap and its queue
 (PLAY_ENGINES, PLAY_QUEUE, PLAY_WAIT: 503 with Retry-After, at once when the queue is full), the rate
-per client (PLAY_RATE: 429 with the seconds left) and the move time; other visitors' pages keep
-answering while the engine is busy."""
+per client over every request (PLAY_RATE: 429 with the seconds left) and the move time; other
+visitors' pages keep answering while the engine is busy; a learner already playing keeps a seat
+(PLAY_SEATS) while newcomers hammer the engine."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ BODY = json.dumps({"fen": chess.STARTING_FEN, "moves": ["e2e4"], "elo": 1500}).e
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("play-limits") / "store"
     with live_server(store, "--play-engines", "1", "--play-movetime", str(MOVETIME), "--play-queue", "1",
-                     "--play-wait", str(WAIT), "--play-client-moves", "1", "--play-rate", "2") as base:
+                     "--play-wait", str(WAIT), "--play-client-moves", "1", "--play-rate", "2",
+                     "--play-seats", "8") as base:
         yield base
 
 
@@ -82,8 +84,11 @@ def test_the_rate_per_client_says_when_to_come_back(server):
     status, headers, answer, seconds = ask(server, "127.0.0.6")
     assert status == 429 and "PLAY_RATE" in answer["error"] and seconds < 1
     assert 1 <= int(headers["retry-after"]) <= 60
-    # the learner's own turn needs no engine and is not counted
-    status, _, answer, _ = http_learner_turn(server, "127.0.0.6")
+    # the learner's own turn needs no engine, but counts all the same (issue 35: such requests bypassed
+    # every limit, 38 a second from one address)
+    status, headers, answer, _ = http_learner_turn(server, "127.0.0.6")
+    assert status == 429 and "PLAY_RATE" in answer["error"] and int(headers["retry-after"]) >= 1
+    status, _, answer, _ = http_learner_turn(server, "127.0.0.16")  # a fresh address: its turn, no engine
     assert status == 200 and answer["reply"] is None and answer["legal"]
 
 
@@ -92,3 +97,58 @@ def http_learner_turn(base: str, source: str) -> tuple[int, dict[str, str], dict
     status, headers, data = http("POST", base + "/play", body=body, source=source,
                                  headers={"Content-Type": "application/json"})
     return status, headers, json.loads(data), 0.0
+
+
+def _game_move(base: str, source: str, moves: list[str]) -> tuple[int, dict]:
+    body = json.dumps({"fen": chess.STARTING_FEN, "moves": moves, "elo": 1500}).encode()
+    status, _, data = http("POST", base + "/play", body=body, source=source, timeout=30,
+                           headers={"Content-Type": "application/json"})
+    return status, json.loads(data)
+
+
+def test_a_learner_already_playing_keeps_a_seat_against_newcomers(small_store):
+    """A learner plays a whole game of ten moves while five other addresses, each within its rate,
+    ask the engine as fast as it lets them: every move of the learner is answered; newcomers beyond
+    the seats are told at once (503, PLAY_SEATS, Retry-After)."""
+    import threading
+
+    with live_server(small_store, "--play-engines", "1", "--play-movetime", "0.1", "--play-seats", "2",
+                     "--play-rate", "60", "--play-queue", "4", "--play-wait", "5") as base:
+        first, _ = _game_move(base, "127.0.2.1", ["e2e4"])
+        assert first == 200
+        stop = threading.Event()
+        newcomers: list[tuple[int, str]] = []
+
+        def hammer(source: str) -> None:
+            while not stop.is_set():
+                started = time.monotonic()
+                status, headers, data = http("POST", base + "/play", body=BODY, source=source, timeout=30,
+                                             headers={"Content-Type": "application/json"})
+                newcomers.append((status, json.loads(data).get("error", "") if status != 200 else ""))
+                time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))  # within PLAY_RATE (60 a minute)
+
+        threads = [threading.Thread(target=hammer, args=(f"127.0.3.{n}",)) for n in range(1, 6)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1)
+        board = chess.Board()
+        moves: list[str] = []
+        statuses = []
+        try:
+            for _ in range(10):
+                move = next(iter(board.legal_moves))
+                board.push(move)
+                moves.append(move.uci())
+                status, answer = _game_move(base, "127.0.2.1", moves)
+                statuses.append(status)
+                if status != 200 or answer["over"]:
+                    break
+                board.push_uci(answer["reply"]["uci"])
+                moves.append(answer["reply"]["uci"])
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(30)
+        assert statuses and set(statuses) == {200}, statuses
+        refused = [error for status, error in newcomers if status == 503]
+        assert refused and all("PLAY_SEATS" in error for error in refused), newcomers[:10]

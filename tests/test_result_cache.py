@@ -27,3 +27,39 @@ def test_answers_are_reused_until_an_import_changes_the_store(tmp_path: Path) ->
     assert run_cli("import", str(DATA / "pychess" / "mate_in_2.pgn"), store=store).exit_code == 0
     assert sources() == ["kasparov-deep-blue-1997", "mate_in_2"]
     assert cache.misses == misses + 1
+
+
+def test_a_query_that_ran_to_the_time_limit_is_remembered_for_a_while() -> None:
+    """FAILED_QUERY_TTL: asked again meanwhile, the same 503 at once without running (no worker held);
+    afterwards it runs again. Other failures (a full queue, a syntax error) are never remembered."""
+    import time
+
+    import pytest
+
+    from chesskb.service.query_runner import QueryFailed
+    from chesskb.service.result_cache import ResultCache
+
+    cache = ResultCache(failed_ttl=0.5)
+    runs: list[str] = []
+
+    def timed_out():
+        runs.append("slow")
+        raise QueryFailed(503, "query stopped: it ran longer than the 20 s limit", costly=True)
+
+    def busy():
+        runs.append("busy")
+        raise QueryFailed(503, "all workers stayed busy")
+
+    for _ in range(3):
+        with pytest.raises(QueryFailed) as failed:
+            cache.get_or_run("slow", timed_out)
+        assert failed.value.status == 503
+    assert runs == ["slow"] and "FAILED_QUERY_TTL" in failed.value.message
+    time.sleep(0.6)
+    with pytest.raises(QueryFailed):
+        cache.get_or_run("slow", timed_out)
+    assert runs == ["slow", "slow"]
+    for _ in range(2):
+        with pytest.raises(QueryFailed):
+            cache.get_or_run("busy", busy)
+    assert runs.count("busy") == 2

@@ -10,6 +10,8 @@ import os
 import signal
 import subprocess
 import time
+import threading
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -58,4 +60,51 @@ def test_stopping_the_server_prints_no_traceback_and_leaves_no_worker(small_stor
     output = raw.decode()
     assert not _gone(children), "a query worker outlived the server"
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
-    assert output.startswith("serving "), output
+    lines = output.splitlines()
+    assert lines[0].startswith("query workers: network isolation ") and lines[1].startswith("serving "), output
+
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+
+
+@pytest.mark.parametrize("how", ["sigterm", "sigkill"])
+def test_no_worker_outlives_a_server_stopped_mid_query(small_store: Path, how: str) -> None:
+    """Two runaways running, with a time limit far away: a SIGTERM'd server's busy workers, and a
+    SIGKILL'd server's every worker (no handler runs at all: the kernel's parent-death signal), end
+    within seconds of their server, not at the time limit or never."""
+    process, base = start_server(small_store, "--query-timeout", "120", new_session=True)
+    found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False)
+    children = [int(pid) for pid in found.stdout.split()]
+    try:
+        idle = {pid: _cpu_seconds(pid) for pid in children}
+        url = base + "/sparql?query=" + urllib.parse.quote(RUNAWAY)
+        for _ in range(2):
+            threading.Thread(target=_ask_ignoring_errors, args=(url,), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while len([pid for pid in children if _cpu_seconds(pid) > idle[pid] + 0.3]) < 2:
+            assert time.monotonic() < deadline, "the runaway queries run in workers"
+            time.sleep(0.2)
+        if how == "sigterm":
+            process.terminate()
+        else:
+            process.kill()
+        process.communicate(timeout=30)
+        assert not _gone(children, within=5), f"a query worker outlived the server ({how})"
+    finally:  # whatever failed, leave nothing running
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        for pid in children:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _ask_ignoring_errors(url: str) -> None:
+    try:
+        urllib.request.urlopen(url, timeout=60).read()
+    except OSError:
+        pass
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

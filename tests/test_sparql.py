@@ -260,7 +260,7 @@ def test_page_queries_have_the_time_limit_too(store_path):
     """Pages read through the same executor: a runaway page query is stopped, not left running."""
     from chesskb.service.errors import ServiceError
 
-    app = _app(store_path, QUERY_TIMEOUT=2.0)
+    app = _app(store_path, QUERY_TIMEOUT=2.0, QUERY_BACKOFF=0)  # the same client asks again at once
     try:
         with app.test_request_context("/"):
             started = time.monotonic()
@@ -285,7 +285,7 @@ def test_byte_cap_fails_loudly(store_path):
 
 
 def test_runaway_query_is_stopped_with_503_and_the_endpoint_recovers(store_path):
-    app = _app(store_path, QUERY_TIMEOUT=2.0)
+    app = _app(store_path, QUERY_TIMEOUT=2.0, QUERY_BACKOFF=0)  # the same client asks again at once
     client = app.test_client()
     try:
         started = time.monotonic()

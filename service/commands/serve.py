@@ -18,7 +18,7 @@ import click
 from waitress.channel import HTTPChannel
 
 from chesskb.service.app import SETTINGS
-from chesskb.service.commands.base import CliContext
+from chesskb.service.commands.base import CliContext, UsageProblem
 
 #: Options of ``serve`` for the service's settings: option name -> (setting, click type).
 SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
@@ -32,6 +32,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--queue-wait": ("QUERY_QUEUE_WAIT", click.FloatRange(min=0)),
     "--max-body-bytes": ("MAX_BODY_BYTES", click.IntRange(min=1)),
     "--connection-limit": ("CONNECTION_LIMIT", click.IntRange(min=1)),
+    "--client-connections": ("CLIENT_CONNECTIONS", click.IntRange(min=0)),
     "--channel-timeout": ("CHANNEL_TIMEOUT", click.IntRange(min=1)),
     "--play-engines": ("PLAY_ENGINES", click.IntRange(min=1)),
     "--play-movetime": ("PLAY_MOVETIME", click.FloatRange(min=0.01, max=10)),
@@ -40,6 +41,15 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-wait": ("PLAY_WAIT", click.FloatRange(min=0)),
     "--play-rate": ("PLAY_RATE", click.IntRange(min=1)),
     "--play-max-plies": ("PLAY_MAX_PLIES", click.IntRange(min=1)),
+    "--play-seats": ("PLAY_SEATS", click.IntRange(min=1)),
+    "--play-seat-idle": ("PLAY_SEAT_IDLE", click.FloatRange(min=1)),
+    "--worker-memory": ("WORKER_MEMORY", click.IntRange(min=0)),
+    "--author-token-delay": ("AUTHOR_TOKEN_DELAY", click.FloatRange(min=0)),
+    "--lane-reserve": ("LANE_RESERVE", click.IntRange(min=0)),
+    "--query-backoff": ("QUERY_BACKOFF", click.FloatRange(min=0)),
+    "--client-cost": ("CLIENT_COST", click.FloatRange(min=0)),
+    "--failed-query-ttl": ("FAILED_QUERY_TTL", click.FloatRange(min=0)),
+    "--canned-max-rows": ("CANNED_MAX_ROWS", click.IntRange(min=0)),
 }
 
 
@@ -62,6 +72,94 @@ class DeadlineChannel(HTTPChannel):
         return result
 
 
+#: Connections taken from the listening socket per wake-up of the server's loop: a flood of new
+#: connections (each closed at once when its address is over its share) then costs one wake-up per
+#: this many, and a visitor's connection does not wait behind the flood one loop turn each.
+ACCEPTS_PER_WAKE = 64
+#: How long a connection must have been idle (or its request stalled) before a new connection of the
+#: same address may cut it: a stale keep-alive socket goes, while a flood that reopens what is cut
+#: meets fresh connections only and has its new ones closed at once, which costs the server least.
+QUIET_SECONDS = 2.0
+
+
+def share_connections(server: Any, client_connections: int) -> None:
+    """Give each client address at most ``client_connections`` of the server's connections.
+
+    The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
+    (and reopen each one as it is cut). An address at its share that opens another connection loses
+    its oldest one that has been idle, or still sending its request, for QUIET_SECONDS (a browser's
+    stale keep-alive socket, a slowloris's partial request): cut early, so the new one is served. When every one of its
+    connections is being answered, the new one is closed as it is accepted, before a channel is made
+    for it. Either way other addresses always find room."""
+
+    def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:  # noqa: A002
+        if client_connections:
+            mine = _connections_from(server, addr)
+            if len(mine) >= client_connections:
+                quiet_since = time.time() - QUIET_SECONDS
+                waiting = [channel for channel in mine if not channel.requests and not channel.total_outbufs_len
+                           and channel.last_activity <= quiet_since]
+                if not waiting:
+                    sock.close()
+                    return None
+                min(waiting, key=lambda channel: channel.last_activity).handle_close()
+        return DeadlineChannel(server, sock, addr, adj, map=map)
+
+    def accept_many() -> None:
+        for _ in range(ACCEPTS_PER_WAKE):
+            try:
+                accepted = server.accept()
+                if accepted is None:
+                    return
+                sock, addr = accepted
+                server.set_socket_options(sock)
+            except OSError:
+                return  # as waitress: a bogus socket from accept() never stops the server
+            server.channel_class(server, sock, server.fix_addr(addr), server.adj, map=server._map)
+
+    server.channel_class = open_channel
+    server.handle_accept = accept_many
+
+
+def _connections_from(server: Any, addr: Any) -> list[Any]:
+    """Open connections from ``addr``'s host (the server's own table, at most CONNECTION_LIMIT long)."""
+    host = addr[0] if isinstance(addr, tuple) else addr
+    return [channel for channel in list(server.active_channels.values())
+            if (channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr) == host]
+
+
+def _report_isolation(app: Any) -> None:
+    """Say whether the query workers are off the network; stop here when they cannot be and the
+    operator has not accepted that (ALLOW_UNISOLATED): the SERVICE filter must never be the only guard
+    unknowingly."""
+    from chesskb.service.executor import close_pools, worker_isolation
+
+    isolation = worker_isolation(app)
+    if isolation is None:
+        if app.config.get("ALLOW_SERVICE"):
+            click.echo("query workers: network on (ALLOW_SERVICE: federated queries allowed)", err=True)
+        return
+    click.echo(f"query workers: network isolation {isolation.describe()}", err=True)
+    if not isolation.on and not app.config.get("ALLOW_UNISOLATED"):
+        close_pools(app)
+        raise UsageProblem(
+            "refusing to serve: this system allows query workers neither a network namespace nor a "
+            "socket filter, so a SERVICE query the filter missed could reach other hosts; give "
+            "--allow-unisolated (setting ALLOW_UNISOLATED) to serve anyway", show_usage=False)
+    if not isolation.on:
+        click.echo("warning: query workers keep the network (ALLOW_UNISOLATED); only the SERVICE filter "
+                   "guards against federated queries", err=True)
+
+
+def _warn_short_token(app: Any) -> None:
+    from chesskb.service.authoring import SHORTEST_GOOD_TOKEN
+
+    token = app.config.get("AUTHOR_TOKEN")
+    if token and len(str(token)) < SHORTEST_GOOD_TOKEN:
+        click.echo(f"warning: the authoring token (AUTHOR_TOKEN) has {len(str(token))} characters; use "
+                   f"{SHORTEST_GOOD_TOKEN} or more random ones, or a guesser may find it", err=True)
+
+
 def _setting_options(function: Any) -> Any:
     for option, (setting, kind) in reversed(SETTING_OPTIONS.items()):
         default, text = SETTINGS[setting]
@@ -78,10 +176,13 @@ def _setting_options(function: Any) -> Any:
               help="Request threads (waitress); queries wait in worker processes, not here.")
 @click.option("--allow-service", is_flag=True, default=None,
               help="Allow federated SERVICE queries to other hosts (setting ALLOW_SERVICE; default off).")
+@click.option("--allow-unisolated", is_flag=True, default=None,
+              help="Serve even where query workers cannot be cut off from the network (setting "
+                   "ALLOW_UNISOLATED; default off: the server refuses to start).")
 @_setting_options
 @click.pass_obj
 def command(obj: CliContext, host: str, port: int, threads: int, allow_service: bool | None,
-            **settings: Any) -> None:
+            allow_unisolated: bool | None, **settings: Any) -> None:
     """Serve the SPARQL endpoint, the canned queries and the pages over HTTP."""
     from waitress import create_server
 
@@ -94,8 +195,12 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     config.update({name.upper(): value for name, value in settings.items() if value is not None})
     if allow_service:
         config["ALLOW_SERVICE"] = True
+    if allow_unisolated:
+        config["ALLOW_UNISOLATED"] = True
     app = create_app(config)
     warm_up(app)  # workers started and the home page answered once: the first visitor does not wait
+    _report_isolation(app)
+    _warn_short_token(app)
     timeout = int(app.config["CHANNEL_TIMEOUT"])
     server = create_server(
         app, host=host, port=port, threads=threads, ident="chesskb",
@@ -105,7 +210,7 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
         max_request_body_size=int(app.config["MAX_BODY_BYTES"]),  # 413 from Content-Length, before reading
         max_request_header_size=64 * 1024,
         asyncore_use_poll=True)                        # poll(): more than 1024 sockets
-    server.channel_class = DeadlineChannel
+    share_connections(server, int(app.config["CLIENT_CONNECTIONS"]))
     click.echo(f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
                f"(SPARQL at /sparql; Ctrl-C stops)", err=True)
     try:
