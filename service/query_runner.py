@@ -470,12 +470,12 @@ class WorkerPool:
                 break
         ready = 0
         for worker in workers:
-            if worker.isolated is None and worker.conn.poll(max(deadline - time.monotonic(), 0)):
+            if worker.isolation is None and worker.conn.poll(max(deadline - time.monotonic(), 0)):
                 try:
-                    worker.isolated = worker.conn.recv()[1]
+                    worker.isolation = worker.conn.recv()[1]  # its first message: started, store open
                 except (EOFError, OSError):
                     pass  # it died: run() replaces it
-            ready += worker.isolated is not None
+            ready += worker.isolation is not None
             self.idle.put(worker)
         return ready
 

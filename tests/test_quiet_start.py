@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.live_server import start_server
 
 
-def test_a_busy_server_prints_nothing_but_its_serving_line(small_store: Path) -> None:
+def test_a_busy_server_prints_nothing_but_its_isolation_and_serving_lines(small_store: Path) -> None:
     process, base = start_server(small_store, "--threads", "1")
     try:
         def fetch(path: str) -> int:
@@ -32,7 +32,9 @@ def test_a_busy_server_prints_nothing_but_its_serving_line(small_store: Path) ->
             process.kill()
             raw, _ = process.communicate(timeout=10)
     lines = raw.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("serving "), lines
+    # the line saying how the query workers are kept off the network (issue 35), then "serving", nothing else
+    assert len(lines) == 2 and lines[0].startswith("query workers: network isolation "), lines
+    assert lines[1].startswith("serving "), lines
 
 
 def test_wait_ready_returns_once_every_worker_has_opened_the_store(small_store: Path) -> None:
@@ -42,7 +44,7 @@ def test_wait_ready_returns_once_every_worker_has_opened_the_store(small_store: 
     try:
         assert pool.wait_ready(120) == 2
         workers = [pool.idle.get_nowait() for _ in range(2)]
-        assert all(worker.isolated is not None for worker in workers)  # each has sent its "ready"
+        assert all(worker.isolation is not None for worker in workers)  # each has sent its "ready"
         for worker in workers:
             pool.idle.put(worker)
         answer = pool.run(make_request("ASK { ?s ?p ?o }", None, "application/sparql-results+json",
