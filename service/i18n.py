@@ -62,7 +62,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "left_book": "You left the book at move {n}: the book move is {san}.",
         "courses": "Courses", "chapter": "Chapter", "level": "Level", "beginner": "beginner",
         "intermediate": "intermediate", "advanced": "advanced", "locked": "Locked: pass the previous chapter",
-        "passed": "Passed", "pass_at": "Passed at", "solved_of": "solved", "export_progress": "Save my progress",
+        "passed": "Passed", "pass_at": "Pass mark:",
+        "chapters_one": "1 chapter", "chapters_many": "{n} chapters", "solved_of": "solved",
+        "export_progress": "Save my progress",
         "import_progress": "Load my progress", "progress_note": "Your progress stays in this browser; "
         "save it to a file to take it to another one.",
         # the trainer: solving, hints, the game viewer, playing on against the engine
@@ -165,7 +167,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "left_book": "Te saliste del libro en la jugada {n}: la jugada de libro es {san}.",
         "courses": "Cursos", "chapter": "Capítulo", "level": "Nivel", "beginner": "principiante",
         "intermediate": "intermedio", "advanced": "avanzado", "locked": "Bloqueado: aprueba el capítulo anterior",
-        "passed": "Aprobado", "pass_at": "Se aprueba con", "solved_of": "resueltos",
+        "passed": "Aprobado", "pass_at": "Se aprueba con",
+        "chapters_one": "1 capítulo", "chapters_many": "{n} capítulos", "solved_of": "resueltos",
         "export_progress": "Guardar mi progreso", "import_progress": "Cargar mi progreso",
         "progress_note": "Tu progreso se queda en este navegador; guárdalo en un fichero para llevarlo a otro.",
         "illegal": "Esa jugada no es legal aquí.", "ambiguous": "¿Qué jugada? Puede ser:",
