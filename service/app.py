@@ -27,9 +27,10 @@ def blueprints() -> tuple[Blueprint, ...]:
     """The blueprints, in the order they are registered. Imported here, not at the top, so the CLI
     (which reads ``SETTINGS``) starts without loading every page. ``i18n`` registers template
     filters only (``localised``)."""
-    from . import authoring, browse, canned, courses, find, i18n, pages, play, sparql
+    from . import authoring, browse, canned, courses, find, i18n, pages, play, site_files, sparql
 
-    return (i18n.bp, sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp)
+    return (i18n.bp, sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp,
+            site_files.bp)
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what
 #: they bound; ``chesskb serve --help`` shows the same text, and an error caused by a bound names it.
