@@ -56,6 +56,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "theme_tree": "Theme classes", "with_subclasses": "including subclasses",
         "welcome": "Didactic chess positions as a linked knowledge base: browse by theme, solve "
                    "on the board, query with SPARQL.",
+        "round_n": "round {n}", "game_header": "The game", "result_at_end": "Result",
+        # the home page's ways in (service/home.py)
+        "start_training": "Start training", "start_training_help": "Exercises near your level; your rating "
+        "stays in this browser.", "daily": "Exercise of the day", "white_to_move": "White to move",
+        "black_to_move": "Black to move", "solve_it": "Solve it", "n_positions": "{n} positions",
+        "one_position": "1 position", "all_themes": "All the themes", "sparql_tour": "For SPARQL users",
+        "tour_questions": "Three questions to start with (each shows its query):",
+        "tour_endpoint": "The SPARQL endpoint", "tour_editor": "the query editor",
+        "tour_owl": "The ontology as OWL (for Protégé)", "collections": "Collections",
         "sparql": "SPARQL", "browse_themes": "Browse the themes", "not_found": "Not found",
         "players_in": "Players", "in_games": "Appears in", "board": "Board",
         "language": "Español", "type_move": "Or type your move (Nf3, e8=Q or g1f3)", "play": "Play",
@@ -161,6 +170,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "theme_tree": "Clases de temas", "with_subclasses": "incluidas las subclases",
         "welcome": "Posiciones didácticas de ajedrez como base de conocimiento enlazada: explora por "
                    "tema, resuelve en el tablero, consulta con SPARQL.",
+        "round_n": "ronda {n}", "game_header": "La partida", "result_at_end": "Resultado",
+        "start_training": "Empezar a entrenar", "start_training_help": "Ejercicios cerca de tu nivel; tu "
+        "puntuación se guarda en este navegador.", "daily": "Ejercicio del día", "white_to_move": "Juegan blancas",
+        "black_to_move": "Juegan negras", "solve_it": "Resuélvelo", "n_positions": "{n} posiciones",
+        "one_position": "1 posición", "all_themes": "Todos los temas", "sparql_tour": "Para usuarios de SPARQL",
+        "tour_questions": "Tres preguntas para empezar (cada una muestra su consulta):",
+        "tour_endpoint": "El punto de acceso SPARQL", "tour_editor": "el editor de consultas",
+        "tour_owl": "La ontología en OWL (para Protégé)", "collections": "Colecciones",
         "sparql": "SPARQL", "browse_themes": "Explorar los temas", "not_found": "No encontrado",
         "players_in": "Jugadores", "in_games": "Aparece en", "board": "Tablero",
         "language": "English", "type_move": "O escribe tu jugada (Cf3, e8=D o g1f3)", "play": "Jugar",
@@ -300,7 +317,17 @@ def _class_labels(lang: str) -> dict[str, str]:
         if quad.predicate.value == "http://www.w3.org/2000/01/rdf-schema#label":
             by_term.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
                 quad.object.value
-    return {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
+    found = {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
+    # The importer names a position's class by its own rule (kb.mapping.game.class_label: MiddlegamePosition
+    # -> "Middlegame position", PositionMiddle -> "Position middle"), not always the ontology's English
+    # label: without these, 18 of the 76 theme classes stayed English on Spanish pages.
+    from chesskb.kb.mapping.game import class_label
+    from chesskb.kb.vocab import CP_IRI
+
+    for term, labels in by_term.items():
+        if term.startswith(CP_IRI) and lang in labels:
+            found.setdefault(class_label(term[len(CP_IRI):]), labels[lang])
+    return found
 
 
 def _phrase(text: str, lang: str, *, class_label: bool = False) -> str:

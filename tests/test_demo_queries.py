@@ -10,9 +10,7 @@ importer.
 from __future__ import annotations
 
 import csv
-import glob
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,35 +20,16 @@ import pytest
 
 from chesskb.kb.reading.names import fold, name_key
 from chesskb.queries import list_queries, load_query
-from tests.conftest import run_cli
+from tests.demo_kb import demo_imports
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "scripts" / "demo.sh"
-
-
-def demo_imports() -> list[list[str]]:
-    """The argument lists of demo.sh's ``chesskb … import`` commands (options and globbed files)."""
-    text = DEMO.read_text(encoding="utf-8").replace("\\\n", " ")
-    commands = []
-    for line in text.splitlines():
-        words = shlex.split(line, comments=True)
-        if "import" not in words or "course" in words:
-            continue
-        args = words[words.index("import") + 1:]
-        commands.append([match for arg in args
-                         for match in (sorted(glob.glob(str(ROOT / arg))) if "/" in arg else [arg])])
-    return commands
 
 
 @pytest.fixture(scope="module")
-def demo_kb(tmp_path_factory):
+def demo_kb(demo_store):
     from chesskb.kb.store import open_store
 
-    store = tmp_path_factory.mktemp("demo") / "store"
-    for args in demo_imports():
-        result = run_cli("import", *args, store=store)
-        assert result.exit_code == 0, result.output
-    return open_store(str(store))
+    return open_store(str(demo_store))
 
 
 def run(kb, name: str) -> list[dict]:

@@ -180,7 +180,8 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
 
     white_name = _name_or(tags, "white", "?")
     black_name = _name_or(tags, "black", "?")
-    place = tags.get("event", "site") or tags.get("event", "eventName")
+    # Named by its event, never its Site: ChessBase puts the game number there ("01"), others a town.
+    place = tags.get("event", "eventName")
     year = tags.get("match", "year")
     match_label = f"{display_name(white_name)} vs {display_name(black_name)}" + (
         f", {place}" if place else "") + (f" {year}" if year else "")
