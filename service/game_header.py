@@ -43,8 +43,12 @@ def game_header(match: Resource, lang: str) -> dict[str, Any]:
     event_links = [link for link in match.links("hasEvent") if not minter.is_placeholder(link)]
     event = load(event_links[0], lang, inverse=False)[0] if event_links else None
     event_name = (event.first("eventName") or event.label) if event is not None else None
-    sites = [v.text for v in event.get("site") if known(v.text)] if event is not None else []
-    round_, date, result = match.first("round"), match.first("date"), match.first("result")
+    # Site is the event's (the ontology's): an event whose games gave several (ChessBase's game numbers
+    # "01" … "06") has no one site for this game, so none is shown rather than another game's.
+    sites = {v.text for v in event.get("site") if known(v.text)} if event is not None else set()
+    # Round as tagged, else the number the importer read from such a Site (cp:roundNumber).
+    round_ = match.first("round") if known(match.first("round")) else match.first("roundNumber")
+    date, result = match.first("date"), match.first("result")
     title = f"{white['name'] if white else '?'} – {black['name'] if black else '?'}"
     if known(event_name):
         title += f", {event_name}"
@@ -56,6 +60,6 @@ def game_header(match: Resource, lang: str) -> dict[str, Any]:
         "event": {"name": event_name, "url": link_for(event.iri)} if event is not None and known(event_name) else None,
         "round": round_ if known(round_) else None,
         "date": date if known(date) else None,
-        "site": sites[0] if sites else None,
+        "site": next(iter(sites)) if len(sites) == 1 else None,
         "result": result if known(result) else None,
     }

@@ -255,7 +255,10 @@ _MATE_IN = re.compile(r"^mate in (\d+)$", re.IGNORECASE)
 
 def localise_value(prop_iri: str, text: str, lang: str) -> str:
     """The importer's English phrases in the page's language: a source record's label
-    (``file, game 22, line 295``) and a ``mate in N`` termination."""
+    (``file, game 22, line 295``) and a ``mate in N`` termination; a lichess opening tag as words
+    (``Slav_Defense_Diemer_Gambit`` -> ``Slav Defense Diemer Gambit``) in any language."""
+    if prop_iri == CP.openingTag.value:
+        return text.replace("_", " ")
     if lang == "en":
         return text
     s = strings(lang)

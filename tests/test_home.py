@@ -121,3 +121,39 @@ def test_favicon_prefixes_and_ontology_are_served(client):
     assert owl.status_code == 200 and owl.mimetype == "application/rdf+xml"
     graph = rdflib.Graph().parse(data=owl.data, format="xml")
     assert (CP.MateInOne, rdflib.RDF.type, rdflib.OWL.Class) in graph
+
+
+def test_game_page_header_from_the_games_tags_and_linked_data_folded(client):
+    """Dortmund 1996, game 1 (Anand–Polgár) as python-chess reads it: the header names the players with this
+    game's ratings, event, round and result; the title never uses Site; IRIs and keys only under Linked data."""
+    import chess.pgn
+
+    with open(ROOT / "data" / "games" / "dortmund-1996-1997.pgn", encoding="utf-8") as handle:
+        tags = chess.pgn.read_game(handle).headers
+    source = client.get("/page.json", query_string={"iri": "https://w3id.org/chesskb/id/source/dortmund-1996-1997"})
+    game = next(g for g in source.get_json()["games"] if g["number"] == "1")
+    header = client.get("/page.json", query_string={"iri": game["iri"]}).get_json()["header"]
+    assert (header["white"]["elo"], header["black"]["elo"]) == (tags["WhiteElo"], tags["BlackElo"])
+    assert header["event"]["name"] == tags["Event"] and header["round"] == tags["Round"]
+    assert header["result"] == tags["Result"] and header["site"] == tags["Site"]
+    assert tags["Site"] not in header["title"] and header["title"].endswith(f", {tags['Event']}, round 8")
+    body = client.get(game["url"] + "&lang=es", headers=BROWSER).get_data(as_text=True)
+    assert f'<strong class="game-result">{tags["Result"]}</strong></p>' in body  # after the last move
+    assert "ronda 8</h1>" in body and f'<dd class="site">{tags["Site"]}</dd>' in body
+    folded = body.index('<details class="linked-data">')
+    assert 'class="iri"' not in body[:folded] and "gameKey" not in body[:folded]
+    assert "gameKey" in body[folded:]
+
+
+def test_exercise_page_shows_lichess_opening_tags_as_words(client):
+    import csv
+
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        row = next(r for r in csv.DictReader(handle) if r["PuzzleId"] == "000rZ")
+    body = client.get("/page", query_string={"iri": "https://w3id.org/chesskb/id/position/lichess-000rZ"},
+                      headers=BROWSER).get_data(as_text=True)
+    start = body.index('<section class="game">')
+    table = body[start:body.index("</section>", start)]
+    for tag in row["OpeningTags"].split():
+        assert tag.replace("_", " ") in table
+    assert "_" not in re.sub(r"<[^>]+>", "", table)
