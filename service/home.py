@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from functools import lru_cache
 from typing import Any
 
 from flask import url_for
@@ -24,7 +23,7 @@ from chesskb.kb.vocab import CP
 from . import context
 from .classes import class_count
 from .courses import courses_data
-from .i18n import current_lang
+from .i18n import RDFS_COMMENT, current_lang, ontology_texts
 from .links import class_label
 from .rows import named
 
@@ -38,17 +37,9 @@ TOUR_QUERIES = ("mate-in-n-by-player", "positions-by-tactic", "positions-of-play
 CARD_BOARD_PX = 120
 
 
-@lru_cache(maxsize=4)
 def _class_comments(lang: str) -> dict[str, str]:
-    """rdfs:comment of every ontology term in ``lang`` (English when it has none), from the shipped ontology."""
-    from chesskb.kb.store.ontology_graph import ontology_quads
-
-    found: dict[str, dict[str, str]] = {}
-    for quad in ontology_quads():
-        if quad.predicate.value == "http://www.w3.org/2000/01/rdf-schema#comment":
-            found.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
-                quad.object.value
-    return {term: texts.get(lang) or texts.get("en", "") for term, texts in found.items()}
+    """rdfs:comment of every ontology term in ``lang`` (English when it has none)."""
+    return {term: texts.get(lang) or texts.get("en", "") for term, texts in ontology_texts(RDFS_COMMENT).items()}
 
 
 def one_line(text: str) -> str:

@@ -307,16 +307,28 @@ _PHRASES = (
 )
 
 
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+RDFS_COMMENT = "http://www.w3.org/2000/01/rdf-schema#comment"
+
+
 @lru_cache(maxsize=4)
-def _class_labels(lang: str) -> dict[str, str]:
-    """English label of each ontology term -> its label in ``lang`` (from the shipped ontology)."""
+def ontology_texts(predicate: str) -> dict[str, dict[str, str]]:
+    """term IRI -> {language: text} of one annotation property (``RDFS_LABEL``, ``RDFS_COMMENT``) in the
+    shipped ontology; a text without a language counts as English."""
     from chesskb.kb.store.ontology_graph import ontology_quads
 
     by_term: dict[str, dict[str, str]] = {}
     for quad in ontology_quads():
-        if quad.predicate.value == "http://www.w3.org/2000/01/rdf-schema#label":
+        if quad.predicate.value == predicate:
             by_term.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
                 quad.object.value
+    return by_term
+
+
+@lru_cache(maxsize=4)
+def _class_labels(lang: str) -> dict[str, str]:
+    """English label of each ontology term -> its label in ``lang`` (from the shipped ontology)."""
+    by_term = ontology_texts(RDFS_LABEL)
     found = {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
     # The importer names a position's class by its own rule (kb.mapping.game.class_label: MiddlegamePosition
     # -> "Middlegame position", PositionMiddle -> "Position middle"), not always the ontology's English
