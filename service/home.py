@@ -5,8 +5,8 @@ browser), the exercise of the day, the themes as cards (a board, a one-line desc
 the courses; a SPARQL user gets a short tour (three canned questions, the endpoint, the ontology).
 
 The exercise of the day is the member of ``DAILY_CLASS`` at the day's index (UTC day number modulo the
-class's count): the same for everyone on a day, another the next, no state kept. Descriptions are the
-classes' ``rdfs:comment`` in the page's language, from the shipped ontology.
+class's count, at most ``DAILY_POOL``): the same for everyone on a day, another the next, no state kept.
+Descriptions are the classes' ``rdfs:comment`` in the page's language, from the shipped ontology.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ HOME_THEMES = ("MateInOne", "MateInTwo", "BackRankMate", "DoubleAttack", "Pinnin
                "DiscoveredAttack", "Sacrifice")
 #: The class the exercise of the day is taken from: the middlegame's tactics, exercises all.
 DAILY_CLASS = "MiddlegameTheme"
+#: It is one of the class's first DAILY_POOL members (index order): the home page, which anyone may ask for,
+#: never pays for skipping a million rows (OFFSET is a scan).
+DAILY_POOL = 1000
 #: The canned questions the SPARQL tour starts with.
 TOUR_QUERIES = ("mate-in-n-by-player", "positions-by-tactic", "positions-of-player-as-black")
 CARD_BOARD_PX = 120
@@ -67,7 +70,7 @@ def theme_cards(lang: str) -> list[dict[str, Any]]:
 
 
 def exercise_of_the_day(today: dt.date | None = None) -> dict[str, Any] | None:
-    count = class_count(DAILY_CLASS)
+    count = min(class_count(DAILY_CLASS), DAILY_POOL)
     if not count:
         return None
     index = (today or dt.datetime.now(dt.timezone.utc).date()).toordinal() % count
