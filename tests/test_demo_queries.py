@@ -137,6 +137,17 @@ BY_TAG = {
         g.h("SubVariation"), default("positions-by-subvariation", "subvariation"))),
     "winning-in-section": ("position", lambda g: g.won and g.h("Section") == default("winning-in-section", "section")),
     "winning-in-stage": ("position", lambda g: g.won and g.h("Stage") == default("winning-in-stage", "stage")),
+    "positions-on-board": ("position", lambda g: g.h("Board") == default("positions-on-board", "board")),
+    "winning-with-titled-player": ("position", lambda g: g.won and default("winning-with-titled-player", "title")
+                                   in (g.h("WhiteTitle"), g.h("BlackTitle"))),
+    "started-after": ("position", lambda g: bool(g.h("Time")) and g.h("Time") > default("started-after", "time")),
+    "played-before-utc": ("position", lambda g: bool(g.h("UTCDate")) and g.h("UTCDate").replace(".", "-")
+                          < default("played-before-utc", "date")),
+    "players-rated-above": ("position", lambda g: any(
+        g.h(tag).isdigit() and int(g.h(tag)) > int(default("players-rated-above", "elo"))
+        for tag in ("WhiteElo", "BlackElo"))),
+    "positions-by-variation": ("position", lambda g: contains(g.h("Variation"),
+                                                              default("positions-by-variation", "variation"))),
     "mate-in-n-by-player": ("position", lambda g: g.h("Termination") == f"mate in {default('mate-in-n-by-player', 'n')}"
                             and any(has_name(g.h(c), default("mate-in-n-by-player", "player"))
                                     for c in ("White", "Black"))),
