@@ -157,3 +157,14 @@ def test_exercise_page_shows_lichess_opening_tags_as_words(client):
     for tag in row["OpeningTags"].split():
         assert tag.replace("_", " ") in table
     assert "_" not in re.sub(r"<[^>]+>", "", table)
+
+
+def test_course_pages_say_chapter_counts_and_the_pass_mark_plainly(client):
+    listing = client.get("/courses", headers=BROWSER).get_data(as_text=True)
+    assert "(1 chapter)" in listing and "(5 chapters)" in listing and "chapters)" not in listing.replace(
+        "(5 chapters)", "")
+    spanish = client.get("/courses?lang=es", headers=BROWSER).get_data(as_text=True)
+    assert "(1 capítulo)" in spanish and "(5 capítulos)" in spanish
+    course = client.get("/course/first-steps", headers=BROWSER).get_data(as_text=True)
+    assert "Pass mark: " in course and "Passed at" not in course
+    assert "🔒" not in course and "🔒" not in (ROOT / "service" / "static" / "course.js").read_text(encoding="utf-8")
