@@ -56,7 +56,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "theme_tree": "Theme classes", "with_subclasses": "including subclasses",
         "welcome": "Didactic chess positions as a linked knowledge base: browse by theme, solve "
                    "on the board, query with SPARQL.",
-        "round_n": "round {n}", "game_header": "The game", "result_at_end": "Result",
+        "game_move": "{game}, move {n}", "round_n": "round {n}",
         # the home page's ways in (service/home.py)
         "start_training": "Start training", "start_training_help": "Exercises near your level; your rating "
         "stays in this browser.", "daily": "Exercise of the day", "white_to_move": "White to move",
@@ -170,7 +170,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "theme_tree": "Clases de temas", "with_subclasses": "incluidas las subclases",
         "welcome": "Posiciones didácticas de ajedrez como base de conocimiento enlazada: explora por "
                    "tema, resuelve en el tablero, consulta con SPARQL.",
-        "round_n": "ronda {n}", "game_header": "La partida", "result_at_end": "Resultado",
+        "game_move": "{game}, jugada {n}", "round_n": "ronda {n}",
         "start_training": "Empezar a entrenar", "start_training_help": "Ejercicios cerca de tu nivel; tu "
         "puntuación se guarda en este navegador.", "daily": "Ejercicio del día", "white_to_move": "Juegan blancas",
         "black_to_move": "Juegan negras", "solve_it": "Resuélvelo", "n_positions": "{n} posiciones",
@@ -304,6 +304,7 @@ _PHRASES = (
     (re.compile(r"^lichess game (?P<id>\S+)$"), "lichess_game"),
     (re.compile(r"^Start position$"), "start_position"),
     (re.compile(r"^Board of (?P<game>.+)$"), "board_of"),
+    (re.compile(r"^(?P<game>.+), move (?P<n>\d+)$"), "game_move"),
 )
 
 

@@ -56,3 +56,29 @@ def test_spanish_class_pages_name_every_class_in_spanish(client):
             assert head not in english_only, (name, card)
             shown += 1
     assert shown > 100  # the demo's positions were really looked at
+
+
+def test_a_mined_exercise_is_labelled_with_its_move_number_in_words(tmp_path):
+    """A position mined from a game reads "…, move 5" (it read "…, 5..."), and "jugada 5" in Spanish.
+    Molinari–Bordais 1979 ends 5...Nd3#: the engine finds Black's mate in one at move 5."""
+    import shutil
+
+    import chess
+
+    from chesskb.kb.store import open_store
+    from chesskb.service.i18n import localise_label
+    from tests.conftest import run_cli
+
+    if shutil.which("stockfish") is None and not shutil.which("/usr/games/stockfish"):
+        pytest.skip("mining needs stockfish (scripts/setup.sh installs it)")
+    store = tmp_path / "store"
+    result = run_cli("import", "--mine", str(ROOT / "data" / "games" / "molinari-bordais-1979.pgn"), store=store)
+    assert result.exit_code == 0, result.output
+    rows = list(open_store(str(store)).query(
+        "SELECT ?label ?fen WHERE { ?p cp:plyInGame ?ply ; rdfs:label ?label ; cp:fen ?fen FILTER(?ply > 0) }"))
+    assert rows
+    for row in rows:
+        label, board = row["label"].value, chess.Board(row["fen"].value)
+        assert label.endswith(f", move {board.fullmove_number}") and "..." not in label
+        spanish = localise_label(label, "es")
+        assert spanish.endswith(f", jugada {board.fullmove_number}") and " — " in spanish

@@ -242,9 +242,9 @@ def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAn
     mined_record = replace(record, start_fen=exercise.fen, solution=list(exercise.solution), movetext=sans,
                            comments={})
     themes = ThemeAssessment(exercise=True, classes={name: {"detected"} for name in analysis.classes})
-    move_number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
+    # "move 30", not "30...": a learner reads the label, and the page says whose move it is
     _map_position(position, mined_record, analysis, themes, out,
-                  label=f"{class_label(_label_class(themes.classes))} — {match_label}, {move_number}",
+                  label=f"{class_label(_label_class(themes.classes))} — {match_label}, move {board.fullmove_number}",
                   goal=exercise.goal)
     out.value(position, "plyInGame", exercise.ply)
     for prop, obj in links:
