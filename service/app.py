@@ -27,10 +27,10 @@ def blueprints() -> tuple[Blueprint, ...]:
     """The blueprints, in the order they are registered. Imported here, not at the top, so the CLI
     (which reads ``SETTINGS``) starts without loading every page. ``i18n`` registers template
     filters only (``localised``)."""
-    from . import authoring, browse, canned, courses, find, i18n, judge, pages, play, sparql, train
+    from . import authoring, browse, canned, courses, find, i18n, judge, pages, play, site_files, sparql, train
 
     return (i18n.bp, sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp,
-            train.bp, judge.bp)
+            site_files.bp, train.bp, judge.bp)
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what
 #: they bound; ``chesskb serve --help`` shows the same text, and an error caused by a bound names it.

@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, request, url_for
 
 from .classes import class_data, class_tree, member_counts
+from .home import home_extras
 from .links import link_for
 from .render import JSON, media_type, page_route, render
 from .resources import describe_graph
@@ -30,7 +31,8 @@ def home_data() -> dict[str, Any]:
     return {"counts": counts,
             "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],
             "links": {"classes": url_for("browse.classes"), "search": url_for("browse.search"),
-                      "queries": url_for("canned.list_queries_page"), "sparql": url_for("sparql.sparql_endpoint")}}
+                      "queries": url_for("canned.list_queries_page"), "sparql": url_for("sparql.sparql_endpoint")},
+            **home_extras()}
 
 
 @page_route(bp, "/", json_rule="/index.json", json_endpoint="home_json")

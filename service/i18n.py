@@ -60,13 +60,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "theme_tree": "Theme classes", "with_subclasses": "including subclasses",
         "welcome": "Didactic chess positions as a linked knowledge base: browse by theme, solve "
                    "on the board, query with SPARQL.",
+        "game_move": "{game}, move {n}", "round_n": "round {n}",
+        # the home page's ways in (service/home.py)
+        "start_training": "Start training", "start_training_help": "Exercises near your level; your rating "
+        "stays in this browser.", "daily": "Exercise of the day", "white_to_move": "White to move",
+        "black_to_move": "Black to move", "solve_it": "Solve it", "n_positions": "{n} positions",
+        "one_position": "1 position", "all_themes": "All the themes", "sparql_tour": "For SPARQL users",
+        "tour_questions": "Three questions to start with (each shows its query):",
+        "tour_endpoint": "The SPARQL endpoint", "tour_editor": "the query editor",
+        "tour_owl": "The ontology as OWL (for Protégé)", "collections": "Collections",
         "sparql": "SPARQL", "browse_themes": "Browse the themes", "not_found": "Not found",
         "players_in": "Players", "in_games": "Appears in", "board": "Board",
         "language": "Español", "type_move": "Or type your move (Nf3, e8=Q or g1f3)", "play": "Play",
         "left_book": "You left the book at move {n}: the book move is {san}.",
         "courses": "Courses", "chapter": "Chapter", "level": "Level", "beginner": "beginner",
         "intermediate": "intermediate", "advanced": "advanced", "locked": "Locked: pass the previous chapter",
-        "passed": "Passed", "pass_at": "Passed at", "solved_of": "solved", "export_progress": "Save my progress",
+        "passed": "Passed", "pass_at": "Pass mark:",
+        "chapters_one": "1 chapter", "chapters_many": "{n} chapters", "solved_of": "solved",
+        "export_progress": "Save my progress",
         "import_progress": "Load my progress", "progress_note": "Your progress stays in this browser; "
         "save it to a file to take it to another one.",
         # the trainer: solving, hints, the game viewer, playing on against the engine
@@ -175,13 +186,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "theme_tree": "Clases de temas", "with_subclasses": "incluidas las subclases",
         "welcome": "Posiciones didácticas de ajedrez como base de conocimiento enlazada: explora por "
                    "tema, resuelve en el tablero, consulta con SPARQL.",
+        "game_move": "{game}, jugada {n}", "round_n": "ronda {n}",
+        "start_training": "Empezar a entrenar", "start_training_help": "Ejercicios cerca de tu nivel; tu "
+        "puntuación se guarda en este navegador.", "daily": "Ejercicio del día", "white_to_move": "Juegan blancas",
+        "black_to_move": "Juegan negras", "solve_it": "Resuélvelo", "n_positions": "{n} posiciones",
+        "one_position": "1 posición", "all_themes": "Todos los temas", "sparql_tour": "Para usuarios de SPARQL",
+        "tour_questions": "Tres preguntas para empezar (cada una muestra su consulta):",
+        "tour_endpoint": "El punto de acceso SPARQL", "tour_editor": "el editor de consultas",
+        "tour_owl": "La ontología en OWL (para Protégé)", "collections": "Colecciones",
         "sparql": "SPARQL", "browse_themes": "Explorar los temas", "not_found": "No encontrado",
         "players_in": "Jugadores", "in_games": "Aparece en", "board": "Tablero",
         "language": "English", "type_move": "O escribe tu jugada (Cf3, e8=D o g1f3)", "play": "Jugar",
         "left_book": "Te saliste del libro en la jugada {n}: la jugada de libro es {san}.",
         "courses": "Cursos", "chapter": "Capítulo", "level": "Nivel", "beginner": "principiante",
         "intermediate": "intermedio", "advanced": "avanzado", "locked": "Bloqueado: aprueba el capítulo anterior",
-        "passed": "Aprobado", "pass_at": "Se aprueba con", "solved_of": "resueltos",
+        "passed": "Aprobado", "pass_at": "Se aprueba con",
+        "chapters_one": "1 capítulo", "chapters_many": "{n} capítulos", "solved_of": "resueltos",
         "export_progress": "Guardar mi progreso", "import_progress": "Cargar mi progreso",
         "progress_note": "Tu progreso se queda en este navegador; guárdalo en un fichero para llevarlo a otro.",
         "illegal": "Esa jugada no es legal aquí.", "ambiguous": "¿Qué jugada? Puede ser:",
@@ -308,20 +328,43 @@ _PHRASES = (
     (re.compile(r"^lichess game (?P<id>\S+)$"), "lichess_game"),
     (re.compile(r"^Start position$"), "start_position"),
     (re.compile(r"^Board of (?P<game>.+)$"), "board_of"),
+    (re.compile(r"^(?P<game>.+), move (?P<n>\d+)$"), "game_move"),
 )
+
+
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+RDFS_COMMENT = "http://www.w3.org/2000/01/rdf-schema#comment"
+
+
+@lru_cache(maxsize=4)
+def ontology_texts(predicate: str) -> dict[str, dict[str, str]]:
+    """term IRI -> {language: text} of one annotation property (``RDFS_LABEL``, ``RDFS_COMMENT``) in the
+    shipped ontology; a text without a language counts as English."""
+    from chesskb.kb.store.ontology_graph import ontology_quads
+
+    by_term: dict[str, dict[str, str]] = {}
+    for quad in ontology_quads():
+        if quad.predicate.value == predicate:
+            by_term.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
+                quad.object.value
+    return by_term
 
 
 @lru_cache(maxsize=4)
 def _class_labels(lang: str) -> dict[str, str]:
     """English label of each ontology term -> its label in ``lang`` (from the shipped ontology)."""
-    from chesskb.kb.store.ontology_graph import ontology_quads
+    by_term = ontology_texts(RDFS_LABEL)
+    found = {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
+    # The importer names a position's class by its own rule (kb.mapping.game.class_label: MiddlegamePosition
+    # -> "Middlegame position", PositionMiddle -> "Position middle"), not always the ontology's English
+    # label: without these, 18 of the 76 theme classes stayed English on Spanish pages.
+    from chesskb.kb.mapping.game import class_label
+    from chesskb.kb.vocab import CP_IRI
 
-    by_term: dict[str, dict[str, str]] = {}
-    for quad in ontology_quads():
-        if quad.predicate.value == "http://www.w3.org/2000/01/rdf-schema#label":
-            by_term.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
-                quad.object.value
-    return {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
+    for term, labels in by_term.items():
+        if term.startswith(CP_IRI) and lang in labels:
+            found.setdefault(class_label(term[len(CP_IRI):]), labels[lang])
+    return found
 
 
 def _phrase(text: str, lang: str, *, class_label: bool = False) -> str:

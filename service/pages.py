@@ -24,6 +24,7 @@ from chesskb.kb.vocab import CP, DCTERMS_IRI
 
 from . import boards, games, next_exercise
 from .errors import ServiceError
+from .game_header import game_header, known
 from .i18n import current_lang, strings
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label, term_labels
 from .listings import listing_for
@@ -132,6 +133,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
         if kind == "match":
             data["viewer"] = games.game_view(reader(), resource.iri, lang,
                                              link_for)
+            data["header"] = game_header(resource, lang)
     return data
 
 
@@ -151,11 +153,6 @@ def _minter() -> IriMinter:
     return IriMinter(current_app.config["BASE_IRI"])
 
 
-def _known(value: str | None) -> bool:
-    """The original shows only significant values (seed-000 §8.3): not "?" and not the unknown result."""
-    return value is not None and value.strip() not in ("", "?", "??", "????.??.??", "*")
-
-
 #: Row labels from the interface strings; other rows use the ontology's property label.
 ROW_STRINGS = {"eventName": "event", "site": "site", "date": "date", "round": "round", "hasPlayerWhite": "white",
                "hasPlayerBlack": "black", "result": "result", "opening": "opening", "variation": "variation",
@@ -173,7 +170,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
 
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
-        if _known(text):
+        if known(text):
             text = localise_value(prop_iri, text, lang)
             key = ROW_STRINGS.get(CP.name_of(prop_iri) or "") if CP.name_of(prop_iri) else \
                 ("source" if prop_iri == DCTERMS_IRI + "source" else None)
@@ -198,10 +195,10 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             continue
         colour = "white" if prop == "hasPlayerWhite" else "black"
         game = match or resource  # ratings and titles as this game's tags give them (issue 17)
-        notes = [v.text for v in game.get(per_game_property(colour, "title")) if _known(v.text)] + \
+        notes = [v.text for v in game.get(per_game_property(colour, "title")) if known(v.text)] + \
             [f"{label} {v.text}" for tag, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
-             for v in game.get(per_game_property(colour, tag)) if _known(v.text)] + \
-            [v.text for v in player.get("typePlayer") if _known(v.text)]
+             for v in game.get(per_game_property(colour, tag)) if known(v.text)] + \
+            [v.text for v in player.get("typePlayer") if known(v.text)]
         row(CP.term(prop).value, player.label, player.iri, ", ".join(notes))
     if match is not None:
         for prop in MATCH_ROWS[2:]:
@@ -268,7 +265,10 @@ _MATE_IN = re.compile(r"^mate in (\d+)$", re.IGNORECASE)
 
 def localise_value(prop_iri: str, text: str, lang: str) -> str:
     """The importer's English phrases in the page's language: a source record's label
-    (``file, game 22, line 295``) and a ``mate in N`` termination."""
+    (``file, game 22, line 295``) and a ``mate in N`` termination; a lichess opening tag as words
+    (``Slav_Defense_Diemer_Gambit`` -> ``Slav Defense Diemer Gambit``) in any language."""
+    if prop_iri == CP.openingTag.value:
+        return text.replace("_", " ")
     if lang == "en":
         return text
     s = strings(lang)

@@ -37,6 +37,14 @@ def data_store(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def demo_store(tmp_path_factory) -> Path:
+    """The knowledge base scripts/demo.sh builds (its own import lines, and the courses), once per session."""
+    from tests.demo_kb import build_demo_store
+
+    return build_demo_store(tmp_path_factory.mktemp("demo") / "store")
+
+
+@pytest.fixture(scope="session")
 def small_store(tmp_path_factory) -> Path:
     """A double round robin and 30 lichess puzzles (tests/fixtures): every kind of page, built in seconds."""
     fixtures = ROOT / "tests" / "fixtures"

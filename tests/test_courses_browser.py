@@ -46,6 +46,9 @@ def test_a_learner_passes_chapter_one_and_chapter_two_unlocks(browser, course_ur
     assert page.get_attribute("#chapter-1", "class") == "chapter"
     assert "locked" in page.get_attribute("#chapter-2", "class")
     assert page.is_visible("#chapter-2 .lock-note")
+    # the padlock is drawn by CSS, not an emoji that shows as an empty box without an emoji font
+    assert "padlock" in page.get_attribute("#chapter-2 .status", "class")
+    assert page.inner_text("#chapter-2 .status") == ""
     exercises = page.eval_on_selector_all("#chapter-1 li[data-iri]", "els => els.map(e => e.dataset.iri)")
     needed = -(-len(exercises) * 80 // 100)  # 80 %, rounded up
     for number, _ in enumerate(exercises[:needed]):
@@ -58,6 +61,7 @@ def test_a_learner_passes_chapter_one_and_chapter_two_unlocks(browser, course_ur
             assert "locked" in page.get_attribute("#chapter-2", "class")
     page.wait_for_selector("#chapter-1.passed")
     assert "locked" not in page.get_attribute("#chapter-2", "class")
+    assert "padlock" not in page.get_attribute("#chapter-2 .status", "class")
     assert "locked" in page.get_attribute("#chapter-3", "class")
     assert page.inner_text("#chapter-1 .progress") == str(needed)
     page.screenshot(path=str(ARTIFACTS / "course-chapter-passed.png"), full_page=True)

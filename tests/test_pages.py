@@ -96,12 +96,15 @@ def test_puzzle_page_shows_board_legend_classes_and_solution(client, index):
 def test_game_page_shows_known_data_only_with_links(client):
     with open(DATA / "games" / "kasparov-deep-blue-1997.pgn", encoding="utf-8") as handle:
         game = chess.pgn.read_game(handle)
-    rows = client.get("/search.json", query_string={"q": "kasparov"}).get_json()
-    kasparov = rows["groups"]["players"][0]
-    player = client.get("/page.json", query_string={"iri": kasparov["iri"]}).get_json()
-    first = next(g for g in player["games"] if f", {game.headers['Site']} " in g["label"]
-                 and g["colour"] == "white" and g["result"] == game.headers["Result"])
+    # the file's first game, from its source page (game labels no longer carry the Site tag, "01")
+    source = client.get("/page.json", query_string={"iri": "https://w3id.org/chesskb/id/source/"
+                                                            "kasparov-deep-blue-1997"}).get_json()
+    first = next(g for g in source["games"] if g["number"] == "1")
     match = client.get("/page.json", query_string={"iri": first["iri"]}).get_json()
+    # the header: this game's result; round 1 read from Site "01"; no site, as the event's games gave six
+    assert (match["header"]["result"], match["header"]["round"], match["header"]["site"]) == (
+        game.headers["Result"], "1", None)
+    assert match["header"]["title"] == "Kasparov, Garry – Deep Blue (Computer), IBM Man-Machine, New York USA, round 1"
     position_iri = match["positions"][0]["iri"]
     body = client.get("/page", query_string={"iri": position_iri}, headers=BROWSER).get_data(as_text=True)
     start = body.index('<section class="game">')

@@ -136,8 +136,10 @@ def test_broken_game_is_reported_with_file_game_and_line_and_neighbours_survive(
     assert [r.headers["Event"] for r in records] == ["A", "B"]
     assert [r.location.game_number for r in records] == [1, 4]
     assert [(f.game, f.line) for f in findings] == [(2, 8), (3, 16)]  # game start; line of the bad move
-    assert str(findings[1]).startswith("mixed.pgn: game 3 (line 16): ")
-    assert "Ke3" in findings[1].message
+    # named as `validate` names it: move number, the move as written, line and column (issue 34)
+    assert str(findings[1]).startswith("mixed.pgn: game 3 (line 16, column 13): move 2. 'Ke3' is illegal in this "
+                                       "position (White to move, ")
+    assert "illegal san" not in findings[1].message
 
 
 def test_comment_with_bracket_lines_does_not_split_a_game(tmp_path: Path) -> None:

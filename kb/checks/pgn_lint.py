@@ -30,6 +30,7 @@ from pathlib import Path
 import chess
 
 from chesskb.kb.checks.findings import Finding, Level
+from chesskb.kb.reading.move_errors import illegal_move_message
 from chesskb.kb.reading.notation import GUESS_ORDER, PIECE_LETTERS, english_candidates, san_to_english
 from chesskb.kb.reading.text import looks_binary, open_text
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
@@ -237,8 +238,8 @@ class PgnLinter:
             self._break(line)
             return
         except chess.IllegalMoveError:
-            self._add("error", "illegal-move", f"{token.text!r} is illegal in this position "
-                      f"({self._side(board)} to move, {board.fen()}){self._hint(board, text)}", game, token)
+            self._add("error", "illegal-move", illegal_move_message(token.text, board) + self._hint(board, text),
+                      game, token)
             self._break(line)
             return
         except chess.InvalidMoveError:

@@ -180,7 +180,8 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
 
     white_name = _name_or(tags, "white", "?")
     black_name = _name_or(tags, "black", "?")
-    place = tags.get("event", "site") or tags.get("event", "eventName")
+    # Named by its event, never its Site: ChessBase puts the game number there ("01"), others a town.
+    place = tags.get("event", "eventName")
     year = tags.get("match", "year")
     match_label = f"{display_name(white_name)} vs {display_name(black_name)}" + (
         f", {place}" if place else "") + (f" {year}" if year else "")
@@ -241,9 +242,9 @@ def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAn
     mined_record = replace(record, start_fen=exercise.fen, solution=list(exercise.solution), movetext=sans,
                            comments={})
     themes = ThemeAssessment(exercise=True, classes={name: {"detected"} for name in analysis.classes})
-    move_number = f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"
+    # "move 30", not "30...": a learner reads the label, and the page says whose move it is
     _map_position(position, mined_record, analysis, themes, out,
-                  label=f"{class_label(_label_class(themes.classes))} — {match_label}, {move_number}",
+                  label=f"{class_label(_label_class(themes.classes))} — {match_label}, move {board.fullmove_number}",
                   goal=exercise.goal)
     out.value(position, "plyInGame", exercise.ply)
     for prop, obj in links:

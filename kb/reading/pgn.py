@@ -20,7 +20,8 @@ import chess
 import chess.pgn
 
 from chesskb.kb.checks.findings import Finding
-from chesskb.kb.reading.pgn_tokens import TAG_LINE, skipped_tokens
+from chesskb.kb.reading.move_errors import illegal_move_message
+from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
 
@@ -152,10 +153,26 @@ def _trim_long_comments(movetext: str) -> tuple[str, int]:
 
 
 class _QuietGameBuilder(chess.pgn.GameBuilder):
-    """python-chess's builder without its logging: errors stay data in ``game.errors``."""
+    """python-chess's builder without its logging: errors stay data in ``game.errors``, and the first
+    move it could not play is kept with its position (``failed_move``), to name it as ``validate`` does."""
+
+    failed_move: tuple[str, chess.Board] | None = None
+
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        try:
+            return super().parse_san(board, san)
+        except ValueError:
+            if self.failed_move is None:
+                self.failed_move = (san, board.copy())
+            raise
 
     def handle_error(self, error: Exception) -> None:
         self.game.errors.append(error)
+
+    def result(self) -> chess.pgn.Game:
+        game = super().result()
+        game.failed_move = self.failed_move  # type: ignore[attr-defined]
+        return game
 
 
 def parse_segment(segment: Segment, file_name: str, games_before: int, *,
@@ -269,6 +286,13 @@ def _game_record(game: chess.pgn.Game, segment: Segment, movetext: str, file_nam
                        file=file_name, game=number, line=segment.line)
     if game.errors:
         error = game.errors[0]
+        failed = getattr(game, "failed_move", None)
+        if isinstance(error, chess.IllegalMoveError) and failed is not None:
+            san, board = failed
+            token = _move_token(segment, san, len(board.move_stack))
+            return Finding("error", "illegal-move", f"{illegal_move_message(san, board)}; game skipped",
+                           file=file_name, game=number, line=token.line if token else segment.line,
+                           column=token.column if token else None)
         line = _line_of_error(segment, error) or segment.line
         return Finding("error", _error_rule(error), _error_message(error),
                        file=file_name, game=number, line=line)
@@ -358,6 +382,26 @@ def _error_message(error: Exception) -> str:
 
 
 _SAN_IN_MESSAGE = re.compile(r"san: '([^']+)'|illegal san: '([^']+)'|(?:san|move)[^']*'([^']+)'")
+
+
+def _move_token(segment: Segment, san: str, plies_before: int) -> Token | None:
+    """Where the move python-chess could not play is written: the main line's move after
+    ``plies_before`` others when it reads ``san``, else the first move token reading ``san``."""
+    first_line = segment.line + segment.header_text.count("\n") if segment.header_text else segment.line
+    depth, played, first = 0, 0, None
+    for token in tokenize(segment.movetext.splitlines(), first_line):
+        if token.kind == "open-rav":
+            depth += 1
+        elif token.kind == "close-rav":
+            depth -= 1
+        elif token.kind == "move":
+            same = token.text.rstrip("!?+#") == san.rstrip("!?+#")
+            first = first or (token if same else None)
+            if depth == 0:
+                if played == plies_before and same:
+                    return token
+                played += 1
+    return first
 
 
 def _line_of_error(segment: Segment, error: Exception) -> int | None:

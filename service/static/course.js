@@ -40,7 +40,10 @@
       chapter.classList.toggle("locked", !unlocked);
       chapter.classList.toggle("passed", unlocked && passed);
       chapter.querySelector(".lock-note").hidden = unlocked;
-      chapter.querySelector(".status").textContent = unlocked && passed ? "✓" : (unlocked ? "" : "🔒");
+      // A padlock drawn by CSS (.status.padlock), not the emoji: without an emoji font it was an empty box.
+      var status = chapter.querySelector(".status");
+      status.textContent = unlocked && passed ? "✓" : "";
+      status.classList.toggle("padlock", !unlocked);
       var links = chapter.querySelectorAll("a.exercise-link");
       for (var k = 0; k < links.length; k++) {
         if (!unlocked) {

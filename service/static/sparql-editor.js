@@ -29,6 +29,9 @@
     copyEndpointOnNewTab: false,
     persistenceId: null,
     endpointCatalogueOptions: { getData: () => [] },
+    // PREFIX completion from this site's own list (/prefixes.json), not prefix.cc: the CSP
+    // (connect-src 'self') refused that request and logged an error on every load.
+    yasqe: Object.assign({}, Yasgui.Yasqe.defaults, { prefixCcApi: box.dataset.prefixes }),
   });
   const hooked = new WeakSet();
   const pin = (tab) => {
