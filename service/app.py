@@ -60,6 +60,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PLAY_CLIENT_MOVES": (1, "engine replies one client address waits for at once in 'Play on' (429 beyond)"),
     "PLAY_RATE": (60, "engine replies per client address per minute for 'Play on' (429 beyond)"),
     "PLAY_MAX_PLIES": (600, "longest game 'Play on' accepts"),
+    "RESULT_CACHE_BYTES": (64 << 20, "bytes of query answers kept for pages asked again (least recently used go)"),
 }
 DEFAULT_SETTINGS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 
@@ -91,7 +92,8 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.extensions["chesskb.store"] = store or open_store(app.config["STORE"],
                                                           update_endpoint=app.config["UPDATE_ENDPOINT"],
                                                           graph_store=app.config["GRAPH_STORE"])
-    app.extensions["chesskb.results"] = ResultCache()  # answers kept until the store's generation changes
+    # answers kept until the store's generation changes, within RESULT_CACHE_BYTES
+    app.extensions["chesskb.results"] = ResultCache(max_bytes=int(app.config["RESULT_CACHE_BYTES"]))
     app.extensions["chesskb.reader"] = PooledReader()  # what pages query: the pages lane of the executor
     register_error_handlers(app)
     register_language(app)

@@ -20,14 +20,20 @@ from .query_runner import Answer
 MAX_ENTRIES = 512
 #: Answers bigger than this are not kept (a full export-sized result would crowd out many pages).
 MAX_BODY_BYTES = 1 << 20
+#: The bodies kept, in bytes, all entries together (the service's RESULT_CACHE_BYTES). Entries alone
+#: let the cache hold 512 answers of up to 1 MB each: the server grew from 171 to 1,150 MiB over a
+#: long session and kept it (issue 35).
+MAX_TOTAL_BYTES = 64 << 20
 
 
 class ResultCache:
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_TOTAL_BYTES) -> None:
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
         self._entries: OrderedDict[Hashable, Answer] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+        self.bytes = 0  # the bodies kept now
 
     def get_or_run(self, key: Hashable | None, run: Callable[[], Answer]) -> Answer:
         if key is None:
@@ -40,12 +46,15 @@ class ResultCache:
                 return answer
             self.misses += 1
         answer = run()  # outside the lock: other requests go on while this query runs
-        if len(answer.body) <= MAX_BODY_BYTES:
+        if len(answer.body) <= min(MAX_BODY_BYTES, self.max_bytes):
             with self._lock:
+                replaced = self._entries.pop(key, None)
+                self.bytes -= len(replaced.body) if replaced is not None else 0
                 self._entries[key] = answer
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
+                self.bytes += len(answer.body)
+                while len(self._entries) > self.max_entries or self.bytes > self.max_bytes:
+                    _, dropped = self._entries.popitem(last=False)
+                    self.bytes -= len(dropped.body)
         return answer
 
 

@@ -20,7 +20,7 @@ import chess
 import chess.pgn
 
 from chesskb.kb.checks.findings import Finding
-from chesskb.kb.reading.pgn_tokens import TAG_LINE, skipped_tokens
+from chesskb.kb.reading.pgn_tokens import TAG_LINE, skipped_tokens, unescape_tag_value
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
 from chesskb.kb.reading.text import TOO_LARGE, OversizedLine
@@ -189,10 +189,14 @@ def _trim_long_comments(movetext: str) -> tuple[str, int]:
 
 
 class _QuietGameBuilder(chess.pgn.GameBuilder):
-    """python-chess's builder without its logging: errors stay data in ``game.errors``."""
+    """python-chess's builder without its logging (errors stay data in ``game.errors``), reading tag
+    values as PGN escapes them."""
 
     def handle_error(self, error: Exception) -> None:
         self.game.errors.append(error)
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, unescape_tag_value(tagvalue))  # ``\"`` is ``"`` (python-chess keeps it)
 
 
 def parse_segment(segment: Segment, file_name: str, games_before: int, *,
