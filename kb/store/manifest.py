@@ -20,9 +20,12 @@ refused unless ``CHESSKB_TRUST_UNLISTED_GENERATION`` is set, which lists its fil
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from chesskb.kb.store.base import StoreDamaged
@@ -107,6 +110,26 @@ def verify_generation(generation: Path) -> None:
     entries = read_manifest(generation)
     if entries is None:
         entries = _trust_unlisted(generation)
+    with _checking(generation):
+        _verify_files(generation, entries)
+
+
+@contextmanager
+def _checking(generation: Path) -> Iterator[None]:
+    """One process at a time reads a generation's files (``flock`` on ``CHESSKB-VERIFIED.lock``): the
+    server's query workers all open a new generation at once, and the others then find the first
+    one's proofs instead of each reading every file. Without write access, no lock: each reads."""
+    try:
+        handle = open(generation.parent / (VERIFIED + ".lock"), "a+b")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield  # closing the file releases the lock
+
+
+def _verify_files(generation: Path, entries: dict[str, dict[str, int]]) -> None:
     proofs = _read_proofs(generation)
     proven: dict[str, list[int]] = {}
     for name, entry in entries.items():
