@@ -106,9 +106,10 @@ def test_damage_with_the_modification_time_put_back_is_caught(pristine: Path, tm
     generation = _copy(pristine, store)
     assert _bounded("--store", str(store), "stats")[0].returncode == 0
     assert (store / VERIFIED).exists()
-    for victim in _tables(generation)[:3]:
+    for victim in _tables(generation)[:3]:  # one at a time, each put back after
         before = victim.stat()
-        data = bytearray(victim.read_bytes())
+        original = victim.read_bytes()
+        data = bytearray(original)
         if damage == "flipped bytes":
             for _ in range(8):
                 data[rng.randrange(len(data))] ^= 1 + rng.randrange(255)
@@ -122,6 +123,9 @@ def test_damage_with_the_modification_time_put_back_is_caught(pristine: Path, tm
         assert result.returncode == 1, result.stderr[-500:]
         assert "the store is damaged" in result.stderr and victim.name in result.stderr, result.stderr
         assert "bad_alloc" not in result.stderr and seconds < 30
+        victim.write_bytes(original)
+        os.utime(victim, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert _bounded("--store", str(store), "stats")[0].returncode == 0  # restored: read again, and right
 
 
 def test_an_unchanged_store_is_proven_without_reading_it_again(pristine: Path, tmp_path: Path) -> None:
@@ -141,6 +145,24 @@ def test_an_unchanged_store_is_proven_without_reading_it_again(pristine: Path, t
     written = (store / VERIFIED).stat().st_mtime_ns
     assert _bounded("--store", str(store), "stats")[0].returncode == 0
     assert (store / VERIFIED).stat().st_mtime_ns == written
+
+
+def test_a_write_records_proofs_of_the_files_it_read(tmp_path: Path) -> None:
+    """The files a write listed by reading them are proven for its generation at once; the ones it
+    linked from the generation before are left for the first opening to read (linking moved their ctime)."""
+    import json
+
+    store = tmp_path / "s"
+    for path in (DATA / "games" / "kasparov-deep-blue-1997.pgn", DATA / "pychess" / "mate_in_2.pgn"):
+        assert run_cli("import", "--jobs", "1", str(path), store=store).exit_code == 0
+        generation = store / os.readlink(store / "CURRENT")
+        record = json.loads((store / VERIFIED).read_text())
+        assert record["generation"] == generation.name and record["files"]
+        for name, proof in record["files"].items():
+            stat = (generation / name).stat()
+            assert proof == [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns], name
+        linked = {p.name for p in generation.iterdir() if p.is_file() and p.stat().st_nlink > 1}
+        assert not linked & set(record["files"])
 
 
 def test_a_generation_without_a_manifest_is_refused_unless_trusted(pristine: Path, tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ from chesskb.kb.store.compaction import Compaction, bulk_copy_compacted
 from chesskb.kb.store.generations import (
     CURRENT, PARTIAL, generation_name, live_generation, record_replaced, remove_leftovers,
 )
-from chesskb.kb.store.manifest import verify_generation, write_manifest
+from chesskb.kb.store.manifest import record_proofs, verify_generation, write_manifest
 
 LOCK = "write.lock"
 #: A write that leaves the generation at least this many times its size before (a first import, a
@@ -257,7 +257,7 @@ class EmbeddedStore:
         """List the finished ``staging`` copy's files in its manifest and make it the live generation
         with one atomic ``rename`` of the ``CURRENT`` link."""
         record_replaced(staging, live)
-        write_manifest(staging, previous=self.path / live if live else None)
+        read = write_manifest(staging, previous=self.path / live if live else None)
         os.rename(staging, self.path / name)
         link = self.path / (CURRENT + ".new")
         link.unlink(missing_ok=True)
@@ -269,6 +269,7 @@ class EmbeddedStore:
         # also the way back. Readers move to the new one at their next request. The one before
         # it is no one's any more.
         remove_leftovers(self.path, name)
+        record_proofs(self.path / name, read)  # after the removals: unlinking moves a shared file's ctime
 
 
 def table_bytes(generation: Path) -> int:

@@ -63,9 +63,10 @@ def read_manifest(generation: Path) -> dict[str, dict[str, int]] | None:
         raise StoreDamaged(f"the store generation {generation} has a damaged manifest ({MANIFEST}: {exc})") from exc
 
 
-def write_manifest(generation: Path, previous: Path | None = None) -> None:
+def write_manifest(generation: Path, previous: Path | None = None) -> dict[str, list[int]]:
     """List every data file of a finished ``generation``; entries of files hard-linked from the
-    ``previous`` generation (same inode, size and mtime) are copied instead of read again."""
+    ``previous`` generation (same inode, size and mtime) are copied instead of read again. Returns
+    the proofs of the files it read (``record_proofs``, once the generation is published)."""
     known: dict[int, dict[str, int]] = {}
     if previous is not None:
         for name, entry in (read_manifest(previous) or {}).items():
@@ -76,13 +77,16 @@ def write_manifest(generation: Path, previous: Path | None = None) -> None:
             if stat.st_size == entry["size"] and stat.st_mtime_ns == entry["mtime_ns"]:
                 known[stat.st_ino] = entry
     files: dict[str, dict[str, int]] = {}
+    read: dict[str, list[int]] = {}
     for path in sorted(generation.iterdir()):
         if not path.is_file() or not _listed(path.name):
             continue
         stat = path.stat()
         entry = known.get(stat.st_ino)
         if entry is None or entry["size"] != stat.st_size:
-            entry = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "crc32": file_crc(path)}
+            crc, stat = _crc_and_stat(path)
+            entry = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "crc32": crc}
+            read[path.name] = _proof(stat)
         files[path.name] = {**entry, "mtime_ns": stat.st_mtime_ns}
     partial = generation / (MANIFEST + ".tmp")
     with open(partial, "w", encoding="utf-8") as handle:
@@ -90,6 +94,16 @@ def write_manifest(generation: Path, previous: Path | None = None) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(partial, generation / MANIFEST)
+    return read
+
+
+def record_proofs(generation: Path, proofs: dict[str, list[int]]) -> None:
+    """Record, for a generation just published, the files its writer read whole while listing them
+    (``write_manifest``): the first opening then reads only the files linked from the generation
+    before (their ctime moved when they were linked)."""
+    if proofs:
+        with _checking(generation):
+            _write_proofs(generation, proofs)
 
 
 #: The named setting (an environment variable) that lets a generation without a manifest be opened:
