@@ -9,10 +9,10 @@ costs one ``stat`` per file: a missing file or a different size is refused at on
 not *proven* unchanged is read and compared by checksum. Size and modification time are no proof (a
 file damaged with its mtime put back drove ``stats`` to ``std::bad_alloc``, issue 35): the proof is
 a record (``CHESSKB-VERIFIED``, beside the generations) of the inode, size, mtime and ctime each file
-had when it was last read and found right; the ctime cannot be set back. So each file is read once
-after it is written or linked, and a command that opens an unchanged store reads nothing. Files
-hard-linked from the previous generation (the RocksDB checkpoint) are not read again at publish
-time: their entries are copied (the next opening reads them: linking moved their ctime).
+had when it was last read and found right; the ctime cannot be set back. A write proves the files
+it reads to list them; files hard-linked from the previous generation (the RocksDB checkpoint) are
+not read at publish time (their entries are copied) and the next opening reads them once (linking
+moved their ctime). A command that opens an unchanged store reads nothing.
 
 A generation without a manifest (written before manifests existed, or its manifest removed) is
 refused unless ``CHESSKB_TRUST_UNLISTED_GENERATION`` is set, which lists its files as they are.
