@@ -32,6 +32,7 @@ from chesskb.kb.mapping.game import MappingContext, record_quads
 from chesskb.kb.mapping.game import MinedPosition
 from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, die_with_parent
 from chesskb.kb.analysis.mining import mine_game
+from chesskb.kb.reading.memory import READER_MEMORY_BYTES, cap_address_space
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.units import WorkUnit, unit_records
 from chesskb.kb.store import layout
@@ -57,6 +58,8 @@ class PipelineSettings:
     #: the UCI engine's path (``kb.analysis.engine``), None for none: the importer's process and each
     #: worker open their own from it, start it on first use and stop it when they end
     engine: str | None = None
+    #: the address space each worker may add after it starts (``kb.reading.memory``); 0 for no cap
+    reader_memory: int = READER_MEMORY_BYTES
 
 
 @dataclass
@@ -142,9 +145,11 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
             themes = assess_themes(item, analysis, settings.user_themes, verifier=verifier, exercise=exercise)
             mined = _mine(item, verifier) if settings.mine and item.puzzle is None else ()
             record = record_quads(item, analysis, ctx, mined, themes)
-        except Exception as exc:  # a detector or mapping bug costs this game only
+        except Exception as exc:  # a detector or mapping bug, or a game too large, costs this game only
+            why = (f"{type(exc).__name__}: {exc}" if not isinstance(exc, MemoryError) else
+                   "it needs more memory than an import worker may take, READER_MEMORY_BYTES")
             result.findings.append(Finding(
-                "error", "analysis-failed", f"analysis failed ({type(exc).__name__}: {exc}); game skipped",
+                "error", "analysis-failed", f"analysis failed ({why}); game skipped",
                 file=item.location.file, game=item.location.game_number, line=item.location.line))
             continue
         quads.extend(record)
@@ -311,6 +316,7 @@ def _init_worker(settings: PipelineSettings, parent: int) -> None:
     importer's process writes what the workers send back) and its own engine, stopped when it leaves."""
     global _WORKER_SETTINGS, _WORKER_VERIFIER
     die_with_parent(parent)
+    cap_address_space(settings.reader_memory)
     _WORKER_SETTINGS = settings
     _MEMO.clear()
     _SENT.clear()

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -254,7 +255,10 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
         if param.type == "integer":
             return Literal(str(int(raw)), datatype=XSD.integer)
         if param.type == "decimal":
-            return Literal(str(float(raw)), datatype=XSD.decimal)
+            number = float(raw)
+            if not math.isfinite(number):
+                raise ValueError(f"{raw!r} is not a finite number")
+            return Literal(str(number), datatype=XSD.decimal)
         if param.type == "boolean":
             return Literal("true" if raw.lower() in ("1", "true", "yes") else "false", datatype=XSD.boolean)
         if param.type == "name":
@@ -278,7 +282,7 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*", raw):
                 raise ValueError(f"{raw!r} is not an absolute IRI")
             return NamedNode(raw)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # OverflowError: a time of 20 digits (datetime's C ints)
         raise QueryError(f"parameter {param.name!r} expects {param.type}: {exc}") from None
     raise QueryError(f"parameter {param.name!r} has unknown type {param.type!r}")
 

@@ -81,6 +81,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PLAY_SEATS": (4, "games played on at once; a learner already playing keeps a seat, a newcomer beyond gets 503"),
     "PLAY_SEAT_IDLE": (120.0, "seconds without a 'Play on' request after which a game's seat is freed"),
     "PLAY_MAX_PLIES": (600, "longest game 'Play on' accepts"),
+    "RESULT_CACHE_BYTES": (64 << 20, "bytes of query answers kept for pages asked again (least recently used go)"),
 }
 DEFAULT_SETTINGS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 
@@ -112,8 +113,9 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     app.extensions["chesskb.store"] = store or open_store(app.config["STORE"],
                                                           update_endpoint=app.config["UPDATE_ENDPOINT"],
                                                           graph_store=app.config["GRAPH_STORE"])
-    # answers kept until the store's generation changes; time-outs for FAILED_QUERY_TTL
-    app.extensions["chesskb.results"] = ResultCache(failed_ttl=float(app.config["FAILED_QUERY_TTL"]))
+    # answers kept until the store's generation changes, within RESULT_CACHE_BYTES; time-outs for FAILED_QUERY_TTL
+    app.extensions["chesskb.results"] = ResultCache(failed_ttl=float(app.config["FAILED_QUERY_TTL"]),
+                                                    max_bytes=int(app.config["RESULT_CACHE_BYTES"]))
     app.extensions["chesskb.reader"] = PooledReader()  # what pages query: the pages lane of the executor
     register_error_handlers(app)
     register_language(app)

@@ -31,11 +31,13 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.checks.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportError_, NothingAppended, append_pgn
+from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
+from chesskb.kb.reading.pgn_tokens import comment_text, escape_tag_value
 from chesskb.kb.store import StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
 
-from . import boards
+from . import boards, executor
 from .backoff import Backoff
 from .errors import ServiceError
 
@@ -43,6 +45,8 @@ bp = Blueprint("authoring", __name__)
 blueprint = bp
 
 _SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: The longest tag value (title, event, site, players): PGN's own bound for a string token.
+MAX_TAG_CHARS = 255
 #: Seconds a save waits for another save of this service to finish before answering 409.
 SAVE_WAIT_SECONDS = 30.0
 #: The file name an authored exercise is appended to its source under (listed among its files).
@@ -54,6 +58,36 @@ def _token() -> str:
     if not token:
         raise ServiceError(404, "authoring is off on this service (no AUTHOR_TOKEN configured)")
     return str(token)
+
+
+def _body() -> dict[str, Any]:
+    """The request's JSON object (none, or not JSON: an empty one, whose parts are then missing);
+    any other JSON value is refused."""
+    data = request.get_json(silent=True)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ServiceError(400, f"send a JSON object, not a JSON {type(data).__name__}")
+    return data
+
+
+def _tag(data: dict[str, Any], key: str, default: str) -> str:
+    """A tag's value from the request, escaped as PGN writes it (``escape_tag_value``), within
+    ``MAX_TAG_CHARS``."""
+    value = str(data.get(key) or default)
+    if len(value) > MAX_TAG_CHARS:
+        raise ServiceError(422, f"{key}: {len(value):,} characters; at most {MAX_TAG_CHARS} (MAX_TAG_CHARS)")
+    return escape_tag_value(value)
+
+
+def _comment(text: Any, where: str) -> str:
+    """A comment as a PGN brace comment carries it (``comment_text``), within what the importer keeps
+    (``MAX_COMMENT_CHARS``): a longer one is refused, never saved cut."""
+    comment = comment_text(str(text or ""))
+    if len(comment) > MAX_COMMENT_CHARS:
+        raise ServiceError(422, f"{where}: {len(comment):,} characters; a comment has at most "
+                                f"{MAX_COMMENT_CHARS:,} (MAX_COMMENT_CHARS)")
+    return comment
 
 
 def _require_token() -> None:
@@ -130,7 +164,7 @@ def _replay(board: chess.Board, moves: list[str]) -> list[str]:
 def check() -> Response:
     """Validate the FEN and the line so far; answer the board after it (SVG) and each move's SAN."""
     _require_token()
-    data = request.get_json(silent=True) or {}
+    data = _body()
     fen = str(data.get("fen", ""))
     errors = validate_fen(fen)
     if errors:
@@ -149,26 +183,31 @@ def exercise_pgn(data: dict[str, Any]) -> tuple[str, chess.pgn.Game]:
     moves = data.get("moves") or []
     if not moves:
         raise ServiceError(422, "play the solution on the board: an exercise needs at least one move")
+    if not isinstance(moves, list):
+        raise ServiceError(422, "moves: a list of moves")
     ucis = [str(m.get("uci", "")) if isinstance(m, dict) else str(m) for m in moves]
-    comments = [str(m.get("comment", "")).strip() if isinstance(m, dict) else "" for m in moves]
+    comments = [_comment(m.get("comment", ""), f"the comment of move {number}") if isinstance(m, dict) else ""
+                for number, m in enumerate(moves, start=1)]
     _replay(board.copy(), ucis)
-    themes = [str(t) for t in data.get("themes", [])]
+    themes = [str(t) for t in data.get("themes") or []]
     unknown = [t for t in themes if t not in THEME_CLASSES]
     if unknown:
         raise ServiceError(422, f"unknown theme(s): {', '.join(unknown)}")
     game = chess.pgn.Game()
-    game.headers["Event"] = str(data.get("event") or "Exercises")
-    game.headers["Site"] = str(data.get("site") or "?")
-    game.headers["White"] = str(data.get("white") or "?")
-    game.headers["Black"] = str(data.get("black") or "?")
+    # python-chess writes tag values as given: they are escaped here (and read back unescaped)
+    game.headers["Event"] = _tag(data, "event", "Exercises")
+    game.headers["Site"] = _tag(data, "site", "?")
+    game.headers["White"] = _tag(data, "white", "?")
+    game.headers["Black"] = _tag(data, "black", "?")
     game.headers["Result"] = "*"
     if data.get("title"):
-        game.headers["Annotator"] = str(data["title"])
+        game.headers["Annotator"] = _tag(data, "title", "")
     game.setup(board)
     if themes:
         game.headers["Themes"] = " ".join(themes)
-    if data.get("intro"):
-        game.comment = str(data["intro"])
+    intro = _comment(data.get("intro"), "the introduction")
+    if intro:
+        game.comment = intro
     node: chess.pgn.GameNode = game
     for uci, comment in zip(ucis, comments, strict=True):
         move = chess.Move.from_uci(uci)
@@ -183,7 +222,7 @@ def exercise_pgn(data: dict[str, Any]) -> tuple[str, chess.pgn.Game]:
 def as_pgn() -> Response:
     """The exercise as PGN (a download), without saving it."""
     _require_token()
-    text, _ = exercise_pgn(request.get_json(silent=True) or {})
+    text, _ = exercise_pgn(_body())
     response = Response(text, mimetype="application/x-chess-pgn")
     response.headers["Content-Disposition"] = 'attachment; filename="exercise.pgn"'
     return response
@@ -193,7 +232,7 @@ def as_pgn() -> Response:
 def save() -> Response:
     """Append the exercise to a source (created if new) in one atomic write (see module doc)."""
     _require_token()
-    data = request.get_json(silent=True) or {}
+    data = _body()
     source = str(data.get("source") or "authored")
     if not _SOURCE_NAME.fullmatch(source):
         raise ServiceError(422, "source name: letters, digits, '-', '_' and '.', up to 64")
@@ -215,20 +254,20 @@ def save() -> Response:
 @bp.route("/author/course", methods=["POST"])
 def save_course() -> Response:
     """Create or replace a course from its description (the course file's text, YAML), so a teacher
-    builds courses in the browser too; the same checks as ``chesskb course import``."""
+    builds courses in the browser too; the same checks and bounds as ``chesskb course import``. Its
+    selections run as the pages' queries do (worker processes, QUERY_TIMEOUT), not in this thread."""
     _require_token()
-    import yaml
+    from chesskb.kb.courses.course_file import (
+        CourseError, course_graph, course_quads, parse_course_text, resolve_course,
+    )
 
-    from chesskb.kb.courses.course_file import CourseError, course_graph, course_quads, resolve_course
-
-    text = (request.get_json(silent=True) or {}).get("course", "")
+    text = _body().get("course", "")
+    store = current_app.extensions["chesskb.store"]
+    reader = executor.reader()
+    reader.location = store.location  # how the course's errors name the knowledge base
     try:
-        data = yaml.safe_load(str(text))
-        if not isinstance(data, dict):
-            raise CourseError("a course is a mapping with id, title and chapters")
-        store = current_app.extensions["chesskb.store"]
-        course = resolve_course(data, store, base_iri=current_app.config["BASE_IRI"])
-    except (CourseError, yaml.YAMLError) as exc:
+        course = resolve_course(parse_course_text(str(text)), reader, base_iri=current_app.config["BASE_IRI"])
+    except CourseError as exc:
         raise ServiceError(422, str(exc)) from None
     base_iri = current_app.config["BASE_IRI"]
     try:

@@ -9,9 +9,11 @@ or imports the learner's progress as a JSON file. Without JavaScript every chapt
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
-from flask import Blueprint, Response, current_app, url_for
+from flask import Blueprint, Response, current_app, request, url_for
 
 from chesskb.kb.mapping.iris import IriMinter
 
@@ -50,7 +52,36 @@ def courses_page() -> Response:
     return render("courses.html", courses_data)
 
 
+#: Course pages (their data, per store generation, language and course) kept in memory: a course
+#: page is read by every learner of the course and costs one query and a few thousand links to build.
+COURSE_PAGES_KEPT = 32
+
+
 def course_data(course_id: str) -> dict[str, Any]:
+    """The course page's data, built once per store generation (``COURSE_PAGES_KEPT`` kept)."""
+    store = current_app.extensions["chesskb.store"]
+    generation = store.generation() if callable(getattr(store, "generation", None)) else None
+    if generation is None:  # a remote store: another client may change it, nothing is kept
+        return _course_data(course_id)
+    key = (generation, course_id, current_lang(), request.script_root)
+    kept: OrderedDict[tuple, dict[str, Any]] = current_app.extensions.setdefault("chesskb.course_pages",
+                                                                                 OrderedDict())
+    with _KEPT_LOCK:
+        if key in kept:
+            kept.move_to_end(key)
+            return kept[key]
+    data = _course_data(course_id)  # a missing course raises: nothing kept
+    with _KEPT_LOCK:
+        kept[key] = data
+        while len(kept) > COURSE_PAGES_KEPT:
+            kept.popitem(last=False)
+    return data
+
+
+_KEPT_LOCK = threading.Lock()
+
+
+def _course_data(course_id: str) -> dict[str, Any]:
     lang = current_lang()
     iri = IriMinter(current_app.config["BASE_IRI"]).course(course_id)
     rows = named("course-page", course=iri)

@@ -30,6 +30,7 @@ def error_json(status: int, message: str, headers: dict[str, str] | None = None)
     response = jsonify({"ok": False, "error": message, "status": status})
     response.status_code = status
     response.headers.update(headers or {})
+    response.vary.add("Accept")  # the same URL answers an HTML error page to a browser
     return response
 
 
@@ -41,6 +42,7 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     response = Response(render_template("error.html", status=status, message=message), status=status,
                         mimetype="text/html")
     response.headers.update(headers or {})
+    response.vary.add("Accept")
     return response
 
 

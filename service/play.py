@@ -318,7 +318,7 @@ def _step(client: str) -> Response:
     learner = chess.Board(body["fen"]).turn
     try:
         wanted = int(body.get("elo") or config["PLAY_ELO"])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: "elo": Infinity (Python's JSON reads it)
         raise ServiceError(400, f"elo must be a number, not {body.get('elo')!r}") from None
     reply: dict[str, Any] | None = None
     used: int | None = None

@@ -25,15 +25,22 @@ from .query_runner import Answer, QueryFailed
 MAX_ENTRIES = 512
 #: Answers bigger than this are not kept (a full export-sized result would crowd out many pages).
 MAX_BODY_BYTES = 1 << 20
+#: The bodies kept, in bytes, all entries together (the service's RESULT_CACHE_BYTES). Entries alone
+#: let the cache hold 512 answers of up to 1 MB each: the server grew from 171 to 1,150 MiB over a
+#: long session and kept it (issue 35).
+MAX_TOTAL_BYTES = 64 << 20
 
 
 class ResultCache:
-    def __init__(self, max_entries: int = MAX_ENTRIES, failed_ttl: float = 0.0) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES, failed_ttl: float = 0.0,
+                 max_bytes: int = MAX_TOTAL_BYTES) -> None:
         self.max_entries = max_entries
         self.failed_ttl = failed_ttl
+        self.max_bytes = max_bytes
         self._entries: OrderedDict[Hashable, Answer | tuple[QueryFailed, float]] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+        self.bytes = 0  # the bodies kept now
 
     def get_or_run(self, key: Hashable | None, run: Callable[[], Answer]) -> Answer:
         if key is None:
@@ -58,16 +65,24 @@ class ResultCache:
             if exc.costly and exc.status == 503 and self.failed_ttl > 0:  # it ran to the time limit
                 self._keep(key, (exc, time.monotonic() + self.failed_ttl))
             raise
-        if len(answer.body) <= MAX_BODY_BYTES:
+        if len(answer.body) <= min(MAX_BODY_BYTES, self.max_bytes):
             self._keep(key, answer)
         return answer
 
     def _keep(self, key: Hashable, entry: Answer | tuple[QueryFailed, float]) -> None:
+        """Keep ``entry`` as the newest, then drop the least recently used beyond ``max_entries`` or
+        ``max_bytes`` (a remembered failure counts no bytes)."""
         with self._lock:
+            self.bytes -= _size(self._entries.pop(key, None))
             self._entries[key] = entry
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+            self.bytes += _size(entry)
+            while len(self._entries) > self.max_entries or self.bytes > self.max_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self.bytes -= _size(dropped)
+
+
+def _size(entry: Answer | tuple[QueryFailed, float] | None) -> int:
+    return len(entry.body) if isinstance(entry, Answer) else 0
 
 
 def cache_key(store: Any, sparql: str, bindings: dict[str, Any] | None, *parts: Hashable) -> Hashable | None:

@@ -182,7 +182,7 @@ def sparql_endpoint() -> Response:
             # the protocol URL, the same in every language (lang=None: url_for adds no language)
             return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint", lang=None),
                                             page=url_for("pages.page"), base_iri=current_app.config["BASE_IRI"]),
-                            mimetype="text/html")
+                            mimetype="text/html", headers={"Vary": "Accept"})  # or the description, by Accept
         return service_description()
     select_type, select_ok = _negotiated(SELECT_FORMATS, SELECT_ALIASES, JSON_RESULTS)
     graph_type, graph_ok = _negotiated(GRAPH_FORMATS, GRAPH_ALIASES, "text/turtle")

@@ -169,7 +169,9 @@ def test_class_pages_and_courses_leave_games_out(store, tmp_path):
     course.write_text(head + "    select: {source: kasparov-deep-blue-1997, limit: 10}\n", encoding="utf-8")
     result = run_cli("course", "import", str(course), store=store["path"])
     assert result.exit_code == 2 and "finds no exercise" in result.output  # a match is no exercise
-    course.write_text(head + "    select: {theme: Position, limit: 500}\n", encoding="utf-8")
+    from chesskb.kb.courses.course_file import COURSE_MAX_EXERCISES
+
+    course.write_text(head + f"    select: {{theme: Position, limit: {COURSE_MAX_EXERCISES}}}\n", encoding="utf-8")
     result = run_cli("course", "import", str(course), store=store["path"])
     assert result.exit_code == 0, result.output
     items = {row["x"] for row in query(store, "SELECT ?x WHERE { ?i cp:exercise ?x }")}

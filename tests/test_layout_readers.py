@@ -26,6 +26,7 @@ import pytest
 from pyoxigraph import BlankNode, DefaultGraph, Quad
 from pyoxigraph import Store as OxStore
 
+from chesskb.kb.courses.course_file import COURSE_MAX_EXERCISES
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store import layout
@@ -220,8 +221,9 @@ def test_find_in_one_source_finds_positions(stores) -> None:
         assert _rows(stores[1].query(sparql)), source
 
 
-@pytest.mark.parametrize("select", [{"source": name, "limit": 500} for name in SOURCES]
-                         + [{"theme": "MateInTwo", "limit": 500}, {"theme": "MateInTwo", "source": "club-bulletin"}])
+@pytest.mark.parametrize("select", [{"source": name, "limit": COURSE_MAX_EXERCISES} for name in SOURCES]
+                         + [{"theme": "MateInTwo", "limit": COURSE_MAX_EXERCISES},
+                            {"theme": "MateInTwo", "source": "club-bulletin"}])
 def test_course_selection_is_the_same(stores, select: dict) -> None:
     from chesskb.kb.courses.course_file import LEVELS, resolve_course
 

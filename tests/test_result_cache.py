@@ -63,3 +63,29 @@ def test_a_query_that_ran_to_the_time_limit_is_remembered_for_a_while() -> None:
         with pytest.raises(QueryFailed):
             cache.get_or_run("busy", busy)
     assert runs.count("busy") == 2
+
+
+def test_the_cache_keeps_at_most_its_bytes_least_recently_used_first(tmp_path: Path) -> None:
+    """Issue 35 (item 5): entries alone let 512 answers of 1 MB stay; RESULT_CACHE_BYTES bounds the
+    bytes kept, and each answer still comes back whole."""
+    from chesskb.service.query_runner import Answer
+    from chesskb.service.result_cache import ResultCache
+
+    cache = ResultCache(max_bytes=10_000)
+    answers = {n: Answer("solutions", "application/json", bytes([n]) * 3_000) for n in range(6)}
+    for n, answer in answers.items():
+        assert cache.get_or_run(n, lambda a=answer: a) is answer
+        assert cache.bytes <= 10_000
+    assert cache.bytes == 9_000 and cache.misses == 6
+    assert cache.get_or_run(5, lambda: answers[0]) is answers[5] and cache.hits == 1  # kept: the newest
+    assert cache.get_or_run(0, lambda: answers[0]) is answers[0] and cache.misses == 7  # dropped: the oldest
+    big = Answer("solutions", "application/json", b"x" * 10_001)
+    assert cache.get_or_run("big", lambda: big) is big and cache.bytes <= 10_000  # larger than the bound: not kept
+    assert cache.get_or_run("big", lambda: big) is big and cache.misses == 9
+
+
+def test_the_setting_sizes_the_services_cache(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    assert run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=store).exit_code == 0
+    app = create_app({"STORE": str(store), "QUERY_WORKERS": 0, "RESULT_CACHE_BYTES": 1234})
+    assert app.extensions["chesskb.results"].max_bytes == 1234

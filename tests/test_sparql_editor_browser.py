@@ -116,3 +116,29 @@ def test_an_individual_in_the_results_opens_its_page_here(browser, base):
     assert page.url.startswith(base + "/page?iri=") and urlsplit(page.url).query == "iri=" + quote(iri, safe="")
     assert page.locator("h1").count() == 1  # the position's own page, served here
     context.close()
+
+
+def test_result_links_carry_no_handlers_and_no_script_links(browser, base):
+    """Issue 35 (item 10): YASR wrote an IRI into ``href='…'`` as it was, so an IRI holding a quote
+    added an ``onmouseover`` attribute and ``javascript:`` IRIs became links (only the CSP stopped
+    them). Both come back as text now; an http IRI is still a link."""
+    page = browser.new_page()
+    query = ("SELECT ?x WHERE { VALUES ?x { <javascript:document.title='pwned'> "
+             "<http://example.org/a'onmouseover='document.title=1'> <http://example.org/plain> } }")
+    page.goto(f"{base}/sparql#query={quote(query)}")
+    page.wait_for_selector(".yasqe .CodeMirror")
+    page.click(".yasqe_queryButton")
+    page.wait_for_selector(".yasr table td a.iri")
+    table = page.inner_text(".yasr table")
+    assert "javascript:document.title='pwned'" in table and "a'onmouseover='document.title=1'" in table
+    found = page.evaluate("""() => ({
+        handlers: [...document.querySelectorAll('.yasr *')].filter(e => [...e.attributes].some(
+            a => a.name.startsWith('on'))).length,
+        scripts: document.querySelectorAll('.yasr a[href^="javascript:" i]').length,
+        links: [...document.querySelectorAll('.yasr a.iri')].map(a => a.getAttribute('href')),
+    })""")
+    assert found["handlers"] == 0 and found["scripts"] == 0
+    assert found["links"] == ["http://example.org/a'onmouseover='document.title=1'", "http://example.org/plain"]
+    page.hover(".yasr a.iri")
+    assert page.title() != "pwned" and page.title() != "1"
+    page.close()

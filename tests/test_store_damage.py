@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from chesskb.kb.store.manifest import MANIFEST
+from chesskb.kb.store.manifest import MANIFEST, TRUST_UNLISTED, VERIFIED
 from tests.conftest import DATA, ROOT, run_cli
 from tests.test_hostile_input import good_games
 
@@ -94,6 +94,90 @@ def test_a_damaged_store_is_refused_fast_with_a_clear_error(pristine: Path, tmp_
         result, _ = _bounded("--store", str(tmp_path / f"s{table}"), "import", str(DATA / "pychess" / "mate_in_2.pgn"))
         assert result.returncode == 1 and "the store is damaged" in result.stderr, result.stderr[-500:]
         assert os.readlink(tmp_path / f"s{table}" / "CURRENT") == generation.name
+
+
+@pytest.mark.parametrize("damage", ["flipped bytes", "garbage run"])
+def test_damage_with_the_modification_time_put_back_is_caught(pristine: Path, tmp_path: Path, damage: str) -> None:
+    """Issue 35 (item 5): size and mtime are no proof; the file was read by RocksDB and ``stats``
+    ended in ``std::bad_alloc``. The store is opened once first, so its files are proven (the
+    ``CHESSKB-VERIFIED`` record) before the damage: the record must not hide it."""
+    rng = random.Random(damage)
+    store = tmp_path / "s"
+    generation = _copy(pristine, store)
+    assert _bounded("--store", str(store), "stats")[0].returncode == 0
+    assert (store / VERIFIED).exists()
+    for victim in _tables(generation)[:3]:  # one at a time, each put back after
+        before = victim.stat()
+        original = victim.read_bytes()
+        data = bytearray(original)
+        if damage == "flipped bytes":
+            for _ in range(8):
+                data[rng.randrange(len(data))] ^= 1 + rng.randrange(255)
+        else:
+            start = rng.randrange(len(data) - 64)
+            data[start:start + 64] = b"\xff" * 64
+        victim.write_bytes(bytes(data))
+        os.utime(victim, ns=(before.st_atime_ns, before.st_mtime_ns))  # the time put back
+        assert victim.stat().st_mtime_ns == before.st_mtime_ns and victim.stat().st_size == before.st_size
+        result, seconds = _bounded("--store", str(store), "stats")
+        assert result.returncode == 1, result.stderr[-500:]
+        assert "the store is damaged" in result.stderr and victim.name in result.stderr, result.stderr
+        assert "bad_alloc" not in result.stderr and seconds < 30
+        victim.write_bytes(original)
+        os.utime(victim, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert _bounded("--store", str(store), "stats")[0].returncode == 0  # restored: read again, and right
+
+
+def test_an_unchanged_store_is_proven_without_reading_it_again(pristine: Path, tmp_path: Path) -> None:
+    """After one opening every listed file has a proof matching its ``stat``; a second opening
+    keeps the record as it is (nothing read, nothing rewritten)."""
+    import json
+
+    store = tmp_path / "s"
+    generation = _copy(pristine, store)
+    assert _bounded("--store", str(store), "stats")[0].returncode == 0
+    record = json.loads((store / VERIFIED).read_text())
+    listed = json.loads((generation / MANIFEST).read_text())["files"]
+    assert record["generation"] == generation.name and set(record["files"]) == set(listed)
+    for name, proof in record["files"].items():
+        stat = (generation / name).stat()
+        assert proof == [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+    written = (store / VERIFIED).stat().st_mtime_ns
+    assert _bounded("--store", str(store), "stats")[0].returncode == 0
+    assert (store / VERIFIED).stat().st_mtime_ns == written
+
+
+def test_a_write_records_proofs_of_the_files_it_read(tmp_path: Path) -> None:
+    """The files a write listed by reading them are proven for its generation at once; the ones it
+    linked from the generation before are left for the first opening to read (linking moved their ctime)."""
+    import json
+
+    store = tmp_path / "s"
+    for path in (DATA / "games" / "kasparov-deep-blue-1997.pgn", DATA / "pychess" / "mate_in_2.pgn"):
+        assert run_cli("import", "--jobs", "1", str(path), store=store).exit_code == 0
+        generation = store / os.readlink(store / "CURRENT")
+        record = json.loads((store / VERIFIED).read_text())
+        assert record["generation"] == generation.name and record["files"]
+        for name, proof in record["files"].items():
+            stat = (generation / name).stat()
+            assert proof == [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns], name
+        linked = {p.name for p in generation.iterdir() if p.is_file() and p.stat().st_nlink > 1}
+        assert not linked & set(record["files"])
+
+
+def test_a_generation_without_a_manifest_is_refused_unless_trusted(pristine: Path, tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    generation = _copy(pristine, store)
+    (generation / MANIFEST).unlink()
+    result, _ = _bounded("--store", str(store), "stats")
+    assert result.returncode == 1 and "has no manifest" in result.stderr and TRUST_UNLISTED in result.stderr
+    assert not (generation / MANIFEST).exists()
+    env = {**os.environ, TRUST_UNLISTED: "1"}
+    trusted = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "stats"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120, env=env)
+    assert trusted.returncode == 0, trusted.stderr
+    assert (generation / MANIFEST).exists()  # listed as it is: checked from now on, the setting no longer needed
+    assert _bounded("--store", str(store), "stats")[0].returncode == 0
 
 
 def test_an_undamaged_copy_opens(pristine: Path, tmp_path: Path) -> None:

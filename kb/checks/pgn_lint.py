@@ -32,7 +32,7 @@ import chess
 from chesskb.kb.checks.findings import Finding, Level
 from chesskb.kb.reading.move_errors import illegal_move_message
 from chesskb.kb.reading.notation import GUESS_ORDER, PIECE_LETTERS, english_candidates, san_to_english
-from chesskb.kb.reading.text import looks_binary, open_text
+from chesskb.kb.reading.text import TOO_LARGE, looks_binary, open_text
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.reading.pgn_tokens import Token, tag_name_value, tokenize
 
@@ -438,6 +438,8 @@ def lint_file(path: str | Path, display_name: str | None = None, lang: str | Non
     try:
         with open_text(path) as handle:
             linter.run(handle)
+            linter.findings.extend(Finding("error", TOO_LARGE, marker.message(), file=name, line=marker.line)
+                                   for marker in getattr(handle, "oversized", ()))
     except (OSError, EOFError, ValueError) as exc:  # truncated gzip, corrupt zstd frame, vanished file
         linter.findings.append(Finding("error", "file-unreadable", f"reading stopped: {exc}", file=name,
                                        game=linter.games or None))

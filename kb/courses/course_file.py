@@ -49,6 +49,14 @@ PHASES = ("PositionBegin", "PositionMiddle", "PositionEnd")
 DEFAULT_LIMIT = 10
 DEFAULT_PASS_PERCENT = 80
 _COURSE_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+#: Bounds on what one course may be (named settings). A course file is small, but YAML aliases let a
+#: 2 KB file name 500 chapters (each resolved by a query, each listed on the public page: 54 s and
+#: 1.3 GB in the request thread, issue 35). A course with more chapters or exercises is refused with
+#: the bound's name; the shipped courses have 5 chapters of at most 19.
+COURSE_MAX_CHAPTERS = 50
+COURSE_MAX_EXERCISES = 100  # per chapter: a selection's limit, or a hand-picked list
+#: Aliases (``*name``) a course file may use: a few to repeat a chapter's settings, never a tree of them.
+COURSE_YAML_ALIASES = 20
 
 
 class CourseError(ValueError):
@@ -85,16 +93,45 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with at most ``COURSE_YAML_ALIASES`` aliases: refused while the text is
+    read, before anything is built from it."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > COURSE_YAML_ALIASES:
+                mark = self.peek_event().start_mark
+                raise CourseError(f"line {mark.line + 1}: more than {COURSE_YAML_ALIASES} aliases (*name) in one "
+                                  "course (COURSE_YAML_ALIASES); write the chapters out")
+        return super().compose_node(parent, index)
+
+
+def parse_course_text(text: str, where: str = "the course") -> dict[str, Any]:
+    """A course description (YAML) as data, read with ``_BoundedLoader``; ``CourseError`` when it
+    is not YAML, not a mapping, or uses too many aliases."""
+    loader = _BoundedLoader(text)
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        raise CourseError(f"{where}: not valid YAML ({exc})") from exc
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        raise CourseError(f"{where}: a course file is a mapping with id, title and chapters")
+    return data
+
+
 def load_course_file(path: str | Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CourseError(f"{path}: cannot read the file ({exc})") from exc
-    except yaml.YAMLError as exc:
-        raise CourseError(f"{path}: not valid YAML ({exc})") from exc
-    if not isinstance(data, dict):
-        raise CourseError(f"{path}: a course file is a mapping with id, title and chapters")
-    return data
+    return parse_course_text(text, str(path))
 
 
 def resolve_course(data: dict[str, Any], store: Store, *, base_iri: str | None = None) -> Course:
@@ -108,6 +145,9 @@ def resolve_course(data: dict[str, Any], store: Store, *, base_iri: str | None =
     chapters_data = data.get("chapters")
     if not isinstance(chapters_data, list) or not chapters_data:
         raise CourseError("chapters: a list of at least one chapter")
+    if len(chapters_data) > COURSE_MAX_CHAPTERS:
+        raise CourseError(f"chapters: {len(chapters_data):,}; a course has at most {COURSE_MAX_CHAPTERS} "
+                          "(COURSE_MAX_CHAPTERS)")
     minter = IriMinter(base_iri)
     chapters = []
     for number, item in enumerate(chapters_data, start=1):
@@ -141,7 +181,11 @@ def _percent(value: Any, where: str) -> int:
 
 def _hand_picked(values: Any, store: Store, minter: IriMinter, where: str) -> list[str]:
     iris = []
-    for value in _as_list(values):
+    values = _as_list(values)
+    if len(values) > COURSE_MAX_EXERCISES:
+        raise CourseError(f"{where} exercises: {len(values):,}; a chapter has at most {COURSE_MAX_EXERCISES} "
+                          "(COURSE_MAX_EXERCISES)")
+    for value in values:
         text = str(value)
         iri = text if text.startswith(("http://", "https://")) else minter.lichess_position(text).value
         if not _ask(store, iri):
@@ -192,6 +236,9 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
     limit = select.get("limit", DEFAULT_LIMIT)
     if not isinstance(limit, int) or limit < 1:
         raise CourseError(f"{where} select limit: a whole number ≥ 1")
+    if limit > COURSE_MAX_EXERCISES:
+        raise CourseError(f"{where} select limit: {limit:,}; a chapter has at most {COURSE_MAX_EXERCISES} "
+                          "(COURSE_MAX_EXERCISES)")
     described.append(f"limit={limit}")
     rows = run(store, "course-selection", {**params, "limit": str(limit)})
     return [row["position"].value for row in rows], "; ".join(described)

@@ -27,6 +27,7 @@ from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
 from chesskb.kb.store.executor import run
 from chesskb.kb.store.source_statements import graphs_of
+from chesskb.kb.reading.pgn_tokens import escape_tag_value, unescape_tag_value
 from chesskb.kb.reading.tags import TAG_TABLE
 from chesskb.kb.vocab import PER_GAME_PLAYER_TAGS, per_game_property
 
@@ -55,10 +56,6 @@ def _pgn_date(value: str) -> str:
     if not all(part.isdigit() for part in parts) or len(parts) > 3:
         return value
     return ".".join(parts + ["??"] * (3 - len(parts)))
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def exercises(store: Store, graph: NamedNode) -> Iterator[dict[str, str | None]]:
@@ -108,12 +105,13 @@ def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -
     for written in as_written:
         match = _TAG_PAIR.match(written)
         if match:
-            tags[match.group(1)] = match.group(2)
+            tags[match.group(1)] = unescape_tag_value(match.group(2))  # as written: escaped once, below
     if "Date" in tags:
         tags["Date"] = _pgn_date(tags["Date"])
     fen = exercise["fen"] or chess.STARTING_FEN
-    header = [f'[{tag} "{_escape(tags.get(tag, "?"))}"]' for tag in SEVEN_TAG_ROSTER]
-    header += [f'[{tag} "{_escape(value)}"]' for tag, value in sorted(tags.items()) if tag not in SEVEN_TAG_ROSTER]
+    header = [f'[{tag} "{escape_tag_value(tags.get(tag, "?"))}"]' for tag in SEVEN_TAG_ROSTER]
+    header += [f'[{tag} "{escape_tag_value(value)}"]' for tag, value in sorted(tags.items())
+               if tag not in SEVEN_TAG_ROSTER]
     verbatim_fen = next((t for t in extra if t.startswith("[FEN ")), None)
     extra = [t for t in extra if not t.startswith("[FEN ")]
     header += extra

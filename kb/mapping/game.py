@@ -19,6 +19,7 @@ from chesskb.kb.merge.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, name_key
+from chesskb.kb.reading.pgn_tokens import escape_tag_value
 from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
@@ -204,14 +205,14 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
         out.value(match, "annotatorKey", name_key(annotator))
     out.value(match, "fullMoveCount", _full_moves(record))
     for tag, raw in tags.extra:
-        out.value(match, "pgnTag", f'[{tag} "{raw}"]')
+        out.value(match, "pgnTag", f'[{tag} "{escape_tag_value(raw)}"]')
     for tag, raw in record.headers.items():  # the event's tags as this record wrote them (for the export)
         spec = TAG_TABLE.get(tag)
         if spec is not None and spec.entity == "event" and not is_unknown(raw):
-            out.add(match, CP.eventTagAsWritten, Literal(f'[{tag} "{raw}"]'))
+            out.add(match, CP.eventTagAsWritten, Literal(f'[{tag} "{escape_tag_value(raw)}"]'))
     fen_tag = record.headers.get("FEN")
     if fen_tag is not None and fen_tag.strip() != record.start_fen:
-        out.value(match, "pgnTag", f'[FEN "{fen_tag}"]')
+        out.value(match, "pgnTag", f'[FEN "{escape_tag_value(fen_tag)}"]')
     for prop, obj in (("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white),
                       ("hasPlayerBlack", black)):
         out.link(match, prop, obj)

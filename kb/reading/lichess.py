@@ -14,6 +14,7 @@ import chess
 
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading.records import GameRecord, LichessPuzzle, SourceLocation
+from chesskb.kb.reading.text import TOO_LARGE, OversizedLine
 
 REQUIRED_COLUMNS = ("PuzzleId", "FEN", "Moves")
 
@@ -34,9 +35,16 @@ def iter_rows(handle, file_name: str) -> Iterator[tuple[dict[str, str], int] | F
                       file=file_name, line=1)
         return
     line = reader.line_num
+    reported = 0
+    skipped: list[OversizedLine] = getattr(handle, "oversized", [])
     for row in reader:
+        for marker in skipped[reported:]:  # a row too long to read: reported in its place
+            yield Finding("error", TOO_LARGE, f"row dropped: {marker.message()}", file=file_name, line=marker.line)
+        reported = len(skipped)
         yield row, line + 1
         line = reader.line_num
+    for marker in skipped[reported:]:
+        yield Finding("error", TOO_LARGE, f"row dropped: {marker.message()}", file=file_name, line=marker.line)
 
 
 def row_to_record(row: dict[str, str], file_name: str, number: int, line: int) -> GameRecord | Finding:

@@ -21,9 +21,10 @@ import chess.pgn
 
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading.move_errors import illegal_move_message
-from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize
+from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize, unescape_tag_value
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
 from chesskb.kb.reading.records import GameRecord, SourceLocation
+from chesskb.kb.reading.text import TOO_LARGE, OversizedLine
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
@@ -47,22 +48,37 @@ class Segment:
     unclosed_comment: bool = False
 
 
-def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
+#: The longest game read, in characters (tags and movetext). A longer one is dropped as it streams
+#: by (its lines are not kept) and reported by its first line; the games around it are read. The
+#: longest annotated games are a few hundred kilobytes.
+MAX_GAME_CHARACTERS = 4 << 20
+
+
+_DROPPED = "dropped\n"  # what a game too large to keep holds in place of its lines (``split_segments``)
+
+
+def split_segments(handle: io.TextIOBase) -> Iterator[Segment | Finding]:
     """Cut a PGN stream into game segments without parsing moves.
 
     A segment ends where the next game's tags begin, or — for games without tags — after a
     result token (``1-0``, ``0-1``, ``1/2-1/2``, ``*``) outside comments and variations, so that
-    a segment is one game and game numbers are known before any parsing.
+    a segment is one game and game numbers are known before any parsing. A game longer than
+    ``MAX_GAME_CHARACTERS``, or with a line longer than ``MAX_LINE_BYTES`` (``OversizedLine``), is
+    a ``Finding`` (``input-too-large``, its line, no game number yet) in its place.
     """
     header: list[str] = []
     moves: list[str] = []
     start_line = 0
     braces = parens = 0  # {…} comments may span lines and hold "[" at a line start
     ended = False
+    size = 0  # characters of the game so far
+    too_large: str | None = None  # why the current game is dropped
 
     previous_blank = False
 
-    def flush(unclosed: bool = False) -> Segment | None:
+    def flush(unclosed: bool = False) -> Segment | Finding | None:
+        if too_large is not None:
+            return Finding("error", TOO_LARGE, f"game dropped: {too_large}", line=start_line)
         if not header and not any(line.strip() for line in moves):
             return None
         text_header = "".join(header)
@@ -70,7 +86,8 @@ def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
         return Segment(text_header + text_moves, text_header, text_moves, start_line, unclosed)
 
     for number, line in enumerate(handle, start=1):
-        stripped = line.lstrip()
+        # an oversized line is text we did not keep: not blank, not a tag (it ends a finished game)
+        stripped = line.lstrip() if not isinstance(line, OversizedLine) else "?"
         # A comment never closed would swallow every later game; a tag pair alone on its line after a
         # blank line is taken as the next game's start instead (the open comment is reported).
         runaway = braces > 0 and previous_blank and TAG_LINE.match(stripped) is not None
@@ -82,11 +99,23 @@ def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
             segment = flush(runaway)
             if segment is not None:
                 yield segment
-            header, moves, ended, parens = [], [], False, 0
+            header, moves, ended, parens, size, too_large = [], [], False, 0, 0, None
+        size += len(line)
+        if too_large is None and (isinstance(line, OversizedLine) or size > MAX_GAME_CHARACTERS):
+            too_large = (line.message() if isinstance(line, OversizedLine) else
+                         f"longer than {MAX_GAME_CHARACTERS:,} characters (MAX_GAME_CHARACTERS)")
+            if not header and not moves:
+                start_line = number
+            # from here on the game keeps no text: one placeholder line where it had some, so that
+            # where it ends is found as before
+            header, moves = [_DROPPED] if header else [], [_DROPPED] if any(m.strip() for m in moves) else []
+        if isinstance(line, OversizedLine):  # its text is gone: in the tags or in the movetext
+            (header if not moves and braces == 0 else moves)[:] = [_DROPPED]
+            continue
         if starts_tags:
             if not header and not moves:
                 start_line = number
-            header.append(line)
+            _keep(header, line, too_large is not None)
             continue
         if stripped.startswith("%"):
             continue  # PGN escape line
@@ -94,11 +123,19 @@ def split_segments(handle: io.TextIOBase) -> Iterator[Segment]:
             continue
         if not header and not moves:
             start_line = number
-        moves.append(line)
+        _keep(moves, line, too_large is not None)
         braces, parens, ended = _scan_movetext_line(line, braces, parens)
     segment = flush()
     if segment is not None:
         yield segment
+
+
+def _keep(lines: list[str], line: str, dropped: bool) -> None:
+    """Append ``line``; for a game being dropped, hold one placeholder line instead (its text is not kept)."""
+    if dropped:
+        lines[:] = [_DROPPED]
+    else:
+        lines.append(line)
 
 
 _RESULT_TOKENS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -153,8 +190,9 @@ def _trim_long_comments(movetext: str) -> tuple[str, int]:
 
 
 class _QuietGameBuilder(chess.pgn.GameBuilder):
-    """python-chess's builder without its logging: errors stay data in ``game.errors``, and the first
-    move it could not play is kept with its position (``failed_move``), to name it as ``validate`` does."""
+    """python-chess's builder without its logging: errors stay data in ``game.errors``, tag values are
+    read as PGN escapes them, and the first move it could not play is kept with its position
+    (``failed_move``), to name it as ``validate`` does."""
 
     failed_move: tuple[str, chess.Board] | None = None
 
@@ -173,6 +211,9 @@ class _QuietGameBuilder(chess.pgn.GameBuilder):
         game = super().result()
         game.failed_move = self.failed_move  # type: ignore[attr-defined]
         return game
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, unescape_tag_value(tagvalue))  # ``\"`` is ``"`` (python-chess keeps it)
 
 
 def parse_segment(segment: Segment, file_name: str, games_before: int, *,

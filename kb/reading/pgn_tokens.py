@@ -201,8 +201,36 @@ def tag_name_value(token: Token) -> tuple[str, str]:
     """Name and unescaped value of a well-formed ``tag`` token."""
     match = TAG_PAIR.match(token.text)
     assert match is not None
-    value = re.sub(r"\\(.)", r"\1", match.group(2))
-    return match.group(1), value
+    return match.group(1), unescape_tag_value(match.group(2))
+
+
+def unescape_tag_value(written: str) -> str:
+    """A tag's value as meant: PGN writes ``"`` as ``\\"`` and ``\\`` as ``\\\\`` inside its string token
+    (python-chess reads the token's text without undoing them)."""
+    return re.sub(r"\\(.)", r"\1", written) if "\\" in written else written
+
+
+#: What a ``}`` in a comment is written as: PGN's brace comments end at the first ``}`` and have no
+#: escape for it (python-chess drops it silently), so U+FF5D FULLWIDTH RIGHT CURLY BRACKET, which
+#: reads the same, stands in for it.
+BRACE_IN_COMMENT = "\uff5d"
+
+
+def comment_text(text: str) -> str:
+    """``text`` as a brace comment can carry it whole through a PGN file and back: ``}`` written as
+    ``BRACE_IN_COMMENT``, line breaks kept but blank lines dropped (a blank line then a tag-like
+    line would start a new game, ``split_segments``), a line starting with ``%`` (an escape line,
+    skipped by readers) indented by a space, other control characters made spaces."""
+    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text.replace("\r\n", "\n")).replace("}", BRACE_IN_COMMENT)
+    lines = [(" " + line if line.startswith("%") else line) for line in text.split("\n") if line.strip()]
+    return "\n".join(lines).strip()
+
+
+def escape_tag_value(value: str) -> str:
+    """``value`` as the inside of a PGN string token: one line (a tag is one line; line breaks and
+    tabs become spaces), ``\\`` and ``"`` escaped. ``unescape_tag_value`` gives it back."""
+    one_line = re.sub(r"[\x00-\x1f\x7f]+", " ", value)
+    return one_line.replace("\\", "\\\\").replace('"', '\\"')
 
 
 # --- What python-chess's reader skips ------------------------------------------------------------

@@ -23,22 +23,98 @@ from chesskb.kb.checks.findings import Finding
 
 _CHUNK = 1 << 20
 _BINARY_SAMPLE = 8192
+#: The longest line read, in bytes. Longer lines are skipped as they stream by (never held whole):
+#: the game (or CSV row) they belong to is reported and left out, the others are read. PGN asks for
+#: lines under 256 characters; exports that put a game's movetext on one line (lichess, with clock
+#: and eval comments) stay far below this.
+MAX_LINE_BYTES = 1 << 20
+#: A compressed file that decompresses to more than this many times its size is a decompression
+#: bomb, not chess: reading stops with an error (the games read before it are kept). PGN and the
+#: puzzle CSV compress 4-10x; the ratio is judged only from ``RATIO_CHECKED_FROM`` bytes on, so a
+#: small file of repeated games is never refused.
+MAX_DECOMPRESSION_RATIO = 100
+RATIO_CHECKED_FROM = 16 << 20
+
+
+#: The rule of the finding that stands in for a game (or CSV row) dropped for its size.
+TOO_LARGE = "input-too-large"
+
+
+class InputTooLarge(ValueError):
+    """A file that would take more memory or time than any chess file needs (named setting in the
+    message)."""
+
+
+class OversizedLine(str):
+    """What ``DecodedLines`` gives for a line longer than ``MAX_LINE_BYTES``: an empty line that
+    says so (``line``: its number), for the reader to drop the game or row it belongs to."""
+
+    line: int
+
+    def __new__(cls, line: int) -> OversizedLine:
+        marker = super().__new__(cls, "\n")
+        marker.line = line
+        return marker
+
+    def message(self) -> str:
+        return f"line {self.line:,} is longer than {MAX_LINE_BYTES:,} bytes (MAX_LINE_BYTES): skipped"
+
+
+class _RatioGuard(io.RawIOBase):
+    """A decompressing stream that stops (``InputTooLarge``) when it has given more than
+    ``MAX_DECOMPRESSION_RATIO`` times the compressed bytes it has read (``raw``'s position)."""
+
+    def __init__(self, decompressed: BinaryIO, raw: BinaryIO) -> None:
+        super().__init__()
+        self._decompressed = decompressed
+        self._raw = raw
+        self._given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        data = self._decompressed.read(len(buffer))
+        size = len(data)
+        buffer[:size] = data
+        self._given += size
+        if self._given >= RATIO_CHECKED_FROM:
+            consumed = max(1, self._raw.tell())
+            if self._given > MAX_DECOMPRESSION_RATIO * consumed:
+                raise InputTooLarge(f"the file decompresses to more than {MAX_DECOMPRESSION_RATIO} times its size "
+                                    f"({self._given:,} bytes from {consumed:,}; MAX_DECOMPRESSION_RATIO): "
+                                    "a decompression bomb, not a chess file")
+        return size
+
+    def close(self) -> None:
+        try:
+            self._decompressed.close()
+        finally:
+            self._raw.close()
+            super().close()
 #: Share of control bytes (other than tab, newlines, form feed) in a file's first bytes above which it
 #: is not text: a stray NUL in a comment is a broken game, a JPEG renamed .pgn is not a PGN file.
 _BINARY_CONTROL_SHARE = 0.05
 
 
 def open_binary(path: str | Path) -> BinaryIO:
-    """The file's bytes, decompressed when the name ends in ``.gz`` or ``.zst``."""
+    """The file's bytes, decompressed when the name ends in ``.gz`` or ``.zst`` (under
+    ``MAX_DECOMPRESSION_RATIO``)."""
     name = str(path).lower()
-    if name.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if name.endswith(".zst"):
-        import zstandard
+    if not name.endswith((".gz", ".zst")):
+        return open(path, "rb")
+    raw = open(path, "rb")
+    try:
+        if name.endswith(".gz"):
+            decompressed: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+        else:
+            import zstandard
 
-        raw = open(path, "rb")
-        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[return-value]
-    return open(path, "rb")
+            decompressed = zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)  # type: ignore[assignment]
+    except BaseException:
+        raw.close()
+        raise
+    return io.BufferedReader(_RatioGuard(decompressed, raw), _CHUNK)  # type: ignore[return-value]
 
 
 def looks_binary(path: str | Path) -> bool:
@@ -113,27 +189,56 @@ class DecodedLines:
         self._lines = self._iterate()
         self.number = 0
         self.notes: list[tuple[int, str, str]] = []  # (line, rule, message)
+        self.oversized: list[OversizedLine] = []  # every line skipped for its length, in order
 
-    def _raw_lines(self) -> Iterator[bytes]:
-        rest = b""
-        while True:
-            chunk = self._binary.read(_CHUNK)
-            if not chunk:
-                break
-            data = rest + chunk
+    def _read(self) -> bytes:
+        try:
+            return self._binary.read(_CHUNK)
+        except InputTooLarge as exc:
+            raise InputTooLarge(f"{exc} (at line {self.number + 1:,})") from None
+
+    def _raw_lines(self) -> Iterator[bytes | None]:
+        """The file's lines as bytes, ``None`` for a line longer than ``MAX_LINE_BYTES``. Linear in
+        the file's size whatever its lines' lengths: a line's pieces are joined once, at its end."""
+        pieces: list[bytes] = []  # the line read so far, when no chunk has ended it yet
+        size = 0
+        skipping = False  # inside a line found too long: its bytes are dropped up to its end
+        while chunk := self._read():
+            if b"\n" not in chunk and b"\r" not in chunk:
+                size += len(chunk)
+                if not skipping:
+                    pieces.append(chunk)
+                    if size > MAX_LINE_BYTES:
+                        skipping, pieces = True, []
+                continue
+            data = b"".join(pieces) + chunk
+            held = b""
             if data.endswith(b"\r"):  # a CRLF may straddle two chunks
-                rest, data = b"\r", data[:-1]
-            else:
-                rest = b""
+                held, data = b"\r", data[:-1]
             lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-            rest = lines.pop() + rest
-            yield from lines
-        if rest:
+            rest = lines.pop() + held
+            for index, line in enumerate(lines):
+                long_line = (skipping and index == 0) or len(line) > MAX_LINE_BYTES
+                yield None if long_line else line
+            skipping = False
+            pieces, size = [rest], len(rest)
+            if size > MAX_LINE_BYTES:
+                skipping, pieces = True, []
+        if skipping:
+            yield None
+        elif rest := b"".join(pieces):
             yield rest.replace(b"\r", b"")
 
     def _iterate(self) -> Iterator[str]:
         first = True
         for raw in self._raw_lines():
+            if raw is None:
+                self.number += 1
+                marker = OversizedLine(self.number)
+                self.oversized.append(marker)
+                yield marker
+                first = False
+                continue
             if first and raw.startswith(codecs.BOM_UTF8):
                 raw = raw[len(codecs.BOM_UTF8):]
             first = False

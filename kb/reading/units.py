@@ -36,7 +36,7 @@ from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading.lichess import iter_rows, row_to_record
 from chesskb.kb.reading.pgn import Segment, parse_segment, split_segments
 from chesskb.kb.reading.records import GameRecord
-from chesskb.kb.reading.text import looks_binary, open_text, repair_findings
+from chesskb.kb.reading.text import TOO_LARGE, looks_binary, open_text, repair_findings
 
 #: Games per work unit: large enough to amortise inter-process overhead, small enough to stream.
 UNIT_SIZE = 64
@@ -102,12 +102,14 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None = None,
         try:
             items = split_segments(handle) if kind == "pgn" else iter_rows(handle, file_name)
             for item in items:
-                if isinstance(item, Finding):  # the file is not what its name says (CSV columns)
+                if isinstance(item, Finding) and item.rule != TOO_LARGE:  # not what its name says (CSV columns)
                     yield WorkUnit(source, file_name, "finding", games, (item,), record_offset)
                     return games
                 # lines repaired before this game's first line belong to the games before it
-                start = item.line if isinstance(item, Segment) else item[1]
+                start = item.line if isinstance(item, (Segment, Finding)) else item[1]
                 batch.extend(repair_findings(handle, file_name, games + in_batch, start))
+                if isinstance(item, Finding):  # a game too large to read: it keeps its number
+                    item = replace(item, file=file_name, game=games + in_batch + 1)
                 batch.append(item)
                 in_batch += 1
                 if in_batch == UNIT_SIZE:
@@ -135,6 +137,8 @@ def unit_records(unit: WorkUnit, lang: str | None = None) -> Iterator[GameRecord
     number = unit.first_game
     for item in unit.items:
         if isinstance(item, Finding):
+            if item.rule == TOO_LARGE:  # it stands for a game
+                number += 1
             yield item
         elif unit.kind == "pgn":
             parsed, _count = parse_segment(item, unit.file_name, number, lang=lang)

@@ -52,9 +52,11 @@ from chesskb.kb.store.base import (
 from chesskb.kb.store import layout
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.compaction import Compaction, bulk_copy_compacted
-from chesskb.kb.store.manifest import verify_generation, write_manifest
+from chesskb.kb.store.generations import (
+    CURRENT, PARTIAL, generation_name, live_generation, record_replaced, remove_leftovers,
+)
+from chesskb.kb.store.manifest import record_proofs, verify_generation, write_manifest
 
-CURRENT = "CURRENT"
 LOCK = "write.lock"
 #: A write that leaves the generation at least this many times its size before (a first import, a
 #: collection as large as the store) ends with a full RocksDB compaction (``Store.optimize``) of the
@@ -93,12 +95,7 @@ class EmbeddedStore:
         return self._live_generation()
 
     def _live_generation(self) -> str | None:
-        try:
-            return os.readlink(self.path / CURRENT)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise StoreError(f"{self.path} is not a chesskb store ({exc})") from exc
+        return live_generation(self.path)
 
     def _reader(self) -> OxStore:
         """The live generation, opened read-only; reopened when a write has swapped it."""
@@ -211,7 +208,6 @@ class EmbeddedStore:
         """Drop the graphs ``remove``, add ``quads``, apply ``derive`` to the result, and publish
         it all as one generation (see module doc)."""
         with self.writing(wait=-1):  # a thread of this process that writes finishes first
-            self._remove_leftovers()
             live = self._live_generation()
             name, staging = self._next_generation(live)
             before = 0
@@ -233,7 +229,6 @@ class EmbeddedStore:
         graphs still repeat every statement (each write re-encodes only the subjects it touches).
         What every source says, and every query's answer, stay the same."""
         with self.writing(wait=-1):
-            self._remove_leftovers()
             live = self._live_generation()
             if live is None:
                 raise StoreError(f"{self.path} holds no knowledge base yet: nothing to compact")
@@ -253,32 +248,28 @@ class EmbeddedStore:
             return done
 
     def _next_generation(self, live: str | None) -> tuple[str, Path]:
-        number = int(live.split("-")[1]) + 1 if live else 1
-        name = f"gen-{number:06d}"
-        return name, self.path / (name + ".partial")
+        """Remove what earlier writes left (``generations.remove_leftovers``) and name the new
+        generation and its staging copy, numbered above every generation the directory holds."""
+        name = generation_name(remove_leftovers(self.path, live) + 1)
+        return name, self.path / (name + PARTIAL)
 
     def _publish(self, staging: Path, name: str, live: str | None) -> None:
         """List the finished ``staging`` copy's files in its manifest and make it the live generation
         with one atomic ``rename`` of the ``CURRENT`` link."""
-        write_manifest(staging, previous=self.path / live if live else None)
+        record_replaced(staging, live)
+        read = write_manifest(staging, previous=self.path / live if live else None)
         os.rename(staging, self.path / name)
         link = self.path / (CURRENT + ".new")
         link.unlink(missing_ok=True)
         os.symlink(name, link)
         os.replace(link, self.path / CURRENT)  # the atomic switch
         _fsync_dir(self.path)
-        # The generation just replaced stays until the next write: a reader may be in the
-        # middle of a query on it (RocksDB opens table files lazily), and removing it now
-        # made that query fail. Readers move to the new one at their next request.
-
-    def _remove_leftovers(self) -> None:
-        """Remove what earlier writes left: killed writes' staging copies, and generations older
-        than the live one (the one replaced last is kept for readers still querying it until now)."""
-        live = self._live_generation()
-        for entry in self.path.iterdir():
-            if entry.name.startswith("gen-") and entry.name != live:
-                shutil.rmtree(entry, ignore_errors=True)
-        (self.path / (CURRENT + ".new")).unlink(missing_ok=True)
+        # The generation just replaced stays: a reader may be in the middle of a query on it
+        # (RocksDB opens table files lazily), and removing it now made that query fail; it is
+        # also the way back. Readers move to the new one at their next request. The one before
+        # it is no one's any more.
+        remove_leftovers(self.path, name)
+        record_proofs(self.path / name, read)  # after the removals: unlinking moves a shared file's ctime
 
 
 def table_bytes(generation: Path) -> int:

@@ -24,6 +24,36 @@
     window.history.replaceState(null, "", url.href);
   }
 
+  // YASR's table writes each IRI into its link as it is (href='…'): an IRI holding a quote (allowed
+  // in SPARQL) became an onmouseover attribute, and javascript:… a link that runs. Its result links are
+  // built here instead: escaped text, and a link only for http(s) IRIs. (The CSP stops inline script
+  // too; this keeps the markup clean without relying on it.)
+  const Table = window.Yasr && window.Yasr.plugins && window.Yasr.plugins.table;
+  if (Table) {
+    const escapeHtml = (text) => String(text).replace(/[&<>"']/g,
+      (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+    Table.prototype.getUriLinkFromBinding = function (binding, prefixes) {
+      const iri = String(binding.value);
+      let shown = iri;
+      let prefixed = false;
+      for (const name of Object.keys(prefixes || {})) {
+        if (iri.indexOf(prefixes[name]) === 0) {
+          shown = name + ":" + iri.substring(prefixes[name].length);
+          prefixed = true;
+          break;
+        }
+      }
+      const text = escapeHtml(shown);
+      const newWindow = this.config && this.config.openIriInNewWindow;
+      const link = /^https?:\/\//i.test(iri)
+        ? '<a class="iri" href="' + escapeHtml(iri) + '"' +
+          (newWindow ? ' target="_blank" rel="noopener noreferrer"' : "") + ">" + text + "</a>"
+        : '<span class="iri">' + text + "</span>";
+      const brackets = !(prefixed || (this.persistentConfig && this.persistentConfig.compact));
+      return (brackets ? "&lt;" : "") + link + (brackets ? "&gt;" : "");
+    };
+  }
+
   const yasgui = new Yasgui(box, {
     requestConfig: { endpoint: endpoint, method: "POST" },
     copyEndpointOnNewTab: false,

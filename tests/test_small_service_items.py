@@ -1,0 +1,134 @@
+"""Issue 35, item 10: the small ones, each against a live ``chesskb serve``.
+
+* Time parameters of 20+ digits made 9 canned-query URLs answer 500 (``OverflowError``); numbers
+  of any size, ``1e400`` and ``nan`` are a 400 with the reason now.
+* ``"elo": Infinity`` (Python's JSON reads it) was a 500 on ``/play``; a JSON array as an authoring
+  body was a 500 on every authoring URL.
+* Error responses and the SPARQL editor vary by ``Accept`` and now say so (``Vary: Accept``).
+* ``/author/pgn`` wrote ``"``, line breaks and ``}`` as they were: tags that end early, a comment
+  that ends early; a 1M-character comment was answered "saved" and cut to 10,000.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
+from chesskb.kb.reading.pgn_tokens import BRACE_IN_COMMENT
+from chesskb.queries import list_queries
+from tests.conftest import DATA, run_cli
+from tests.live_server import http, live_server
+
+TOKEN = "a-long-enough-authoring-token"
+AUTH = {"X-Author-Token": TOKEN, "Content-Type": "application/json"}
+#: A back-rank mate: the smallest exercise the authoring page takes.
+FEN = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    store = tmp_path_factory.mktemp("small-items") / "store"
+    assert run_cli("import", "--jobs", "1", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"),
+                   store=store).exit_code == 0
+    with live_server(store, env={"CHESSKB_AUTHOR_TOKEN": TOKEN}) as url:
+        yield url
+
+
+def _numeric_params() -> list[tuple[str, str, str]]:
+    return [(query.name, param.name, param.type) for query in list_queries() for param in query.params
+            if param.type in ("time", "integer", "decimal", "date")]
+
+
+def test_huge_numbers_in_canned_query_parameters_are_400(base: str) -> None:
+    from urllib.parse import urlencode
+
+    checked = _numeric_params()
+    assert any(kind == "time" for _, _, kind in checked)
+    for name, param, kind in checked:
+        for value in ("9" * 25, "-" + "9" * 25, "9" * 20 + ":00", "1e400", "nan", "inf"):
+            status, headers, body = http("GET", f"{base}/queries/{name}.json?{urlencode({param: value})}")
+            assert status < 500, (name, param, value, status, body[:200])
+            if kind in ("time", "decimal"):
+                assert status == 400, (name, param, value, status, body[:200])
+                assert f"parameter '{param}' expects {kind}" in json.loads(body)["error"]
+
+
+def test_infinite_elo_is_refused(base: str) -> None:
+    for elo in ("Infinity", "-Infinity", "NaN", "1e400"):
+        body = f'{{"fen": "{chess.STARTING_FEN}", "moves": [], "elo": {elo}}}'.encode()
+        status, _, answer = http("POST", f"{base}/play", body=body, headers={"Content-Type": "application/json"})
+        assert status == 400 and "elo must be a number" in json.loads(answer)["error"], (elo, status, answer)
+
+
+@pytest.mark.parametrize("url", ["/author/check", "/author/pgn", "/author/save", "/author/course"])
+def test_an_authoring_body_that_is_not_an_object_is_400(base: str, url: str) -> None:
+    for body in (b"[1, 2]", b'"text"', b"42"):
+        status, headers, answer = http("POST", base + url, body=body, headers=AUTH)
+        assert status == 400 and "send a JSON object" in json.loads(answer)["error"], (body, status, answer)
+        assert "accept" in headers.get("vary", "").lower()
+
+
+def test_errors_and_the_editor_say_they_vary_by_accept(base: str) -> None:
+    for url, accept in (("/no-such-page", "text/html"), ("/no-such-page", "application/json"),
+                        ("/queries/no-such-query", "text/html"), ("/sparql?query=SELEC", "application/json"),
+                        ("/sparql?query=SELEC", "text/html"), ("/sparql", "text/html"), ("/sparql", "text/turtle")):
+        status, headers, _ = http("GET", base + url, headers={"Accept": accept})
+        assert "accept" in headers.get("vary", "").lower(), (url, accept, status, headers)
+
+
+def _exercise(**parts: object) -> bytes:
+    return json.dumps({"fen": FEN, "moves": [{"uci": "a1a8", "comment": parts.pop("comment", "")}], **parts}).encode()
+
+
+def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
+    title = 'The "back rank" \\ lesson\nline two'
+    comment = 'mate } on the "back" rank\n\n[Event "not a game"]\n%not an escape'
+    status, _, answer = http("POST", f"{base}/author/pgn", headers=AUTH,
+                             body=_exercise(title=title, event='Club }"{ night', intro="see {this}", comment=comment))
+    assert status == 200, answer
+    text = answer.decode()
+    assert '[Annotator "The \\"back rank\\" \\\\ lesson line two"]' in text
+    assert '[Event "Club }\\"{ night"]' in text
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert chess.pgn.read_game(io.StringIO(text[text.index("\n\n"):])) is not None  # one game, whole
+    assert game.errors == [] and [m.uci() for m in game.mainline_moves()] == ["a1a8"]
+    said = game.variations[0].comment
+    assert said == f'mate {BRACE_IN_COMMENT} on the "back" rank\n[Event "not a game"]\n %not an escape'
+    assert game.comment == f"see {{this{BRACE_IN_COMMENT}"
+
+
+def test_saved_tags_and_a_brace_in_a_comment_read_back_as_written(base: str, tmp_path: Path) -> None:
+    title = 'Mate "in one" \\ back rank'
+    status, _, answer = http("POST", f"{base}/author/save", headers=AUTH,
+                             body=_exercise(title=title, comment="the rook } the king", source="escapes"))
+    assert status == 200, answer
+    saved = json.loads(answer)
+    query = ("PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#> "
+             'SELECT ?a WHERE { ?m cp:annotator ?a FILTER(CONTAINS(?a, "in one")) }')
+    found = http("GET", f"{base}/sparql?query=" + _quote(query), headers={"Accept": "application/json"})
+    rows = json.loads(found[2])["results"]["bindings"]
+    assert [row["a"]["value"] for row in rows] == [title]  # unescaped: as the teacher wrote it
+    assert saved["pgn"].count(BRACE_IN_COMMENT) == 1
+
+
+def _quote(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text)
+
+
+def test_a_comment_longer_than_the_importer_keeps_is_refused(base: str) -> None:
+    for where, body in (("the comment of move 1", _exercise(comment="x" * 1_000_000, source="long")),
+                        ("the introduction", _exercise(intro="y" * (MAX_COMMENT_CHARS + 1), source="long"))):
+        status, _, answer = http("POST", f"{base}/author/save", headers=AUTH, body=body)
+        message = json.loads(answer)["error"]
+        assert status == 422 and where in message and "MAX_COMMENT_CHARS" in message, (status, message)
+    status, _, answer = http("POST", f"{base}/author/save", headers=AUTH, body=_exercise(title="t" * 256))
+    assert status == 422 and "MAX_TAG_CHARS" in json.loads(answer)["error"]
+    sources = json.loads(http("GET", f"{base}/index.json")[2])["sources"]
+    assert "long" not in {source["name"] for source in sources}  # nothing saved
