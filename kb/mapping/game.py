@@ -18,7 +18,7 @@ from chesskb.kb.analysis.exercises import ThemeAssessment
 from chesskb.kb.merge.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
-from chesskb.kb.reading.names import display_name, name_key
+from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
@@ -296,7 +296,7 @@ def _str(value) -> str | None:
 
 def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
     name = tags.get(colour, "name")  # type: ignore[arg-type]
-    if not name or not name_key(str(name)):
+    if not name or not name_key(str(name)) or not is_person(str(name)):  # "?", "NN": no person
         player = ctx.minter.unknown_player(key, colour)
         out.types(player, ["Player"])
         out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
