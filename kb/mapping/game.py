@@ -21,7 +21,7 @@ from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
-from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
+from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags, round_and_board
 from chesskb.kb.analysis.themes import ancestors, type_position_for
 from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS,
                               SKOS, XSD, per_game_property)
@@ -220,6 +220,9 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     out.add(board, RDFS.label, Literal(f"Board of {match_label}"))
     for value in tags.for_entity("board"):
         out.value(board, value.prop, value.value)
+    board_number = _board_from_round(record.headers, tags)
+    if board_number is not None:
+        out.value(board, "boardNum", board_number)
 
     label = f"{class_label(_label_class(themes.classes))} — {match_label}" if themes.exercise \
         else f"Start position — {match_label}"
@@ -273,6 +276,13 @@ def _round_from_site(tags: MappedTags) -> int | None:
         return None
     match = _SITE_GAME_NUMBER.search(str(site))
     return int(match.group(1)) if match and int(match.group(1)) > 0 else None
+
+
+def _board_from_round(headers: dict[str, str], tags: MappedTags) -> int | None:
+    """The board of a ``Round "r.b"`` tag, when no Board tag gives one (the board number of the ontology)."""
+    if tags.get("board", "boardNum") is not None:
+        return None
+    return round_and_board(headers.get("Round", ""))[1]
 
 
 def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
