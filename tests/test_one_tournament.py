@@ -229,3 +229,24 @@ def test_events_differing_only_in_word_order_stay_two(tmp_path: Path) -> None:
     assert len(events) == 2
     players = select(store, "SELECT ?p WHERE { ?p a cp:Player ; cp:nameKey ?k }")
     assert players == []  # "?" is no person
+
+
+CHESS960 = ('[Event "Engine match"]\n[White "Maverick 1.5"]\n[Black "Stockfish 7"]\n[Result "*"]\n'
+            '[FEN "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1"]\n[SetUp "1"]\n'
+            '[Variant "fischerandom"]\n\n1. d4 d5 2. c3 Nb6 3. e4 dxe4 *\n')
+
+
+def test_a_chess960_start_is_a_game_and_its_fen_is_checked_by_its_rules(tmp_path: Path) -> None:
+    path = tmp_path / "960.pgn"
+    path.write_text(CHESS960, encoding="utf-8")
+    board = chess.pgn.read_game(path.open(encoding="utf-8")).board()
+    assert board.chess960 and board.chess960_pos() is not None and board.status() == chess.STATUS_VALID
+    store = tmp_path / "store"
+    import_files(store, path)
+    [start] = select(store, "SELECT ?p ?label WHERE { ?p cp:plyInGame 0 ; rdfs:label ?label }")
+    assert start["label"].startswith("Start position")
+    types = {r["t"] for r in select(store, f"SELECT ?t WHERE {{ <{start['p']}> a ?t }}")}
+    assert not any(t.endswith(("MateInOne", "Fork", "Exercise")) for t in types)
+    check = run_cli("check", "--format", "json", store=store)
+    assert "castling" not in check.output, check.output
+    assert check.exit_code == 0, check.output
