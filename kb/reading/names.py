@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 #: Names remembered by the functions below: an import asks for the same few players' and events' keys
@@ -57,6 +57,7 @@ _TRANSLITERATIONS = (("shch", "cc"), ("tch", "c"), ("sch", "s"), ("ch", "c"), ("
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 
 
+@lru_cache(maxsize=NAMES_REMEMBERED)
 def transliteration_key(word: str) -> str:
     """One folded word with common transliteration variants made equal (``Polgár`` = ``Polgar``,
     ``Nepomniachtchi`` = ``Nepomnyashchy``)."""
@@ -96,7 +97,7 @@ class NameReading:
     family: tuple[str, ...]
     given: tuple[str, ...]
 
-    @property
+    @cached_property
     def family_key(self) -> str:
         """The surname as identity compares it: the family name's last word, transliterated (so
         "Vachier-Lagrave" and "Vachier Lagrave", "Hübner" and "Huebner" meet)."""
