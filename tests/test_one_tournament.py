@@ -117,7 +117,10 @@ def test_positions_and_player_games_count_each_game_once(candidates: Path, tmp_p
     assert len(rows) == len({r["position"] for r in rows})
     assert {r["match"] for r in rows} == {r["m"] for r in select(candidates, "SELECT ?m WHERE { ?m a cp:Match }")}
     ding = [h for h in expected_games(tmp_path).values() if "Ding" in h["White"] + h["Black"]]
-    assert len({r["match"] for r in canned(candidates, "player-games", player="Ding")}) == len(ding)
+    games = canned(candidates, "player-games", player="Ding")
+    assert len(games) == len({r["match"] for r in games}) == len(ding)  # one row per game
+    starts = canned(candidates, "positions-of-player", player="Ding")
+    assert len(starts) == len({r["position"] for r in starts}) == len(ding)  # no engine: one start per game
 
 
 def test_names_link_by_the_one_reading(candidates: Path) -> None:
