@@ -86,9 +86,9 @@ def reading_cpu(path: Path) -> float:
     return time.process_time() - start
 
 
-def import_cpu(path: Path, store: Path) -> tuple[float, float]:
+def import_cpu(path: Path, store: Path, code: Path | None = None) -> tuple[float, float]:
     shutil.rmtree(store, ignore_errors=True)
-    env = {**os.environ, "CHESSKB_ENGINE": "none"}
+    env = {**os.environ, "CHESSKB_ENGINE": "none", **({"PYTHONPATH": str(code)} if code else {})}
     before, wall = cpu_of_children(), time.perf_counter()
     subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "1", str(path)],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -111,6 +111,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,10000", help="games per imported file (comma-separated)")
     parser.add_argument("--link-sizes", default="", help="players for compute_links alone (comma-separated)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/chesskb-bench/linking"))
+    parser.add_argument("--code", type=Path, help="import with the chesskb found here (an older checkout, "
+                        "e.g. `git archive REV | tar -x -C DIR`) to compare")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     movetexts = real_movetexts()
@@ -121,7 +123,7 @@ def main() -> None:
         path = args.work / f"games-{size}.pgn"
         write_corpus(size, path, movetexts)
         read = reading_cpu(path)
-        cpu, wall = import_cpu(path, args.work / f"store-{size}")
+        cpu, wall = import_cpu(path, args.work / f"store-{size}", args.code)
         growth = f"{cpu / previous[1] / (size / previous[0]):.2f}" if previous else "-"
         print(f"{size:>8} {2 * size:>8} {read:>10.1f} {cpu:>12.1f} {wall:>7.1f} {cpu / read:>6.2f} "
               f"{1000 * cpu / size:>11.2f} {growth:>7}", flush=True)

@@ -179,6 +179,7 @@ def test_a_swiss_split_over_two_files_with_an_overlapping_round(tmp_path: Path) 
     ("Smyslov V", "smyslov", ("v",)), ("Szabo L", "szabo", ("l",)), ("Ding Liren", "ding", ("liren",)),
     ("Liren Ding", "ding", ("liren",)), ("Huebner R", "huebner", ("r",)), ("V. Smyslov", "smyslov", ("v",)),
     ("Addison, William G.", "addison", ("william", "g")), ("Mikhail Tal", "tal", ("mikhail",)),
+    ("Wang Hao", "wang", ("hao",)), ("Kim Hansen", "hansen", ("kim",)), ("Li Chao b", "li", ("chao", "b")),
 ])
 def test_one_reading_of_a_written_name(written: str, family: str, given: tuple[str, ...]) -> None:
     reading = read_name(written)

@@ -71,16 +71,19 @@ def transliteration_key(word: str) -> str:
 UNKNOWN_NAMES = frozenset({"", "?", "??", "???", "nn", "n n", "unknown", "anonymous", "anon", "player", "white",
                            "black", "x", "xx", "nobody", "none"})
 
-#: Family names that East Asian sources write first ("Ding Liren", "Hou Yifan", "Kim Yoon"): read as the
-#: surname when they open a name of two or three words without a comma and the last word is not one of
-#: them too ("Wang Hao" is Wang; "Hao Wang" stays ambiguous and is read the Western way).
+#: Family names that Chinese, Korean and Vietnamese names put first, as FIDE and TWIC write them ("Ding
+#: Liren", "Wang Hao", "Le Quang Liem"): read as the surname when they open a name of two or three words
+#: without a comma. Words that are also common Western given names ("Kim", "Lee", "Yan") are left out: a
+#: "Kim Hansen" is read the Western way. A name written the other way round ("Hao Wang") is then read
+#: with the wrong family name, and its games stay apart from the other spelling's: a missed merge, never
+#: a false one.
 FAMILY_NAME_FIRST = frozenset("""
     bai bu cai cao chen cheng cui dai deng ding dong du fan fang feng fu gao gong gu guo han hao he hou hu
-    huang ji jia jiang jin ju kong lai lei li liang liao lin liu lu luo lv ma mao meng ni ni pan peng qian qin
-    qiu ren shen shi song su sun tan tang tian wan wang wei wen wu xia xiang xiao xie xiong xu xue yan yang
+    huang ji jia jiang jin ju kong lai lei li liang liao lin liu lu luo lv ma mao meng ni pan peng qian qin
+    qiu ren shen shi song su sun tan tang tian wan wang wei wen wu xia xiang xiao xie xiong xu xue yang
     yao ye yi yin yu yuan zeng zhai zhang zhao zheng zhong zhou zhu zhuang zou
-    kim lee park choi jung kang cho yoon jang lim han oh seo shin kwon hwang ahn song hong
-    nguyen tran le pham hoang phan vu vo dang bui do ngo duong ly
+    park choi jung kang cho yoon jang lim han oh seo shin kwon hwang ahn song hong
+    nguyen tran le pham hoang phan vu vo dang bui ngo duong ly
     """.split())
 
 _INITIALS = re.compile(r"^(?:[A-Z]\.?){1,3}$")
@@ -114,7 +117,7 @@ def read_name(name: str) -> NameReading | None:
 
     * "Last, First" (with or without the space): the words before the comma are the family name;
     * no comma, initials at one end ("Smyslov V", "Szabo L", "V. Smyslov"): the other words are the family name;
-    * no comma, a known East Asian family name first ("Ding Liren"): that word is the family name;
+    * no comma, a known East Asian family name first ("Ding Liren", "Wang Hao"): that word is the family name;
     * otherwise "First Last": the last word is the family name.
     Remarks in parentheses ("Deep Blue (Computer)", "Ding Liren (CHN)") are left out."""
     text = " ".join(_PARENTHESES.sub(" ", name).split())
@@ -137,7 +140,7 @@ def read_name(name: str) -> NameReading | None:
         rest = written[len(initials):]
         if len(initials) + len(rest) == len(written) and not any(_INITIALS.match(w) for w in rest):
             return NameReading(tuple(_folded_words(" ".join(rest))), tuple(_folded_words(" ".join(initials))))
-    if 2 <= len(words) <= 3 and words[0] in FAMILY_NAME_FIRST and words[-1] not in FAMILY_NAME_FIRST:
+    if 2 <= len(words) <= 3 and words[0] in FAMILY_NAME_FIRST:
         return NameReading((words[0],), tuple(words[1:]))
     return NameReading((words[-1],), tuple(words[:-1]))
 
