@@ -254,3 +254,21 @@ def test_a_chess960_start_is_a_game_and_its_fen_is_checked_by_its_rules(tmp_path
     check = run_cli("check", "--format", "json", store=store)
     assert "castling" not in check.output, check.output
     assert check.exit_code == 0, check.output
+
+
+def test_linking_blocks_never_hide_a_fit() -> None:
+    """Linking compares only within blocks (issue 36: no all pairs); every two readings that fit must share
+    one, whatever the spelling (initials, prefixes, transliterations that change the first letter)."""
+    from chesskb.kb.merge.linking import _block_keys, fits
+
+    names = ["Tal, Khalil", "Tal, K.", "Tal, H", "Nakamura, Hikaru", "Nakamura,Hi", "Philipp Meier", "Meier, Filip",
+             "Meier, P", "Meier, F", "Duda, Jan-Krzysztof", "Duda,J", "Duda,JK", "Duda, Ian", "Duda, Yan",
+             "Nepomniachtchi, Ian", "Ian Nepomnyashchy", "Nepomniachtchi,I", "Wladimir Kramnik", "Kramnik, V",
+             "Kramnik, Vladimir", "Tsvetan Zlatev", "Zlatev, Zvetan", "Zlatev, T", "Chris Ward", "Ward, Kris",
+             "Ward, C", "Hübner, Robert", "Huebner R", "Addison W", "Addison, William G.", "Ding Liren", "Ding, L"]
+    readings = [reading for name in names if (reading := read_name(name)) is not None]
+    assert len(readings) == len(names)
+    fitting = [(a, b) for a in readings for b in readings if a is not b and fits(a, b)]
+    assert len(fitting) > 20
+    for short, full in fitting:
+        assert _block_keys(short) & _block_keys(full), (short, full)

@@ -121,11 +121,15 @@ def fits(short: NameReading, full: NameReading) -> bool:
     return True
 
 
-def _block_keys(reading: NameReading) -> tuple[str, str]:
-    """The blocking key of a reading: family key and the transliterated first letter of the first given
-    name. Two readings that ``fits`` joins always share it, so linking compares only within a block."""
-    first = transliteration_key(reading.given[0])[:1] if reading.given else ""
-    return reading.family_key, first
+def _block_keys(reading: NameReading) -> set[tuple[str, str]]:
+    """The blocks of a reading: its family key with the first letter of its first given name, as written
+    and as transliterated ("Jan" is in "j" and "i", "Khalil" in "k" and "h"). Two readings that ``fits``
+    joins share a block (a given name fits as written, then the letters are equal, or transliterated,
+    then the transliterated letters are), so linking compares only within blocks."""
+    if not reading.given:
+        return {(reading.family_key, "")}
+    first = reading.given[0]
+    return {(reading.family_key, first[:1]), (reading.family_key, transliteration_key(first)[:1])}
 
 
 def _fide_conflict(one: PlayerNames, other: PlayerNames) -> bool:
@@ -148,7 +152,8 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
     families: dict[str, dict[str, PlayerNames]] = defaultdict(dict)
     for player in players:
         for reading in readings[player.iri]:
-            blocks[_block_keys(reading)][player.iri] = player
+            for block in _block_keys(reading):
+                blocks[block][player.iri] = player
             if reading.given:
                 families[reading.family_key][player.iri] = player
     decisions: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
@@ -167,7 +172,7 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
                 for other in sorted(namesakes, key=lambda o: o.iri)[:MAX_SURNAME_CANDIDATES]:
                     decide(player, other, "candidate", f"surname only: {_shown(player)!r} may be {_shown(other)!r}")
                 continue
-            pool = blocks[_block_keys(reading)]
+            pool = {iri: other for block in _block_keys(reading) for iri, other in blocks[block].items()}
             fuller = [o for o in pool.values() if o.iri != player.iri and not _fide_conflict(player, o)
                       and any(fits(reading, s) for s in readings[o.iri])]
             if not fuller:
