@@ -272,3 +272,17 @@ def test_linking_blocks_never_hide_a_fit() -> None:
     assert len(fitting) > 20
     for short, full in fitting:
         assert _block_keys(short) & _block_keys(full), (short, full)
+
+
+def test_the_event_page_groups_boards_by_round(candidates: Path) -> None:
+    from chesskb.service.app import create_app
+
+    client = create_app({"STORE": str(candidates)}, store=open_store(str(candidates))).test_client()
+    [event] = select(candidates, 'SELECT ?e WHERE { ?e cp:eventName "FIDE Candidates 2022" }')
+    page = client.get("/page.json", query_string={"iri": event["e"]}).get_json()
+    per_round: dict[str, int] = defaultdict(int)
+    for headers, _ in read_headers(TWIC):
+        per_round[headers["Round"].split(".")[0]] += 1
+    assert {r["round"]: len(r["games"]) for r in page["rounds"]} == dict(per_round)
+    cells = canned(candidates, "event-crosstable", event="FIDE Candidates 2022")
+    assert {c["round"] for c in cells} == set(per_round)
