@@ -307,8 +307,9 @@ def _str(value) -> str | None:
 def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
     name = tags.get(colour, "name")  # type: ignore[arg-type]
     if not name or not name_key(str(name)) or not is_person(str(name)):  # "?", "NN": no person
+        # a stand-in the game links to, not typed cp:Player: it is no person, so no count of players
+        # (``chesskb stats``, the class tree) includes it
         player = ctx.minter.unknown_player(key, colour)
-        out.types(player, ["Player"])
         out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
         return player
     fide = tags.get(colour, "fideId")  # type: ignore[arg-type]
