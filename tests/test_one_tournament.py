@@ -222,13 +222,15 @@ def test_fide_ids_decide_when_both_records_have_one() -> None:
     assert compute_links(players) == []
 
 
+#: Two study chapters whose names differ only in word order, without players.
+STUDY = ('[Event "Rook endings: Lucena"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. e4 *\n\n'
+         '[Event "Lucena: Rook endings"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. d4 *\n')
+
+
 def test_events_differing_only_in_word_order_stay_two(tmp_path: Path) -> None:
-    path = tmp_path / "study.pgn"
-    path.write_text('[Event "Rook endings: Lucena"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. e4 *\n\n'
-                    '[Event "Lucena: Rook endings"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. d4 *\n',
-                    encoding="utf-8")
+    (tmp_path / "study.pgn").write_text(STUDY, encoding="utf-8")
     store = tmp_path / "store"
-    import_files(store, path)
+    import_files(store, tmp_path / "study.pgn")
     events = select(store, "SELECT DISTINCT ?e WHERE { ?m cp:hasEvent ?e }")
     assert len(events) == 2
     assert select(store, "SELECT ?p WHERE { ?p a cp:Player }") == []  # "?" is no person
