@@ -224,7 +224,7 @@ def test_name_forms_link_and_a_surname_alone_stays_a_candidate() -> None:
              "f": "Polgar, Sofia", "g": "POLGAR", "h": "Nepomniachtchi, Ian", "i": "Ian Nepomnyashchy",
              "j": "Kasparov, G", "k": "Kasparov, Garry"}
     links = {(link.a, link.b): link.kind for link in compute_links(
-        PlayerNames(iri, {name_key(name)}) for iri, name in names.items())}
+        PlayerNames(iri, {name_key(name)}, {name}) for iri, name in names.items())}
     for pair in (("a", "b"), ("a", "c"), ("b", "c"), ("h", "i"), ("j", "k")):
         assert links[pair] == "sameAs", pair
     assert links[("d", "g")] == links[("e", "g")] == links[("f", "g")] == "candidate"

@@ -120,14 +120,16 @@ def test_remove_source_and_reimport_are_exact(tmp_path: Path) -> None:
 def test_initials_that_fit_several_players_are_only_candidates() -> None:
     from chesskb.kb.merge.linking import PlayerNames, compute_links
 
-    players = [PlayerNames("s", {"polgar s"}), PlayerNames("susan", {"polgar susan"}),
-               PlayerNames("sofia", {"polgar sofia"}), PlayerNames("judit", {"judit polgar"}),
-               PlayerNames("boris", {"boris tal"}), PlayerNames("m", {"m tal"})]
+    players = [PlayerNames("s", {"polgar s"}, {"Polgar, S."}),
+               PlayerNames("susan", {"polgar susan"}, {"Polgar, Susan"}),
+               PlayerNames("sofia", {"polgar sofia"}, {"Sofia Polgar"}),
+               PlayerNames("judit", {"judit polgar"}, {"Polgar, Judit"}),
+               PlayerNames("boris", {"boris tal"}, {"Boris Tal"}), PlayerNames("m", {"m tal"}, {"Tal, M."})]
     links = {(link.a, link.b): link.kind for link in compute_links(players)}
     assert links[("s", "susan")] == links[("s", "sofia")] == "candidate"
     assert ("judit", "s") not in links and ("boris", "m") not in links  # J. and B. are other people
-    fide = [PlayerNames("a", {"wang yue"}, fide_ids={"8603820"}), PlayerNames("b", {"wang yue"}, fide_ids={"1"}),
-            PlayerNames("c", {"wang yue"})]
+    fide = [PlayerNames("a", {"wang yue"}, {"Wang Yue"}, fide_ids={"8603820"}),
+            PlayerNames("b", {"wang yue"}, {"Wang, Yue"}, fide_ids={"1"}), PlayerNames("c", {"wang yue"}, {"Wang Yue"})]
     kinds = {(link.a, link.b): link.kind for link in compute_links(fide)}
     assert kinds == {("a", "c"): "candidate", ("b", "c"): "candidate"}
 

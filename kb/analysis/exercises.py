@@ -57,7 +57,9 @@ def is_game_start(board: chess.Board) -> bool:
     moved = sum(chess.popcount(board.pieces_mask(piece_type, colour) & ~home) for piece_type, colour, home in _HOMES)
     if men >= GAME_START_MIN_MEN and moved <= GAME_START_MAX_MOVED:
         return True
-    return board.turn == chess.WHITE and board.copy(stack=False).chess960_pos() is not None
+    # the castling rights are not asked: a standard board reading a Chess960 FEN ("KQkq" with the rooks
+    # elsewhere) drops them, and the arrangement of the men alone says "a Chess960 start"
+    return board.turn == chess.WHITE and board.copy(stack=False).chess960_pos(ignore_castling=True) is not None
 
 
 def is_exercise(record: GameRecord, user_themes: tuple[str, ...] = ()) -> bool:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
 
 import chess
+import chess.pgn
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
 from chesskb.kb.checks.findings import Finding, shacl_finding
@@ -79,15 +80,26 @@ def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iter
         yield shacl_finding(iri, labels.get(iri, ""), _short(str(path) if path else ""), text)
 
 
-def _python_violations(triples: Iterable[Triple], labels: dict[str, str]) -> Iterator[Finding]:
+def _chess960_positions(triples: Sequence[Triple]) -> set[str]:
+    """The positions of games whose Variant tag names Chess960 (python-chess decides which names do):
+    their FEN is checked by Chess960's castling rules."""
+    matches = {t.subject.value for t in triples if t.predicate.value == CP.variant.value
+               and isinstance(t.object, Literal) and chess.pgn.Headers({"Variant": t.object.value}).is_chess960()}
+    if not matches:
+        return set()
+    return {t.subject.value for t in triples if t.predicate.value == CP.hasMatch.value and t.object.value in matches}
+
+
+def _python_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iterator[Finding]:
     date_properties = {CP.term(name).value for name in PGN_DATE_PROPERTIES}
+    chess960 = _chess960_positions(triples)
     for triple in triples:
         obj, predicate = triple.object, triple.predicate.value
         if not isinstance(obj, Literal):
             continue
         iri = triple.subject.value
         if predicate == CP.fen.value:
-            problem = fen_problem(obj.value)
+            problem = fen_problem(obj.value, chess960=iri in chess960)
             if problem:
                 yield shacl_finding(iri, labels.get(iri, ""), "cp:fen", f"invalid FEN {obj.value!r}: {problem}")
         elif predicate in date_properties:
@@ -96,10 +108,11 @@ def _python_violations(triples: Iterable[Triple], labels: dict[str, str]) -> Ite
                 yield shacl_finding(iri, labels.get(iri, ""), _short(predicate), f"{obj.value!r} {problem}")
 
 
-def fen_problem(fen: str) -> str | None:
-    """Why ``fen`` is not a legal chess position (python-chess decides), or None."""
+def fen_problem(fen: str, chess960: bool = False) -> str | None:
+    """Why ``fen`` is not a legal chess position (python-chess decides, by Chess960's castling rules for
+    a Chess960 game's position), or None."""
     try:
-        board = chess.Board(fen)
+        board = chess.Board(fen, chess960=chess960)
     except ValueError as exc:
         return str(exc)
     status = board.status()

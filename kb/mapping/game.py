@@ -18,11 +18,11 @@ from chesskb.kb.analysis.exercises import ThemeAssessment
 from chesskb.kb.merge.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
-from chesskb.kb.reading.names import display_name, name_key
+from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.reading.pgn_tokens import escape_tag_value
 from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
-from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags
+from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags, round_and_board
 from chesskb.kb.analysis.themes import ancestors, type_position_for
 from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS,
                               SKOS, XSD, per_game_property)
@@ -222,6 +222,9 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     out.add(board, RDFS.label, Literal(f"Board of {match_label}"))
     for value in tags.for_entity("board"):
         out.value(board, value.prop, value.value)
+    board_number = _board_from_round(record.headers, tags)
+    if board_number is not None:
+        out.value(board, "boardNum", board_number)
 
     label = f"{class_label(_label_class(themes.classes))} — {match_label}" if themes.exercise \
         else f"Start position — {match_label}"
@@ -277,6 +280,13 @@ def _round_from_site(tags: MappedTags) -> int | None:
     return int(match.group(1)) if match and int(match.group(1)) > 0 else None
 
 
+def _board_from_round(headers: dict[str, str], tags: MappedTags) -> int | None:
+    """The board of a ``Round "r.b"`` tag, when no Board tag gives one (the board number of the ontology)."""
+    if tags.get("board", "boardNum") is not None:
+        return None
+    return round_and_board(headers.get("Round", ""))[1]
+
+
 def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
     name = tags.get("event", "eventName")
     site = tags.get("event", "site")
@@ -298,9 +308,10 @@ def _str(value) -> str | None:
 
 def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
     name = tags.get(colour, "name")  # type: ignore[arg-type]
-    if not name or not name_key(str(name)):
+    if not name or not name_key(str(name)) or not is_person(str(name)):  # "?", "NN": no person
+        # a stand-in the game links to, not typed cp:Player: it is no person, so no count of players
+        # (``chesskb stats``, the class tree) includes it
         player = ctx.minter.unknown_player(key, colour)
-        out.types(player, ["Player"])
         out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
         return player
     fide = tags.get(colour, "fideId")  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from pyoxigraph import NamedNode
 
-from chesskb.kb.reading.names import name_key, slug
+from chesskb.kb.reading.names import fold, name_key, slug
 
 DEFAULT_BASE_IRI = "https://w3id.org/chesskb/id/"
 #: The last segment of a stand-in for a missing player or event (``unknown_player``/``unknown_event``):
@@ -98,9 +98,11 @@ class IriMinter:
         return self._iri("player", f"unknown-{game_key}-{colour}")
 
     def event(self, name: str, year: int | None) -> NamedNode:
-        """An event by its name (folded, order-free) and year; the Site is a value of the event,
-        not part of its identity (sites differ by game number or spelling within one event)."""
-        key = "|".join((name_key(name), str(year or "")))
+        """An event by its name (folded: case, accents and punctuation ignored, but not the order of the
+        words: two study chapters "Mate in two: Rook" and "Rook: Mate in two" are two events) and year;
+        the Site is a value of the event, not part of its identity (sites differ by game number or
+        spelling within one event)."""
+        key = "|".join((fold(name), str(year or "")))
         return self._iri("event", slug(name) + "-" + digest(key, length=6))
 
     def unknown_event(self, game_key: str) -> NamedNode:

@@ -4,9 +4,12 @@ Two records are one ``cp:Match`` only when the evidence says so (issue 17):
 
 * **Distinctive moves** — at least ``MIN_DISTINCT_PLIES`` plies from the standard start, or at
   least one ply from a set-up position (the position itself is distinctive): the same moves from
-  the same start **and** the same players (surnames, folded and transliterated, so "Tal, Mikhail
-  N.", "Mikhail Tal" and "Tal, M." meet) **and**, where the record gives them, the same year and
-  the same round number. pgn-extract's duplicate rule (same moves, same start) plus the players.
+  the same start **and** the same players (family names as ``kb.reading.names.read_name`` reads
+  them, the reading player linking uses too, folded and transliterated: "Tal, Mikhail N.", "Mikhail
+  Tal", "Tal, M." and "Tal M" meet, and "Ding Liren" meets "Ding, Liren") **and**, where the record
+  gives them, the same year and the same round number (the round part: "1" and "1.2" are round 1).
+  pgn-extract's duplicate rule (same moves, same start) plus the players. The moves are compared as
+  moves, so the piece letters a file used (``--lang de``) do not matter.
 * **Few or no moves** (a short draw, a forfeit, a bare header) — the moves prove nothing, so the
   whole roster must agree as well: event name, complete date as written, round, and both players'
   order-free name keys.

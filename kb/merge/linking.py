@@ -5,11 +5,16 @@ accent-free name key ("Polgár, Judit" = "Judit Polgar"). What is left needs evi
 whole knowledge base, so it is decided here, inside every import and removal (``derive_links``), and written to one
 graph of its own (``graph/_links``) that is recomputed from scratch each time:
 
-* ``owl:sameAs`` where the evidence is strong but the names differ: initials that fit exactly one
-  fuller name ("Tal, M." → "Tal, Mikhail" when there is no other M. Tal), a name without FIDE ID
-  whose key equals that of exactly one FIDE-identified player;
+* ``owl:sameAs`` where the evidence is strong but the names differ: a name that fits exactly one
+  fuller person ("Tal, M." → "Tal, Mikhail" when there is no other M. Tal; "Nakamura,Hi" →
+  "Nakamura, Hikaru"; "Duda,J" → "Duda, Jan-Krzysztof"; "Huebner R" → "Hübner, Robert"), a name
+  without FIDE ID written like exactly one FIDE-identified player;
 * ``cp:candidateSameAs`` where it is weak: a surname alone ("Polgar" → Judit, Susan and Sofia),
   initials that fit several people. Never a merge: three Polgars stay three people.
+
+Names are read by ``kb.reading.names.read_name``, the reading game identity uses too, so a game and
+its players cannot be judged by two different rules. Players are compared within blocks of one
+family name and first initial, never all pairs: linking costs about linear time in the players.
 
 Events get the same treatment (``compute_event_links``): one name and year with the site written
 more or less fully is ``sameAs``; a year known on one side only is a candidate.
@@ -27,7 +32,7 @@ from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_matches
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.reading.names import fold, name_key, transliteration_key
+from chesskb.kb.reading.names import NameReading, fold, read_name, transliteration_key
 from chesskb.kb.store.base import Derive, Replacement, Store
 from chesskb.kb.store.executor import run
 from chesskb.kb.vocab import CP, OWL_IRI
@@ -68,94 +73,134 @@ def players_in(store: Store) -> list[PlayerNames]:
     return sorted(players.values(), key=lambda p: p.iri)
 
 
-def _words(key: str) -> tuple[frozenset[str], list[str]]:
-    """Full words and initials of a name key (``"m tal"`` -> ({"tal"}, ["m"])), each full word in
-    its transliteration key so "Nepomniachtchi" and "Nepomnyashchy" are one word here."""
-    words = key.split()
-    return (frozenset(transliteration_key(w) for w in words if len(w) > 1),
-            sorted(w for w in words if len(w) == 1))
+#: Players a surname written alone ("Polgar") is offered as candidates at most: a common surname in a
+#: large database would otherwise add a candidate link to every namesake.
+MAX_SURNAME_CANDIDATES = 50
 
 
-def _fits(short_key: str, full_key: str) -> bool:
-    """Whether a name can be a shorter writing of a fuller one: its full words all occur in the
-    fuller name (up to transliteration), each of its initials starts a further word (or is a
-    further initial) there, and the fuller name may add middle names or initials ("Tal, M." and
-    "Mikhail Tal" fit "Tal, Mikhail N."). A name never fits itself."""
-    if short_key == full_key:
+def readings_of(player: PlayerNames) -> list[NameReading]:
+    """The name readings of a player: of each label (written in the source's order, ``display_name``),
+    else of each name key (whose words are sorted: single letters read as initials, the last word
+    as the family name, a guess that only a player without labels needs)."""
+    readings = [r for label in sorted(player.labels) if (r := read_name(label)) is not None]
+    if not readings:
+        readings = [r for key in sorted(player.keys) if (r := read_name(" ".join(
+            w.upper() if len(w) == 1 else w.capitalize() for w in key.split()))) is not None]
+    return list(dict.fromkeys(readings))
+
+
+def _given_fits(token: str, word: str) -> bool:
+    """A written given name fits a fuller one: equal up to transliteration, a prefix of it ("Hi" of
+    "Hikaru"), or its initial ("J" of "Jan")."""
+    return word.startswith(token) or (
+        len(token) > 2 and transliteration_key(word).startswith(transliteration_key(token)))
+
+
+def fits(short: NameReading, full: NameReading) -> bool:
+    """Whether ``short`` can be a writing of ``full``: one family name (up to transliteration), and the
+    given names of ``short`` fit the given names of ``full`` in order, the first to the first; ``full``
+    may add middle names or initials. A run of initials fits consecutive given names ("JK" fits
+    "Jan-Krzysztof"). A surname alone fits nothing: it never proves a person."""
+    if not short.given or short.family_key != full.family_key:
         return False
-    short_full, initials = _words(short_key)
-    long_full, long_initials = _words(full_key)
-    if not short_full or not short_full <= long_full:
-        return False
-    rest = sorted(long_full - short_full) + list(long_initials)
-    for initial in initials:
-        match = next((word for word in rest if word.startswith(initial)), None)
-        if match is None:
+    words = list(full.given)
+    at = 0
+    for number, token in enumerate(short.given):
+        if 1 < len(token) <= 3 and at + len(token) <= len(words) and \
+                all(words[at + i].startswith(letter) for i, letter in enumerate(token)) and \
+                not any(_given_fits(token, word) for word in words[at:]):
+            at += len(token)  # initials of consecutive given names
+            continue
+        while at < len(words) and not _given_fits(token, words[at]):
+            if number == 0:
+                return False  # the first given name must fit the first
+            at += 1
+        if at == len(words):
             return False
-        rest.remove(match)
+        at += 1
     return True
 
 
+def _block_keys(reading: NameReading) -> set[tuple[str, str]]:
+    """The blocks of a reading: its family key with the first letter of its first given name, as written
+    and as transliterated ("Jan" is in "j" and "i", "Khalil" in "k" and "h"). Two readings that ``fits``
+    joins share a block (a given name fits as written, then the letters are equal, or transliterated,
+    then the transliterated letters are), so linking compares only within blocks."""
+    if not reading.given:
+        return {(reading.family_key, "")}
+    first = reading.given[0]
+    return {(reading.family_key, first[:1]), (reading.family_key, transliteration_key(first)[:1])}
+
+
+def _fide_conflict(one: PlayerNames, other: PlayerNames) -> bool:
+    return bool(one.fide_ids and other.fide_ids and one.fide_ids != other.fide_ids)
+
+
 def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
-    """Every sameAs and candidate link between distinct players, with its reason."""
+    """Every sameAs and candidate link between distinct players, with its reason.
+
+    Players are compared only within blocks of one family key and first given initial
+    (``_block_keys``), so the work grows with the players, not with their pairs. A player whose
+    name fits the names of others (``fits``) is ``sameAs`` them when those names are one person
+    (their fullest forms all fit each other and carry no two FIDE IDs); otherwise each is a
+    candidate. A pair decided from both sides (two writings of one name) is ``sameAs`` only when both
+    sides find one person. Two FIDE IDs that differ never link. A surname alone is a candidate of
+    the players of that family name, never more."""
     players = list(players)
-    links: dict[tuple[str, str], Link] = {}
+    readings = {player.iri: readings_of(player) for player in players}
+    blocks: dict[tuple[str, str], dict[str, PlayerNames]] = defaultdict(dict)
+    families: dict[str, dict[str, PlayerNames]] = defaultdict(dict)
+    for player in players:
+        for reading in readings[player.iri]:
+            for block in _block_keys(reading):
+                blocks[block][player.iri] = player
+            if reading.given:
+                families[reading.family_key][player.iri] = player
+    decisions: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
 
-    def add(one: PlayerNames, other: PlayerNames, kind: str, reason: str) -> None:
+    def decide(one: PlayerNames, other: PlayerNames, kind: str, reason: str) -> None:
         a, b = sorted((one.iri, other.iri))
-        if (a, b) not in links or (kind == "sameAs" and links[(a, b)].kind != "sameAs"):
-            links[(a, b)] = Link(a, b, kind, reason)
+        decisions[(a, b)].append((kind, reason))
 
-    by_key: dict[str, list[PlayerNames]] = defaultdict(list)
+    def fit(one: PlayerNames, other: PlayerNames) -> bool:
+        return any(fits(r, s) for r in readings[one.iri] for s in readings[other.iri])
+
     for player in players:
-        for key in player.keys:
-            by_key[" ".join(sorted(_words(key)[0]) + _words(key)[1])].append(player)
-    # A name without FIDE ID meets the FIDE-identified players of the same name (up to transliteration).
-    for key, group in by_key.items():
-        with_fide = [p for p in group if p.fide_ids]
-        without = [p for p in group if not p.fide_ids]
-        for player in without:
-            if len(with_fide) == 1:
-                add(player, with_fide[0], "sameAs", f"same name ({key!r}); only one player of that name has a "
-                    f"FIDE ID ({min(with_fide[0].fide_ids)})")
-            for other in with_fide if len(with_fide) > 1 else ():
-                add(player, other, "candidate", f"same name ({key!r}) as {len(with_fide)} players with "
-                    "different FIDE IDs")
-    # Initials, middle names, transliterations and surnames alone.
-    by_word: dict[str, list[PlayerNames]] = defaultdict(list)
-    for player in players:
-        for key in player.keys:
-            for word in _words(key)[0]:
-                by_word[word].append(player)
-    for player in players:
-        for key in player.keys:
-            full, initials = _words(key)
-            if not full:
+        for reading in readings[player.iri]:
+            if not reading.given:  # a surname alone: never more than a candidate
+                namesakes = [o for o in families[reading.family_key].values() if o.iri != player.iri]
+                for other in sorted(namesakes, key=lambda o: o.iri)[:MAX_SURNAME_CANDIDATES]:
+                    decide(player, other, "candidate", f"surname only: {_shown(player)!r} may be {_shown(other)!r}")
                 continue
-            pool = {p.iri: p for word in full for p in by_word[word] if p.iri != player.iri}
-            fuller = [other for other in pool.values()
-                      if any(_fits(key, other_key) for other_key in other.keys)
-                      and not (player.fide_ids and other.fide_ids and player.fide_ids != other.fide_ids)]
+            pool = {iri: other for block in _block_keys(reading) for iri, other in blocks[block].items()}
+            fuller = [o for o in pool.values() if o.iri != player.iri and not _fide_conflict(player, o)
+                      and any(fits(reading, s) for s in readings[o.iri])]
             if not fuller:
                 continue
-            if len(full) == 1 and not initials:  # a surname alone: never more than a candidate
-                for other in fuller:
-                    add(player, other, "candidate", f"surname only: {key!r} may be {min(other.keys)!r}")
-                continue
-            # Fuller names that are themselves shorter writings of another fuller one are one person
-            # ("m tal" fits "mikhail tal" and "mikhail n tal"): only the fullest ones count as choices.
-            fullest = [other for other in fuller
-                       if not any(o is not other and any(_fits(a, b) for a in other.keys for b in o.keys)
-                                  for o in fuller)]
-            if len(fullest) == 1:
-                for other in fuller:
-                    why = ("transliteration" if any(_words(k) == (full, initials) for k in other.keys)
-                           else "initials" if initials else "middle name or initial")
-                    add(player, other, "sameAs", f"{why}: {key!r} fits only {min(fullest[0].keys)!r}")
-                continue
+            # Fuller names that are themselves writings of a still fuller one are one person with it: only
+            # the fullest count as choices, and they are one person when they all fit each other.
+            fullest = [o for o in fuller if not any(p is not o and fit(o, p) and not fit(p, o) for p in fuller)]
+            one_person = all(fit(o, p) and not _fide_conflict(o, p) for o in fullest for p in fullest if o is not p)
             for other in fuller:
-                add(player, other, "candidate", f"{key!r} fits {len(fuller)} players: may be {min(other.keys)!r}")
-    return sorted(links.values(), key=lambda link: (link.a, link.b))
+                if one_person:
+                    why = ("transliteration" if fit(other, player) else "initials"
+                           if any(len(t) == 1 for t in reading.given) else "given-name prefix or middle name")
+                    decide(player, other, "sameAs", f"{why}: {_shown(player)!r} fits only {_shown(fullest[0])!r}")
+                else:
+                    decide(player, other, "candidate",
+                           f"{_shown(player)!r} fits {len(fullest)} players: may be {_shown(other)!r}")
+    links = []
+    for (a, b), said in decisions.items():
+        same = [reason for kind, reason in said if kind == "sameAs"]
+        if same and len(same) == len(said):
+            links.append(Link(a, b, "sameAs", same[0]))
+        else:
+            links.append(Link(a, b, "candidate", next(reason for kind, reason in said if kind == "candidate")))
+    return sorted(links, key=lambda link: (link.a, link.b))
+
+
+def _shown(player: PlayerNames) -> str:
+    return min(player.labels) if player.labels else min(player.keys)
 
 
 @dataclass
@@ -176,7 +221,7 @@ def events_in(store: Store) -> list[EventNames]:
         event = events.get(iri)
         if event is None:
             site = frozenset(fold(row["site"].value).split()) if row["site"] is not None else frozenset()
-            event = events[iri] = EventNames(iri, name_key(row["name"].value), site)
+            event = events[iri] = EventNames(iri, fold(row["name"].value), site)
         if row["year"] is not None:
             event.years.add(row["year"].value)
     return sorted(events.values(), key=lambda e: e.iri)

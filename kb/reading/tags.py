@@ -101,10 +101,23 @@ def _derive_start_time(value: str) -> Iterator[tuple[str, Value]]:
         yield "startTime", parsed
 
 
+_ROUND_AND_BOARD = re.compile(r"^\s*(\d+)(?:\.(\d+))?(?:\.\d+)*\s*$")
+
+
+def round_and_board(value: str) -> tuple[int | None, int | None]:
+    """The round and the board a Round tag gives: "3" is round 3; "3.1" is round 3, board 1 (the form
+    of Swiss and round-robin files: one game per board each round); ``None`` where not given."""
+    match = _ROUND_AND_BOARD.match(value)
+    if not match:
+        return None, None
+    board = int(match.group(2)) if match.group(2) and int(match.group(2)) > 0 else None
+    return int(match.group(1)), board
+
+
 def _derive_round(value: str) -> Iterator[tuple[str, Value]]:
-    match = re.match(r"^\s*(\d+)(?:\.\d+)*\s*$", value)
-    if match:
-        yield "roundNumber", int(match.group(1))
+    round_number, _ = round_and_board(value)
+    if round_number is not None:
+        yield "roundNumber", round_number
 
 
 def parse_time_control(value: str) -> tuple[int | None, int | None]:

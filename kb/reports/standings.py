@@ -4,7 +4,13 @@
 * An unfinished game (``*``) or one without a result scores nothing and is **not counted as
   played**; it still appears in the crosstable, as ``*``, so every game of the event is shown.
 
-The event page (``service.listings``) computes with ``standings`` below; the canned queries
+* A player is a person: the ``owl:sameAs`` cluster of the player individuals (one person written
+  "Nakamura, Hikaru" by one source and "Nakamura,Hi" by another, ``kb.merge.linking``), named by
+  the cluster's least IRI and shown with its longest label, so each person is one row and a game
+  imported from several sources counts once.
+
+The event page (``service.listings``) computes with ``standings`` below from game rows whose players
+are already persons (``queries/internal/event-page-games.rq`` applies the cluster rule); the canned queries
 ``event-standings`` and ``event-crosstable`` state the same rule in SPARQL (their ``BIND``s use
 exactly these results) and a test checks that page and queries agree game for game.
 """
