@@ -45,6 +45,7 @@ both backends.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import threading
@@ -53,6 +54,7 @@ import urllib.request
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from typing import Literal
 
 from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
                         parse_query_results, serialize)
@@ -76,6 +78,13 @@ TEMPLATE_TRIPLES = 200
 #: Bytes of N-Triples per Graph Store Protocol POST.
 BATCH_BYTES = 8 << 20
 STAGING = "#staging-"
+#: Where the merge lives on a server without a writable default graph (Virtuoso): a named graph that
+#: every query reads as its default graph (the Protocol's ``default-graph-uri``).
+MERGE_GRAPH = "urn:x-chesskb:merge"
+#: Graphs a Virtuoso server keeps for itself (its own schemas and settings), never ours.
+SERVER_GRAPHS = ("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#", "http://localuriqaserver/")
+_FROM = re.compile(r"\bFROM\s+(?:NAMED\s+)?<", re.IGNORECASE)
+_GRAPH_VARIABLE = re.compile(r"\bGRAPH\s+[?$]", re.IGNORECASE)
 _FORM = re.compile(r"^\s*(?:(?:PREFIX|BASE)[^\n]*\n\s*|#[^\n]*\n\s*)*(SELECT|ASK|CONSTRUCT|DESCRIBE)\b",
                    re.IGNORECASE)
 _PROLOGUE = "".join(f"PREFIX {prefix}: <{iri}>\n" for prefix, iri in PREFIXES.items())
@@ -83,20 +92,53 @@ _PROLOGUE = "".join(f"PREFIX {prefix}: <{iri}>\n" for prefix, iri in PREFIXES.it
 
 class RemoteStore:
     """A SPARQL 1.1 server: ``location`` is its query URL, ``update_endpoint`` its update URL (the
-    query URL when not given), ``graph_store`` its Graph Store Protocol URL (optional)."""
+    query URL when not given), ``graph_store`` its Graph Store Protocol URL (optional).
+
+    ``merge_graph`` names the graph that holds the merge when the server's default graph cannot be
+    written (Virtuoso's is the union of all graphs): ``None`` uses the default graph, and when not
+    given the server is asked once (its ``Server`` header names Virtuoso: ``MERGE_GRAPH``)."""
 
     def __init__(self, location: str, *, update_endpoint: str | None = None,
-                 graph_store: str | None = None) -> None:
+                 graph_store: str | None = None, merge_graph: str | None | Literal["detect"] = "detect") -> None:
         self.location = location
         self.update_endpoint = update_endpoint or location
-        self.graph_store = graph_store if graph_store is not None else _oxigraph_graph_store(location)
+        self._graph_store = graph_store
         self._write_mutex = threading.RLock()
+        self._merge_graph = merge_graph
+
+    @property
+    def graph_store(self) -> str | None:
+        """The Graph Store Protocol URL: as given, else derived for Oxigraph (``…/store``) and
+        Virtuoso (``…/sparql-graph-crud``, which takes writes when SPARQL updates are granted)."""
+        if self._graph_store is not None:
+            return self._graph_store or None
+        if self.merge_graph is not None and self.location.endswith("/sparql"):
+            return self.location + "-graph-crud"
+        return _oxigraph_graph_store(self.location)
+
+    @property
+    def merge_graph(self) -> NamedNode | None:
+        """The named graph holding the merge, or ``None`` when it is the server's default graph."""
+        if self._merge_graph == "detect":
+            self._merge_graph = MERGE_GRAPH if _is_virtuoso(self.location) else None
+        return NamedNode(self._merge_graph) if self._merge_graph else None
 
     # -- reading ------------------------------------------------------------------------------------
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
               named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
         text = (f"BASE {NamedNode(base_iri)}\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
+        merge = self.merge_graph
+        if merge is not None and default_graphs is None and named_graphs is None and not _FROM.search(sparql):
+            # The merge is the query's default graph; GRAPH ?g must reach our graphs only, not the
+            # merge (a second copy of everything) nor the server's own, so they are listed.
+            default_graphs = [merge.value]
+            named_graphs = [g.value for g in self.named_graphs()] if _GRAPH_VARIABLE.search(sparql) else None
+        return self._query(text, timeout=timeout, default_graphs=default_graphs, named_graphs=named_graphs)
+
+    def _query(self, text: str, *, timeout: float | None = None, default_graphs: list[str] | None = None,
+               named_graphs: list[str] | None = None) -> QueryResult:
+        """Send ``text`` (prologue and values already in it) with the dataset as given."""
         form = _FORM.match(text)
         kind = form.group(1).upper() if form else "SELECT"
         wrapper = SPARQLWrapper(self.location)
@@ -128,7 +170,7 @@ class RemoteStore:
             graph = MemoryStore()
             graph.load(body, format=RdfFormat.N_TRIPLES)
             return graph.query("CONSTRUCT WHERE { ?s ?p ?o }")
-        return parse_query_results(body, format=QueryResultsFormat.JSON)
+        return parse_query_results(_valid_blank_labels(body), format=QueryResultsFormat.JSON)
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
         wanted = list(graphs) if graphs is not None else None
@@ -137,12 +179,26 @@ class RemoteStore:
             return
         rows = self.query(f"SELECT ?s ?p ?o ?g WHERE {{ {values}GRAPH ?g {{ ?s ?p ?o }} }}")
         for row in rows:
-            if STAGING not in row["g"].value:
+            if self._ours(row["g"].value):
                 yield Quad(row["s"], row["p"], row["o"], row["g"])
 
     def named_graphs(self) -> list[NamedNode]:
-        rows = self.query("SELECT ?g WHERE { GRAPH ?g {} }")  # the graph names, without reading them
-        return [row["g"] for row in rows if STAGING not in row["g"].value]
+        return [graph for graph in self._all_graphs() if self._ours(graph.value)]
+
+    def _all_graphs(self) -> list[NamedNode]:
+        """Every graph on the server, staging graphs and the server's own included."""
+        if self.merge_graph is None:
+            rows = self._query(_PROLOGUE + "SELECT ?g WHERE { GRAPH ?g {} }")  # the names, without reading them
+        else:  # Virtuoso answers GRAPH ?g {} with nothing
+            rows = self._query(_PROLOGUE + "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        return [row["g"] for row in rows]
+
+    def _ours(self, graph: str) -> bool:
+        """Whether ``graph`` is one of the knowledge base's graphs (not staging, the merge, the server's)."""
+        merge = self.merge_graph
+        if merge is not None and (graph == merge.value or graph.startswith(SERVER_GRAPHS)):
+            return False
+        return STAGING not in graph
 
     def close(self) -> None:
         pass
@@ -180,7 +236,7 @@ class RemoteStore:
         update request (see the module doc)."""
         with self.writing():
             self._drop_leftover_staging()
-            write = _Write(self, secrets.token_hex(6), [g.value for g in self.named_graphs()])
+            write = _Write(self, secrets.token_hex(6), [g.value for g in self.named_graphs()], self.merge_graph)
             try:
                 write.replace(list(remove), list(remove_subjects))
                 self._stage(quads, write)
@@ -277,8 +333,7 @@ class RemoteStore:
             pass  # the server is gone; the next write drops what is left
 
     def _drop_leftover_staging(self) -> None:
-        rows = self.query("SELECT ?g WHERE { GRAPH ?g {} }")
-        leftovers = [row["g"] for row in rows if STAGING in row["g"].value]
+        leftovers = [graph for graph in self._all_graphs() if STAGING in graph.value]
         if leftovers:
             self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in leftovers))
 
@@ -289,11 +344,12 @@ class _Write:
     into its staging graph on the server, so the switch can drop and replace every graph it
     touches the same way)."""
 
-    def __init__(self, store: RemoteStore, token: str, existing: list[str]) -> None:
+    def __init__(self, store: RemoteStore, token: str, existing: list[str], merge: NamedNode | None) -> None:
         self.store = store
         self.token = token
         self.existing = set(existing)
         self.replaced: set[str] = set()
+        self.merge = merge
 
     def name(self, graph: str) -> NamedNode:
         return NamedNode(graph + STAGING + self.token)
@@ -330,10 +386,10 @@ class _Write:
         removed = set(self.replaced)
         operations: list[str] = []
         for graph in sorted(self.replaced & self.existing):
-            operations.append(_forget_from_merge(f"GRAPH {NamedNode(graph)} {{ ?s ?p ?o }}", removed))
+            operations.append(_forget_from_merge(f"GRAPH {NamedNode(graph)} {{ ?s ?p ?o }}", removed, self.merge))
             operations.append(f"DROP SILENT GRAPH {NamedNode(graph)}")
         for graph in sorted(self.replaced):
-            operations.append(f"ADD SILENT {self.name(graph)} TO DEFAULT")
+            operations.append(f"ADD SILENT {self.name(graph)} TO {self.merge or 'DEFAULT'}")
             operations.append(f"ADD SILENT {self.name(graph)} TO {NamedNode(graph)}")
             operations.append(f"DROP SILENT GRAPH {self.name(graph)}")
         return operations
@@ -394,18 +450,46 @@ def _pieces(quads: list[Quad], size: int) -> Iterator[list[Quad]]:
         yield piece
 
 
-def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = None) -> str:
-    """Delete from the default graph the triples ``pattern`` finds that no graph outside ``removed``
-    (staging graphs included: they hold the new content) still asserts."""
-    kept_apart = sorted(removed | ({exclude} if exclude else set()))
+def _forget_from_merge(pattern: str, removed: set[str], merge: NamedNode | None = None) -> str:
+    """Delete from the merge (the default graph, or ``merge``) the triples ``pattern`` finds that no
+    graph outside ``removed`` (staging graphs included: they hold the new content) still asserts."""
+    kept_apart = sorted(removed | ({merge.value} if merge else set()))
     others = " && ".join(f"?other != {NamedNode(graph)}" for graph in kept_apart)  # IRIs written by pyoxigraph
     keep = f"FILTER NOT EXISTS {{ GRAPH ?other {{ ?s ?p ?o }} {f'FILTER({others})' if others else ''} }}"
-    return f"DELETE {{ ?s ?p ?o }} WHERE {{ {pattern} {keep} }}"
+    target = f"GRAPH {merge} {{ ?s ?p ?o }}" if merge else "?s ?p ?o"
+    return f"DELETE {{ {target} }} WHERE {{ {pattern} {keep} }}"
 
 
 def _oxigraph_graph_store(location: str) -> str | None:
     """Oxigraph's server answers queries at ``/query`` and the Graph Store Protocol at ``/store``."""
     return location[: -len("/query")] + "/store" if location.rstrip("/").endswith("/query") else None
+
+
+def _valid_blank_labels(body: bytes) -> bytes:
+    """The JSON results with blank node labels a parser takes: Virtuoso labels them ``nodeID://b10006``
+    (a label only names a node within one result, so any one-to-one relabelling says the same)."""
+    if b'"bnode"' not in body:
+        return body
+    document = json.loads(body)
+    for row in document.get("results", {}).get("bindings", ()):
+        for term in row.values():
+            if term.get("type") == "bnode":
+                term["value"] = "b" + term["value"].encode().hex()
+    return json.dumps(document).encode()
+
+
+def _is_virtuoso(location: str) -> bool:
+    """Whether the server at ``location`` is Virtuoso (its ``Server`` header says so on any answer)."""
+    request = urllib.request.Request(location + ("&" if "?" in location else "?") + "query=ASK%7B%7D",
+                                     headers={"Accept": "application/sparql-results+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            server = response.headers.get("Server", "")
+    except urllib.error.HTTPError as exc:
+        server = exc.headers.get("Server", "")
+    except (urllib.error.URLError, OSError) as exc:
+        raise StoreError(f"the SPARQL server at {location} does not answer: {_server_message(exc)}") from exc
+    return server.startswith("Virtuoso")
 
 
 def _timed_out(exc: BaseException) -> bool:
