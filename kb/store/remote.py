@@ -3,7 +3,9 @@
 The conventions are the embedded store's (``embedded.py``), so every command works the same way:
 each source is a named graph, and the server's *default graph* holds the merge (a set) of all named
 graphs, which is what queries read. (Start the server with its ordinary default graph, not a
-"union default graph" option: the merge is written explicitly.)
+"union default graph" option: the merge is written explicitly.) Virtuoso's default graph is that
+union and cannot be written: there the merge is the named graph ``MERGE_GRAPH``, given to every
+query as its default graph (``default-graph-uri``) and written where others write the default graph.
 
 Writing an import — atomicity
     1. Every graph the write touches gets a *staging* graph (``<graph>#staging-<token>``) holding its
