@@ -13,7 +13,6 @@ Runs alternate (local, cluster, local, …) so a load change on a shared machine
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import resource
 import statistics
@@ -23,7 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-IMPORTED_AT = b"ChessPosition.owl#importedAt>"
+sys.path.insert(0, str(ROOT))
+
+from tests.test_cluster import statements  # noqa: E402  (the test's comparison: the same rule)
 
 
 def make_csv(n: int, shared: Path, out: Path) -> Path:
@@ -46,11 +47,6 @@ def convert(file: Path, output: Path, *options: str) -> tuple[float, float]:
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def statements(path: Path) -> list[bytes]:
-    with gzip.open(path) as handle:
-        return sorted({line for line in handle if IMPORTED_AT not in line})
 
 
 def workers_cpu(cluster) -> float:
@@ -84,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     local_out, cluster_out = args.work / "local.nq.gz", args.work / "cluster.nq.gz"
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+                      dashboard_address="127.0.0.1:0") as cluster:
         runs: dict[str, list[tuple[float, float, float]]] = {"local": [], "cluster": []}
         for _ in range(args.rounds):
             wall, cpu = convert(file, local_out, "--jobs", str(args.workers))
