@@ -83,6 +83,11 @@ STAGING = "#staging-"
 #: Where the merge lives on a server without a writable default graph (Virtuoso): a named graph that
 #: every query reads as its default graph (the Protocol's ``default-graph-uri``).
 MERGE_GRAPH = "urn:x-chesskb:merge"
+#: Where, on Virtuoso, the store lists its graphs (``<graph> a GRAPH_CLASS``): Virtuoso answers
+#: ``GRAPH ?g {}`` with nothing, and finding the graphs from the statements scans them all (67 s at
+#: 576k quads, bench/README.md), which every import and every ``GRAPH ?g`` query would pay.
+REGISTRY_GRAPH = "urn:x-chesskb:graphs"
+GRAPH_CLASS = "urn:x-chesskb:Graph"
 #: Graphs a Virtuoso server keeps for itself (its own schemas and settings), never ours.
 SERVER_GRAPHS = ("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#", "http://localuriqaserver/")
 _FROM = re.compile(r"\bFROM\s+(?:NAMED\s+)?<", re.IGNORECASE)
@@ -191,14 +196,14 @@ class RemoteStore:
         """Every graph on the server, staging graphs and the server's own included."""
         if self.merge_graph is None:
             rows = self._query(_PROLOGUE + "SELECT ?g WHERE { GRAPH ?g {} }")  # the names, without reading them
-        else:  # Virtuoso answers GRAPH ?g {} with nothing
-            rows = self._query(_PROLOGUE + "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        else:  # the registry (REGISTRY_GRAPH)
+            rows = self._query(f"SELECT ?g WHERE {{ GRAPH <{REGISTRY_GRAPH}> {{ ?g a <{GRAPH_CLASS}> }} }}")
         return [row["g"] for row in rows]
 
     def _ours(self, graph: str) -> bool:
         """Whether ``graph`` is one of the knowledge base's graphs (not staging, the merge, the server's)."""
         merge = self.merge_graph
-        if merge is not None and (graph == merge.value or graph.startswith(SERVER_GRAPHS)):
+        if merge is not None and (graph in (merge.value, REGISTRY_GRAPH) or graph.startswith(SERVER_GRAPHS)):
             return False
         return STAGING not in graph
 
@@ -328,7 +333,7 @@ class RemoteStore:
         graphs = [NamedNode(g + STAGING + token) for g in staged] if token else []
         try:
             if graphs:
-                self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in graphs))
+                self._drop(graphs)
             else:
                 self._drop_leftover_staging()
         except StoreError:
@@ -337,7 +342,17 @@ class RemoteStore:
     def _drop_leftover_staging(self) -> None:
         leftovers = [graph for graph in self._all_graphs() if STAGING in graph.value]
         if leftovers:
-            self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in leftovers))
+            self._drop(leftovers)
+
+    def _drop(self, graphs: list[NamedNode]) -> None:
+        """Drop ``graphs`` and take them off the registry, in one request."""
+        self.update(" ;\n".join([f"DROP SILENT GRAPH {g}" for g in graphs] + self.unregister_operations(graphs)))
+
+    def unregister_operations(self, graphs: Iterable[NamedNode]) -> list[str]:
+        """The operations that take ``graphs`` off the registry (none where there is no registry)."""
+        if self.merge_graph is None:
+            return []
+        return [f"DELETE DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {g} a <{GRAPH_CLASS}> }} }}" for g in graphs]
 
 
 class _Write:
@@ -359,17 +374,26 @@ class _Write:
     def staging(self, graph: str) -> NamedNode:
         """The staging graph of ``graph``, holding its current content if it was not replaced yet."""
         if graph not in self.replaced:
-            self.replaced.add(graph)
+            self._mark(graph)
             if graph in self.existing:
                 self.store.update(f"ADD SILENT {NamedNode(graph)} TO {self.name(graph)}")
         return self.name(graph)
+
+    def _mark(self, graph: str) -> None:
+        """``graph`` is replaced by this write; where the store keeps a registry, its staging graph
+        is listed there first, so a killed write's leftovers are found and dropped."""
+        if graph in self.replaced:
+            return
+        self.replaced.add(graph)
+        if self.merge is not None:
+            self.store.update(f"INSERT DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {self.name(graph)} a <{GRAPH_CLASS}> }} }}")
 
     def replace(self, remove: list[NamedNode], remove_subjects: list[tuple[NamedNode, NamedNode]]) -> None:
         """Empty the graphs ``remove`` and drop the (subject, graph) statements, in staging."""
         operations = []
         for graph in remove:
             operations.append(f"DROP SILENT GRAPH {self.name(graph.value)}")
-            self.replaced.add(graph.value)
+            self._mark(graph.value)
         for subject, graph in remove_subjects:
             operations.append(f"DELETE WHERE {{ GRAPH {self.staging(graph.value)} {{ {subject} ?p ?o }} }}")
         if operations:
@@ -394,6 +418,12 @@ class _Write:
             operations.append(f"ADD SILENT {self.name(graph)} TO {self.merge or 'DEFAULT'}")
             operations.append(f"ADD SILENT {self.name(graph)} TO {NamedNode(graph)}")
             operations.append(f"DROP SILENT GRAPH {self.name(graph)}")
+        if self.merge is not None:  # the registry: a replaced graph is listed when it holds something
+            for graph in sorted(self.replaced):
+                operations.extend(self.store.unregister_operations([NamedNode(graph), self.name(graph)]))
+                listed = f"GRAPH <{REGISTRY_GRAPH}> {{ {NamedNode(graph)} a <{GRAPH_CLASS}> }}"
+                holds = f"SELECT ?s WHERE {{ GRAPH {NamedNode(graph)} {{ ?s ?p ?o }} }} LIMIT 1"
+                operations.append(f"INSERT {{ {listed} }} WHERE {{ {{ {holds} }} }}")
         return operations
 
 

@@ -5,7 +5,8 @@ bulk loader reads the files itself, one loader per core, each taking the next fi
 list. ``convert`` writes the layout ``RemoteStore`` reads and writes (every statement in its named
 graph, and again in the merge); its default-graph statements are lines without a graph, which the
 loader puts into the graph ``ld_dir`` is given: the merge graph (``remote.MERGE_GRAPH``), the
-graph every query of ``RemoteStore`` reads on Virtuoso. After the load, ``chesskb --store
+graph every query of ``RemoteStore`` reads on Virtuoso; the graphs loaded are then listed in
+``remote.REGISTRY_GRAPH``, where ``RemoteStore`` finds them. After the load, ``chesskb --store
 http://HOST:8890/sparql`` imports, removes and re-imports sources on it as on any server.
 
 The loader runs inside the server, so the files must be in a folder the server may read (the
@@ -18,6 +19,7 @@ The loader runs inside the server, so the files must be in a folder the server m
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import re
 import subprocess
@@ -25,7 +27,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from chesskb.kb.store.remote import MERGE_GRAPH
+from pyoxigraph import NamedNode, RdfFormat, parse
+
+from chesskb.kb.store.remote import GRAPH_CLASS, MERGE_GRAPH, REGISTRY_GRAPH
 
 #: The files ``ld_dir`` registers: what ``convert`` writes (``.nq`` or ``.nq.gz``).
 PARTS = "*.nq*"
@@ -81,7 +85,20 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
     refused = [line.strip() for line in failed.splitlines() if str(folder) in line]
     if refused:
         raise RuntimeError("Virtuoso's loader refused: " + "; ".join(refused)[:1000])
+    listed = " ".join(f"{NamedNode(graph)} a <{GRAPH_CLASS}> ." for graph in sorted(graphs_in(files)))
+    sql.run(f"SPARQL INSERT DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {listed} }} }};")  # what RemoteStore lists
     return len(files)
+
+
+def graphs_in(files: list[Path]) -> set[str]:
+    """The named graphs the N-Quads ``files`` write to (read again: the loader does not say)."""
+    graphs: set[str] = set()
+    for path in files:
+        with gzip.open(path) if path.name.endswith(".gz") else path.open("rb") as handle:
+            for quad in parse(handle, format=RdfFormat.N_QUADS):
+                if isinstance(quad.graph_name, NamedNode):
+                    graphs.add(quad.graph_name.value)
+    return graphs
 
 
 def main(argv: list[str] | None = None) -> int:
