@@ -74,12 +74,17 @@ def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -
     try:
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)
+
+
+def stop(process: subprocess.Popen, wait: float = 10) -> None:
+    """Terminate ``process``; kill it if it has not ended within ``wait`` seconds."""
+    process.terminate()
+    try:
+        process.wait(wait)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
 
 
 def oxigraph_binary() -> str:
@@ -183,12 +188,7 @@ def virtuoso_server(folder: Path) -> Iterator[Virtuoso]:
                         'exec=GRANT SPARQL_UPDATE TO "SPARQL";'], check=True, capture_output=True, timeout=60)
         yield Virtuoso(sparql, sql_port, folder)
     finally:
-        process.terminate()
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process, wait=60)  # Virtuoso checkpoints as it stops
 
 
 def http(method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None,

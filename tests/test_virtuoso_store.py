@@ -21,6 +21,7 @@ from chesskb.kb.store.remote import MERGE_GRAPH, RemoteStore
 from chesskb.queries import list_queries
 from tests.conftest import DATA, ROOT, run_cli
 from tests.live_server import Virtuoso, virtuoso_server
+from tests.test_remote_store import _default_graph, check_remove_source_and_reimport
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -104,26 +105,17 @@ def test_imports_and_every_canned_query_agree_with_the_embedded_store(virtuoso: 
     assert "staging" not in graphs.output and MERGE_GRAPH not in graphs.output and "openlinksw" not in graphs.output
 
 
+def _endpoints(server: Virtuoso) -> dict[str, str]:
+    """The server as tests/test_remote_store.py's helpers take one (Virtuoso updates at its query URL)."""
+    return {"query": server.sparql, "update": server.sparql}
+
+
 def _merge(server: Virtuoso) -> set[str]:
-    """The statements queries see (import times and class counts aside: they change with every
-    source). Blank nodes (the ontology's lists) get new labels on each load: compared by number."""
-    result = _remote(server, "query",
-                     "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(?p != cp:importedAt && ?p != cp:memberCount) }",
-                     "--format", "tsv")
-    assert result.exit_code == 0, result.output
-    rows = result.output.splitlines()[1:]
-    return {row for row in rows if "_:" not in row} | {f"blank statements: {sum('_:' in row for row in rows)}"}
+    return _default_graph(_endpoints(server))
 
 
 def test_remove_source_and_reimport_are_exact(virtuoso: Virtuoso) -> None:
-    assert _remote(virtuoso, "import", "--jobs", "1", str(FILES[1])).exit_code == 0
-    before = _merge(virtuoso)
-    assert _remote(virtuoso, "import", "--jobs", "1", str(FILES[0])).exit_code == 0
-    assert _merge(virtuoso) > before
-    assert _remote(virtuoso, "remove-source", "round-robin").exit_code == 0
-    assert _merge(virtuoso) == before
-    assert _remote(virtuoso, "import", "--jobs", "1", str(FILES[1])).exit_code == 0  # the same file again
-    assert _merge(virtuoso) == before
+    check_remove_source_and_reimport(_endpoints(virtuoso), FILES[1], FILES[0])
 
 
 def test_a_bulk_loaded_convert_file_answers_as_an_import_and_takes_writes(virtuoso: Virtuoso, tmp_path: Path) -> None:
