@@ -26,6 +26,7 @@ from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.game import MappingContext, source_quads
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
+from chesskb.kb.cluster import ClusterError, ClusterUnitProcessor
 from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
 from chesskb.kb.reading.units import source_units
 from chesskb.kb.store import Store
@@ -128,12 +129,13 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
                  themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
                  jobs: int = 1, mine: bool = False, progress: ProgressCallback | None = None,
                  on_finding: Callable[[Finding], None] | None = None, append: bool = False,
-                 strict: bool = False) -> ImportReport:
+                 strict: bool = False, cluster: str | None = None) -> ImportReport:
     """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors.
 
     With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
     this process only loads what they return (``kb.pipeline``). ``mine`` runs the engine over every
     game for exercises (``kb.analysis.mining``); without an engine it raises ``ImportError_`` before reading.
+    ``cluster`` (a Dask scheduler's address) runs the batches on that cluster's workers (``kb.cluster``).
 
     ``append`` adds the files' games to their source instead of replacing it: nothing the source
     holds is dropped or rewritten (a lichess source keeps its popularity, game URLs and the course
@@ -164,17 +166,17 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     if append:
         with store.writing():  # the source's last game number stays the last until this write is in
             return _import_files(store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding,
-                                 append, strict)
+                                 append, strict, cluster)
     return _import_files(store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding,
-                         append, strict)
+                         append, strict, cluster)
 
 
 def _import_files(store: Store, paths: list[str | Path], source: str | None, themes: Iterable[str],
                   base_iri: str | None, lang: str | None, jobs: int, mine: bool,
                   progress: ProgressCallback | None, on_finding: Callable[[Finding], None] | None,
-                  append: bool, strict: bool) -> ImportReport:
+                  append: bool, strict: bool, cluster: str | None = None) -> ImportReport:
     plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, mine=mine,
-                       store_location=store.location)
+                       store_location=store.location, cluster=cluster)
     report, minter = plan.report, plan.minter
     if append:
         plan.records_before = {s.name: last_record_number(store, minter, s.name) for s in report.sources}
@@ -205,11 +207,13 @@ class ImportPlan:
     started: dt.datetime
     #: Per source, the record number the new records are numbered after (appending; 0 otherwise).
     records_before: dict[str, int] = field(default_factory=dict)
+    #: A Dask scheduler's address (``kb.cluster``): units run on its workers instead of local processes.
+    cluster: str | None = None
 
 
 def plan_import(paths: Iterable[str | Path], *, source: str | None = None, themes: Iterable[str] = (),
                 base_iri: str | None = None, lang: str | None = None, mine: bool = False,
-                store_location: str | None = None, collect: bool = False) -> ImportPlan:
+                store_location: str | None = None, collect: bool = False, cluster: str | None = None) -> ImportPlan:
     """Sources, files and settings of an import; raises ``ImportError_`` on usage errors.
 
     ``store_location`` decides where the verification cache lives (``cache_location``); ``collect``
@@ -230,7 +234,20 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
     cache = cache_location(store_location)
     settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect,
                                 engine)
-    return ImportPlan(minter, groups, report, settings, started)
+    return ImportPlan(minter, groups, report, settings, started, cluster=cluster)
+
+
+def _processor(plan: ImportPlan, jobs: int) -> UnitProcessor | ClusterUnitProcessor:
+    """Where the units run: ``jobs`` local processes, or the Dask cluster the plan names."""
+    if plan.cluster:
+        processor = ClusterUnitProcessor(plan.settings, plan.cluster)
+        try:
+            processor.connect()
+        except ClusterError as exc:
+            processor.cache.close()
+            raise ImportError_(f"{exc}; nothing was imported") from None
+        return processor
+    return UnitProcessor(plan.settings, jobs)
 
 
 def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallback | None = None,
@@ -244,7 +261,7 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
     ``describe_sources`` the sources' descriptions are left out (appending derives them from the store)."""
     report, minter, settings = plan.report, plan.minter, plan.settings
     yield from ontology_quads()
-    with UnitProcessor(settings, jobs) as processor:
+    with _processor(plan, jobs) as processor:
         report.verification = processor.counts
         for source_report in report.sources:
             yield from source_quads(MappingContext(minter, source_report.name, settings.user_themes))

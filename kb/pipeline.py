@@ -295,6 +295,13 @@ _MEMO = AnalysisMemo()
 _SENT = RecentQuads()
 
 
+def forget_earlier_runs() -> None:
+    """Clear what ``process_unit`` remembers between units (a process serving a new run: a statement
+    sent to an earlier run must be sent again, a claim decided there is read from the cache)."""
+    _MEMO.clear()
+    _SENT.clear()
+
+
 def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
     """Exercises the engine finds in the game, each with its own analysis (the verifier's engine)."""
     if verifier.engine is None:

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Set up everything ChessPosition KB needs on a fresh Debian/Ubuntu machine: system packages
-# (Java for the HermiT reasoner, Stockfish for mate verification, Chromium for the browser tests)
+# (Java for the HermiT reasoner, Stockfish for mate verification, Chromium for the browser tests,
+# Virtuoso for the tests of that SPARQL server)
 # and a virtual environment in .venv with the project and its test tools installed.
 # Safe to run again: it installs only what is missing.
 # `scripts/setup.sh --bench` also installs Debian's wrk, the load generator bench/service_load.py uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SYSTEM_PACKAGES=(default-jre-headless stockfish chromium)
+SYSTEM_PACKAGES=(default-jre-headless stockfish chromium virtuoso-opensource)
 missing=()
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 command -v stockfish >/dev/null 2>&1 || [ -x /usr/games/stockfish ] || missing+=(stockfish)
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v virtuoso-t >/dev/null 2>&1 || missing+=(virtuoso-opensource)
 if [ "${1:-}" = "--bench" ]; then
   SYSTEM_PACKAGES+=(wrk)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)

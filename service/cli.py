@@ -84,7 +84,7 @@ def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | N
                    "imported by the same chesskb code with the same options (a fast second start).")
 @click.pass_obj
 def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
-                   lang: str | None, jobs: int | None, mine: bool, skip_unchanged: bool) -> None:
+                   lang: str | None, jobs: int | None, cluster: str | None, mine: bool, skip_unchanged: bool) -> None:
     """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
     if skip_unchanged:
         files = _changed_files(obj, files, source, themes, lang, mine)
@@ -100,7 +100,7 @@ def import_command(obj: CliContext, files: tuple[Path, ...], source: str | None,
         report = import_files(obj.open_store(), list(files), source=source, themes=themes,
                               base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), mine=mine,
                               progress=import_status(progress),
-                              on_finding=on_finding)
+                              on_finding=on_finding, cluster=cluster)
     except ImportError_ as exc:
         raise UsageProblem(str(exc)) from None
     progress.done()

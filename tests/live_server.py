@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -73,12 +74,17 @@ def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -
     try:
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)
+
+
+def stop(process: subprocess.Popen, wait: float = 10) -> None:
+    """Terminate ``process``; kill it if it has not ended within ``wait`` seconds."""
+    process.terminate()
+    try:
+        process.wait(wait)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
 
 
 def oxigraph_binary() -> str:
@@ -114,6 +120,75 @@ def oxigraph_server(location: Path, *, read_only: bool = False) -> Iterator[str]
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+VIRTUOSO_INI = """[Database]
+DatabaseFile = {dir}/virtuoso.db
+ErrorLogFile = {dir}/virtuoso.log
+LockFile = {dir}/virtuoso.lck
+TransactionFile = {dir}/virtuoso.trx
+xa_persistent_file = {dir}/virtuoso.pxa
+[TempDatabase]
+DatabaseFile = {dir}/virtuoso-temp.db
+TransactionFile = {dir}/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:{sql_port}
+DisableUnixSocket = 1
+DirsAllowed = ., {dir}
+NumberOfBuffers = 20000
+MaxDirtyBuffers = 15000
+CaseMode = 2
+[HTTPServer]
+ServerPort = 127.0.0.1:{http_port}
+ServerRoot = /var/lib/virtuoso-opensource-7/vsp
+ServerThreads = 4
+[SPARQL]
+ResultSetMaxRows = 10000000
+MaxQueryExecutionTime = 120
+"""
+
+
+@dataclass(frozen=True)
+class Virtuoso:
+    """A running Virtuoso: its SPARQL endpoint, its SQL port (for ``isql-vt``) and its folder."""
+
+    sparql: str
+    sql_port: int
+    folder: Path
+
+
+@contextmanager
+def virtuoso_server(folder: Path) -> Iterator[Virtuoso]:
+    """Debian's Virtuoso (``virtuoso-opensource``) on free loopback ports with its database in
+    ``folder``, SPARQL updates granted to the endpoint's anonymous user; stopped after."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("virtuoso-t") is None or shutil.which("isql-vt") is None:
+        pytest.fail("Virtuoso is missing: scripts/setup.sh installs Debian's virtuoso-opensource")
+    folder.mkdir(parents=True, exist_ok=True)
+    sql_port, http_port = free_port(), free_port()
+    (folder / "virtuoso.ini").write_text(VIRTUOSO_INI.format(dir=folder, sql_port=sql_port, http_port=http_port))
+    process = subprocess.Popen(["virtuoso-t", "+foreground", "+configfile", str(folder / "virtuoso.ini")],
+                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sparql = f"http://127.0.0.1:{http_port}/sparql"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(sparql + "?query=ASK%7B%7D", timeout=5).read()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log = (folder / "virtuoso.log").read_text(errors="replace")[-800:]
+                    raise RuntimeError("virtuoso did not start: " + log) from None
+                time.sleep(0.2)
+        subprocess.run(["isql-vt", f"127.0.0.1:{sql_port}", "dba", "dba",
+                        'exec=GRANT SPARQL_UPDATE TO "SPARQL";'], check=True, capture_output=True, timeout=60)
+        yield Virtuoso(sparql, sql_port, folder)
+    finally:
+        stop(process, wait=60)  # Virtuoso checkpoints as it stops
 
 
 def http(method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None,

@@ -93,12 +93,13 @@ def _compressed(handle: BinaryIO, gzipped: bool) -> Iterator[BinaryIO]:
 def convert_files(paths: list[str | Path], output: str | Path, *, source: str | None = None,
                   themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
                   jobs: int = 1, progress: ProgressCallback | None = None,
-                  on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
+                  on_finding: Callable[[Finding], None] | None = None, cluster: str | None = None) -> ImportReport:
     """Write to ``output`` (N-Quads, gzip when it ends in ``.gz``) what importing ``paths`` into an
-    empty store would hold; returns the import's report. Raises ``ImportError_`` on usage errors;
+    empty store would hold; returns the import's report (``cluster``: on a Dask scheduler's workers,
+    ``kb.cluster``). Raises ``ImportError_`` on usage errors;
     when not one game is readable, nothing is written."""
     output = Path(output)
-    plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, collect=True)
+    plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, collect=True, cluster=cluster)
     report, minter = plan.report, plan.minter
     evidence = _Evidence(minter.base)
     statements = _require_some_records(import_statements(plan, jobs, progress, on_finding, evidence.add), report)

@@ -3,7 +3,9 @@
 The conventions are the embedded store's (``embedded.py``), so every command works the same way:
 each source is a named graph, and the server's *default graph* holds the merge (a set) of all named
 graphs, which is what queries read. (Start the server with its ordinary default graph, not a
-"union default graph" option: the merge is written explicitly.)
+"union default graph" option: the merge is written explicitly.) Virtuoso's default graph is that
+union and cannot be written: there the merge is the named graph ``MERGE_GRAPH``, given to every
+query as its default graph (``default-graph-uri``) and written where others write the default graph.
 
 Writing an import — atomicity
     1. Every graph the write touches gets a *staging* graph (``<graph>#staging-<token>``) holding its
@@ -45,6 +47,7 @@ both backends.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import threading
@@ -53,6 +56,7 @@ import urllib.request
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from typing import Literal
 
 from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
                         parse_query_results, serialize)
@@ -76,6 +80,18 @@ TEMPLATE_TRIPLES = 200
 #: Bytes of N-Triples per Graph Store Protocol POST.
 BATCH_BYTES = 8 << 20
 STAGING = "#staging-"
+#: Where the merge lives on a server without a writable default graph (Virtuoso): a named graph that
+#: every query reads as its default graph (the Protocol's ``default-graph-uri``).
+MERGE_GRAPH = "urn:x-chesskb:merge"
+#: Where, on Virtuoso, the store lists its graphs (``<graph> a GRAPH_CLASS``): Virtuoso answers
+#: ``GRAPH ?g {}`` with nothing, and finding the graphs from the statements scans them all (67 s at
+#: 576k quads, bench/README.md), which every import and every ``GRAPH ?g`` query would pay.
+REGISTRY_GRAPH = "urn:x-chesskb:graphs"
+GRAPH_CLASS = "urn:x-chesskb:Graph"
+#: Graphs a Virtuoso server keeps for itself (its own schemas and settings), never ours.
+SERVER_GRAPHS = ("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#", "http://localuriqaserver/")
+_FROM = re.compile(r"\bFROM\s+(?:NAMED\s+)?<", re.IGNORECASE)
+_GRAPH_VARIABLE = re.compile(r"\bGRAPH\s+[?$]", re.IGNORECASE)
 _FORM = re.compile(r"^\s*(?:(?:PREFIX|BASE)[^\n]*\n\s*|#[^\n]*\n\s*)*(SELECT|ASK|CONSTRUCT|DESCRIBE)\b",
                    re.IGNORECASE)
 _PROLOGUE = "".join(f"PREFIX {prefix}: <{iri}>\n" for prefix, iri in PREFIXES.items())
@@ -83,20 +99,53 @@ _PROLOGUE = "".join(f"PREFIX {prefix}: <{iri}>\n" for prefix, iri in PREFIXES.it
 
 class RemoteStore:
     """A SPARQL 1.1 server: ``location`` is its query URL, ``update_endpoint`` its update URL (the
-    query URL when not given), ``graph_store`` its Graph Store Protocol URL (optional)."""
+    query URL when not given), ``graph_store`` its Graph Store Protocol URL (optional).
+
+    ``merge_graph`` names the graph that holds the merge when the server's default graph cannot be
+    written (Virtuoso's is the union of all graphs): ``None`` uses the default graph, and when not
+    given the server is asked once (its ``Server`` header names Virtuoso: ``MERGE_GRAPH``)."""
 
     def __init__(self, location: str, *, update_endpoint: str | None = None,
-                 graph_store: str | None = None) -> None:
+                 graph_store: str | None = None, merge_graph: str | None | Literal["detect"] = "detect") -> None:
         self.location = location
         self.update_endpoint = update_endpoint or location
-        self.graph_store = graph_store if graph_store is not None else _oxigraph_graph_store(location)
+        self._graph_store = graph_store
         self._write_mutex = threading.RLock()
+        self._merge_graph = merge_graph
+
+    @property
+    def graph_store(self) -> str | None:
+        """The Graph Store Protocol URL: as given, else derived for Oxigraph (``…/store``) and
+        Virtuoso (``…/sparql-graph-crud``, which takes writes when SPARQL updates are granted)."""
+        if self._graph_store is not None:
+            return self._graph_store or None
+        if self.merge_graph is not None and self.location.endswith("/sparql"):
+            return self.location + "-graph-crud"
+        return _oxigraph_graph_store(self.location)
+
+    @property
+    def merge_graph(self) -> NamedNode | None:
+        """The named graph holding the merge, or ``None`` when it is the server's default graph."""
+        if self._merge_graph == "detect":
+            self._merge_graph = MERGE_GRAPH if _is_virtuoso(self.location) else None
+        return NamedNode(self._merge_graph) if self._merge_graph else None
 
     # -- reading ------------------------------------------------------------------------------------
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
               named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
         text = (f"BASE {NamedNode(base_iri)}\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
+        merge = self.merge_graph
+        if merge is not None and default_graphs is None and named_graphs is None and not _FROM.search(sparql):
+            # The merge is the query's default graph; GRAPH ?g must reach our graphs only, not the
+            # merge (a second copy of everything) nor the server's own, so they are listed.
+            default_graphs = [merge.value]
+            named_graphs = [g.value for g in self.named_graphs()] if _GRAPH_VARIABLE.search(sparql) else None
+        return self._query(text, timeout=timeout, default_graphs=default_graphs, named_graphs=named_graphs)
+
+    def _query(self, text: str, *, timeout: float | None = None, default_graphs: list[str] | None = None,
+               named_graphs: list[str] | None = None) -> QueryResult:
+        """Send ``text`` (prologue and values already in it) with the dataset as given."""
         form = _FORM.match(text)
         kind = form.group(1).upper() if form else "SELECT"
         wrapper = SPARQLWrapper(self.location)
@@ -128,7 +177,7 @@ class RemoteStore:
             graph = MemoryStore()
             graph.load(body, format=RdfFormat.N_TRIPLES)
             return graph.query("CONSTRUCT WHERE { ?s ?p ?o }")
-        return parse_query_results(body, format=QueryResultsFormat.JSON)
+        return parse_query_results(_valid_blank_labels(body), format=QueryResultsFormat.JSON)
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
         wanted = list(graphs) if graphs is not None else None
@@ -137,12 +186,26 @@ class RemoteStore:
             return
         rows = self.query(f"SELECT ?s ?p ?o ?g WHERE {{ {values}GRAPH ?g {{ ?s ?p ?o }} }}")
         for row in rows:
-            if STAGING not in row["g"].value:
+            if self._ours(row["g"].value):
                 yield Quad(row["s"], row["p"], row["o"], row["g"])
 
     def named_graphs(self) -> list[NamedNode]:
-        rows = self.query("SELECT ?g WHERE { GRAPH ?g {} }")  # the graph names, without reading them
-        return [row["g"] for row in rows if STAGING not in row["g"].value]
+        return [graph for graph in self._all_graphs() if self._ours(graph.value)]
+
+    def _all_graphs(self) -> list[NamedNode]:
+        """Every graph on the server, staging graphs and the server's own included."""
+        if self.merge_graph is None:
+            rows = self._query(_PROLOGUE + "SELECT ?g WHERE { GRAPH ?g {} }")  # the names, without reading them
+        else:  # the registry (REGISTRY_GRAPH)
+            rows = self._query(f"SELECT ?g WHERE {{ GRAPH <{REGISTRY_GRAPH}> {{ ?g a <{GRAPH_CLASS}> }} }}")
+        return [row["g"] for row in rows]
+
+    def _ours(self, graph: str) -> bool:
+        """Whether ``graph`` is one of the knowledge base's graphs (not staging, the merge, the server's)."""
+        merge = self.merge_graph
+        if merge is not None and (graph in (merge.value, REGISTRY_GRAPH) or graph.startswith(SERVER_GRAPHS)):
+            return False
+        return STAGING not in graph
 
     def close(self) -> None:
         pass
@@ -180,7 +243,7 @@ class RemoteStore:
         update request (see the module doc)."""
         with self.writing():
             self._drop_leftover_staging()
-            write = _Write(self, secrets.token_hex(6), [g.value for g in self.named_graphs()])
+            write = _Write(self, secrets.token_hex(6), [g.value for g in self.named_graphs()], self.merge_graph)
             try:
                 write.replace(list(remove), list(remove_subjects))
                 self._stage(quads, write)
@@ -270,17 +333,26 @@ class RemoteStore:
         graphs = [NamedNode(g + STAGING + token) for g in staged] if token else []
         try:
             if graphs:
-                self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in graphs))
+                self._drop(graphs)
             else:
                 self._drop_leftover_staging()
         except StoreError:
             pass  # the server is gone; the next write drops what is left
 
     def _drop_leftover_staging(self) -> None:
-        rows = self.query("SELECT ?g WHERE { GRAPH ?g {} }")
-        leftovers = [row["g"] for row in rows if STAGING in row["g"].value]
+        leftovers = [graph for graph in self._all_graphs() if STAGING in graph.value]
         if leftovers:
-            self.update(" ;\n".join(f"DROP SILENT GRAPH {g}" for g in leftovers))
+            self._drop(leftovers)
+
+    def _drop(self, graphs: list[NamedNode]) -> None:
+        """Drop ``graphs`` and take them off the registry, in one request."""
+        self.update(" ;\n".join([f"DROP SILENT GRAPH {g}" for g in graphs] + self.unregister_operations(graphs)))
+
+    def unregister_operations(self, graphs: Iterable[NamedNode]) -> list[str]:
+        """The operations that take ``graphs`` off the registry (none where there is no registry)."""
+        if self.merge_graph is None:
+            return []
+        return [f"DELETE DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {g} a <{GRAPH_CLASS}> }} }}" for g in graphs]
 
 
 class _Write:
@@ -289,11 +361,12 @@ class _Write:
     into its staging graph on the server, so the switch can drop and replace every graph it
     touches the same way)."""
 
-    def __init__(self, store: RemoteStore, token: str, existing: list[str]) -> None:
+    def __init__(self, store: RemoteStore, token: str, existing: list[str], merge: NamedNode | None) -> None:
         self.store = store
         self.token = token
         self.existing = set(existing)
         self.replaced: set[str] = set()
+        self.merge = merge
 
     def name(self, graph: str) -> NamedNode:
         return NamedNode(graph + STAGING + self.token)
@@ -301,17 +374,26 @@ class _Write:
     def staging(self, graph: str) -> NamedNode:
         """The staging graph of ``graph``, holding its current content if it was not replaced yet."""
         if graph not in self.replaced:
-            self.replaced.add(graph)
+            self._mark(graph)
             if graph in self.existing:
                 self.store.update(f"ADD SILENT {NamedNode(graph)} TO {self.name(graph)}")
         return self.name(graph)
+
+    def _mark(self, graph: str) -> None:
+        """``graph`` is replaced by this write; where the store keeps a registry, its staging graph
+        is listed there first, so a killed write's leftovers are found and dropped."""
+        if graph in self.replaced:
+            return
+        self.replaced.add(graph)
+        if self.merge is not None:
+            self.store.update(f"INSERT DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {self.name(graph)} a <{GRAPH_CLASS}> }} }}")
 
     def replace(self, remove: list[NamedNode], remove_subjects: list[tuple[NamedNode, NamedNode]]) -> None:
         """Empty the graphs ``remove`` and drop the (subject, graph) statements, in staging."""
         operations = []
         for graph in remove:
             operations.append(f"DROP SILENT GRAPH {self.name(graph.value)}")
-            self.replaced.add(graph.value)
+            self._mark(graph.value)
         for subject, graph in remove_subjects:
             operations.append(f"DELETE WHERE {{ GRAPH {self.staging(graph.value)} {{ {subject} ?p ?o }} }}")
         if operations:
@@ -330,12 +412,18 @@ class _Write:
         removed = set(self.replaced)
         operations: list[str] = []
         for graph in sorted(self.replaced & self.existing):
-            operations.append(_forget_from_merge(f"GRAPH {NamedNode(graph)} {{ ?s ?p ?o }}", removed))
+            operations.append(_forget_from_merge(f"GRAPH {NamedNode(graph)} {{ ?s ?p ?o }}", removed, self.merge))
             operations.append(f"DROP SILENT GRAPH {NamedNode(graph)}")
         for graph in sorted(self.replaced):
-            operations.append(f"ADD SILENT {self.name(graph)} TO DEFAULT")
+            operations.append(f"ADD SILENT {self.name(graph)} TO {self.merge or 'DEFAULT'}")
             operations.append(f"ADD SILENT {self.name(graph)} TO {NamedNode(graph)}")
             operations.append(f"DROP SILENT GRAPH {self.name(graph)}")
+        if self.merge is not None:  # the registry: a replaced graph is listed when it holds something
+            for graph in sorted(self.replaced):
+                operations.extend(self.store.unregister_operations([NamedNode(graph), self.name(graph)]))
+                listed = f"GRAPH <{REGISTRY_GRAPH}> {{ {NamedNode(graph)} a <{GRAPH_CLASS}> }}"
+                holds = f"SELECT ?s WHERE {{ GRAPH {NamedNode(graph)} {{ ?s ?p ?o }} }} LIMIT 1"
+                operations.append(f"INSERT {{ {listed} }} WHERE {{ {{ {holds} }} }}")
         return operations
 
 
@@ -394,18 +482,46 @@ def _pieces(quads: list[Quad], size: int) -> Iterator[list[Quad]]:
         yield piece
 
 
-def _forget_from_merge(pattern: str, removed: set[str], exclude: str | None = None) -> str:
-    """Delete from the default graph the triples ``pattern`` finds that no graph outside ``removed``
-    (staging graphs included: they hold the new content) still asserts."""
-    kept_apart = sorted(removed | ({exclude} if exclude else set()))
+def _forget_from_merge(pattern: str, removed: set[str], merge: NamedNode | None = None) -> str:
+    """Delete from the merge (the default graph, or ``merge``) the triples ``pattern`` finds that no
+    graph outside ``removed`` (staging graphs included: they hold the new content) still asserts."""
+    kept_apart = sorted(removed | ({merge.value} if merge else set()))
     others = " && ".join(f"?other != {NamedNode(graph)}" for graph in kept_apart)  # IRIs written by pyoxigraph
     keep = f"FILTER NOT EXISTS {{ GRAPH ?other {{ ?s ?p ?o }} {f'FILTER({others})' if others else ''} }}"
-    return f"DELETE {{ ?s ?p ?o }} WHERE {{ {pattern} {keep} }}"
+    target = f"GRAPH {merge} {{ ?s ?p ?o }}" if merge else "?s ?p ?o"
+    return f"DELETE {{ {target} }} WHERE {{ {pattern} {keep} }}"
 
 
 def _oxigraph_graph_store(location: str) -> str | None:
     """Oxigraph's server answers queries at ``/query`` and the Graph Store Protocol at ``/store``."""
     return location[: -len("/query")] + "/store" if location.rstrip("/").endswith("/query") else None
+
+
+def _valid_blank_labels(body: bytes) -> bytes:
+    """The JSON results with blank node labels a parser takes: Virtuoso labels them ``nodeID://b10006``
+    (a label only names a node within one result, so any one-to-one relabelling says the same)."""
+    if b'"bnode"' not in body:
+        return body
+    document = json.loads(body)
+    for row in document.get("results", {}).get("bindings", ()):
+        for term in row.values():
+            if term.get("type") == "bnode":
+                term["value"] = "b" + term["value"].encode().hex()
+    return json.dumps(document).encode()
+
+
+def _is_virtuoso(location: str) -> bool:
+    """Whether the server at ``location`` is Virtuoso (its ``Server`` header says so on any answer)."""
+    request = urllib.request.Request(location + ("&" if "?" in location else "?") + "query=ASK%7B%7D",
+                                     headers={"Accept": "application/sparql-results+json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            server = response.headers.get("Server", "")
+    except urllib.error.HTTPError as exc:
+        server = exc.headers.get("Server", "")
+    except (urllib.error.URLError, OSError) as exc:
+        raise StoreError(f"the SPARQL server at {location} does not answer: {_server_message(exc)}") from exc
+    return server.startswith("Virtuoso")
 
 
 def _timed_out(exc: BaseException) -> bool:

@@ -81,6 +81,9 @@ def reading_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="Language of the piece letters in the movetext (es, it, de, fr, …); default English."),
         click.option("--jobs", type=click.IntRange(min=1), default=None,
                      help="Worker processes for reading and analysis (default: the machine's cores)."),
+        click.option("--cluster", default=None, metavar="tcp://HOST:8786",
+                     help="Run reading and analysis on this Dask scheduler's workers instead of --jobs "
+                          "(pip install 'chesskb[cluster]'; docs/cluster.md)."),
     )):
         command = option(command)
     return command

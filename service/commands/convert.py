@@ -24,7 +24,7 @@ from chesskb.service.progress import TerminalProgress, import_status
               help="The N-Quads file to write (gzip when it ends in .gz, e.g. kb.nq.gz).")
 @click.pass_context
 def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: str | None,
-            themes: tuple[str, ...], lang: str | None, jobs: int | None) -> None:
+            themes: tuple[str, ...], lang: str | None, jobs: int | None, cluster: str | None) -> None:
     """Write what `import` would load (analysis included) as N-Quads for a SPARQL server's bulk loader."""
     base_iri = ctx.obj.base_iri if ctx.obj is not None else None
 
@@ -36,7 +36,8 @@ def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: s
 
     try:
         report = convert_files(list(files), output, source=source, themes=themes, base_iri=base_iri, lang=lang,
-                               jobs=jobs or default_jobs(), progress=import_status(status), on_finding=on_finding)
+                               jobs=jobs or default_jobs(), progress=import_status(status), on_finding=on_finding,
+                               cluster=cluster)
     except ImportError_ as exc:
         raise UsageProblem(str(exc)) from None
     finally:
