@@ -69,6 +69,10 @@ from chesskb.kb.search.patterns import PatternError, sparql_condition
 from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
 
+from chesskb._namespace import settle
+
+settle(__name__, __path__)
+
 _HEADER = re.compile(r"^#\s*(title|description|param)(@[a-z]{2})?:\s*(.*)$")
 #: ``param@es: NAME LABEL -- HELP``: a parameter's label and help in another language.
 _PARAM_IN = re.compile(r"^(\w+)\s+(.+?)(?:\s+--\s*(.*))?$")

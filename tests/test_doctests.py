@@ -16,6 +16,7 @@ import pytest
 
 #: Modules whose docstrings carry examples (each must have at least one).
 MODULES = [
+    "chesskb._namespace",
     "chesskb.kb.importer",
     "chesskb.kb.analysis",
     "chesskb.kb.analysis.engine",
