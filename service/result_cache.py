@@ -11,9 +11,10 @@ SPARQL server) are not cached: another client may have written to them.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
+
+from cachetools import LRUCache
 
 from .query_runner import Answer
 
@@ -23,9 +24,11 @@ MAX_BODY_BYTES = 1 << 20
 
 
 class ResultCache:
+    """The last ``max_entries`` answers used (cachetools' LRU), shared by the request threads under one lock."""
+
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, Answer] = OrderedDict()
+        self._entries: LRUCache[Hashable, Answer] = LRUCache(maxsize=max_entries)
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
@@ -33,19 +36,15 @@ class ResultCache:
         if key is None:
             return run()
         with self._lock:
-            answer = self._entries.get(key)
+            answer = self._entries.get(key)  # a hit counts as a use: the entry becomes the newest
             if answer is not None:
-                self._entries.move_to_end(key)
                 self.hits += 1
                 return answer
             self.misses += 1
         answer = run()  # outside the lock: other requests go on while this query runs
         if len(answer.body) <= MAX_BODY_BYTES:
             with self._lock:
-                self._entries[key] = answer
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
+                self._entries[key] = answer  # the least recently used entry goes when full
         return answer
 
 

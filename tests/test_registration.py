@@ -104,3 +104,21 @@ def test_a_missing_command_module_fails_its_command_loudly() -> None:
                     "main()")
     assert other.returncode == 0, other.stderr
     assert '"mate-in-one"' in other.stdout
+
+
+def test_settings_come_from_config_then_the_environment_read_as_their_default_type(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    from chesskb.service.app import create_app
+
+    monkeypatch.setenv("CHESSKB_QUERY_TIMEOUT", "3.5")
+    monkeypatch.setenv("CHESSKB_ALLOW_SERVICE", "no")   # "no" is false (JSON would read it as a true string)
+    monkeypatch.setenv("CHESSKB_PLAY_ELO", "1500")
+    monkeypatch.setenv("CHESSKB_UPDATE_TOKEN", "123")   # a token stays text, not the number 123
+    monkeypatch.setenv("CHESSKB_ROW_LIMIT", "9")
+    app = create_app({"STORE": str(tmp_path / "store"), "QUERY_WORKERS": 0, "PAGE_WORKERS": 0, "ROW_LIMIT": 5})
+    assert app.config["QUERY_TIMEOUT"] == 3.5
+    assert app.config["ALLOW_SERVICE"] is False
+    assert app.config["PLAY_ELO"] == 1500
+    assert app.config["UPDATE_TOKEN"] == "123"
+    assert app.config["ROW_LIMIT"] == 5  # the config given wins over the environment
+    assert app.config["PLAY_RATE"] == 60  # neither: the default
