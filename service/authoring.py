@@ -29,7 +29,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.checks.findings import fen_json, fen_text
-from chesskb.kb.importer import ImportError_, NothingAppended, append_pgn
+from chesskb.kb.importer import ImportRefused, NothingAppended, append_pgn
 from chesskb.kb.store import StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
@@ -179,7 +179,7 @@ def save() -> Response:
         raise ServiceError(422, f"not saved: {exc}") from None
     except StoreBusy as exc:
         raise ServiceError(409, f"not saved: {exc}") from None
-    except ImportError_ as exc:
+    except ImportRefused as exc:
         raise ServiceError(422, f"not saved: {exc}") from None
     return jsonify({"saved": True, "source": source, "games": saved.games, "pgn": text, "position": saved.position})
 

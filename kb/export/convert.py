@@ -95,7 +95,7 @@ def convert_files(paths: list[str | Path], output: str | Path, *, source: str | 
                   jobs: int = 1, progress: ProgressCallback | None = None,
                   on_finding: Callable[[Finding], None] | None = None) -> ImportReport:
     """Write to ``output`` (N-Quads, gzip when it ends in ``.gz``) what importing ``paths`` into an
-    empty store would hold; returns the import's report. Raises ``ImportError_`` on usage errors;
+    empty store would hold; returns the import's report. Raises ``ImportRefused`` on usage errors;
     when not one game is readable, nothing is written."""
     output = Path(output)
     plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, collect=True)

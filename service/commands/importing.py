@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.checks.findings import Finding
-from chesskb.kb.importer import ImportError_, group_files, import_files, sources_checksum, validate_themes
+from chesskb.kb.importer import ImportRefused, group_files, import_files, sources_checksum, validate_themes
 from chesskb.kb.merge.freshness import import_fingerprint, unchanged_sources
 from chesskb.kb.pipeline import default_jobs
 from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, reading_options
@@ -41,7 +41,7 @@ def command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes
                               base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), mine=mine,
                               progress=import_status(progress),
                               on_finding=on_finding)
-    except ImportError_ as exc:
+    except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     progress.done()
     names = ", ".join(s.name for s in report.sources)
@@ -62,7 +62,7 @@ def _changed_files(obj: CliContext, files: tuple[Path, ...], source: str | None,
     try:
         groups = group_files(files, source)
         fingerprint = import_fingerprint(themes=validate_themes(themes), lang=lang, mine=mine)
-    except ImportError_ as exc:
+    except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     checksums = {name: sources_checksum(paths) for name, paths in groups.items()}
     unchanged = unchanged_sources(obj.open_store(), checksums, fingerprint, base_iri=obj.base_iri)
