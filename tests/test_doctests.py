@@ -24,6 +24,7 @@ MODULES = [
     "chesskb.kb.reading",
     "chesskb.kb.reading.units",
     "chesskb.kb.store",
+    "chesskb.kb.store.results",
     "chesskb.queries",
 ]
 
