@@ -2,7 +2,8 @@
 issue 37): the time a user waits before anything happens, and what every shell completion or script pays.
 
 Each command runs ``--runs`` times, the commands interleaved so a busy machine slows each alike; the
-figures are the minimum (what the code costs) and the median (what a user saw). Also counts the modules
+figures are the minimum and median wall time (what a user saw) and the median CPU time of the process
+(user + system: what the code costs, much less moved by other work on a shared machine). Also counts the modules
 ``import chesskb.service.cli`` loads. Which code is measured follows ``PYTHONPATH`` (e.g. an older commit
 unpacked with ``git archive``), as in the other benches.
 
@@ -12,6 +13,7 @@ unpacked with ``git archive``), as in the other benches.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -20,10 +22,14 @@ import time
 COMMANDS = {"--version": ["--version"], "--help": ["--help"]}
 
 
-def timed(argv: list[str]) -> float:
+def timed(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -31,14 +37,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     base = [sys.executable, "-m", "chesskb"]
-    seconds: dict[str, list[float]] = {name: [] for name in COMMANDS}
-    seconds["python -c pass"] = []
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in COMMANDS}
+    runs["python -c pass"] = []
     for _ in range(args.runs):
         for name, extra in COMMANDS.items():
-            seconds[name].append(timed(base + extra))
-        seconds["python -c pass"].append(timed([sys.executable, "-c", "pass"]))
-    for name, values in seconds.items():
-        print(f"{name:<16} min {min(values):.3f} s  median {statistics.median(values):.3f} s  ({args.runs} runs)")
+            runs[name].append(timed(base + extra))
+        runs["python -c pass"].append(timed([sys.executable, "-c", "pass"]))
+    for name, measured in runs.items():
+        wall = [w for w, _ in measured]
+        cpu = [c for _, c in measured]
+        print(f"{name:<16} wall min {min(wall):.3f} s  median {statistics.median(wall):.3f} s  "
+              f"cpu median {statistics.median(cpu):.3f} s  ({args.runs} runs)")
     count = subprocess.run([sys.executable, "-c", "import sys, chesskb.service.cli; print(len(sys.modules))"],
                            check=True, capture_output=True, text=True).stdout.strip()
     print(f"modules loaded by `import chesskb.service.cli`: {count}")
