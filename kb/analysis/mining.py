@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Literal
 
 import chess
 import chess.engine
@@ -45,7 +46,7 @@ class MinedExercise:
     ply: int
     fen: str
     solution: tuple[chess.Move, ...]
-    goal: str  # "mate" | "win"
+    goal: Literal["mate", "win"]
 
 
 @dataclass(frozen=True)
