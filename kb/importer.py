@@ -38,8 +38,10 @@ from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
 ProgressCallback = Callable[["ImportReport"], None]
 
 
-class ImportError_(Exception):
-    """A usage problem found before anything was read (unknown theme, bad source name …)."""
+class ImportRefused(Exception):
+    """The import refused what it was asked, before anything was written: a usage problem (unknown theme, bad
+    source name, ``--mine`` without an engine) or, for strict callers, a finding. The commands exit 2 on it.
+    (Named ``ImportError_`` before: too near the built-in ``ImportError``, which means a module did not load.)"""
 
 
 @dataclass
@@ -79,14 +81,14 @@ def validate_themes(themes: Iterable[str]) -> tuple[str, ...]:
     themes = tuple(themes)
     unknown = [theme for theme in themes if theme not in THEME_CLASSES]
     if unknown:
-        raise ImportError_(
+        raise ImportRefused(
             f"unknown theme class {', '.join(map(repr, unknown))}; valid classes: {', '.join(THEME_CLASSES)}")
     return themes
 
 
 def validate_source_name(name: str) -> str:
     if not name or any(ch in name for ch in "/\\#?<>\" \t\n") or name.startswith((".", "_")):
-        raise ImportError_(f"invalid source name {name!r}: use letters, digits, '-', '_' and '.', "
+        raise ImportRefused(f"invalid source name {name!r}: use letters, digits, '-', '_' and '.', "
                            "not starting with '.' or '_'")
     return name
 
@@ -106,7 +108,7 @@ def group_files(paths: Iterable[str | Path], source: str | None = None) -> dict[
     for path in paths:
         path = Path(path)
         if not path.is_file():
-            raise ImportError_(f"{path}: no such file")
+            raise ImportRefused(f"{path}: no such file")
         name = validate_source_name(source or source_name_for(path))
         groups.setdefault(name, []).append(path)
     return groups
@@ -130,18 +132,18 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
                  jobs: int = 1, mine: bool = False, progress: ProgressCallback | None = None,
                  on_finding: Callable[[Finding], None] | None = None, append: bool = False,
                  strict: bool = False, cluster: str | None = None) -> ImportReport:
-    """Import ``paths`` into ``store``; returns the report. Raises ``ImportError_`` on usage errors.
+    """Import ``paths`` into ``store``; returns the report. Raises ``ImportRefused`` on usage errors.
 
     With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
     this process only loads what they return (``kb.pipeline``). ``mine`` runs the engine over every
-    game for exercises (``kb.analysis.mining``); without an engine it raises ``ImportError_`` before reading.
+    game for exercises (``kb.analysis.mining``); without an engine it raises ``ImportRefused`` before reading.
     ``cluster`` (a Dask scheduler's address) runs the batches on that cluster's workers (``kb.cluster``).
 
     ``append`` adds the files' games to their source instead of replacing it: nothing the source
     holds is dropped or rewritten (a lichess source keeps its popularity, game URLs and the course
     exercises that point at it), the new games are numbered after its last one, and its description
     lists the new file too, with counts recounted over the whole source. ``strict`` makes any error
-    finding abort the write (``ImportError_``; the store is unchanged), for callers that promise
+    finding abort the write (``ImportRefused``; the store is unchanged), for callers that promise
     "all or nothing" (the authoring page).
 
     Mate claims longer than two moves are decided by the engine ``$CHESSKB_ENGINE`` names (else
@@ -214,7 +216,7 @@ class ImportPlan:
 def plan_import(paths: Iterable[str | Path], *, source: str | None = None, themes: Iterable[str] = (),
                 base_iri: str | None = None, lang: str | None = None, mine: bool = False,
                 store_location: str | None = None, collect: bool = False, cluster: str | None = None) -> ImportPlan:
-    """Sources, files and settings of an import; raises ``ImportError_`` on usage errors.
+    """Sources, files and settings of an import; raises ``ImportRefused`` on usage errors.
 
     ``store_location`` decides where the verification cache lives (``cache_location``); ``collect``
     makes the workers also send what links and class counts are computed from (``convert``).
@@ -223,7 +225,7 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
     user_themes = validate_themes(themes)
     engine = engine_path()  # $CHESSKB_ENGINE, else Debian's stockfish: opened by the pipeline, not here
     if mine and engine is None:
-        raise ImportError_("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
+        raise ImportRefused("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
                            "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported")
     minter = IriMinter(base_iri)
     groups = group_files(paths, source)
@@ -245,7 +247,7 @@ def _processor(plan: ImportPlan, jobs: int) -> UnitProcessor | ClusterUnitProces
             processor.connect()
         except ClusterError as exc:
             processor.cache.close()
-            raise ImportError_(f"{exc}; nothing was imported") from None
+            raise ImportRefused(f"{exc}; nothing was imported") from None
         return processor
     return UnitProcessor(plan.settings, jobs)
 
@@ -257,7 +259,7 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
     """Every statement the import of ``plan`` writes (links and class counts aside, which are
     computed from the store afterwards), in order, streaming; the report fills in as it goes.
 
-    ``strict``: the first error finding raises ``ImportError_`` (nothing is written). Without
+    ``strict``: the first error finding raises ``ImportRefused`` (nothing is written). Without
     ``describe_sources`` the sources' descriptions are left out (appending derives them from the store)."""
     report, minter, settings = plan.report, plan.minter, plan.settings
     yield from ontology_quads()
@@ -274,7 +276,7 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
                     if on_finding is not None:
                         on_finding(finding)
                     if strict and finding.level == "error":
-                        raise ImportError_(f"{finding}; nothing was saved")
+                        raise ImportRefused(f"{finding}; nothing was saved")
                 source_report.games += result.games
                 source_report.matches |= result.matches
                 source_report.positions |= result.positions
@@ -391,7 +393,7 @@ def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bo
     return True
 
 
-class NothingAppended(ImportError_):
+class NothingAppended(ImportRefused):
     """The text gave no game to append; nothing was written (the message lists the findings)."""
 
 
@@ -410,7 +412,7 @@ def append_pgn(store: Store, text: str, start_key: str, *, source: str, base_iri
     mapping, nothing the source holds rewritten. The teachers' authoring page saves this way.
 
     Held on the store's write lock for up to ``wait`` seconds (``StoreBusy`` beyond); any error
-    finding aborts the write (``ImportError_``); a text without a game raises ``NothingAppended``.
+    finding aborts the write (``ImportRefused``); a text without a game raises ``NothingAppended``.
     ``start_key`` is the ``positionKey`` of the appended game's start, to name its position."""
     import tempfile
 

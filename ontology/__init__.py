@@ -13,6 +13,10 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
+from chesskb._namespace import settle
+
+settle(__name__, __path__)
+
 __all__ = ["OWL_FILE", "TTL_FILE", "rdfxml_path", "rdfxml_text", "turtle_text"]
 
 #: The authored Turtle source.

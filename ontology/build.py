@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import cast
 from xml.sax.saxutils import escape, quoteattr
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -68,7 +69,7 @@ class _Writer:
         tag = _qname(kind) if kind is not None else "rdf:Description"
         about = f" rdf:about={quoteattr(str(subject))}" if isinstance(subject, URIRef) else ""
         statements = sorted(
-            ((p, o) for p, o in self.graph.predicate_objects(subject)
+            ((cast(URIRef, p), o) for p, o in self.graph.predicate_objects(subject)  # a predicate is always an IRI
              if not (p == RDF.type and o == kind)),
             key=lambda po: (_qname(po[0]), self._key(po[1])),
         )
@@ -137,6 +138,7 @@ def to_rdfxml(turtle: str) -> str:
     section = None
     for subject in top:
         kind = _primary_type(graph, subject)
+        assert kind is not None  # every subject without a type was refused above
         if kind != section:
             section = kind
             out.append("")

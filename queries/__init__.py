@@ -66,9 +66,13 @@ from pyoxigraph import Literal, NamedNode
 from chesskb.kb.analysis.board_facts import pieces_key as board_pieces_key
 from chesskb.kb.reading.names import name_key
 from chesskb.kb.search.lookups import index_lines
-from chesskb.kb.search.patterns import PatternError, sparql_condition
+from chesskb.kb.search.patterns import Pattern, PatternError, sparql_condition
 from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
+
+from chesskb._namespace import settle
+
+settle(__name__, __path__)
 
 _HEADER = re.compile(r"^#\s*(title|description|param)(@[a-z]{2})?:\s*(.*)$")
 #: ``param@es: NAME LABEL -- HELP``: a parameter's label and help in another language.
@@ -204,11 +208,18 @@ class CannedQuery:
             except PatternError as exc:
                 raise QueryError(f"parameter {param.name!r} expects a pattern: {exc}") from None
             call = re.compile(rf"REGEX\(\s*(\?[A-Za-z_][A-Za-z0-9_]*)\s*,\s*\?{param.name}\s*\)")
-            text = call.sub(lambda m, p=pattern: sparql_condition(p, board=m.group(1)), text)
+
+            def condition(match: re.Match[str], pattern: Pattern = pattern) -> str:
+                return sparql_condition(pattern, board=match.group(1))
+
+            text = call.sub(condition, text)
             if indexes and LOOKUPS_MARKER.search(text):
                 lines, _repeats = index_lines(pattern, indexes)  # the query says DISTINCT itself
-                text = LOOKUPS_MARKER.sub(lambda _m, found=lines: "  " + "\n  ".join(found) if found else "", text,
-                                          count=1)
+
+                def lookups(_match: re.Match[str], found: list[str] = lines) -> str:
+                    return "  " + "\n  ".join(found) if found else ""
+
+                text = LOOKUPS_MARKER.sub(lookups, text, count=1)
         return text
 
 
@@ -269,10 +280,11 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
         if param.type == "date":
             return Literal(dt.date.fromisoformat(raw.strip()).isoformat(), datatype=XSD.date)
         if param.type == "time":
-            parts = raw.strip().split(":")
-            if len(parts) == 2:
-                parts.append("00")
-            return Literal(dt.time(*(int(x) for x in parts)).isoformat(), datatype=XSD.time)
+            numbers = [int(x) for x in raw.strip().split(":")]
+            if len(numbers) > 3:
+                raise ValueError(f"{raw!r} is not HH:MM or HH:MM:SS")
+            hour, minute, second = numbers + [0] * (3 - len(numbers))
+            return Literal(dt.time(hour, minute, second).isoformat(), datatype=XSD.time)
         if param.type == "class":
             name = raw.split("#")[-1]
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", name):

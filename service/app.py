@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import Blueprint, Flask
+from flask import Blueprint, Config, Flask
 
 from chesskb.kb.mapping.iris import default_base_iri
 from chesskb.kb.store import Store, default_store_location, open_store
@@ -85,28 +85,41 @@ SETTINGS: dict[str, tuple[Any, str]] = {
 }
 DEFAULT_SETTINGS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 
-def _setting(name: str, config: dict[str, Any]) -> Any:
+#: The environment variables' prefix: ``CHESSKB_QUERY_TIMEOUT=5`` is the setting ``QUERY_TIMEOUT``.
+ENV_PREFIX = "CHESSKB"
+
+
+def _setting(name: str, config: dict[str, Any], environment: Config) -> Any:
+    """``name`` from ``config``, else from the environment read as the type of its default, else the default."""
     if name in config:
         return config[name]
-    env = os.environ.get(f"CHESSKB_{name}")
+    text = environment.get(name)
     default = DEFAULT_SETTINGS[name]
-    if env is None:
+    if text is None:
         return default
     if isinstance(default, bool):
-        return env.lower() in ("1", "true", "yes")
+        return text.lower() in ("1", "true", "yes")
     if isinstance(default, float):
-        return float(env)
+        return float(text)
     if isinstance(default, int):
-        return int(env)
-    return env
+        return int(text)
+    return text
+
+
+def _environment() -> Config:
+    """Every ``CHESSKB_*`` variable, as text (Flask's reading; each setting's default says how to parse it)."""
+    environment = Config(root_path=os.getcwd())
+    environment.from_prefixed_env(ENV_PREFIX, loads=str)
+    return environment
 
 
 def create_app(config: dict[str, Any] | None = None, *, store: Store | None = None) -> Flask:
     """Build the app. ``store`` may be given directly (tests); otherwise it is opened from config."""
     config = dict(config or {})
     app = Flask(__name__)
+    environment = _environment()
     for name in DEFAULT_SETTINGS:
-        app.config[name] = _setting(name, config)
+        app.config[name] = _setting(name, config, environment)
     app.config["STORE"] = app.config["STORE"] or default_store_location()
     app.config["BASE_IRI"] = app.config["BASE_IRI"] or default_base_iri()
     app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]

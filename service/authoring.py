@@ -30,7 +30,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.checks.findings import fen_json, fen_text
-from chesskb.kb.importer import ImportError_, NothingAppended, append_pgn
+from chesskb.kb.importer import ImportRefused, NothingAppended, append_pgn
 from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
 from chesskb.kb.reading.pgn_tokens import comment_text, escape_tag_value
 from chesskb.kb.store import StoreBusy
@@ -246,7 +246,7 @@ def save() -> Response:
         raise ServiceError(422, f"not saved: {exc}") from None
     except StoreBusy as exc:
         raise ServiceError(409, f"not saved: {exc}") from None
-    except ImportError_ as exc:
+    except ImportRefused as exc:
         raise ServiceError(422, f"not saved: {exc}") from None
     return jsonify({"saved": True, "source": source, "games": saved.games, "pgn": text, "position": saved.position})
 

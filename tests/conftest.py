@@ -1,7 +1,13 @@
-"""Shared fixtures: the shipped data, a CLI runner, and a real store built by the real importer."""
+"""Shared fixtures: the shipped data, a CLI runner, and a real store built by the real importer.
+
+Markers are applied here, from what a test uses, so no test file repeats them (CONTRIBUTING.md, "The fast
+lane"): ``browser`` (Chromium through Playwright), ``java`` (HermiT or the OWL API), ``engine`` (stockfish),
+``store`` (a store built by the importer). ``pytest -m "not browser and not java" -n auto`` is the fast lane.
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 from pathlib import Path
 
@@ -101,3 +107,64 @@ def page(browser):
     yield page
     context.close()
     assert not errors, errors
+
+
+# --- markers, from what a test uses ------------------------------------------------------------------------
+
+#: Fixtures (direct or through other fixtures) that put a test under a marker.
+MARKER_FIXTURES: dict[str, frozenset[str]] = {
+    "browser": frozenset({"browser", "page"}),
+    "engine": frozenset({"engine"}),
+    "store": frozenset({"data_store", "small_store", "base_url"}),
+}
+#: Words in a skip condition's reason that say what the test needs (``needs_engine``, ``pytestmark`` skips).
+MARKER_REASONS: dict[str, tuple[str, ...]] = {
+    "browser": ("chromium", "playwright"),
+    "engine": ("stockfish",),
+    "java": ("java",),
+}
+#: Text in a test's own source that starts what a marker names: ``chesskb check`` and the OWL/XML export run
+#: Java, owlready2's reasoner is HermiT; a module that imports Playwright drives Chromium.
+MARKER_SOURCE: dict[str, tuple[str, ...]] = {
+    "java": ('cli("check"', 'chesskb("check"', "hermit(", "sync_reasoner", '"owlxml"'),
+    "browser": ("playwright",),
+}
+
+
+def _markers_for(item: pytest.Item) -> set[str]:
+    """The markers ``item`` earns: by its fixtures, its skip reasons, and its (or its module's) source."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    found = {name for name, wanted in MARKER_FIXTURES.items() if wanted & fixtures}
+    if any("store" in fixture for fixture in fixtures):  # every store-building fixture is named for it
+        found.add("store")
+    for mark in item.iter_markers("skipif"):
+        reason = str(mark.kwargs.get("reason", "")).lower()
+        found |= {name for name, words in MARKER_REASONS.items() if any(word in reason for word in words)}
+    source = _source_of(item)
+    found |= {name for name, words in MARKER_SOURCE.items() if any(word in source for word in words)}
+    if "playwright" in _module_source(item.path):
+        found.add("browser")
+    return found
+
+
+_MODULE_SOURCES: dict[Path, str] = {}
+
+
+def _module_source(path: Path) -> str:
+    if path not in _MODULE_SOURCES:
+        _MODULE_SOURCES[path] = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
+    return _MODULE_SOURCES[path]
+
+
+def _source_of(item: pytest.Item) -> str:
+    function = getattr(item, "function", None)
+    try:
+        return inspect.getsource(function) if function is not None else ""
+    except (OSError, TypeError):  # a doctest item or a function made at run time
+        return ""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in sorted(_markers_for(item)):
+            item.add_marker(getattr(pytest.mark, name))

@@ -16,6 +16,7 @@ import pytest
 
 #: Modules whose docstrings carry examples (each must have at least one).
 MODULES = [
+    "chesskb._namespace",
     "chesskb.kb.importer",
     "chesskb.kb.analysis",
     "chesskb.kb.analysis.engine",
@@ -23,6 +24,7 @@ MODULES = [
     "chesskb.kb.reading",
     "chesskb.kb.reading.units",
     "chesskb.kb.store",
+    "chesskb.kb.store.results",
     "chesskb.queries",
 ]
 

@@ -156,7 +156,7 @@ def test_harmless_queries_that_mention_service_still_run(server):
 
 def test_workers_have_no_network(listener):
     """The second layer: a query worker cannot reach any host, whatever the query says."""
-    code = ("import sys, urllib.request\nfrom service.worker_confinement import isolate_network\n"
+    code = ("import sys, urllib.request\nfrom chesskb.service.worker_confinement import isolate_network\n"
             "assert isolate_network()\n"
             f"urllib.request.urlopen({listener.url!r}, timeout=5)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -59,7 +59,7 @@ def test_the_table_is_in_the_help() -> None:
 
 
 @pytest.mark.parametrize("args, code, words", [
-    (["import", "{badname}"], EXIT_USAGE, ["invalid source name"]),            # ImportError_
+    (["import", "{badname}"], EXIT_USAGE, ["invalid source name"]),            # ImportRefused
     (["import", "{game}", "--theme", "NoSuchTheme"], EXIT_USAGE, ["unknown theme class"]),
     (["import", "{missing}"], EXIT_USAGE, ["no such file"]),
     (["import", "{binary}"], EXIT_DATA, ["nothing imported"]),

@@ -190,9 +190,8 @@ def test_an_address_never_holds_a_lane_and_its_network_leaves_the_reserve():
     lane = LaneAdmission("pages", Shares(size=3, client_queries=3, reserve=1, backoff_first=5))
     assert lane.shares.per_address == 2  # below the lane's size even when CLIENT_QUERIES is not
     with lane.slot("10.0.0.1"), lane.slot("10.0.0.1"):
-        with pytest.raises(ServiceError) as refused:
-            with lane.slot("10.0.0.2"):  # the same /24: the last worker is kept for others
-                pass
+        with pytest.raises(ServiceError) as refused, lane.slot("10.0.0.2"):  # same /24: the last worker stays
+            pass
         assert refused.value.status == 429 and "LANE_RESERVE" in refused.value.message
         with lane.slot("10.0.1.1"):  # another network takes it
             pass
@@ -219,9 +218,8 @@ def test_a_page_waits_for_its_turn_instead_of_a_429():
 def test_backoff_doubles_and_a_success_forgets():
     lane = LaneAdmission("sparql", Shares(size=3, client_queries=2, reserve=1, backoff_first=1, backoff_longest=3))
     assert lane.backoff.failed("10.0.0.1") == 1
-    with pytest.raises(ServiceError) as refused:
-        with lane.slot("10.0.0.1"):
-            pass
+    with pytest.raises(ServiceError) as refused, lane.slot("10.0.0.1"):
+        pass
     assert refused.value.status == 429 and refused.value.headers["Retry-After"] == "1"
     assert lane.backoff.failed("10.0.0.1") == 2 and lane.backoff.failed("10.0.0.1") == 3  # capped
     lane.backoff.succeeded("10.0.0.1")
@@ -243,9 +241,8 @@ def test_a_client_that_kept_workers_busy_runs_one_query_at_a_time():
     with lane.slot("10.0.0.1"), lane.slot("10.0.0.1"):  # two at once: its share
         time.sleep(0.2)
     with lane.slot("10.0.0.1"):
-        with pytest.raises(ServiceError) as refused:
-            with lane.slot("10.0.0.1"):
-                pass
+        with pytest.raises(ServiceError) as refused, lane.slot("10.0.0.1"):
+            pass
         assert refused.value.status == 429 and "CLIENT_COST" in refused.value.message
         with lane.slot("10.0.2.1"), lane.slot("10.0.2.1"):
             pass

@@ -112,7 +112,7 @@ def test_the_graph_sees_the_service_modules_and_their_imports() -> None:
     assert "chesskb.service.app" in graph and "chesskb.kb.importer" in graph
     assert "chesskb.service.errors" in graph["chesskb.service.app"]  # from .errors import …
     assert "chesskb.service.commands.site" in graph["chesskb.service.commands.html"]  # absolute
-    assert "chesskb.kb.export.rdf" in graph["chesskb.service.cli"]  # inside a function
+    assert "chesskb.kb.export.owlxml" in graph["chesskb.service.commands.export"]  # inside a function
 
 
 def test_an_import_runs_the_packages_above_the_module() -> None:

@@ -425,7 +425,7 @@ def test_exports_hold_named_graphs_only(tmp_path: Path, data_store: Path) -> Non
 def test_a_strict_import_with_an_error_changes_nothing(tmp_path: Path) -> None:
     """``strict`` (the authoring page's saves): one bad game aborts the whole write, even once
     loading has begun; the store keeps its generation and no staging copy is left."""
-    from chesskb.kb.importer import ImportError_, import_files
+    from chesskb.kb.importer import ImportRefused, import_files
 
     store_path = tmp_path / "s"
     assert run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=store_path).exit_code == 0
@@ -435,7 +435,7 @@ def test_a_strict_import_with_an_error_changes_nothing(tmp_path: Path) -> None:
     good = (DATA / "pychess" / "mate_in_3.pgn").read_text(encoding="utf-8")
     bad.write_text(good + '\n[Event "Bad"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n', encoding="utf-8")
     for append in (False, True):
-        with pytest.raises(ImportError_, match="nothing was saved"):
+        with pytest.raises(ImportRefused, match="nothing was saved"):
             import_files(EmbeddedStore(store_path), [bad], source="kasparov-deep-blue-1997", jobs=1,
                          append=append, strict=True)
         assert os.readlink(store_path / "CURRENT") == generation and _state(store_path) == before

@@ -89,3 +89,27 @@ def test_the_setting_sizes_the_services_cache(tmp_path: Path) -> None:
     assert run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=store).exit_code == 0
     app = create_app({"STORE": str(store), "QUERY_WORKERS": 0, "RESULT_CACHE_BYTES": 1234})
     assert app.extensions["chesskb.results"].max_bytes == 1234
+
+
+def test_the_least_recently_used_answer_goes_first_and_large_answers_are_not_kept() -> None:
+    from chesskb.service.query_runner import Answer
+    from chesskb.service.result_cache import MAX_BODY_BYTES, ResultCache
+
+    cache = ResultCache(max_entries=2)
+    runs: list[str | None] = []
+
+    def answer(key: str | None, size: int = 10):
+        def run() -> Answer:
+            runs.append(key)
+            return Answer("solutions", "application/json", b"x" * size)
+        return cache.get_or_run(key, run)
+
+
+    answer("a"), answer("b"), answer("a")  # "a" used again: "b" is now the least recently used
+    answer("c")                             # full: "b" goes
+    answer("a"), answer("b")
+    assert runs == ["a", "b", "c", "b"]
+    answer("big", MAX_BODY_BYTES + 1), answer("big", MAX_BODY_BYTES + 1)
+    assert runs[-2:] == ["big", "big"]
+    answer(None), answer(None)  # no key (a store without generations): never cached
+    assert runs[-2:] == [None, None]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Literal
 
 import chess
 import chess.engine
@@ -47,7 +48,7 @@ class MinedExercise:
     ply: int
     fen: str
     solution: tuple[chess.Move, ...]
-    goal: str  # "mate" | "win"
+    goal: Literal["mate", "win"]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pyoxigraph import Triple
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
-from chesskb.kb.store.executor import run
+from chesskb.kb.store.executor import select
 from chesskb.kb.store.source_statements import source_statements
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
@@ -82,7 +82,7 @@ def source_names(store: Store, base_iri: str | None = None) -> list[str]:
     (the store also holds graphs that are not sources: the links between sources, courses)."""
     minter = IriMinter(base_iri)
     graphs = set(store.named_graphs())
-    rows = run(store, "stored-sources", {"meta": minter.meta_graph})
+    rows = select(store, "stored-sources", {"meta": minter.meta_graph})
     return sorted(row["name"].value for row in rows if minter.source_graph(row["name"].value) in graphs)
 
 

@@ -96,7 +96,7 @@ def convert_files(paths: list[str | Path], output: str | Path, *, source: str | 
                   on_finding: Callable[[Finding], None] | None = None, cluster: str | None = None) -> ImportReport:
     """Write to ``output`` (N-Quads, gzip when it ends in ``.gz``) what importing ``paths`` into an
     empty store would hold; returns the import's report (``cluster``: on a Dask scheduler's workers,
-    ``kb.cluster``). Raises ``ImportError_`` on usage errors;
+    ``kb.cluster``). Raises ``ImportRefused`` on usage errors;
     when not one game is readable, nothing is written."""
     output = Path(output)
     plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, collect=True, cluster=cluster)

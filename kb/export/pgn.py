@@ -25,7 +25,7 @@ from pyoxigraph import NamedNode
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
-from chesskb.kb.store.executor import run
+from chesskb.kb.store.executor import select
 from chesskb.kb.store.source_statements import graphs_of
 from chesskb.kb.reading.pgn_tokens import escape_tag_value, unescape_tag_value
 from chesskb.kb.reading.tags import TAG_TABLE
@@ -43,7 +43,7 @@ for _tag, _spec in TAG_TABLE.items():
 def _values(store: Store, graph: NamedNode, subject: str) -> dict[str, list[str]]:
     """Every literal the source of ``graph`` states about a subject, by property local name."""
     inferred = graphs_of(graph)[1]
-    rows = run(store, "literal-values", {"graph": graph, "inferred": inferred, "subject": NamedNode(subject)})
+    rows = select(store, "literal-values", {"graph": graph, "inferred": inferred, "subject": NamedNode(subject)})
     out: dict[str, list[str]] = defaultdict(list)
     for row in rows:
         out[re.split(r"[#/]", row["p"].value)[-1]].append(row["o"].value)
@@ -59,7 +59,7 @@ def _pgn_date(value: str) -> str:
 
 
 def exercises(store: Store, graph: NamedNode) -> Iterator[dict[str, str | None]]:
-    rows = run(store, "source-exercises", {"graph": graph, "inferred": graphs_of(graph)[1]})
+    rows = select(store, "source-exercises", {"graph": graph, "inferred": graphs_of(graph)[1]})
     for row in rows:
         yield {name: (row[name].value if row[name] is not None else None)
                for name in ("position", "fen", "moves", "match", "event", "white", "black", "board", "ply")}

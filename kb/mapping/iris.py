@@ -17,26 +17,19 @@ from one file or two, yields the same IRIs.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from urllib.parse import quote, unquote, urlsplit
 
 from pyoxigraph import NamedNode
 
+from chesskb.kb.defaults import default_base_iri
 from chesskb.kb.reading.names import fold, name_key, slug
 
-DEFAULT_BASE_IRI = "https://w3id.org/chesskb/id/"
 #: The last segment of a stand-in for a missing player or event (``unknown_player``/``unknown_event``):
 #: ``unknown-`` and a game key (16 hex digits, ``kb.merge.identity``), and the colour for a player. A
 #: real name always ends in its own 6-digit digest, so a player called "Unknown White" is not one.
 _PLACEHOLDER = {"player": re.compile(r"unknown-[0-9a-f]{16}-(?:white|black)"),
                 "event": re.compile(r"unknown-[0-9a-f]{16}")}
-BASE_IRI_ENV = "CHESSKB_BASE_IRI"
-
-
-def default_base_iri() -> str:
-    return os.environ.get(BASE_IRI_ENV) or DEFAULT_BASE_IRI
-
 
 def digest(*parts: str, length: int = 16) -> str:
     """Short stable hash of the parts (sha256, hex)."""

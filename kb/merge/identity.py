@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from chesskb.kb.mapping.iris import digest
 from chesskb.kb.reading.names import fold, name_key, surname_key
@@ -46,7 +47,7 @@ class GameIdentity:
 
     key: str
     moves_key: str
-    rule: str  # "moves" | "roster"
+    rule: Literal["moves", "roster"]
     white: str
     black: str
     year: str

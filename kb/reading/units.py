@@ -31,6 +31,7 @@ import csv
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from chesskb.kb.checks.findings import Finding
 from chesskb.kb.reading.lichess import iter_rows, row_to_record
@@ -42,7 +43,7 @@ from chesskb.kb.reading.text import TOO_LARGE, looks_binary, open_text, repair_f
 UNIT_SIZE = 64
 
 
-def file_kind(path: str | Path) -> str:
+def file_kind(path: str | Path) -> Literal["pgn", "lichess-csv"]:
     """``"pgn"`` or ``"lichess-csv"`` by the name, ignoring a compression suffix."""
     name = Path(path).name.lower()
     for suffix in (".gz", ".zst"):
@@ -63,7 +64,7 @@ class WorkUnit:
 
     source: str
     file_name: str
-    kind: str  # "pgn" | "lichess-csv" | "finding"
+    kind: Literal["pgn", "lichess-csv", "finding"]
     first_game: int
     items: tuple = ()
     record_offset: int = 0

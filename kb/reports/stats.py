@@ -9,7 +9,7 @@ from pyoxigraph import Literal, NamedNode
 from chesskb.kb.store.class_counts import member_counts
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store
-from chesskb.kb.store.executor import run
+from chesskb.kb.store.executor import select
 
 def _value(term: Any) -> Any:
     if isinstance(term, Literal):
@@ -26,19 +26,19 @@ def kb_stats(store: Store) -> dict[str, Any]:
     members = member_counts(store)  # kept by every write (kb.store.class_counts), or counted by its rule
     counts = {name: members.get(cls, 0) for name, cls in
               (("positions", "Position"), ("matches", "Match"), ("players", "Player"), ("events", "Event"))}
-    classes = {_value(r["class"]).split("#")[-1]: _value(r["n"]) for r in run(store, "position-class-counts")}
+    classes = {_value(r["class"]).split("#")[-1]: _value(r["n"]) for r in select(store, "position-class-counts")}
     return {"store": store.location, **counts, "classes": classes}
 
 
 def list_sources(store: Store, *, base_iri: str | None = None) -> list[dict[str, Any]]:
     minter = IriMinter(base_iri)
     out = []
-    for row in run(store, "source-descriptions", {"metaGraph": minter.meta_graph}):
+    for row in select(store, "source-descriptions", {"metaGraph": minter.meta_graph}):
         name = _value(row["name"])
         counts = {"positions": row["positions"], "matches": row["games"], "players": row["players"]}
         if any(value is None for value in counts.values()):  # a store written before counts were kept
             graphs = {"graph": minter.source_graph(name), "inferred": minter.inferred_graph(name)}
-            counts = next(iter(run(store, "source-counts", graphs)))
+            counts = next(iter(select(store, "source-counts", graphs)))
         out.append({
             "name": name,
             "iri": _value(row["source"]),

@@ -6,18 +6,9 @@ A path is the embedded Oxigraph store (default ``./chesskb-store`` or ``$CHESSKB
 
 from __future__ import annotations
 
-import os
-
+from chesskb.kb.defaults import default_store_location
 from chesskb.kb.store.base import QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError
 from chesskb.kb.store.embedded import EmbeddedStore
-
-STORE_ENV = "CHESSKB_STORE"
-DEFAULT_STORE = "./chesskb-store"
-
-
-def default_store_location() -> str:
-    return os.environ.get(STORE_ENV) or DEFAULT_STORE
-
 
 def open_store(location: str | None = None, *, update_endpoint: str | None = None,
                graph_store: str | None = None) -> Store:

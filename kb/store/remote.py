@@ -106,7 +106,7 @@ class RemoteStore:
     given the server is asked once (its ``Server`` header names Virtuoso: ``MERGE_GRAPH``)."""
 
     def __init__(self, location: str, *, update_endpoint: str | None = None,
-                 graph_store: str | None = None, merge_graph: str | None | Literal["detect"] = "detect") -> None:
+                 graph_store: str | None = None, merge_graph: str | Literal["detect"] | None = "detect") -> None:
         self.location = location
         self.update_endpoint = update_endpoint or location
         self._graph_store = graph_store

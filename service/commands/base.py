@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from chesskb.kb.store import Store, open_store
+if TYPE_CHECKING:
+    from chesskb.kb.store import Store
 
 
 @dataclass
@@ -27,6 +28,8 @@ class CliContext:
     graph_store: str | None = None
 
     def open_store(self) -> Store:
+        from chesskb.kb.store import open_store  # on demand: `chesskb --help` loads no store (bench/cli_startup.py)
+
         return open_store(self.store_location, update_endpoint=self.update_endpoint, graph_store=self.graph_store)
 
 

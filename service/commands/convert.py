@@ -12,7 +12,7 @@ import click
 
 from chesskb.kb.export.convert import convert_files
 from chesskb.kb.checks.findings import Finding
-from chesskb.kb.importer import ImportError_
+from chesskb.kb.importer import ImportRefused
 from chesskb.kb.pipeline import default_jobs
 from chesskb.service.commands.base import DataProblem, UsageProblem, reading_options
 from chesskb.service.progress import TerminalProgress, import_status
@@ -38,7 +38,7 @@ def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: s
         report = convert_files(list(files), output, source=source, themes=themes, base_iri=base_iri, lang=lang,
                                jobs=jobs or default_jobs(), progress=import_status(status), on_finding=on_finding,
                                cluster=cluster)
-    except ImportError_ as exc:
+    except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     finally:
         status.done()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.importer import ImportError_, import_files
+from chesskb.kb.importer import ImportRefused, import_files
 from chesskb.kb.store import EmbeddedStore
 from chesskb.service.commands.base import DataProblem, UsageProblem
 from chesskb.service.commands.site import write_site
@@ -29,7 +29,7 @@ def command(obj, file: Path, out_dir: Path, lang: str | None) -> None:
         try:
             report = import_files(store, [file], base_iri=obj.base_iri, lang=lang, jobs=1,
                                   on_finding=lambda finding: click.echo(str(finding), err=True))
-        except ImportError_ as exc:  # a usage error, as in `import` (it used to exit 1 here)
+        except ImportRefused as exc:  # a usage error, as in `import` (it used to exit 1 here)
             raise UsageProblem(str(exc)) from None
         if report.games == 0:
             raise DataProblem(f"{file}: no readable game; nothing written")
