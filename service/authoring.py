@@ -22,7 +22,7 @@ from __future__ import annotations
 import hmac
 import re
 import threading
-from typing import Any
+from typing import Any, cast
 
 import chess
 import chess.pgn
@@ -33,7 +33,7 @@ from chesskb.kb.checks.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportRefused, NothingAppended, append_pgn
 from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
 from chesskb.kb.reading.pgn_tokens import comment_text, escape_tag_value
-from chesskb.kb.store import StoreBusy
+from chesskb.kb.store import Store, StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
 
@@ -266,7 +266,8 @@ def save_course() -> Response:
     reader = executor.reader()
     reader.location = store.location  # how the course's errors name the knowledge base
     try:
-        course = resolve_course(parse_course_text(str(text)), reader, base_iri=current_app.config["BASE_IRI"])
+        course = resolve_course(parse_course_text(str(text)), cast(Store, reader),  # the Store calls it makes
+                                base_iri=current_app.config["BASE_IRI"])
     except CourseError as exc:
         raise ServiceError(422, str(exc)) from None
     base_iri = current_app.config["BASE_IRI"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 
-from flask import Blueprint, Response, redirect, request
+from flask import Blueprint, redirect, request
+from flask.typing import ResponseReturnValue
 
 from .context import link
 from .errors import ServiceError
@@ -42,7 +43,7 @@ def requested_rating(raw: str | None) -> int:
 
 
 @bp.route("/train")
-def train() -> Response:
+def train() -> ResponseReturnValue:
     rating = requested_rating(request.args.get("rating"))
     rows = named("train-near-rating", rating=str(rating), limit=str(CANDIDATES))
     if not rows:

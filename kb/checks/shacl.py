@@ -83,11 +83,14 @@ def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iter
 def _chess960_positions(triples: Sequence[Triple]) -> set[str]:
     """The positions of games whose Variant tag names Chess960 (python-chess decides which names do):
     their FEN is checked by Chess960's castling rules."""
-    matches = {t.subject.value for t in triples if t.predicate.value == CP.variant.value
-               and isinstance(t.object, Literal) and chess.pgn.Headers({"Variant": t.object.value}).is_chess960()}
+    matches = {t.subject.value for t in triples if isinstance(t.subject, NamedNode)
+               and t.predicate.value == CP.variant.value and isinstance(t.object, Literal)
+               and chess.pgn.Headers({"Variant": t.object.value}).is_chess960()}
     if not matches:
         return set()
-    return {t.subject.value for t in triples if t.predicate.value == CP.hasMatch.value and t.object.value in matches}
+    return {t.subject.value for t in triples if isinstance(t.subject, NamedNode)
+            and t.predicate.value == CP.hasMatch.value and isinstance(t.object, NamedNode)
+            and t.object.value in matches}
 
 
 def _python_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iterator[Finding]:

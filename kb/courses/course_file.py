@@ -40,7 +40,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import ask, run
+from chesskb.kb.store.executor import ask, select as select_rows
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, RDF, RDFS, XSD
 
@@ -240,7 +240,7 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
         raise CourseError(f"{where} select limit: {limit:,}; a chapter has at most {COURSE_MAX_EXERCISES} "
                           "(COURSE_MAX_EXERCISES)")
     described.append(f"limit={limit}")
-    rows = run(store, "course-selection", {**params, "limit": str(limit)})
+    rows = select_rows(store, "course-selection", {**params, "limit": str(limit)})
     return [row["position"].value for row in rows], "; ".join(described)
 
 
@@ -297,7 +297,7 @@ def course_fingerprint(store: Store, path: str | Path, *, base_iri: str | None =
     (checksum of its files, the chesskb code that imported them, when). Equal fingerprints choose the
     same exercises, since the choice is a query over those sources only."""
     hasher = hashlib.sha256(Path(path).read_bytes())
-    for row in run(store, "source-states", {"meta": IriMinter(base_iri).meta_graph}):
+    for row in select_rows(store, "source-states", {"meta": IriMinter(base_iri).meta_graph}):
         for name in ("source", "checksum", "importedWith", "importedAt"):
             hasher.update(b"\0" + (row[name].value if row[name] is not None else "").encode("utf-8"))
     return hasher.hexdigest()
@@ -308,12 +308,12 @@ def stored_fingerprint(store: Store, course_id: Any, *, base_iri: str | None = N
     such course, one saved by the authoring page, or an id that names no course)."""
     if not isinstance(course_id, str) or not _COURSE_ID.fullmatch(course_id):
         return None
-    rows = list(run(store, "course-fingerprint", {"course": IriMinter(base_iri).course(course_id)}))
+    rows = list(select_rows(store, "course-fingerprint", {"course": IriMinter(base_iri).course(course_id)}))
     return rows[0]["fingerprint"].value if rows else None
 
 
 def courses_in(store: Store) -> list[dict[str, Any]]:
-    rows = run(store, "courses")
+    rows = select_rows(store, "courses")
     return [{"iri": row["course"].value, "title": row["title"].value if row["title"] else None,
              "chapters": int(row["chapters"].value), "exercises": int(row["exercises"].value)} for row in rows]
 
@@ -325,12 +325,12 @@ def export_course(store: Store, course_iri: str, base_iri: str | None = None) ->
     if course_id is None:
         return {"id": None, "title": {}, "chapters": []}
     course = {"course": NamedNode(course_iri)}
-    texts = list(run(store, "course-texts", course))
+    texts = list(select_rows(store, "course-texts", course))
     titles = {row["l"].language or "en": row["l"].value for row in texts if row["l"] is not None}
     descriptions = {row["c"].language or "en": row["c"].value for row in texts if row["c"] is not None}
     chapters: list[dict[str, Any]] = []
     by_chapter: dict[str, dict[str, Any]] = {}
-    for row in run(store, "course-chapters", course):
+    for row in select_rows(store, "course-chapters", course):
         chapter = by_chapter.get(row["chapter"].value)
         if chapter is None:
             chapter = {"title": {}, "level": row["level"].value, "pass_percent": int(row["pass"].value),

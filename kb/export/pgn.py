@@ -102,8 +102,8 @@ def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -
                 if puzzle["puzzleRating"]:
                     tags["Rating"] = puzzle["puzzleRating"][0]
                 tags["Themes"] = " ".join(sorted(puzzle["sourceThemeLabel"]))
-    for written in as_written:
-        match = _TAG_PAIR.match(written)
+    for tag_line in as_written:
+        match = _TAG_PAIR.match(tag_line)
         if match:
             tags[match.group(1)] = unescape_tag_value(match.group(2))  # as written: escaped once, below
     if "Date" in tags:

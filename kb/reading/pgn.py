@@ -209,7 +209,7 @@ class _QuietGameBuilder(chess.pgn.GameBuilder):
 
     def result(self) -> chess.pgn.Game:
         game = super().result()
-        game.failed_move = self.failed_move  # type: ignore[attr-defined]
+        game.failed_move = self.failed_move
         return game
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
@@ -313,7 +313,7 @@ def _record_or_finding(game: chess.pgn.Game, segment: Segment, movetext: str, fi
     """The game as a record (after any warnings about it) or the finding that cost it."""
     notes = _skipped_findings(game, skipped or [], file_name, number) if not game.errors else []
     if notes and notes[0].level == "error":
-        return notes
+        return [*notes]
     item = _game_record(game, segment, movetext, file_name, number, single=single)
     return [item] if isinstance(item, Finding) else notes + [item]
 

@@ -17,7 +17,7 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from chesskb.kb.checks.findings import Finding
 
@@ -73,7 +73,7 @@ class _RatioGuard(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer: Any) -> int:
         data = self._decompressed.read(len(buffer))
         size = len(data)
         buffer[:size] = data
@@ -110,11 +110,11 @@ def open_binary(path: str | Path) -> BinaryIO:
         else:
             import zstandard
 
-            decompressed = zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)  # type: ignore[assignment]
+            decompressed = zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)
     except BaseException:
         raw.close()
         raise
-    return io.BufferedReader(_RatioGuard(decompressed, raw), _CHUNK)  # type: ignore[return-value]
+    return io.BufferedReader(_RatioGuard(decompressed, raw), _CHUNK)
 
 
 def looks_binary(path: str | Path) -> bool:

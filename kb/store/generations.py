@@ -61,8 +61,9 @@ def live_generation(store: Path) -> str | None:
         return None
     except OSError as exc:
         raise StoreError(f"{store} is not a chesskb store ({link}: {exc})") from exc
-    name: str | None = os.path.normpath(target)  # ./gen-000042 and gen-000042/ are gen-000042
-    if os.path.isabs(target) or os.sep in name:  # a path elsewhere: where does it lead?
+    normal = os.path.normpath(target)  # ./gen-000042 and gen-000042/ are gen-000042
+    name: str | None = normal
+    if os.path.isabs(target) or os.sep in normal:  # a path elsewhere: where does it lead?
         reached = Path(os.path.realpath(link))
         name = reached.name if reached.parent == Path(os.path.realpath(store)) else None
     if name is None or generation_number(name) is None:

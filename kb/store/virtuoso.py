@@ -26,6 +26,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, cast
 
 from pyoxigraph import NamedNode, RdfFormat, parse
 
@@ -94,8 +95,8 @@ def graphs_in(files: list[Path]) -> set[str]:
     """The named graphs the N-Quads ``files`` write to (read again: the loader does not say)."""
     graphs: set[str] = set()
     for path in files:
-        with gzip.open(path) if path.name.endswith(".gz") else path.open("rb") as handle:
-            for quad in parse(handle, format=RdfFormat.N_QUADS):
+        with gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb") as handle:
+            for quad in parse(cast(IO[bytes], handle), format=RdfFormat.N_QUADS):
                 if isinstance(quad.graph_name, NamedNode):
                     graphs.add(quad.graph_name.value)
     return graphs
