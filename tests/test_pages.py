@@ -104,7 +104,9 @@ def test_game_page_shows_known_data_only_with_links(client):
     # the header: this game's result; round 1 read from Site "01"; no site, as the event's games gave six
     assert (match["header"]["result"], match["header"]["round"], match["header"]["site"]) == (
         game.headers["Result"], "1", None)
-    assert match["header"]["title"] == "Kasparov, Garry – Deep Blue (Computer), IBM Man-Machine, New York USA, round 1"
+    # the players as the file writes them (names keep the source's order), the event, the round
+    assert match["header"]["title"] == (f"{game.headers['White']} – {game.headers['Black']}, "
+                                        f"{game.headers['Event']}, round 1")
     position_iri = match["positions"][0]["iri"]
     body = client.get("/page", query_string={"iri": position_iri}, headers=BROWSER).get_data(as_text=True)
     start = body.index('<section class="game">')
