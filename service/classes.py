@@ -21,8 +21,10 @@ from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP, ORIGINAL_CLASSES
 
 from . import context
 from .errors import ServiceError
+from .i18n import current_lang
 from .links import class_label, link_for
 from .rows import named, reader
+from .titles import row_origin
 
 PAGE_SIZE = 24
 THEME_NAMES = ("Position",) + tuple(PARENT)
@@ -72,6 +74,15 @@ def class_tree() -> dict[str, Any]:
     return node("Position")
 
 
+def _one_row_each(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first row of each member, in the page's order: a game merged from two sources may give its
+    position two game labels or URLs, and the page is cut before they are joined."""
+    first: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        first.setdefault(row["p"], row)
+    return list(first.values())
+
+
 def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     """One page of a class's members; ``as_json`` makes the pager's links the JSON twin's."""
     if name not in THEME_NAMES:
@@ -79,7 +90,8 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     total = class_count(name)
     # the same list "Next exercise" cuts (service.next_exercise): see queries/internal/class-members.rq
-    rows = named("class-members", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE, **{"class": name})
+    rows = _one_row_each(named("class-members", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE, **{"class": name}))
+    lang = current_lang()
     endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
         "name": name, "iri": CP.term(name).value, "label": class_label(name), "count": total, "page": page,
@@ -88,7 +100,7 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
         "parent_url": link_for(CP.term(PARENT[name]).value) if name in PARENT else None,
         "subclasses": [{"name": c, "label": class_label(c), "url": link_for(CP.term(c).value)}
                        for c, p in PARENT.items() if p == name],
-        "positions": [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"],
+        "positions": [{"iri": r["p"], "label": row_origin(r, lang), "fen": r["fen"],
                        "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k),
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
         "next": url_for(endpoint, name=name, page=page + 1) if page * PAGE_SIZE < total else None,

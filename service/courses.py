@@ -23,6 +23,7 @@ from .i18n import current_lang
 from .links import opening_title
 from .render import page_route, render
 from .rows import named
+from .titles import row_origin
 
 bp = Blueprint("courses", __name__)
 blueprint = bp
@@ -102,7 +103,8 @@ def _course_data(course_id: str) -> dict[str, Any]:
             continue  # a game with two openings tags is one exercise
         chapter["exercises"].append({
             "iri": row["exercise"], "fen": row["fen"],
-            "label": opening_title(row["eco"], row["opening"], row["variation"]) or row["label"] or row["exercise"],
+            "label": opening_title(row["eco"], row["opening"], row["variation"])
+            or row_origin({**row, "p": row["exercise"]}, lang),
             "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
             "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
                                 len(chapter["exercises"])),

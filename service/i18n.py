@@ -3,10 +3,12 @@
 The language comes from ``?lang=`` (``en`` default, ``es``). ``register_language`` reads it once per
 request (``url_value_preprocessor``) and puts it back on every URL ``url_for`` builds
 (``url_defaults``), so every link of a Spanish page stays Spanish without a view or template adding
-it. Class and property labels are not here: the ontology carries them in both languages. The importer
-writes a few English phrases into labels (``Mate in one — lichess puzzle 07iKJ``, ``file, game 3,
-line 47``); templates show labels through the ``localised`` filter, which puts those phrases in the
-page's language and leaves everything else (names, events, the sources' own words) as it is.
+it. Class and property labels are not here: the ontology carries them in both languages. Titles of
+positions, games and source records are composed from data by ``service.titles`` with these strings.
+The importer writes a few English phrases into stored labels (``Mate in one — lichess puzzle 07iKJ``,
+``file, game 3, line 47``); listings that show a stored label as it comes (search hits, player, event
+and source listings, canned query cells, the linked-data table) still pass it through the ``localised``
+filter, which puts those phrases in the page's language.
 """
 
 from __future__ import annotations

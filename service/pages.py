@@ -26,12 +26,13 @@ from . import boards, games, next_exercise
 from .errors import ServiceError
 from .game_header import game_header, known
 from .i18n import current_lang, strings
-from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label, term_labels
+from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label
 from .listings import listing_for
 from .play import ELO_CHOICES
 from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
 from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, valid_iri)
 from .rows import reader
+from .titles import match_title, position_title, source_record_title
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
@@ -208,8 +209,10 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             row(CP.gameUrl.value, value.text,
                 href=value.text if value.text.startswith(("https://", "http://")) else None)
         for link in match.links(DCTERMS_IRI + "source"):
-            row(DCTERMS_IRI + "source", match.labels.get(link, link), link)
-        row(CP.hasMatch.value, match.label, match.iri)
+            record = load(link, lang, inverse=False)
+            text = source_record_title(record[0], lang) if record else match.labels.get(link, link)
+            row(DCTERMS_IRI + "source", text, link)
+        row(CP.hasMatch.value, match_title(match, lang), match.iri)
     board_resource = _linked(resource, "hasBoard", lang)
     if board_resource is not None:
         for prop in BOARD_ROWS:
@@ -229,7 +232,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
     exercise = CP.Exercise.value in resource.types
     return {
-        "title": opening or (_exercise_title(resource) if exercise else _title(resource, lang)),
+        "title": opening or position_title(resource, match, lang, exercise=exercise),
         "fen": fen,
         "context": next_exercise.resolve(resource.iri),
         "legend": boards.legend(fen).as_dict(),
@@ -259,25 +262,19 @@ def browse_opening(match: Resource) -> str:
     return opening_title(match.first("eco"), match.first("opening"), match.first("variation"))
 
 
-_SOURCE_RECORD = re.compile(r"^(.*), game (\d+), line (\d+)$")
 _MATE_IN = re.compile(r"^mate in (\d+)$", re.IGNORECASE)
 
 
 def localise_value(prop_iri: str, text: str, lang: str) -> str:
-    """The importer's English phrases in the page's language: a source record's label
-    (``file, game 22, line 295``) and a ``mate in N`` termination; a lichess opening tag as words
-    (``Slav_Defense_Diemer_Gambit`` -> ``Slav Defense Diemer Gambit``) in any language."""
+    """A value in the page's language: a ``mate in N`` termination (a PGN tag's usual words); a lichess
+    opening tag as words (``Slav_Defense_Diemer_Gambit`` -> ``Slav Defense Diemer Gambit``) in any language."""
     if prop_iri == CP.openingTag.value:
         return text.replace("_", " ")
     if lang == "en":
         return text
-    s = strings(lang)
-    found = _SOURCE_RECORD.match(text) if prop_iri == DCTERMS_IRI + "source" else None
-    if found:
-        return s["game_line"].format(file=found.group(1), game=found.group(2), line=found.group(3))
     found = _MATE_IN.match(text.strip()) if prop_iri == CP.termination.value else None
     if found:
-        return s["mate_in"].format(n=found.group(1))
+        return strings(lang)["mate_in"].format(n=found.group(1))
     return text
 
 
@@ -303,26 +300,6 @@ def _rating_of(resource: Resource) -> dict[str, int | None]:
         except ValueError:
             return None
     return {"difficulty": whole("difficulty"), "deviation": whole("puzzleRatingDeviation")}
-
-
-def _exercise_title(resource: Resource) -> str:
-    """An exercise's title without its theme (the theme is the answer; it shows once solved): the
-    label's part after ``<class label> — `` (``lichess puzzle 00UwP``, the game it comes from)."""
-    head, sep, rest = resource.label.partition(" — ")
-    return rest if sep and rest else resource.label
-
-
-def _title(resource: Resource, lang: str) -> str:
-    """The position's label with its class named in the page's language: labels are written
-    ``<class label> — <game>`` in English by the importer (kb.mapping.game)."""
-    head, sep, rest = resource.label.partition(" — ")
-    if not sep or lang == "en":
-        return resource.label
-    english = term_labels("en")
-    for class_iri in resource.types:
-        if english.get(class_iri, "").lower() == head.lower():
-            return f"{prop_label(class_iri, lang)} — {rest}"
-    return resource.label
 
 
 def _solve_strings(lang: str) -> dict[str, str]:

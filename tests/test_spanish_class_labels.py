@@ -82,3 +82,23 @@ def test_a_mined_exercise_is_labelled_with_its_move_number_in_words(tmp_path):
         assert label.endswith(f", move {board.fullmove_number}") and "..." not in label
         spanish = localise_label(label, "es")
         assert spanish.endswith(f", jugada {board.fullmove_number}") and " — " in spanish
+
+
+def test_every_theme_class_is_named_in_spanish_in_a_position_title(demo_store):
+    """The class a position's title names is the ontology's Spanish label, for every theme class (titles
+    are composed from the position's classes, service.titles, never by translating the stored label)."""
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+    from chesskb.service.resources import Resource
+    from chesskb.service.titles import theme_class_title
+
+    spanish, english = ontology_labels("es"), ontology_labels("en")
+    app = create_app({"STORE": str(demo_store)}, store=open_store(str(demo_store)))
+    with app.test_request_context("/?lang=es"):
+        for name in THEMES:
+            position = Resource(iri="urn:x:p", label="", types=[CP + "Position", CP + name])
+            assert theme_class_title(position, "es") == spanish[name], name
+            assert theme_class_title(position, "en") == english[name], name
+        # a mate is named before a theme and a theme before a phase, as the importer's label does
+        both = Resource(iri="urn:x:p", label="", types=[CP + "PositionMiddle", CP + "Fork", CP + "MateInTwo"])
+        assert theme_class_title(both, "es") == spanish["MateInTwo"]

@@ -376,8 +376,13 @@ def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCont
 # --- the position ---------------------------------------------------------------------------
 
 def _label_class(classes: dict[str, set[str]]) -> str:
-    """The class named in a position's label: a mate class first, else any asserted class."""
-    names = list(classes)
+    """The class named in a position's label (``label_class``)."""
+    return label_class(list(classes))
+
+
+def label_class(names: list[str]) -> str:
+    """The class a position's title names, of the classes it has: a mate class first, else a theme,
+    else a phase (the service titles pages by this rule too, in the page's language)."""
     mates = [name for name in names if name.startswith("MateIn") or name == "OtherMate"]
     themes = [name for name in names if name not in PHASE_CLASSES]  # "Double attack" before "Position begin"
     return (mates or themes or names or ["Position"])[0]
