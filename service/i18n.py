@@ -39,7 +39,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "your_rating": "Your rating", "streak": "Streak", "lead_in": "Your opponent played {move}.",
         "restart": "Start again", "properties": "Properties", "linked_data": "Linked data",
         "source_claims": "Claimed by the source", "claim_moves": "mate in {moves}",
-        "claim_proven": "proven", "claim_refuted": "refuted: proven false, not a member of the class",
+        "claim_proven": "proven: a member of the class",
+        "claim_refuted": "refuted: proven false, not a member of the class",
         "claim_undecided": "undecided: neither proven nor refuted, not a member of the class",
         "claimed_unproven": "Claimed by a source, not proven",
         "claimed_unproven_help": "A source claims these positions for this class; no proof has decided the "
@@ -168,7 +169,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "your_rating": "Tu puntuación", "streak": "Racha", "lead_in": "Tu rival ha jugado {move}.",
         "restart": "Empezar de nuevo", "properties": "Propiedades", "linked_data": "Datos enlazados",
         "source_claims": "Lo que afirma la fuente", "claim_moves": "mate en {moves}",
-        "claim_proven": "demostrado", "claim_refuted": "refutado: demostrado falso, no es de la clase",
+        "claim_proven": "demostrado: es de la clase", "claim_refuted": "refutado: demostrado falso, no es de la clase",
         "claim_undecided": "sin decidir: ni demostrado ni refutado, no es de la clase",
         "claimed_unproven": "Afirmado por una fuente, sin demostrar",
         "claimed_unproven_help": "Una fuente atribuye estas posiciones a esta clase; ninguna demostración ha "

@@ -126,11 +126,12 @@ def test_the_position_page_shows_each_claim_as_the_sources_with_its_verdict(clie
         assert (claim["claim"] in names) == (claim["verdict"] == "proven")  # only a proof makes it a member
         body = client.get("/page", query_string={"iri": iri}, headers=BROWSER).get_data(as_text=True)
         assert "Claimed by the source" in body
-        status = {"proven": "proven", "refuted": "refuted: proven false", None: "undecided: neither proven"}
+        status = {"proven": "proven: a member", "refuted": "refuted: proven false", None: "undecided: neither proven"}
         assert status[claim["verdict"]] in body
         spanish = client.get("/page", query_string={"iri": iri, "lang": "es"}, headers=BROWSER).get_data(as_text=True)
         assert "Lo que afirma la fuente" in spanish
-        assert {"proven": "demostrado", "refuted": "refutado", None: "sin decidir"}[claim["verdict"]] in spanish
+        spanish_status = {"proven": "demostrado: es de", "refuted": "refutado: demostrado falso", None: "sin decidir"}
+        assert spanish_status[claim["verdict"]] in spanish
 
 
 def test_the_class_page_lists_an_undecided_claim_apart_from_its_members(client, position_of):

@@ -28,7 +28,7 @@ from chesskb.kb.merge.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run
+from chesskb.kb.store.executor import run, select
 
 
 def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -155,7 +155,7 @@ def open_claims(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     source made it (class, promised moves) and its status. Undecided ones are the work left to a larger
     budget; neither kind is ever asserted as a mate class."""
     found = []
-    for row in run(store, "open-mate-claims"):
+    for row in select(store, "open-mate-claims"):
         claim = read_claim_status(row["status"].value)
         found.append({"source": _graph_source(row["g"].value, minter), "position": row["p"].value,
                       "label": row["label"].value if row["label"] is not None else None,
