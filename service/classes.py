@@ -15,11 +15,13 @@ from typing import Any
 
 from flask import current_app, request, url_for
 
+from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES
 from chesskb.kb.analysis.themes import PARENT, type_position
 from chesskb.kb.store.class_counts import count_members, stored_counts
 from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP, ORIGINAL_CLASSES
 
 from . import context
+from .claims import claim_view
 from .errors import ServiceError
 from .i18n import current_lang
 from .links import class_label, link_for
@@ -105,6 +107,18 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
         "next": url_for(endpoint, name=name, page=page + 1) if page * PAGE_SIZE < total else None,
         "previous": url_for(endpoint, name=name, page=page - 1) if page > 1 else None,
+        "claimed": claimed_unproven(name),
     }
+
+
+def claimed_unproven(name: str) -> list[dict[str, Any]]:
+    """Positions a source claims for the mate class ``name`` that no proof decided: shown apart from the
+    members, never counted among them (at most the query's LIMIT, 100). Refuted claims are not listed."""
+    if name not in MATE_CLAIM_CLASSES:
+        return []
+    return [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"], "url": link_for(r["p"]),
+             "claim": claim_view(r["status"], current_lang()),
+             "board": url_for("pages.board_image", fen=r["fen"], size=160)}
+            for r in named("class-claimed", claimed=name + " ")]
 
 

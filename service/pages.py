@@ -23,6 +23,7 @@ from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.vocab import CP, DCTERMS_IRI
 
 from . import boards, games, next_exercise
+from .claims import claim_view
 from .errors import ServiceError
 from .game_header import game_header, known
 from .i18n import current_lang, strings
@@ -245,6 +246,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
                      **_rating_of(resource), **_mate_to_keep(resource)},
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
+        "claims": [claim_view(value.text, lang) for value in resource.get("claimStatus")],
     }
 
 

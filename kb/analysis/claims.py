@@ -18,6 +18,7 @@ proof says:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 import chess
@@ -84,6 +85,23 @@ class ClaimCheck:
             detail = ", exact length undecided" if self.exact is None else \
                 (f", shortest {self.exact}" if self.exact != self.moves else "")
         return f"{self.theme}{length} {self.status}{detail}"
+
+
+#: ``ClaimCheck.describe``'s form, read back (the one place that knows how a claim status is written).
+_STATUS_TEXT = re.compile(r"(?P<theme>\w+)(?: in (?P<moves>\d+))? (?P<status>proven|refuted|undecided)"
+                          r"(?:, (?:shortest (?P<exact>\d+)|exact length undecided))?")
+
+
+def read_claim_status(text: str) -> ClaimCheck | None:
+    """The claim a ``cp:claimStatus`` value states (``ClaimCheck.describe`` reversed); None when the text is
+    not one (a store written by other hands): shown as it is, never guessed at."""
+    found = _STATUS_TEXT.fullmatch(text.strip())
+    if found is None:
+        return None
+    moves = int(found["moves"]) if found["moves"] else None
+    exact = int(found["exact"]) if found["exact"] else (moves if found["status"] == PROVEN
+                                                        and "exact length" not in text else None)
+    return ClaimCheck(found["theme"], moves, found["status"], exact)
 
 
 def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None, facts: dict,

@@ -5,7 +5,8 @@ needs one place to see it: games found in several sources or twice in one (``kb.
 moves from the same start and the same players, year and round) with why they were merged and the
 tag values the sources state differently (compatible refinements apart from true conflicts), the
 near-misses (same moves, kept apart, and why), players met under several written names, events
-shared by sources, and the sameAs/candidate links of ``kb.merge.linking`` with their reasons.
+shared by sources, the sameAs/candidate links of ``kb.merge.linking`` with their reasons, and the mate
+claims no proof made true (refuted, or undecided within the budget: kept only as the source's claim).
 
 Every question is a named query (``queries/internal/``); the facts of all the games are read in one
 query, not one per game, so the report costs a constant number of queries.
@@ -20,13 +21,14 @@ from typing import Any
 import chess
 from pyoxigraph import NamedNode
 
+from chesskb.kb.analysis.claims import read_claim_status
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.merge.conflicts import disagreements
 from chesskb.kb.merge.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run
+from chesskb.kb.store.executor import run, select
 
 
 def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -148,6 +150,21 @@ def shared_events(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
              "reason": "same event name and year"} for row in rows if not minter.is_placeholder(row["e"])]
 
 
+def open_claims(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
+    """The mate claims the proofs left refuted or undecided: per source and position, the claim as the
+    source made it (class, promised moves) and its status. Undecided ones are the work left to a larger
+    budget; neither kind is ever asserted as a mate class."""
+    found = []
+    for row in select(store, "open-mate-claims"):
+        claim = read_claim_status(row["status"].value)
+        found.append({"source": _graph_source(row["g"].value, minter), "position": row["p"].value,
+                      "label": row["label"].value if row["label"] is not None else None,
+                      "claim": claim.theme if claim else row["status"].value,
+                      "moves": claim.moves if claim else None,
+                      "status": claim.status if claim else None})
+    return found
+
+
 def merge_report(store: Store, base_iri: str | None = None) -> dict[str, Any]:
     """The whole report as ``chesskb merge-report --format json`` prints it: a constant number of
     queries whatever the number of games. ``base_iri``: the store's (default: the configured one)."""
@@ -159,4 +176,5 @@ def merge_report(store: Store, base_iri: str | None = None) -> dict[str, Any]:
         "players": merged_players(store, minter),
         "events": shared_events(store, minter),
         "links": [{"a": link.a, "b": link.b, "kind": link.kind, "reason": link.reason} for link in links],
+        "claims": open_claims(store, minter),
     }

@@ -7,8 +7,8 @@ needs one place to see it: games found in several sources or twice in one (``kb.
 moves from the same start and the same players, year and round) with why they were merged and the
 tag values the sources state differently (compatible refinements apart from true conflicts), the
 near-misses (same moves, kept apart, and why), players met under several
-written names, events shared by sources, and the sameAs/candidate links of ``kb.merge.linking`` with
-their reasons.
+written names, events shared by sources, the sameAs/candidate links of ``kb.merge.linking`` with
+their reasons, and the mate claims left refuted or undecided by the proofs.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from chesskb.kb.merge.report import merge_report
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_obj
 def command(obj, fmt: str) -> None:
-    """List the games, players and events merged across sources, and the sameAs/candidate links, with reasons."""
+    """List the games, players and events merged across sources, the sameAs/candidate links, with reasons,
+    and the mate claims left refuted or undecided."""
     report = merge_report(obj.open_store(), obj.base_iri)
     if fmt == "json":
         click.echo(json.dumps(report, ensure_ascii=False, indent=1))
@@ -54,3 +55,9 @@ def command(obj, fmt: str) -> None:
     click.echo(printable(f"Links between players and between events: {len(report['links'])}"))
     for link in report["links"]:
         click.echo(printable(f"  {link['kind']}: {link['a']} ~ {link['b']} ({link['reason']})"))
+    click.echo(printable(f"Mate claims refuted or undecided: {len(report['claims'])}"))
+    for claim in report["claims"]:
+        promised = f" in {claim['moves']}" if claim["moves"] is not None else ""
+        shown = claim["label"] or claim["position"]
+        click.echo(printable(f"  {claim['status'] or '?'}: {claim['claim']}{promised} — {shown} <{claim['position']}>"
+                             f" ({claim['source']})"))
