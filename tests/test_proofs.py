@@ -191,3 +191,19 @@ def test_a_mate_whose_exact_length_does_not_fit_the_budget_asserts_no_class(tmp_
     assert analysis.facts["mateVerification"] == PROVEN and analysis.facts["mateWithin"] == 3
     assert "mateIn" not in analysis.facts and not set(MATE_IN_CLASSES.values()) & set(themes.classes)
     assert "MateInThree in 3 proven, exact length undecided" in [claim.describe() for claim in themes.claims]
+
+
+def test_a_search_asks_the_proposer_a_bounded_number_of_times():
+    """PROPOSALS_MAX: a claim that ends undecided does not ask the engine at every node (a round trip each)."""
+    from chesskb.kb.analysis.proof import PROPOSALS_MAX
+
+    board = chess.Board("8/8/8/8/8/2k5/8/R3K3 w - - 0 1")  # king and rook against king: no mate in three
+    asked: list[int] = []
+
+    def proposer(position: chess.Board, k: int) -> list[chess.Move]:
+        asked.append(k)
+        return []
+
+    proof = prove_mate(board, 6, budget=20_000, proposer=proposer)
+    assert proof.verdict in (REFUTED, UNDECIDED)  # the budget decides how long, never "false" without a proof
+    assert 0 < len(asked) <= PROPOSALS_MAX
