@@ -26,11 +26,12 @@ DEMO_SOURCES = ("puzzles", "mate_in_2", "mate_in_3", "seed-000-sample", "kasparo
 #: Every line demo.sh may print, as the README's "The two commands" announces them.
 ANNOUNCED = tuple(re.compile(pattern) for pattern in (
     r"ready: \.venv/bin/chesskb",
-    r"imported \d+ games into \d+ sources?: .* -> .+",
+    r"imported \d+ games into (\d+ sources: .*|source \S+) .* -> .+",
     r"unchanged, not imported again: \d+ source\(s\): .+",
     r"notes on the bundled files \(expected, see README\): \d+ in .+\.import-notes\.txt",
     r"imported course [a-z0-9-]+: \d+ chapters, \d+ exercises",
     r"course unchanged, not imported again: data/courses/.+\.yaml",
+    r"query workers: network isolation .+",
     r"serving .+ on http://127\.0\.0\.1:\d+/ \(SPARQL at /sparql; Ctrl-C stops\)",
 ))
 

@@ -33,7 +33,7 @@ def read_records(path: str | Path, *, lang: str | None = None,
     >>> first, second = read_records(path, display_name="mates.pgn")
     >>> first.start_fen, [move.uci() for move in first.solution]
     ('6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1', ['a1a8'])
-    >>> str(second).startswith("mates.pgn: game 2 (line 7): illegal san: 'Ke3'")
+    >>> str(second).startswith("mates.pgn: game 2 (line 7, column 13): move 2. 'Ke3' is illegal")
     True
     >>> folder.cleanup()
     """
