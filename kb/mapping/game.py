@@ -24,8 +24,8 @@ from chesskb.kb.search.patterns import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags, round_and_board
 from chesskb.kb.analysis.themes import ancestors, type_position_for
-from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF, RDFS,
-                              SKOS, XSD, per_game_property)
+from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, OWL, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF,
+                              RDFS, SKOS, XSD, per_game_property)
 
 @dataclass
 class MappingContext:
@@ -310,8 +310,11 @@ def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, ou
     name = tags.get(colour, "name")  # type: ignore[arg-type]
     if not name or not name_key(str(name)) or not is_person(str(name)):  # "?", "NN": no person
         # a stand-in the game links to, not typed cp:Player: it is no person, so no count of players
-        # (``chesskb stats``, the class tree) includes it
+        # (``chesskb stats``, the class tree) includes it. Typed owl:Thing, true of every individual:
+        # every source types every subject it speaks of (``kb.store.layout``), so the store can tell
+        # which sources assert it and the load keeps its fast path
         player = ctx.minter.unknown_player(key, colour)
+        out.add(player, RDF.type, OWL.Thing)
         out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
         return player
     fide = tags.get(colour, "fideId")  # type: ignore[arg-type]
