@@ -45,7 +45,14 @@ from pyoxigraph import (
 
 from chesskb.kb.vocab import PREFIXES
 
-from .worker_confinement import Isolation, cap_memory, confine_network, die_with_parent, query_alarm
+from .worker_confinement import (
+    Isolation,
+    cap_memory,
+    confine_network,
+    die_with_parent,
+    limit_malloc_arenas,
+    query_alarm,
+)
 
 SELECT_FORMATS: dict[str, QueryResultsFormat] = {
     "application/sparql-results+json": QueryResultsFormat.JSON,
@@ -286,6 +293,8 @@ def _answer_requests(settings: WorkerSettings, conn: Any) -> None:
 
     os.environ["RUST_BACKTRACE"] = "0"  # a query stopped by WORKER_MEMORY: one line, not a Rust backtrace
     isolation = confine_network() if settings.offline else Isolation(False, False)
+    if settings.memory_limit:
+        limit_malloc_arenas()  # before the store's threads: their arenas' reservations count against the cap
     store = open_store(settings.location)
     cap_memory(settings.memory_limit)
     conn.send(("ready", isolation))
