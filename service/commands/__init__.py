@@ -47,8 +47,8 @@ COMMANDS: dict[str, CommandEntry] = {
     "import": CommandEntry(
         "importing", "Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."),
     "merge-report": CommandEntry(
-        "merge_report", "List the games, players and events merged across sources, and the sameAs/candidate links, "
-                        "with reasons."),
+        "merge_report", "List the games, players and events merged across sources, the sameAs/candidate links, "
+                        "with reasons, and the mate claims left refuted or undecided."),
     "queries": CommandEntry(
         "queries_cmd", "List the canned queries (run one with `chesskb query --name NAME --param k=v`)."),
     "query": CommandEntry(
