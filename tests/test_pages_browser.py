@@ -40,6 +40,42 @@ def a_mate_in_two(page, base_url: str) -> tuple[str, dict]:
     return page.url, data
 
 
+def mates_next_move(board: chess.Board) -> bool:
+    """Whether the side to move has a mate in one (python-chess, independent of the server)."""
+    for move in board.legal_moves:
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return True
+    return False
+
+
+def a_move_that_does_not_mate_in_two(board: chess.Board) -> chess.Move:
+    """A first move with a defence after which no mate in one follows: a truly wrong move.
+
+    Any other move might be a second solution (a dual), which the trainer rightly accepts.
+    """
+    for move in board.legal_moves:
+        if move.promotion:  # clicked moves here are plain from-to squares
+            continue
+        board.push(move)
+        if board.is_checkmate():
+            board.pop()
+            continue
+        defended = False
+        for defence in list(board.legal_moves):
+            board.push(defence)
+            defended = not mates_next_move(board)
+            board.pop()
+            if defended:
+                break
+        board.pop()
+        if defended:
+            return move
+    raise AssertionError("every first move mates in two")
+
+
 def test_solve_by_clicking_with_a_wrong_move_refused(page, base_url):
     ARTIFACTS.mkdir(exist_ok=True)
     url, data = a_mate_in_two(page, base_url)
@@ -47,7 +83,7 @@ def test_solve_by_clicking_with_a_wrong_move_refused(page, base_url):
     assert len(plies) >= 3 and plies[0]["solver"] and not plies[1]["solver"]
     assert page.is_visible("#solve")  # the script ran and showed the solving panel
     board = chess.Board(data["fen"])
-    wrong = next(m for m in board.legal_moves if m.uci()[:4] != plies[0]["uci"][:4])
+    wrong = a_move_that_does_not_mate_in_two(board)
     click_move(page, wrong.uci())
     page.wait_for_selector(f'#board[data-refused="{wrong.uci()}"]')
     assert "not the move" in page.inner_text("#solve-status")
@@ -145,9 +181,11 @@ def test_typed_and_dragged_moves_in_spanish(page, base_url):
     plies = page.evaluate("JSON.parse(document.getElementById('solution-data').textContent)")["plies"]
     assert plies[0]["san"] == plies[0]["san_en"].translate(str.maketrans("KQRBN", "RDTAC"))
     board = chess.Board(data["fen"])
-    wrong = next(m for m in board.legal_moves if m.uci() != plies[0]["uci"])
+    wrong = a_move_that_does_not_mate_in_two(board)
     page.fill("#move-input", board.san(wrong).translate(str.maketrans("KQRBN", "RDTAC")))
     page.press("#move-input", "Enter")
+    # An off-line move is judged by the server (POST judge): wait for its answer, not a fixed time.
+    page.wait_for_selector(f'#board[data-refused="{wrong.uci()}"]')
     assert "Esa no es la jugada" in page.inner_text("#solve-status")
     page.fill("#move-input", plies[0]["san"])  # Spanish letters (Txg6+) are understood
     page.press("#move-input", "Enter")
