@@ -31,9 +31,15 @@ from chesskb.kb.analysis.verify_cache import VerificationCache, claim_key
 
 __all__ = ["PROVEN", "PROOF_RULE", "REFUTED", "UNDECIDED", "MateVerifier", "VerifyCounts", "verify_mate"]
 
+def proof_rule(budget: int) -> str:
+    """The cache's name for the proof rule run with ``budget`` nodes (a larger budget may decide what a
+    smaller one left undecided, so each budget has its own answers)."""
+    return f"proof-2:{budget}:{TREE_MAX_NODES}"
+
+
 #: The cache's name for the rule that decides claims (a new rule or budget decides again: answers of an
 #: earlier rule, such as the engine's "refuted-engine", are never reused).
-PROOF_RULE = f"proof-2:{NODE_BUDGET}:{TREE_MAX_NODES}"
+PROOF_RULE = proof_rule(NODE_BUDGET)
 #: Nodes the engine may search to propose one attacking move (only for three moves or more to go: shorter
 #: mates are found faster by python-chess alone than by a round trip to the engine).
 PROPOSAL_NODES = 20_000
@@ -113,8 +119,7 @@ class MateVerifier:
 
     def decide(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> MateProof:
         """What is proven about "the side to move mates within ``mate_in``" (``first``: tried first)."""
-        rule = PROOF_RULE if self.budget == NODE_BUDGET else f"proof-2:{self.budget}:{TREE_MAX_NODES}"
-        key = claim_key(board, mate_in, rule)
+        key = claim_key(board, mate_in, proof_rule(self.budget))
         cached = self.cache.get(key)
         proof = _decode(cached) if cached is not None else None
         if proof is not None:
