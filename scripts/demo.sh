@@ -21,6 +21,9 @@ run_import() {
 run_import data/lichess/puzzles.csv data/pychess/*.pgn data/seed/*.pgn data/games/*.pgn data/pgn-extract/odds.pgn \
   data/openings/*.pgn data/tags/*.pgn
 run_import --theme Trap data/traps/*.pgn
+# Games whose exercises only the engine can cut out: stockfish looks at every position (--mine), e.g. the
+# mate in one Judit Polgar played with Black at Benidorm 2002 (data/README.md).
+run_import --mine data/games/mined/*.pgn
 if [ -s "$NOTES" ]; then
   echo "notes on the bundled files (expected, see README): $(wc -l < "$NOTES") in $NOTES"
 fi
