@@ -18,7 +18,7 @@ from pyoxigraph import Literal, Quad
 
 from chesskb.kb.analysis.verify import VerifyCounts
 from chesskb.kb.analysis.verify_cache import cache_location
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.store.class_counts import derive_class_counts
 from chesskb.kb.merge.linking import derive_links
 from chesskb.kb.merge.freshness import import_fingerprint

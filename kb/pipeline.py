@@ -26,7 +26,7 @@ from chesskb.kb.analysis.verify import MateVerifier, VerifyCounts
 from chesskb.kb.analysis.verify_cache import VerificationCache
 from chesskb.kb.store.class_counts import COUNTED_CLASSES
 from chesskb.kb.analysis.exercises import ThemeAssessment, assess_themes, is_exercise
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.game import MappingContext, record_quads
 from chesskb.kb.mapping.game import MinedPosition

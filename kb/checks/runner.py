@@ -26,7 +26,7 @@ from chesskb.kb.store.source_statements import source_statements
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
-from chesskb.kb.checks.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
+from chesskb.kb.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
                                        shacl_json, unsatisfiable_finding)
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only

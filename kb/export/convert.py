@@ -33,7 +33,7 @@ from pyoxigraph import Quad, RdfFormat, serialize
 from pyoxigraph import Store as MemoryStore
 
 from chesskb.kb.store.class_counts import count_quads
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from chesskb.kb.pipeline import UnitResult, collect_evidence

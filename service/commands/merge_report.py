@@ -17,7 +17,7 @@ import json
 
 import click
 
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 from chesskb.kb.merge.report import merge_report
 
 
