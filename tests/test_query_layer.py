@@ -200,7 +200,6 @@ def test_merge_report_asks_the_same_number_of_queries_for_one_or_many_merged_gam
     the same number of queries (it used to ask four per game)."""
     import chess.pgn
 
-    import chesskb.kb.mapping  # noqa: F401  # first: kb.merge.identity -> kb.mapping.iris runs kb/mapping/__init__, which imports identity back (left for the layout owner)
     from chesskb.kb.merge.report import merge_report
     from chesskb.kb.store import open_store
     from tests.conftest import run_cli

@@ -15,7 +15,7 @@ from chesskb.kb.analysis.difficulty import estimate_difficulty
 from chesskb.kb.analysis import PositionAnalysis
 from chesskb.kb.reading.countries import country_code
 from chesskb.kb.analysis.exercises import ThemeAssessment
-from chesskb.kb.merge.identity import game_identity
+from chesskb.kb.mapping.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, is_person, name_key
