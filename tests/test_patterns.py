@@ -18,7 +18,8 @@ import chess
 import chess.pgn
 import pytest
 
-from chesskb.kb.search.patterns import PatternError, board_squares, parse, sparql_condition
+from chesskb.kb.analysis.board_index import board_squares
+from chesskb.kb.search.patterns import PatternError, parse, sparql_condition
 from tests.conftest import DATA, run_cli
 
 Predicate = Callable[[chess.Board], bool]

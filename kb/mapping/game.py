@@ -20,7 +20,7 @@ from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.reading.pgn_tokens import escape_tag_value
-from chesskb.kb.search.patterns import pieces_in, pieces_on
+from chesskb.kb.analysis.board_index import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags, round_and_board
 from chesskb.kb.analysis.themes import ancestors, type_position_for
