@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import csv_rows  # noqa: E402
 from chesskb.kb.analysis.board_facts import board_facts, side_pieces  # noqa: E402
-from chesskb.kb.search.find import INDEXES, find_query  # noqa: E402
+from chesskb.queries.find import INDEXES, find_query  # noqa: E402
 from chesskb.kb.analysis.board_index import pieces_in, pieces_on  # noqa: E402
 from chesskb.kb.search.patterns import parse, sparql_string  # noqa: E402
 from chesskb.kb.vocab import CP, CP_IRI, PREFIXES  # noqa: E402

@@ -166,7 +166,7 @@ class CannedQuery:
 
     def unpaged_text(self, given: Mapping[str, Any] | None = None, indexes: Collection[str] = ()) -> str:
         """The query text with its patterns compiled and no page (every row); ``indexes``: the pattern
-        index properties the store has (``kb.search.find.has_piece_index``), for the lookups."""
+        index properties the store has (``queries.find.has_piece_index``), for the lookups."""
         return self._with_patterns(dict(given or {}), indexes)
 
     def paged_text(self, given: dict[str, str] | None = None, indexes: Collection[str] = ()) -> str:

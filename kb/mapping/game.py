@@ -439,7 +439,7 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
     start = board_at(record.start_fen)
-    for piece in pieces_on(start):  # the index patterns start from (kb.search.find)
+    for piece in pieces_on(start):  # the index patterns start from (queries.find)
         out.value(position, "pieceOn", piece)
     for region in pieces_in(start):  # the same by rank, for patterns that fix no square
         out.value(position, "pieceIn", region)

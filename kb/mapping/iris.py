@@ -140,7 +140,7 @@ class IriMinter:
 
     @property
     def counts_graph(self) -> NamedNode:
-        """The named graph of class member counts, recounted after every write (``kb.store.class_counts``)."""
+        """The named graph of class member counts, recounted after every write (``queries.class_counts``)."""
         return self._iri("graph", "_counts")
 
     @property

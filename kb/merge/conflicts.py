@@ -21,7 +21,7 @@ from pyoxigraph import NamedNode, Quad
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.identity import compatible
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 from chesskb.kb.vocab import CP
 
 #: Statements that differ between records for bookkeeping reasons, never a disagreement.

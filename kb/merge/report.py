@@ -28,7 +28,7 @@ from chesskb.kb.mapping.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run, select
+from chesskb.queries.executor import run, select
 
 
 def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
