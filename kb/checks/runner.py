@@ -27,7 +27,7 @@ from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
 from chesskb.kb.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
-                                       shacl_json, unsatisfiable_finding)
+                                 shacl_json, unsatisfiable_finding)
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).
