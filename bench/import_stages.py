@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
     from chesskb.kb.analysis import analyse
     from chesskb.kb.analysis.exercises import assess_themes, is_exercise
-    from chesskb.kb.checks.findings import Finding
+    from chesskb.kb.findings import Finding
     from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.mapping.game import MappingContext, record_quads
     from chesskb.kb.analysis.engine import open_engine

@@ -3,7 +3,7 @@
 The store holds what the find query reads (type, ``cp:boardSquares``, ``cp:pieceOn``, ``cp:pieceIn``,
 ``cp:pieceCount``, ``cp:sideToMove``, ``cp:materialSignature``, ``cp:whitePieces``/``cp:blackPieces``,
 ``cp:fen``, a label), written with the importer's own functions
-(``kb.search.patterns``, ``kb.analysis.board_facts``)
+(``kb.analysis.board_index``, ``kb.search.patterns``, ``kb.analysis.board_facts``)
 for N *distinct* positions: the lichess puzzle boards of
 ``bench/corpus.py`` (the shared dev CSV and ``data/``), each walked a few random legal moves
 (seeded), so no two rows share a board string — replicating the same boards would let the store's
@@ -37,8 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import csv_rows  # noqa: E402
 from chesskb.kb.analysis.board_facts import board_facts, side_pieces  # noqa: E402
-from chesskb.kb.search.find import INDEXES, find_query  # noqa: E402
-from chesskb.kb.search.patterns import parse, pieces_in, pieces_on, sparql_string  # noqa: E402
+from chesskb.queries.find import INDEXES, find_query  # noqa: E402
+from chesskb.kb.analysis.board_index import pieces_in, pieces_on  # noqa: E402
+from chesskb.kb.search.patterns import parse, sparql_string  # noqa: E402
 from chesskb.kb.vocab import CP, CP_IRI, PREFIXES  # noqa: E402
 
 #: (label, pattern, options) measured; from common (a page fills at once) to absent (every board tested).

@@ -1,4 +1,4 @@
-"""Structure figures for issue 20: SPARQL text outside ``queries/`` and import cycles.
+"""Structure figures (issues 20 and 37): SPARQL text outside ``queries/``, import and package cycles.
 
     python bench/structure.py [--list]
 
@@ -7,9 +7,12 @@
   interpolation (an f-string with a value, ``%`` or ``.format`` on the text, ``+`` with a
   non-constant) are counted apart: they are the ones that can go wrong with a hostile value.
   Keywords are matched in capitals, as the project writes SPARQL: a message saying "select" is no query.
-* **Import cycles**: strongly connected components of the graph of ``chesskb.kb`` and
-  ``chesskb.service`` modules, read the way ``tests/test_import_graph.py`` reads it (the same
+* **Import cycles**: strongly connected components of the graph of ``chesskb.kb``, ``chesskb.queries``
+  and ``chesskb.service`` modules, read the way ``tests/test_import_graph.py`` reads it (the same
   functions: every ``import``, top-level or inside a function, and the packages an import runs).
+* **Package cycles**: the same graph with every module counted as its package (``kb/``'s sub-packages
+  and top-level modules, ``queries``, ``service``): the packages that import each other in one cycle,
+  which the stage order (``.importlinter``) forbids even when no two modules do.
 
 Both are read with ``ast`` from the files as they are; nothing is imported or run.
 """
@@ -71,6 +74,26 @@ def sparql_strings(path: Path) -> list[tuple[int, bool]]:
     return found
 
 
+def package_of(module: str) -> str:
+    """The stage a module belongs to: ``chesskb.kb.X`` (a sub-package or top-level module of ``kb/``),
+    else its top package (``chesskb.queries``, ``chesskb.service``)."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[1] == "kb" and len(parts) > 2 else parts[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``graph`` with every module replaced by its package (imports inside one package dropped)."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = package_of(module)
+        packages.setdefault(source, set()).update(
+            package_of(t) for t in targets if package_of(t) != source)
+    for targets in list(packages.values()):
+        for target in targets:
+            packages.setdefault(target, set())
+    return packages
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list every string and cycle")
@@ -86,10 +109,17 @@ def main() -> None:
         if args.list:
             for line, inter in found:
                 print(f"  {path.relative_to(ROOT)}:{line}{'  (interpolated)' if inter else ''}")
-    found_cycles = cycles(import_graph())
+    graph = import_graph()
+    found_cycles = cycles(graph)
+    packages = package_graph(graph)
+    package_cycles = cycles(packages)
     print(f"SPARQL strings outside queries/: {total} in {files} modules, {interpolated} built by interpolation")
     print(f"import cycles: {len(found_cycles)}")
     for component in found_cycles:
+        print("  " + " <-> ".join(component))
+    in_cycles = sum(map(len, package_cycles))
+    print(f"package cycles: {len(package_cycles)} ({in_cycles} of {len(packages)} packages in a cycle)")
+    for component in package_cycles:
         print("  " + " <-> ".join(component))
 
 

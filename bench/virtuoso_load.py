@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from chesskb.kb.store import open_store  # noqa: E402
 from chesskb.kb.store.virtuoso import VirtuosoSql, bulk_load  # noqa: E402
-from chesskb.kb.store.executor import prepare  # noqa: E402
+from chesskb.queries.executor import prepare  # noqa: E402
 from chesskb.queries import list_queries  # noqa: E402
 from tests.live_server import virtuoso_server  # noqa: E402
 from tests.test_virtuoso_store import VIRTUOSO_CANNOT  # noqa: E402

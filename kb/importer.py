@@ -18,8 +18,8 @@ from pyoxigraph import Literal, Quad
 
 from chesskb.kb.analysis.verify import VerifyCounts
 from chesskb.kb.analysis.verify_cache import cache_location
-from chesskb.kb.checks.findings import Finding
-from chesskb.kb.store.class_counts import derive_class_counts
+from chesskb.kb.findings import Finding
+from chesskb.queries.class_counts import derive_class_counts
 from chesskb.kb.merge.linking import derive_links
 from chesskb.kb.merge.freshness import import_fingerprint
 from chesskb.kb.mapping.iris import IriMinter
@@ -31,7 +31,7 @@ from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
 from chesskb.kb.reading.units import source_units
 from chesskb.kb.store import Store
 from chesskb.kb.store.base import Derive, Replacement, Statement
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
 

@@ -24,9 +24,9 @@ from pyoxigraph import NamedNode, Quad, RdfFormat, serialize
 from chesskb.kb.analysis import PositionAnalysis, analyse
 from chesskb.kb.analysis.verify import MateVerifier, VerifyCounts
 from chesskb.kb.analysis.verify_cache import VerificationCache
-from chesskb.kb.store.class_counts import COUNTED_CLASSES
+from chesskb.queries.class_counts import COUNTED_CLASSES
 from chesskb.kb.analysis.exercises import ThemeAssessment, assess_themes, is_exercise
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.game import MappingContext, record_quads
 from chesskb.kb.mapping.game import MinedPosition
@@ -108,7 +108,7 @@ _NAMED = ("player", "event")  # the individuals whose naming statements linking 
 
 
 def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> None:
-    """What ``kb.merge.linking`` and ``kb.store.class_counts`` read from a store, for ``convert`` to compute them
+    """What ``kb.merge.linking`` and ``queries.class_counts`` read from a store, for ``convert`` to compute them
     without one: class members as digests, and the naming statements of players and events."""
     minter = IriMinter(base)
     evidence = []

@@ -126,7 +126,7 @@ ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
 
 #: The links whose inverse the mapping states, in the source's *inferred* graph only (``kb.mapping.game``):
 #: what a reader of one source needs to put a common statement back in the graph it came from
-#: (``kb.store.source_statements``).
+#: (``queries.source_statements``).
 INVERSE_PROPERTIES: dict[str, str] = {
     "hasMatch": "hasPosition",
     "hasPlayerWhite": "whitePlayerOf",
@@ -185,7 +185,7 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a
 #: theme class, saying who asserted the class (the detectors, the source's own label, the user's
 #: --theme); ``lichessTheme`` maps a class to the lichess puzzle theme key(s) it matches;
-#: ``memberCount`` is a class's number of individuals, recounted after every write (``kb.store.class_counts``).
+#: ``memberCount`` is a class's number of individuals, recounted after every write (``queries.class_counts``).
 ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
     "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme", "memberCount",
     "eventTagAsWritten",  # Match -> '[Site "New York USA 01"]': the event's tags as the game's record wrote them

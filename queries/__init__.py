@@ -48,6 +48,10 @@ Internal queries (``internal/NAME.rq``, read with :func:`load_internal`) are the
 pages, the commands and ``kb/`` ask; they follow the same rules and are bound the same way, but they
 are not canned questions: ``list_queries``/``load_query`` (the public ``/queries`` list and
 ``chesskb query --name``) never show them, and they are not paged unless the caller asks.
+
+The modules of this package run the questions: ``executor`` binds a query by name and runs it on a
+store (the one path ``kb/`` and the CLI read by), and ``class_counts``, ``source_statements`` and
+``find`` (the pattern search, the one query written in Python) are the code that asks them.
 """
 
 from __future__ import annotations
@@ -166,7 +170,7 @@ class CannedQuery:
 
     def unpaged_text(self, given: Mapping[str, Any] | None = None, indexes: Collection[str] = ()) -> str:
         """The query text with its patterns compiled and no page (every row); ``indexes``: the pattern
-        index properties the store has (``kb.search.find.has_piece_index``), for the lookups."""
+        index properties the store has (``queries.find.has_piece_index``), for the lookups."""
         return self._with_patterns(dict(given or {}), indexes)
 
     def paged_text(self, given: dict[str, str] | None = None, indexes: Collection[str] = ()) -> str:

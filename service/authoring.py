@@ -29,7 +29,7 @@ import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
-from chesskb.kb.checks.findings import fen_json, fen_text
+from chesskb.kb.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportRefused, NothingAppended, append_pgn
 from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
 from chesskb.kb.reading.pgn_tokens import comment_text, escape_tag_value

@@ -25,7 +25,7 @@ blueprint = bp
 # --- home --------------------------------------------------------------------------------------
 
 def home_data() -> dict[str, Any]:
-    members = member_counts()  # the counts kept by every write (kb.store.class_counts)
+    members = member_counts()  # the counts kept by every write (queries.class_counts)
     counts = {name: members.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
     sources = named("source-list")
     return {"counts": counts,

@@ -2,7 +2,7 @@
 
 One function builds each page's data (``query_listing``, ``query_run``); ``service.render`` answers
 it as HTML or the ``.json`` twin, and ``.csv`` is the same query's answer in CSV. Parameters come
-from the query string, are bound as typed RDF terms (``kb.store.executor.prepare``) and never pasted into
+from the query string, are bound as typed RDF terms (``queries.executor.prepare``) and never pasted into
 the query text.
 """
 

@@ -1,7 +1,7 @@
 """The theme classes: how many positions each holds, the tree of them, and one page of a class's
 members.
 
-Class counts are the ones the importer keeps after every write (``kb.store.class_counts``): a
+Class counts are the ones the importer keeps after every write (``queries.class_counts``): a
 position's superclasses are in the store (the ``/inferred`` graphs), so a class's count includes
 its subclasses. The class page and its "Next exercise" (``service.next_exercise``) cut the members
 from the same list (``queries/internal/class-member-page.rq``), so the next exercise is the next card.
@@ -17,7 +17,7 @@ from flask import current_app, request, url_for
 
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES
 from chesskb.kb.analysis.themes import PARENT, type_position
-from chesskb.kb.store.class_counts import count_members, stored_counts
+from chesskb.queries.class_counts import count_members, stored_counts
 from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP, ORIGINAL_CLASSES
 
 from . import context
@@ -36,7 +36,7 @@ COUNTS_TTL = 30.0  # seconds live counts of an older store are reused
 
 
 def member_counts() -> dict[str, int]:
-    """Members per counted class by the one rule of ``kb.store.class_counts.member_counts``, read
+    """Members per counted class by the one rule of ``queries.class_counts.member_counts``, read
     through the pages lane. The importer keeps these numbers after every write, so this is one
     lookup; a store written before that is counted (by the same rule) and the count reused for
     COUNTS_TTL seconds."""

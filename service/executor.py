@@ -16,7 +16,7 @@ again needs no worker at all.
 Remote stores (an http(s) endpoint) run in the request thread with QUERY_TIMEOUT as the HTTP
 client's timeout of each query (``kb.store.remote``), under the same caps and cache.
 
-Named queries (``run_named``, ``PooledReader.named``) are bound by ``kb.store.executor.prepare``,
+Named queries (``run_named``, ``PooledReader.named``) are bound by ``queries.executor.prepare``,
 the path ``chesskb`` and ``kb/`` use, then run here like any other query.
 """
 
@@ -31,10 +31,10 @@ from typing import Any
 from flask import current_app, request
 from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, parse_query_results
 
-from chesskb.kb.search.find import has_piece_index
+from chesskb.queries.find import has_piece_index
 from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.kb.store import EmbeddedStore
-from chesskb.kb.store.executor import prepare
+from chesskb.queries.executor import prepare
 
 from .errors import ServiceError
 from .query_guard import federation_keyword
@@ -201,7 +201,7 @@ def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pag
 def run_named(name: str, params: Mapping[str, Any] | None = None, *, lane: str = "pages", public: bool = False,
               select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle") -> Answer:
     """Run a named query (``queries/internal/NAME.rq``, or a canned one with ``public``) under the
-    service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``kb.store.executor.prepare``),
+    service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``queries.executor.prepare``),
     with the index lookups of a ``pattern`` parameter on the indexes the store has."""
     row_cap = 0
     if public:
@@ -239,7 +239,7 @@ def pattern_indexes(query: CannedQuery) -> frozenset[str]:
 class PooledReader:
     """What the pages read the knowledge base through: ``query`` answers as the store's does
     (solutions, a boolean or triples), but runs in the pages lane under the service's bounds, so a
-    ``kb/`` function given the reader instead of the store (``kb.store.executor.run``) runs there
+    ``kb/`` function given the reader instead of the store (``queries.executor.run``) runs there
     too; ``named`` runs a named query."""
 
     location = "pages"

@@ -2,7 +2,7 @@
 
 The page is a GET form, so a search is its URL: a teacher can save it, share it, or page through
 it. ``?fen=`` ("find similar" on a position page) starts from every piece of that position. The
-query is ``kb.search.find.find_query`` run through the service's query runner (timeout, row cap, cache).
+query is ``queries.find.find_query`` run through the service's query runner (timeout, row cap, cache).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import chess
 from flask import Blueprint, Response, current_app, request, url_for
 
-from chesskb.kb.search.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
+from chesskb.queries.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.search.patterns import PatternError, list_form, parse
 

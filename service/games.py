@@ -14,7 +14,7 @@ import chess
 from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.board_facts import position_key
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 
 from . import boards
 

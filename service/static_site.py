@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from flask import Flask
 
-from chesskb.kb.export.safe_output import write_inside
+from chesskb.kb.safe_output import write_inside
 
 #: Paths the site does not contain (they need a server or user input); links to them are dropped.
 DYNAMIC_PREFIXES = ("/sparql", "/queries", "/search", "/page.json", "/index.json", "/courses.json")

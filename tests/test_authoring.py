@@ -12,7 +12,7 @@ import pytest
 from pyoxigraph import NamedNode
 
 from chesskb.kb.store import open_store
-from chesskb.kb.store.source_statements import graph_statements, source_statements
+from chesskb.queries.source_statements import graph_statements, source_statements
 from chesskb.kb.vocab import CP
 from chesskb.service.app import create_app
 from tests.conftest import DATA, run_cli
@@ -219,7 +219,7 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
 
 
 def _statements(store: Path, graphs: list[str]) -> set[tuple[str, str, str, str]]:
-    """What the graphs say (a source's graphs decoded: kb/store/source_statements.py)."""
+    """What the graphs say (a source's graphs decoded: queries/source_statements.py)."""
     return {(q.subject.value, q.predicate.value, str(q.object), q.graph_name.value)
             for q in graph_statements(open_store(str(store)), [NamedNode(g) for g in graphs])}
 

@@ -364,7 +364,7 @@ def test_axioms_named_are_the_ones_the_statements_break() -> None:
 
 
 def test_text_report_escapes_control_characters_in_data() -> None:
-    from chesskb.kb.checks.findings import shacl_finding
+    from chesskb.kb.findings import shacl_finding
     from chesskb.kb.checks.runner import CheckReport
     from chesskb.service.commands.check import render_text
 

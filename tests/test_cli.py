@@ -75,7 +75,7 @@ def test_query_errors_are_one_line_with_exit_2(data_store: Path) -> None:
 def _store_triples(store: Path) -> set:
     """Ontology + asserted triples of the store (what the owl export must hold): not the inferred
     graphs, the sources' descriptions or the class counts."""
-    from chesskb.kb.store.source_statements import graph_statements
+    from chesskb.queries.source_statements import graph_statements
 
     kb = EmbeddedStore(store)
     graphs = [g for g in kb.named_graphs() if not g.value.endswith(("/inferred", "/_meta", "/_counts"))]

@@ -6,7 +6,7 @@ import math
 
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.difficulty import MAXIMUM, MINIMUM, THEME_WEIGHT, estimate_difficulty
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.store import open_store
 from chesskb.kb.vocab import ALL_CLASSES

@@ -1,5 +1,5 @@
 """One ``Finding`` for every problem (import, validate, check), written out by the adapters of
-``kb.checks.findings`` in the shapes the CLI and HTTP have always printed."""
+``kb.findings`` in the shapes the CLI and HTTP have always printed."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 import pytest
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
-from chesskb.kb.checks.findings import (Finding, fen_json, fen_kind, fen_text, inconsistency_finding,
-                                       inconsistency_from_json, inconsistency_json, inconsistency_text, lint_line,
-                                       shacl_finding, shacl_from_json, shacl_json, shacl_text, unsatisfiable_finding,
-                                       unsatisfiable_text)
+from chesskb.kb.findings import (Finding, fen_json, fen_kind, fen_text, inconsistency_finding,
+                                 inconsistency_from_json, inconsistency_json, inconsistency_text, lint_line,
+                                 shacl_finding, shacl_from_json, shacl_json, shacl_text, unsatisfiable_finding,
+                                 unsatisfiable_text)
 from chesskb.kb.checks.pgn_lint import lint_text as lint_pgn
 
 BAD_FENS = ["", "8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR W KQkq e9 01 0",

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
-from chesskb.kb.checks.findings import fen_kind
+from chesskb.kb.findings import fen_kind
 from chesskb.kb.checks.pgn_lint import lint_text
 from chesskb.kb.pipeline import PipelineSettings, process_unit
 from chesskb.kb.reading.units import work_units

@@ -17,7 +17,7 @@ from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store import layout
-from chesskb.kb.store.source_statements import source_statements
+from chesskb.queries.source_statements import source_statements
 from chesskb.kb.vocab import CP as VOCAB
 
 from .conftest import BASE, DATA, ROOT, run_cli
@@ -190,7 +190,7 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
 
 def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
     """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
-    from chesskb.kb.store.class_counts import count_members, stored_counts
+    from chesskb.queries.class_counts import count_members, stored_counts
     from chesskb.kb.reports.stats import kb_stats
 
     store_path = tmp_path / "s"
@@ -264,7 +264,7 @@ def _state(store_path: Path) -> tuple[set[tuple], int]:
 
 def _derived_agree_with_data(store_path: Path) -> None:
     """The links and class counts a store keeps are the ones its data calls for (no stale generation)."""
-    from chesskb.kb.store.class_counts import count_members, stored_counts
+    from chesskb.queries.class_counts import count_members, stored_counts
     from chesskb.kb.importer import source_counts
     from chesskb.kb.merge.linking import links_graph_quads
 

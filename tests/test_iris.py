@@ -15,7 +15,7 @@ from pyoxigraph import NamedNode
 
 from chesskb.kb.importer import import_files
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.merge.identity import game_identity
+from chesskb.kb.mapping.identity import game_identity
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.vocab import ALL_TERMS, CP, CP_IRI, RDF
 

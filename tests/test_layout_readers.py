@@ -32,8 +32,8 @@ from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store import layout
 from chesskb.kb.store.compaction import compact_generation
 from chesskb.kb.store.embedded import CURRENT
-from chesskb.kb.store.executor import run
-from chesskb.kb.store.source_statements import graph_statements, source_statements
+from chesskb.queries.executor import run
+from chesskb.queries.source_statements import graph_statements, source_statements
 from tests.conftest import DATA, ROOT, run_cli
 from tests.earlier_layout import earlier_layout
 
@@ -204,7 +204,7 @@ def test_pgn_export_is_the_same(stores, source: str | None) -> None:
 @pytest.mark.parametrize("pattern", ["Kg1", "Qd1", "w", "KR-K", "*/*/*/*/*/*/PPP?????/*"])
 @pytest.mark.parametrize("source", SOURCES)
 def test_find_in_one_source_is_the_same(stores, pattern: str, source: str) -> None:
-    from chesskb.kb.search.find import find_query
+    from chesskb.queries.find import find_query
     from chesskb.kb.search.patterns import parse
 
     sparql = find_query(parse(pattern), source_graph=MINTER.source_graph(source).value, limit=0)
@@ -213,7 +213,7 @@ def test_find_in_one_source_is_the_same(stores, pattern: str, source: str) -> No
 
 
 def test_find_in_one_source_finds_positions(stores) -> None:
-    from chesskb.kb.search.find import find_query
+    from chesskb.queries.find import find_query
     from chesskb.kb.search.patterns import parse
 
     for source in SOURCES:

@@ -18,7 +18,8 @@ import chess
 import chess.pgn
 import pytest
 
-from chesskb.kb.search.patterns import PatternError, board_squares, parse, sparql_condition
+from chesskb.kb.analysis.board_index import board_squares
+from chesskb.kb.search.patterns import PatternError, parse, sparql_condition
 from tests.conftest import DATA, run_cli
 
 Predicate = Callable[[chess.Board], bool]
@@ -263,8 +264,8 @@ def test_the_canned_query_looks_patterns_up_and_finds_what_python_chess_finds(da
                                                                              pattern, predicate):
     """``positions-matching-pattern`` starts from the same index lookups as ``find`` when the store has
     the indexes (the text says so) and answers what python-chess finds on every position."""
-    from chesskb.kb.search.find import INDEXES
-    from chesskb.kb.store.executor import prepare
+    from chesskb.queries.find import INDEXES
+    from chesskb.queries.executor import prepare
 
     text = prepare("positions-matching-pattern", {"pattern": pattern, "limit": "0"}, public=True, indexes=INDEXES)
     assert "#LOOKUPS" not in text and ("cp:piece" in text or "cp:whitePieces" in text)
@@ -369,7 +370,7 @@ def test_the_piece_index_changes_nothing_but_speed(data_store):
     """The lookups (cp:pieceOn, cp:pieceIn, cp:pieceCount) and the pre-tests on cp:whitePieces/cp:blackPieces
     only narrow the boards tested: with all of them, with some (a store imported before one existed)
     and with none, the rows are the same."""
-    from chesskb.kb.search.find import INDEXES, find_query, has_piece_index
+    from chesskb.queries.find import INDEXES, find_query, has_piece_index
     from chesskb.kb.store import open_store
 
     store = open_store(str(data_store))

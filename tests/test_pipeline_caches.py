@@ -21,7 +21,7 @@ from chesskb.kb import pipeline
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.exercises import assess_themes, is_exercise, is_game_start
 from chesskb.kb.analysis.verify import MateVerifier
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.export.convert import convert_files
 from chesskb.kb.mapping.game import MappingContext, literal, record_quads, source_quads
 from chesskb.kb.mapping.iris import IriMinter

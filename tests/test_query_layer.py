@@ -1,9 +1,9 @@
 """One data-access layer (issue 20): every question the service, the CLI and ``kb/`` ask is a named
 query in ``queries/``, bound with typed terms, run through one executor.
 
-The structure test walks ``kb/`` and ``service/`` with ``ast`` and fails on any string that looks
-like SPARQL outside ``queries/``, apart from the few places listed in ``ALLOWED`` with the reason they
-must write query text themselves.
+The structure test walks ``kb/``, ``service/`` and the Python of ``queries/`` with ``ast`` and fails on
+any string that looks like SPARQL outside the ``.rq`` files, apart from the few places listed in
+``ALLOWED`` with the reason they must write query text themselves.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ ALLOWED: dict[str, str] = {
     "kb/store/embedded.py": "the store protocol on disk (no query text today; listed with remote.py)",
     "kb/store/virtuoso.py": "Virtuoso's bulk loader, part of the remote store for Virtuoso: after loading it lists "
                             "the loaded graphs in the registry graph RemoteStore reads (IRIs written by pyoxigraph)",
-    "kb/search/find.py": "a query compiler: the pattern search is written from constants kb.search.patterns "
+    "queries/find.py": "a query compiler: the pattern search is written from constants kb.search.patterns "
                          "derives from the parsed pattern (escaped), as the canned queries' pattern type is; "
                          "the source graph is bound with VALUES",
     "service/executor.py": "ALL_TRIPLES reads a CONSTRUCT answer back out of an in-memory graph (no values)",
@@ -51,7 +51,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def sparql_strings(folders: tuple[str, ...] = ("kb", "service")) -> list[tuple[str, int, bool, str]]:
+def sparql_strings(folders: tuple[str, ...] = ("kb", "service", "queries")) -> list[tuple[str, int, bool, str]]:
     """(file, line, is an f-string, text) of every string constant that looks like SPARQL."""
     hits = []
     for folder in folders:
@@ -80,7 +80,7 @@ def test_no_sparql_text_outside_queries_and_the_store_implementations() -> None:
 def test_no_query_is_built_by_formatting_outside_the_store_protocol() -> None:
     """f-strings that write SPARQL paste text into a query; only the store implementations may (they
     write pyoxigraph-escaped terms) and the pattern compiler (constants it escapes itself)."""
-    allowed = {"kb/store/remote.py", "kb/store/embedded.py", "kb/store/virtuoso.py", "kb/search/find.py"}
+    allowed = {"kb/store/remote.py", "kb/store/embedded.py", "kb/store/virtuoso.py", "queries/find.py"}
     formatted = [f"{file}:{line}" for file, line, is_f, _ in sparql_strings() if is_f and file not in allowed]
     assert formatted == []
 
@@ -160,7 +160,7 @@ def test_event_standings_query_and_event_page_agree_with_python_chess(tmp_path: 
     """Issue 20: on round-robin.pgn the query counted unfinished games as played while the page
     skipped them; both now follow kb.reports.standings, and both match python-chess's reading."""
     from chesskb.kb.store import open_store
-    from chesskb.kb.store.executor import run
+    from chesskb.queries.executor import run
     from chesskb.service.app import create_app
     from tests.conftest import run_cli
 
@@ -200,7 +200,6 @@ def test_merge_report_asks_the_same_number_of_queries_for_one_or_many_merged_gam
     the same number of queries (it used to ask four per game)."""
     import chess.pgn
 
-    import chesskb.kb.mapping  # noqa: F401  # first: kb.merge.identity -> kb.mapping.iris runs kb/mapping/__init__, which imports identity back (left for the layout owner)
     from chesskb.kb.merge.report import merge_report
     from chesskb.kb.store import open_store
     from tests.conftest import run_cli

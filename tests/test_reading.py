@@ -11,7 +11,7 @@ import chess.pgn
 import pytest
 import zstandard
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.text import sniff_encoding
 from chesskb.kb.reading.records import GameRecord

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chesskb.kb.checks.fen import validate_fen
-from chesskb.kb.checks.findings import fen_kind
+from chesskb.kb.findings import fen_kind
 from chesskb.kb.checks.pgn_lint import lint_file, lint_text
 from tests.conftest import DATA, run_cli
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import chess
 
-from chesskb.kb.search.patterns import board_squares
+from chesskb.kb.analysis.board_index import board_squares
 from chesskb.kb.analysis.phase import game_phase
 
 __all__ = ["board_facts", "game_phase", "material", "material_signature", "pieces_key", "position_key",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyoxigraph import Triple
-from chesskb.kb.export.safe_output import atomic_output
+from chesskb.kb.safe_output import atomic_output
 
 CACHE_FILE = "check-cache.json"
 #: Bump when what a check computes changes, so old entries stop matching.

@@ -14,9 +14,9 @@ from typing import Literal
 
 import chess
 
-from chesskb.kb.checks.findings import Finding, fen_finding, fen_kind
+from chesskb.kb.findings import Finding, fen_finding, fen_kind
 
-#: A FEN problem is a ``Finding`` (``kb.checks.findings``): its rule says the kind (``fen-syntax`` or
+#: A FEN problem is a ``Finding`` (``kb.findings``): its rule says the kind (``fen-syntax`` or
 #: ``fen-semantic``, read back with ``fen_kind``), its ``field`` the FEN field (``fen`` for the whole string).
 Kind = Literal["syntax", "semantic"]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import chess
 
-from chesskb.kb.checks.findings import Finding, Level
+from chesskb.kb.findings import Finding, Level
 from chesskb.kb.reading.move_errors import illegal_move_message
 from chesskb.kb.reading.notation import GUESS_ORDER, PIECE_LETTERS, english_candidates, san_to_english
 from chesskb.kb.reading.text import TOO_LARGE, looks_binary, open_text

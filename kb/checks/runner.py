@@ -1,6 +1,6 @@
 """``chesskb check``: OWL reasoning and SHACL validation of the knowledge base, source by source.
 
-Each source (what its asserted named graph says, read with ``kb.store.source_statements`` in either
+Each source (what its asserted named graph says, read with ``queries.source_statements`` in either
 store layout; the ``/inferred`` graph only repeats what a reasoner derives) is checked with the
 ontology: HermiT for consistency and unsatisfiable classes, pyshacl for the data
 rules open-world OWL cannot state. Checking source by source keeps a large knowledge base within
@@ -21,13 +21,13 @@ from pyoxigraph import Triple
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
-from chesskb.kb.store.executor import select
-from chesskb.kb.store.source_statements import source_statements
+from chesskb.queries.executor import select
+from chesskb.queries.source_statements import source_statements
 from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
-from chesskb.kb.checks.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
-                                       shacl_json, unsatisfiable_finding)
+from chesskb.kb.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
+                                 shacl_json, unsatisfiable_finding)
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).

@@ -18,7 +18,7 @@ import chess
 import chess.pgn
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
-from chesskb.kb.checks.findings import Finding, shacl_finding
+from chesskb.kb.findings import Finding, shacl_finding
 from chesskb.kb.vocab import CP, RDFS_IRI
 
 SHAPES_FILE = "shapes.ttl"
@@ -47,7 +47,7 @@ def _shapes_and_ontology():
 
 def validate(triples: Sequence[Triple]) -> list[Finding]:
     """Every violation of the shapes and of the FEN and date rules in ``triples`` (one source), as
-    ``Finding``s (``kb.checks.findings.shacl_finding``: the individual's IRI and label, the path)."""
+    ``Finding``s (``kb.findings.shacl_finding``: the individual's IRI and label, the path)."""
     labels = {t.subject.value: t.object.value for t in triples
               if t.predicate.value == _LABEL and isinstance(t.subject, NamedNode)}
     found = list(_shacl_violations(triples, labels)) + list(_python_violations(triples, labels))

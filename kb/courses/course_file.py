@@ -40,7 +40,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import ask, select as select_rows
+from chesskb.queries.executor import ask, select as select_rows
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, RDF, RDFS, XSD
 

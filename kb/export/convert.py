@@ -13,7 +13,7 @@ workers, streaming) and writes its statements to a file instead of a store, in t
   (``kb/store/remote.py``, "Layout");
 * the links graph and the class counts graph, which an import computes from the store afterwards:
   here from what the workers send back (``PipelineSettings.collect``), with the same code
-  (``kb.merge.linking``, ``kb.store.class_counts``) over an in-memory store of the players' and events' names.
+  (``kb.merge.linking``, ``queries.class_counts``) over an in-memory store of the players' and events' names.
 
 The file is written under a temporary name and renamed when complete: a failed or interrupted
 conversion leaves no half file under the requested name. ``.gz`` output is gzip (level 1: the file
@@ -32,12 +32,12 @@ from typing import BinaryIO
 from pyoxigraph import Quad, RdfFormat, serialize
 from pyoxigraph import Store as MemoryStore
 
-from chesskb.kb.store.class_counts import count_quads
-from chesskb.kb.checks.findings import Finding
+from chesskb.queries.class_counts import count_quads
+from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from chesskb.kb.pipeline import UnitResult, collect_evidence
-from chesskb.kb.export.safe_output import atomic_output
+from chesskb.kb.safe_output import atomic_output
 from chesskb.kb.store.base import SerializedBatch, Term
 from chesskb.kb.vocab import PREFIXES
 

@@ -25,8 +25,8 @@ from pyoxigraph import NamedNode
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store, StoreError
-from chesskb.kb.store.executor import select
-from chesskb.kb.store.source_statements import graphs_of
+from chesskb.queries.executor import select
+from chesskb.queries.source_statements import graphs_of
 from chesskb.kb.reading.pgn_tokens import escape_tag_value, unescape_tag_value
 from chesskb.kb.reading.tags import TAG_TABLE
 from chesskb.kb.vocab import PER_GAME_PLAYER_TAGS, per_game_property

@@ -22,7 +22,7 @@ from chesskb.kb.checks.owl import reasoner_copy
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.store import Store, StoreError
-from chesskb.kb.store.source_statements import graph_statements
+from chesskb.queries.source_statements import graph_statements
 from chesskb.kb.vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI
 
 FORMATS: dict[str, RdfFormat] = {

@@ -6,7 +6,7 @@ goes to the source's *inferred* graph, so queries see both in the union default 
 two stay distinguishable (``GRAPH ?g``) and are removed together with the source.
 
 ``game`` maps records (``MappingContext``, ``record_quads``, ``source_quads``); ``iris`` mints and
-reads IRIs. This ``__init__`` imports neither: the merge stage's identity rule uses ``iris.digest``
-and the mapping uses the identity rule, so a package that loaded ``game`` on entry would close an
-import cycle (merge.identity -> mapping -> mapping.game -> merge.identity).
+reads IRIs; ``identity`` is the rule for when two records are one game, the key a game's IRI is
+minted from. This ``__init__`` imports none of them, so a module that needs only ``iris`` (merge,
+the queries, the exports) does not load the whole mapping.
 """

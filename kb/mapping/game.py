@@ -15,12 +15,12 @@ from chesskb.kb.analysis.difficulty import estimate_difficulty
 from chesskb.kb.analysis import PositionAnalysis
 from chesskb.kb.reading.countries import country_code
 from chesskb.kb.analysis.exercises import ThemeAssessment
-from chesskb.kb.merge.identity import game_identity
+from chesskb.kb.mapping.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
 from chesskb.kb.analysis.mining import MinedExercise
 from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.reading.pgn_tokens import escape_tag_value
-from chesskb.kb.search.patterns import pieces_in, pieces_on
+from chesskb.kb.analysis.board_index import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags, round_and_board
 from chesskb.kb.analysis.themes import ancestors, type_position_for
@@ -439,7 +439,7 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
     start = board_at(record.start_fen)
-    for piece in pieces_on(start):  # the index patterns start from (kb.search.find)
+    for piece in pieces_on(start):  # the index patterns start from (queries.find)
         out.value(position, "pieceOn", piece)
     for region in pieces_in(start):  # the same by rank, for patterns that fix no square
         out.value(position, "pieceIn", region)

@@ -3,7 +3,7 @@
 Version 1 named individuals ``Event1``, ``Board1`` … in every file, so files could not be merged.
 Here every IRI is derived from what identifies the thing, never from its place in a file:
 
-* a game (``match/…``) from its identity key (``kb.merge.identity``: start position and moves plus the
+* a game (``match/…``) from its identity key (``kb.mapping.identity``: start position and moves plus the
   players, year and round; for a game with few or no moves the whole roster);
 * a position (``position/…``) from its game and ply, or from the lichess puzzle id;
 * a player from the order-free name key (one individual per name across sources);
@@ -26,7 +26,7 @@ from chesskb.kb.defaults import default_base_iri
 from chesskb.kb.reading.names import fold, name_key, slug
 
 #: The last segment of a stand-in for a missing player or event (``unknown_player``/``unknown_event``):
-#: ``unknown-`` and a game key (16 hex digits, ``kb.merge.identity``), and the colour for a player. A
+#: ``unknown-`` and a game key (16 hex digits, ``kb.mapping.identity``), and the colour for a player. A
 #: real name always ends in its own 6-digit digest, so a player called "Unknown White" is not one.
 _PLACEHOLDER = {"player": re.compile(r"unknown-[0-9a-f]{16}-(?:white|black)"),
                 "event": re.compile(r"unknown-[0-9a-f]{16}")}
@@ -140,7 +140,7 @@ class IriMinter:
 
     @property
     def counts_graph(self) -> NamedNode:
-        """The named graph of class member counts, recounted after every write (``kb.store.class_counts``)."""
+        """The named graph of class member counts, recounted after every write (``queries.class_counts``)."""
         return self._iri("graph", "_counts")
 
     @property

@@ -1,7 +1,7 @@
 """What merged records say differently: compatible refinements versus true conflicts.
 
-One Match gathers the statements of every record of the game (``kb.merge.identity``), one Event those
-of all its games. Where they give a property different values, ``kb.merge.identity.compatible`` decides:
+One Match gathers the statements of every record of the game (``kb.mapping.identity``), one Event those
+of all its games. Where they give a property different values, ``kb.mapping.identity.compatible`` decides:
 "1788" and "1788.03.30", or a result "*" and "1-0", are compatible (both can be true: one record
 knows more); "1-0" and "0-1" conflict. Both kinds are listed by ``chesskb merge-report``; true
 conflicts are also written as ``cp:sourcesDisagreeOn <property>`` annotations in the links graph,
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.merge.identity import compatible
+from chesskb.kb.mapping.identity import compatible
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 from chesskb.kb.vocab import CP
 
 #: Statements that differ between records for bookkeeping reasons, never a disagreement.

@@ -16,7 +16,7 @@ from pathlib import Path
 from chesskb import __version__
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:

@@ -34,7 +34,7 @@ from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_mat
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading.names import NameReading, fold, read_name, transliteration_key
 from chesskb.kb.store.base import Derive, Replacement, Store
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 from chesskb.kb.vocab import CP, OWL_IRI
 
 SAME_AS = NamedNode(OWL_IRI + "sameAs")

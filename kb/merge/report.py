@@ -1,7 +1,7 @@
 """What the knowledge base merged across sources, and why: the analysis behind ``chesskb merge-report``.
 
 Merging is silent by design (one IRI per game, per FIDE ID or name key, per event), so a teacher
-needs one place to see it: games found in several sources or twice in one (``kb.merge.identity``: same
+needs one place to see it: games found in several sources or twice in one (``kb.mapping.identity``: same
 moves from the same start and the same players, year and round) with why they were merged and the
 tag values the sources state differently (compatible refinements apart from true conflicts), the
 near-misses (same moves, kept apart, and why), players met under several written names, events
@@ -24,11 +24,11 @@ from pyoxigraph import NamedNode
 from chesskb.kb.analysis.claims import read_claim_status
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.merge.conflicts import disagreements
-from chesskb.kb.merge.identity import MIN_DISTINCT_PLIES, distinctive
+from chesskb.kb.mapping.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run, select
+from chesskb.queries.executor import run, select
 
 
 def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:

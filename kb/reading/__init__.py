@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.text import open_text
 from chesskb.kb.reading.units import WorkUnit, file_kind, unit_records, work_units

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import chess
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading.records import GameRecord, LichessPuzzle, SourceLocation
 from chesskb.kb.reading.text import TOO_LARGE, OversizedLine
 

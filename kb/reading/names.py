@@ -160,6 +160,6 @@ def surname(name: str) -> str:
 def surname_key(name: str) -> str:
     """What game identity compares of a player: the family key of the one name reading
     (``read_name``), so "Tal, Mikhail N.", "Mikhail Tal", "Tal, M." and "Tal M" meet, and
-    "Ding Liren" meets "Ding, Liren" (``kb.merge.identity``)."""
+    "Ding Liren" meets "Ding, Liren" (``kb.mapping.identity``)."""
     reading = read_name(name)
     return reading.family_key if reading is not None else ""

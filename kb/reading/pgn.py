@@ -19,7 +19,7 @@ from functools import lru_cache
 import chess
 import chess.pgn
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading.move_errors import illegal_move_message
 from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize, unescape_tag_value
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext

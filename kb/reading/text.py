@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 
 _CHUNK = 1 << 20
 _BINARY_SAMPLE = 8192

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading.lichess import iter_rows, row_to_record
 from chesskb.kb.reading.pgn import Segment, parse_segment, split_segments
 from chesskb.kb.reading.records import GameRecord

@@ -6,10 +6,10 @@ from typing import Any
 
 from pyoxigraph import Literal, NamedNode
 
-from chesskb.kb.store.class_counts import member_counts
+from chesskb.queries.class_counts import member_counts
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store
-from chesskb.kb.store.executor import select
+from chesskb.queries.executor import select
 
 def _value(term: Any) -> Any:
     if isinstance(term, Literal):
@@ -23,7 +23,7 @@ def _value(term: Any) -> Any:
 
 
 def kb_stats(store: Store) -> dict[str, Any]:
-    members = member_counts(store)  # kept by every write (kb.store.class_counts), or counted by its rule
+    members = member_counts(store)  # kept by every write (queries.class_counts), or counted by its rule
     counts = {name: members.get(cls, 0) for name, cls in
               (("positions", "Position"), ("matches", "Match"), ("players", "Player"), ("events", "Event"))}
     classes = {_value(r["class"]).split("#")[-1]: _value(r["n"]) for r in select(store, "position-class-counts")}

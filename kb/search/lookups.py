@@ -1,6 +1,6 @@
 """Where a pattern search starts: the index lookups and pre-tests a pattern implies.
 
-Shared by ``chesskb find`` / ``/find`` (``kb.search.find``) and the canned query
+Shared by ``chesskb find`` / ``/find`` (``queries.find``) and the canned query
 ``positions-matching-pattern`` (``queries``): both write the lines below at the head of their WHERE
 group, so the REGEX tests of ``kb.search.patterns.sparql_condition`` read only the boards of the
 positions an index found. Every line is a necessary condition (a matching position holds one of its

@@ -32,16 +32,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import chess
 
-#: What one square of ``cp:boardSquares`` can hold: a piece letter or ``.`` (empty).
-WHITE_PIECES = frozenset("KQRBNP")
-BLACK_PIECES = frozenset("kqrbnp")
-EMPTY = "."
-ALPHABET = WHITE_PIECES | BLACK_PIECES | {EMPTY}
+from chesskb.kb.analysis.board_index import ALPHABET, BLACK_PIECES, COUNTED_ON_RANK, EMPTY, WHITE_PIECES
+
 #: The most ``cp:pieceOn`` values one lookup of a list item's file may list (``Ae*`` would be 48, each
 #: a join per candidate: it is tested on the board instead).
 MAX_ANCHOR_VALUES = 16
@@ -67,47 +63,6 @@ _FILES = "abcdefgh"
 
 class PatternError(ValueError):
     """The pattern text does not parse; the message says where and why."""
-
-
-def board_squares(board: chess.Board, placement: str | None = None) -> str:
-    """The ``cp:boardSquares`` string of ``board`` (the FEN placement with every empty square a ``.``);
-    ``placement``: ``board.board_fen()`` when the caller has it already."""
-    return re.sub(r"[1-8]", lambda m: EMPTY * int(m.group()), placement or board.board_fen())
-
-
-#: Pieces whose count on one rank is indexed too (``2R*7``: at least two white rooks on the 7th).
-#: Two of them on one rank is rare, so the values cost little and make a rare pattern such as
-#: ``*/*R*R*R*/…`` a lookup; pawns and kings are left out (pawns share ranks all the time).
-COUNTED_ON_RANK = frozenset("QRBNqrbn")
-
-
-def pieces_in(board: chess.Board) -> list[str]:
-    """Each piece letter with each rank it stands on, ``R*7`` (the ``cp:pieceIn`` values, list-form
-    items the position matches), so that a pattern placing a piece somewhere on a rank (``*R*`` in a
-    FEN-form rank, ``[QR]*8``, ``A*7``) is still looked up by index (:meth:`Pattern.anchors`); and,
-    for the pieces of :data:`COUNTED_ON_RANK` that stand more than once on a rank, ``2R*7`` …
-    ``nR*7`` (at least two … n of them there)."""
-    counts = Counter(f"{symbol}*{chess.square_rank(square) + 1}" for square, symbol in _placed(board))
-    return sorted(list(counts) + [f"{n}{value}" for value, count in counts.items() if value[0] in COUNTED_ON_RANK
-                                  for n in range(2, count + 1)])
-
-
-def pieces_on(board: chess.Board) -> list[str]:
-    """Each piece with its square, ``Nf5``/``kg8`` (the ``cp:pieceOn`` values): an index a pattern's fixed
-    pieces are looked up in before the board strings are tested (:func:`anchors`)."""
-    return [symbol + chess.square_name(square) for square, symbol in _placed(board)]
-
-
-_SYMBOLS = tuple((colour, piece_type, chess.Piece(piece_type, colour).symbol())
-                 for colour in chess.COLORS for piece_type in chess.PIECE_TYPES)
-
-
-def _placed(board: chess.BaseBoard) -> Iterator[tuple[chess.Square, str]]:
-    """Every piece's square and letter, read from the board's twelve piece bitboards (the import maps
-    every position with this: ``piece_map`` asks each of the 64 squares what stands there)."""
-    for colour, piece_type, symbol in _SYMBOLS:
-        for square in chess.scan_reversed(board.pieces_mask(piece_type, colour)):
-            yield square, symbol
 
 
 # --- the parsed pattern ---------------------------------------------------------------------------

@@ -433,7 +433,7 @@ class _StagedView:
     a replaced graph's IRI to its staging graph and gives the dataset (``FROM`` / ``FROM NAMED``)
     explicitly, so the default graph is the merge of the graphs as they will be."""
 
-    #: A ``FROM`` list's default graph repeats a triple once per graph stating it (``kb.store.class_counts``).
+    #: A ``FROM`` list's default graph repeats a triple once per graph stating it (``queries.class_counts``).
     merge_is_a_set = False
 
     def __init__(self, store: RemoteStore, write: _Write) -> None:

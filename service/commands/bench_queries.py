@@ -57,7 +57,7 @@ def time_query(store: Store, text: str, bindings, repeat: int) -> tuple[list[flo
 def bench_queries(store: Store, repeat: int, names: tuple[str, ...] = ()) -> list[QueryTiming]:
     """Time the canned queries (all, or those named) with their default parameters; a query with a
     parameter that has no default is left out."""
-    from chesskb.kb.store.executor import prepare
+    from chesskb.queries.executor import prepare
     from chesskb.queries import list_queries
 
     timings = []
@@ -66,7 +66,7 @@ def bench_queries(store: Store, repeat: int, names: tuple[str, ...] = ()) -> lis
             continue
         if any(p.default is None for p in canned.params):
             continue  # needs a value only the user has (e.g. a position IRI): no default to time
-        # the default page, bound as every run of the query is (kb.store.executor.prepare)
+        # the default page, bound as every run of the query is (queries.executor.prepare)
         samples, rows = time_query(store, prepare(canned.name, {}, public=True), None, repeat)
         timings.append(QueryTiming(canned.name, round(statistics.median(samples), 2),
                                    round(percentile(samples, 0.95), 2), rows))

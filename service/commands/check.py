@@ -11,11 +11,11 @@ import json
 
 import click
 
-from chesskb.kb.checks.findings import inconsistency_text, shacl_text, unsatisfiable_text
+from chesskb.kb.findings import inconsistency_text, shacl_text, unsatisfiable_text
 from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
 from chesskb.kb.store import StoreError
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 from chesskb.service.commands.base import UsageProblem, verdict
 from chesskb.service.progress import TerminalProgress
 
@@ -92,4 +92,4 @@ def render_text(report: CheckReport) -> str:
     if report.cached:
         lines.append("from cache (unchanged since last check): " + ", ".join(report.cached))
     lines.extend(f"note: {note}" for note in report.notes)
-    return "\n".join(printable(line) for line in lines)  # data is hostile text (kb.export.terminal)
+    return "\n".join(printable(line) for line in lines)  # data is hostile text (kb.terminal)

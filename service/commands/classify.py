@@ -17,7 +17,7 @@ import click
 
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.engine import Engine, open_engine
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
 from chesskb.service.commands.base import DataProblem

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.export.convert import convert_files
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportRefused
 from chesskb.kb.pipeline import default_jobs
 from chesskb.service.commands.base import DataProblem, UsageProblem, reading_options

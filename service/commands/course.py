@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.courses.course_file import CourseError, courses_in, dump_course, export_course, import_course
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 from chesskb.service.commands.base import DataProblem, UsageProblem
 
 

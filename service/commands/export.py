@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.export.rdf import write_export
-from chesskb.kb.export.safe_output import atomic_output
+from chesskb.kb.safe_output import atomic_output
 from chesskb.kb.store import Store
 from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem
 

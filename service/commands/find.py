@@ -29,8 +29,8 @@ def command(obj, pattern: str, side: str | None, material: str | None, either_co
             limit: int, offset: int, fmt: str, show_sparql: bool) -> None:
     """Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board
     (*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR)."""
-    from chesskb.kb.search.find import (INDEXES, FindError, find_query, has_board_strings, has_piece_index,
-                                        has_positions)
+    from chesskb.queries.find import (INDEXES, FindError, find_query, has_board_strings, has_piece_index,
+                                      has_positions)
     from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.checks.findings import Finding
+from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportRefused, group_files, import_files, sources_checksum, validate_themes
 from chesskb.kb.merge.freshness import import_fingerprint, unchanged_sources
 from chesskb.kb.pipeline import default_jobs

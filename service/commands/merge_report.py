@@ -3,7 +3,7 @@
 The analysis is ``kb.merge.report``; this command only prints it.
 
 Merging is silent by design (one IRI per game, per FIDE ID or name key, per event), so a teacher
-needs one place to see it: games found in several sources or twice in one (``kb.merge.identity``: same
+needs one place to see it: games found in several sources or twice in one (``kb.mapping.identity``: same
 moves from the same start and the same players, year and round) with why they were merged and the
 tag values the sources state differently (compatible refinements apart from true conflicts), the
 near-misses (same moves, kept apart, and why), players met under several
@@ -17,7 +17,7 @@ import json
 
 import click
 
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 from chesskb.kb.merge.report import merge_report
 
 

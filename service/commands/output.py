@@ -7,7 +7,7 @@ from typing import Any
 
 from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, serialize
 
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 from chesskb.kb.vocab import PREFIXES
 
 RESULT_FORMATS: dict[str, QueryResultsFormat] = {
@@ -19,7 +19,7 @@ RESULT_FORMATS: dict[str, QueryResultsFormat] = {
 
 
 def _term_text(term: Any) -> str:
-    """A cell of the table: the term's text, control characters escaped (``kb.export.terminal``)."""
+    """A cell of the table: the term's text, control characters escaped (``kb.terminal``)."""
     if term is None:
         return ""
     return printable(getattr(term, "value", str(term)))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.search.find import has_piece_index
+from chesskb.queries.find import has_piece_index
 from chesskb.kb.store import QuerySyntaxError
-from chesskb.kb.store.executor import prepare
+from chesskb.queries.executor import prepare
 from chesskb.queries import QueryError, load_query
 from chesskb.service.commands.base import CliContext, UsageProblem
 from chesskb.service.commands.output import write_result
@@ -42,7 +42,7 @@ def command(obj: CliContext, sparql: str | None, query_file: Path | None, name: 
         raise UsageProblem("give exactly one of: a SPARQL string, --file F.rq, --name NAME")
     store = obj.open_store()
     if name:
-        try:  # a canned query: bound and paged by the one query path (kb.store.executor)
+        try:  # a canned query: bound and paged by the one query path (queries.executor)
             query = load_query(name)
             indexes = has_piece_index(store) if query.has_pattern else frozenset()
             text = prepare(name, _parse_params(params), public=True, indexes=indexes)

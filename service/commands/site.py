@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.store.class_counts import derive_class_counts
+from chesskb.queries.class_counts import derive_class_counts
 from chesskb.kb.export.rdf import write_export
-from chesskb.kb.export.safe_output import UnsafeOutput, atomic_output
+from chesskb.kb.safe_output import UnsafeOutput, atomic_output
 from chesskb.kb.store import EmbeddedStore, StoreError
 from chesskb.service.app import create_app
 from chesskb.service.commands.base import DataProblem

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 from chesskb.kb.reports.stats import list_sources
 from chesskb.service.commands.base import CliContext
 

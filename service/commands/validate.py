@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
-from chesskb.kb.checks.findings import fen_json, fen_text, lint_line
+from chesskb.kb.findings import fen_json, fen_text, lint_line
 from chesskb.kb.checks.pgn_lint import lint_file
 from chesskb.kb.reading.notation import PIECE_LETTERS
 from chesskb.service.commands.base import UsageProblem, verdict

@@ -23,7 +23,7 @@ from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.store import layout
 from chesskb.kb.store.base import Store
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import run
 from chesskb.kb.vocab import CP, INVERSE_PROPERTIES
 
 _INFERRED_ONLY = frozenset(CP.term(name) for name in INVERSE_PROPERTIES.values())

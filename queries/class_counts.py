@@ -17,8 +17,8 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Derive, Replacement, Store
-from chesskb.kb.store.executor import rows as rows_of
-from chesskb.kb.store.executor import run
+from chesskb.queries.executor import rows as rows_of
+from chesskb.queries.executor import run
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, XSD
 

@@ -20,8 +20,8 @@ from chesskb.kb.search.lookups import INDEXES, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
 from chesskb.kb.store import Store
 from chesskb.kb.store.bindings import with_values
-from chesskb.kb.store.source_statements import graphs_of
-from chesskb.kb.store.executor import ask
+from chesskb.queries.source_statements import graphs_of
+from chesskb.queries.executor import ask
 from chesskb.kb.vocab import CP
 
 #: Rows per page when none is asked for, as the canned queries answer.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field as dataclass_field
 from typing import Any, Literal
 
-from chesskb.kb.export.terminal import printable
+from chesskb.kb.terminal import printable
 
 Level = Literal["error", "warning", "info"]
 
@@ -57,7 +57,7 @@ class Finding:
         return ": ".join(parts)
 
     def __str__(self) -> str:
-        """One line for a terminal: text quoted from the data cannot act on it (``kb.export.terminal``)."""
+        """One line for a terminal: text quoted from the data cannot act on it (``kb.terminal``)."""
         where = self.where()
         return printable(f"{where}: {self.message}" if where else self.message)
 

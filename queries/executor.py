@@ -23,6 +23,7 @@ from pyoxigraph import QuerySolutions, QueryTriples
 from chesskb.kb.store.base import QueryResult, Store
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.results import boolean, solutions, triples
+from chesskb.queries import load_internal, load_query
 
 
 def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool = False,
@@ -30,9 +31,7 @@ def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool 
     """The text of the named query with its parameters bound (internal queries: every row
     unless ``limit``/``offset`` are given; ``public=True``: a canned query, paged by its ``limit``/
     ``offset`` as ``chesskb query`` does; ``indexes``: the pattern indexes the store has, for a query
-    with a ``pattern`` parameter: ``kb.search.find.has_piece_index``)."""
-    from chesskb.queries import load_internal, load_query  # queries/ reads kb/ helpers: imported on use
-
+    with a ``pattern`` parameter: ``queries.find.has_piece_index``)."""
     query = load_query(name) if public else load_internal(name)
     given = dict(params or {})
     bound = query.bind(given)
