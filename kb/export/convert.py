@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from pyoxigraph import Quad, RdfFormat, serialize
+from pyoxigraph import Quad, RdfFormat
 from pyoxigraph import Store as MemoryStore
 
 from chesskb.kb.store.class_counts import count_quads
@@ -38,7 +38,7 @@ from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_re
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from chesskb.kb.pipeline import UnitResult, collect_evidence
 from chesskb.kb.export.safe_output import atomic_output
-from chesskb.kb.store.base import SerializedBatch, Term
+from chesskb.kb.store.base import SerializedBatch, Term, rdf_bytes
 from chesskb.kb.vocab import PREFIXES
 
 
@@ -69,8 +69,8 @@ class _Evidence:
 def _write_quads(handle: BinaryIO, quads: list[Quad]) -> None:
     """``quads`` in their graphs and their triples in the default graph (the merge)."""
     if quads:
-        handle.write(serialize(quads, format=RdfFormat.N_QUADS))
-        handle.write(serialize([q.triple for q in quads], format=RdfFormat.N_TRIPLES))
+        handle.write(rdf_bytes(quads, RdfFormat.N_QUADS))
+        handle.write(rdf_bytes([q.triple for q in quads], RdfFormat.N_TRIPLES))
 
 
 def _write_batch(handle: BinaryIO, batch: SerializedBatch) -> None:
@@ -87,7 +87,7 @@ def _compressed(handle: BinaryIO, gzipped: bool) -> Iterator[BinaryIO]:
         yield handle
         return
     with gzip.GzipFile(filename="", fileobj=handle, mode="wb", compresslevel=1) as packed:
-        yield packed  # type: ignore[misc]
+        yield packed  # type: ignore[misc]  # typeshed: GzipFile is an io.BufferedIOBase, not a typing.BinaryIO
 
 
 def convert_files(paths: list[str | Path], output: str | Path, *, source: str | None = None,
