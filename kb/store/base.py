@@ -126,7 +126,9 @@ class StoreView(Protocol):
         ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
-        """Every quad of the named graphs (or of ``graphs``), as stored (``Store.quads``)."""
+        """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
+        (``kb.store.layout``) a source's graphs hold its markers and deltas, and ``layout.decode``
+        with the default graph gives what it says."""
         ...
 
     def named_graphs(self) -> list[NamedNode]:
@@ -134,9 +136,8 @@ class StoreView(Protocol):
 
 
 class Store(StoreView, Protocol):
-    """What the importer, the queries, the exports and the web app need from a store."""
-
-    location: str
+    """What the importer, the queries, the exports and the web app need from a store: a ``StoreView`` whose
+    queries may name their dataset, and which can be written."""
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
@@ -166,15 +167,6 @@ class Store(StoreView, Protocol):
         ``replace_graphs`` inside it does not wait for itself. Another thread of this process that
         holds it is waited for up to ``wait`` seconds (-1: as long as it takes); then, or when
         another process holds it, ``StoreBusy``."""
-        ...
-
-    def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
-        """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
-        (``kb.store.layout``) a source's graphs hold its markers and deltas, and ``layout.decode``
-        with the default graph gives what it says."""
-        ...
-
-    def named_graphs(self) -> list[NamedNode]:
         ...
 
     def close(self) -> None:
