@@ -38,7 +38,7 @@ from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_re
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from chesskb.kb.pipeline import UnitResult, collect_evidence
 from chesskb.kb.export.safe_output import atomic_output
-from chesskb.kb.store.base import SerializedBatch, Term, rdf_bytes
+from chesskb.kb.store.base import QueryResult, SerializedBatch, Term, rdf_bytes
 from chesskb.kb.vocab import PREFIXES
 
 
@@ -61,8 +61,9 @@ class _Evidence:
         collect_evidence(quads, holder, self.base)
         self.add(holder)
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None):
-        """The one ``Store`` method ``kb.merge.linking`` calls."""
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        """The one ``Store`` method ``kb.merge.linking`` calls (``Queryable``)."""
         return self.names.query(sparql, prefixes=PREFIXES)
 
 
@@ -119,7 +120,7 @@ def convert_files(paths: list[str | Path], output: str | Path, *, source: str | 
                 single = []
         evidence.add_quads(single)
         _write_quads(handle, single)
-        links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))  # type: ignore[arg-type]
+        links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))
         _write_quads(handle, link_quads(links, minter.links_graph))
         counts = {name: len(digests) for name, digests in evidence.members.items()}
         _write_quads(handle, count_quads(counts, minter.counts_graph))

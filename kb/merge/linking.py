@@ -33,7 +33,7 @@ from pyoxigraph import NamedNode, Quad
 from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_matches
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading.names import NameReading, fold, read_name, transliteration_key
-from chesskb.kb.store.base import Derive, Replacement, StoreView
+from chesskb.kb.store.base import Derive, Queryable, Replacement, StoreView
 from chesskb.kb.store.executor import select
 from chesskb.kb.vocab import CP, OWL_IRI, text_of
 
@@ -60,7 +60,7 @@ class Link:
     reason: str
 
 
-def players_in(store: StoreView) -> list[PlayerNames]:
+def players_in(store: Queryable) -> list[PlayerNames]:
     rows = select(store, "player-keys")
     players: dict[str, PlayerNames] = {}
     for row in rows:
@@ -213,7 +213,7 @@ class EventNames:
     years: set[str] = field(default_factory=set)
 
 
-def events_in(store: StoreView) -> list[EventNames]:
+def events_in(store: Queryable) -> list[EventNames]:
     rows = select(store, "event-keys")
     events: dict[str, EventNames] = {}
     for row in rows:

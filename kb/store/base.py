@@ -110,7 +110,17 @@ class QuerySyntaxError(StoreError):
     """The SPARQL text does not parse; the message is the parser's."""
 
 
-class StoreView(Protocol):
+class Queryable(Protocol):
+    """What the named queries (``kb.store.executor``) need: SPARQL asked of a default graph. Every ``StoreView``
+    is one; so is what ``convert`` gathers in memory to compute the links from (``kb.export.convert``)."""
+
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        """Run a SPARQL query over the default graph, the merge of all named graphs (``Store.query``)."""
+        ...
+
+
+class StoreView(Queryable, Protocol):
     """What reading the knowledge base needs: queries over the merge and the quads of named graphs.
 
     Every ``Store`` is one; so are the read-only views of a write in progress that ``derive`` steps are given
@@ -119,11 +129,6 @@ class StoreView(Protocol):
     """
 
     location: str
-
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
-        """Run a SPARQL query over the default graph, the merge of all named graphs (``Store.query``)."""
-        ...
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
         """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
