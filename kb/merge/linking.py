@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pyoxigraph import NamedNode, Quad
 
@@ -50,13 +51,17 @@ class PlayerNames:
     fide_ids: set[str] = field(default_factory=set)
 
 
+#: What a link says: one individual (``owl:sameAs``) or maybe one (``cp:candidateSameAs``).
+LinkKind = Literal["sameAs", "candidate"]
+
+
 @dataclass(frozen=True)
 class Link:
-    """``kind`` is ``sameAs`` or ``candidate``; ``a`` < ``b`` so each pair is written once."""
+    """``a`` < ``b`` so each pair is written once."""
 
     a: str
     b: str
-    kind: str
+    kind: LinkKind
     reason: str
 
 
@@ -156,9 +161,9 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
                 blocks[block][player.iri] = player
             if reading.given:
                 families[reading.family_key][player.iri] = player
-    decisions: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    decisions: dict[tuple[str, str], list[tuple[LinkKind, str]]] = defaultdict(list)
 
-    def decide(one: PlayerNames, other: PlayerNames, kind: str, reason: str) -> None:
+    def decide(one: PlayerNames, other: PlayerNames, kind: LinkKind, reason: str) -> None:
         a, b = sorted((one.iri, other.iri))
         decisions[(a, b)].append((kind, reason))
 
