@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,9 +29,9 @@ from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.cluster import ClusterError, ClusterUnitProcessor
 from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
 from chesskb.kb.reading.units import source_units
-from chesskb.kb.store import Store
+from chesskb.kb.store import Store, StoreView
 from chesskb.kb.store.base import Derive, Replacement, Statement
-from chesskb.queries.executor import run
+from chesskb.queries.executor import select
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
 
@@ -255,7 +255,7 @@ def _processor(plan: ImportPlan, jobs: int) -> UnitProcessor | ClusterUnitProces
 def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallback | None = None,
                       on_finding: Callable[[Finding], None] | None = None,
                       on_result: Callable[[UnitResult], None] | None = None, *, strict: bool = False,
-                      describe_sources: bool = True) -> Iterator[Statement]:
+                      describe_sources: bool = True) -> Generator[Statement, None, None]:
     """Every statement the import of ``plan`` writes (links and class counts aside, which are
     computed from the store afterwards), in order, streaming; the report fills in as it goes.
 
@@ -293,7 +293,7 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
                                        _counts(source_report), plan.started, source_report.imported_with)
 
 
-def _require_some_records(quads: Iterator[Statement], report: ImportReport) -> Iterator[Statement] | None:
+def _require_some_records(quads: Generator[Statement, None, None], report: ImportReport) -> Iterator[Statement] | None:
     """The quad stream, or ``None`` when not one game could be read (the store is not touched).
 
     The stream is consumed until the first game's quads appear; if the input ends before that,
@@ -348,17 +348,17 @@ def last_record_number(store: Store, minter: IriMinter, name: str) -> int:
     are numbered after it, so their source records never reuse an existing record's IRI. The
     number is read from each record's IRI by the minter (``cp:gameNumber`` is the game's number in
     its own file, which restarts with every file)."""
-    row = next(iter(run(store, "last-source-record", {"source": minter.source(name)})), None)
+    row = next(iter(select(store, "last-source-record", {"source": minter.source(name)})), None)
     found = minter.record_number(row["last"].value) if row is not None and row["last"] is not None else None
     return found[1] if found else 0
 
 
-def source_counts(store: Store, minter: IriMinter, name: str) -> tuple[int, int, int]:
+def source_counts(store: StoreView, minter: IriMinter, name: str) -> tuple[int, int, int]:
     """Games, positions and players of a source as the store holds them: the individuals the
     pipeline counts for a source (``kb.pipeline._count_individuals``), over its two graphs."""
     graphs = {"g": [minter.source_graph(name), minter.inferred_graph(name)]}
-    row = next(iter(run(store, "source-individual-counts", graphs)))
-    players = sum(1 for found in run(store, "source-players", graphs)
+    row = next(iter(select(store, "source-individual-counts", graphs)))
+    players = sum(1 for found in select(store, "source-players", graphs)
                   if not minter.is_placeholder(found["player"]))  # the minter knows a stand-in
     return int(row["matches"].value), int(row["positions"].value), players
 
@@ -367,9 +367,9 @@ def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.date
     """The description of a source that files were appended to, from the store as the write leaves
     it: its earlier files and checksums, the new ones, and counts over the whole source."""
 
-    def describe(view: Store) -> Replacement:
+    def describe(view: StoreView) -> Replacement:
         subject, graph = minter.source(report.name), minter.meta_graph
-        stated = list(run(view, "source-files", {"graph": graph, "source": subject}))
+        stated = list(select(view, "source-files", {"graph": graph, "source": subject}))
         files = sorted({row["f"].value for row in stated if row["f"] is not None})
         checksums = [row["c"].value for row in stated if row["c"] is not None]
         checksum = ";".join(checksums[:1] + [report.checksum])
@@ -424,9 +424,9 @@ def append_pgn(store: Store, text: str, start_key: str, *, source: str, base_iri
             report = import_files(store, [path], source=source, base_iri=base_iri, jobs=1, append=True, strict=True)
             if report.games == 0:
                 raise NothingAppended("; ".join(str(f) for f in report.findings) or "the text could not be read")
-            counted = run(store, "source-game-count", {"graph": minter.meta_graph, "source": minter.source(source)})
+            counted = select(store, "source-game-count", {"graph": minter.meta_graph, "source": minter.source(source)})
             games = max((int(row["n"].value) for row in counted), default=0)
-    rows = run(store, "start-position-by-key", {"graph": minter.source_graph(source),
+    rows = select(store, "start-position-by-key", {"graph": minter.source_graph(source),
                                                 "inferred": minter.inferred_graph(source), "key": start_key})
     iris = [row["p"].value for row in rows]
     return Appended(games, iris[0] if iris else None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import multiprocessing.util
+from multiprocessing.pool import Pool
 import os
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-from pyoxigraph import NamedNode, Quad, RdfFormat, serialize
+from pyoxigraph import NamedNode, Quad, RdfFormat
 
 from chesskb.kb.analysis import PositionAnalysis, analyse
 from chesskb.kb.analysis.verify import MateVerifier, VerifyCounts
@@ -36,8 +37,8 @@ from chesskb.kb.reading.memory import READER_MEMORY_BYTES, cap_address_space
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.units import WorkUnit, unit_records
 from chesskb.kb.store import layout
-from chesskb.kb.store.base import SerializedBatch
-from chesskb.kb.vocab import CP, RDF, RDFS
+from chesskb.kb.store.base import SerializedBatch, Term, rdf_bytes
+from chesskb.kb.vocab import CP, RDF, RDFS, text_of
 
 #: Units in flight per worker before the reader waits (bounds memory).
 IN_FLIGHT_PER_JOB = 4
@@ -92,15 +93,15 @@ def _count_individuals(quads: Iterable[Quad], result: UnitResult, minter: IriMin
         if quad.predicate != _RDF_TYPE:
             continue
         if quad.object == _MATCH:
-            result.matches.add(_digest64(quad.subject.value))
+            result.matches.add(_digest64(text_of(quad.subject)))
         elif quad.object == _POSITION:
-            result.positions.add(_digest64(quad.subject.value))
+            result.positions.add(_digest64(text_of(quad.subject)))
         elif quad.object == _PLAYER and not minter.is_placeholder(quad.subject):
-            result.players.add(quad.subject.value)
+            result.players.add(text_of(quad.subject))
 
 
 _RDF_TYPE, _MATCH, _POSITION, _PLAYER = RDF.type, CP.Match, CP.Position, CP.Player
-_COUNTED = {CP.term(name): name for name in COUNTED_CLASSES}
+_COUNTED: dict[Term, str] = {CP.term(name): name for name in COUNTED_CLASSES}  # looked up by any object
 _NAMING = frozenset(CP.term(name) for name in ("nameKey", "fideId", "eventName", "site", "eventYear")) | {
     RDFS.label, RDF.type}
 _GAME_EVENT = frozenset((CP.hasEvent, CP.year))
@@ -114,10 +115,10 @@ def collect_evidence(quads: Iterable[Quad], result: UnitResult, base: str) -> No
     evidence = []
     for quad in quads:
         if quad.predicate == _RDF_TYPE and quad.object in _COUNTED:
-            result.members.setdefault(_COUNTED[quad.object], set()).add(_digest64(quad.subject.value))
+            result.members.setdefault(_COUNTED[quad.object], set()).add(_digest64(text_of(quad.subject)))
         if quad.predicate in _GAME_EVENT or (quad.predicate in _NAMING and minter.kind_of(quad.subject) in _NAMED):
             evidence.append(quad.triple)
-    result.evidence = serialize(evidence, format=RdfFormat.N_TRIPLES) if evidence else b""
+    result.evidence = rdf_bytes(evidence, RdfFormat.N_TRIPLES) if evidence else b""
 
 
 def default_jobs() -> int:
@@ -177,17 +178,20 @@ def serialized_batch(quads: list[Quad]) -> SerializedBatch:
     owners: dict[str, str] = {}
     named = True
     for quad in quads:
-        graph = quad.graph_name.value
+        graph_name = quad.graph_name
+        if not isinstance(graph_name, NamedNode):  # the mapping puts every statement in a graph named by an IRI
+            raise TypeError(f"a statement outside a named graph: {quad}")
+        graph = graph_name.value
         by_graph.setdefault(graph, []).append(quad.triple)
         if quad.predicate == _RDF_TYPE:
             types.setdefault(graph, []).append(quad.triple)
         owner = owners.get(graph)
         if owner is None:
-            owner = owners[graph] = layout.owner_of(quad.graph_name).value
+            owner = owners[graph] = layout.owner_of(graph_name).value
         named = named and isinstance(quad.subject, NamedNode)
-        subjects.setdefault(owner, set()).add(quad.subject.value)
+        subjects.setdefault(owner, set()).add(text_of(quad.subject))
     def ntriples(triples_by_graph: dict[str, list]) -> dict[str, bytes]:
-        return {graph: serialize(triples, format=RdfFormat.N_TRIPLES) for graph, triples in triples_by_graph.items()}
+        return {graph: rdf_bytes(triples, RdfFormat.N_TRIPLES) for graph, triples in triples_by_graph.items()}
 
     return SerializedBatch(ntriples(by_graph), markers=ntriples(types),
                            subjects={owner: frozenset(iris) for owner, iris in subjects.items()} if named else None)
@@ -353,7 +357,7 @@ class UnitProcessor:
     def __init__(self, settings: PipelineSettings, jobs: int = 1) -> None:
         self.settings = settings
         self.jobs = max(1, jobs)
-        self._pool = None
+        self._pool: Pool | None = None
         path = Path(settings.verify_cache) if settings.verify_cache else None
         self.cache = VerificationCache(path, writer=True)
         self.counts = VerifyCounts()

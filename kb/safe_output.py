@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO, Literal, TextIO, overload
 
 
 class UnsafeOutput(OSError):
@@ -28,11 +28,23 @@ def _umask() -> int:
     return mask
 
 
+@overload
+def atomic_output(path: str | os.PathLike[str], mode: Literal["wb"] = "wb", *, durable: bool = True,
+                  **open_args: Any) -> AbstractContextManager[BinaryIO]: ...
+
+
+@overload
+def atomic_output(path: str | os.PathLike[str], mode: Literal["w"], *, durable: bool = True,
+                  **open_args: Any) -> AbstractContextManager[TextIO]: ...
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike[str], mode: str = "wb", *, durable: bool = True,
-                  **open_args: Any) -> Iterator[IO[Any]]:
+                  **open_args: Any) -> Iterator[Any]:  # the overloads above say which file: os.fdopen's by mode
     """An open file whose content becomes ``path`` when the block ends without an exception
-    (``durable``: on disk before the rename; a site's thousands of pages skip that)."""
+    (``durable``: on disk before the rename; a site's thousands of pages skip that). ``mode`` is
+    ``"wb"`` (bytes) or ``"w"`` (text, with ``open_args`` such as ``encoding``): the type checker
+    then knows which kind of file the block writes."""
     target = Path(path)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")
     try:

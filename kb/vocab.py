@@ -8,7 +8,7 @@ here are the contract between the code and the authored ontology file
 
 from __future__ import annotations
 
-from pyoxigraph import NamedNode
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Triple
 
 CP_IRI = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 ONTOLOGY_IRI = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl"
@@ -203,6 +203,21 @@ ALL_PROPERTIES: frozenset[str] = frozenset(
     + ADDED_DATA_PROPERTIES + ADDED_ANNOTATION_PROPERTIES
 )
 ALL_TERMS: frozenset[str] = ALL_CLASSES | ALL_PROPERTIES
+
+
+def text_of(term: NamedNode | BlankNode | Literal | Triple | DefaultGraph) -> str:
+    """The IRI, blank-node label or lexical form of ``term`` (its ``value``).
+
+    pyoxigraph types a statement's subject and object as possibly an RDF-star triple term, and a quad's graph as
+    possibly the default graph: neither has such a text. The knowledge base writes neither where this reads a
+    term, so meeting one is a bug, named here rather than met as an ``AttributeError`` further on.
+
+    >>> text_of(CP.Trap) == CP_IRI + "Trap", text_of(Literal("e4"))
+    (True, 'e4')
+    """
+    if isinstance(term, (NamedNode, BlankNode, Literal)):
+        return term.value
+    raise TypeError(f"expected an IRI, a blank node or a literal, got {term!r}")
 
 
 class Namespace:

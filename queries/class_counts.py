@@ -16,11 +16,11 @@ from __future__ import annotations
 from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.store.base import Derive, Replacement, Store
+from chesskb.kb.store.base import Derive, Replacement, StoreView
 from chesskb.queries.executor import rows as rows_of
-from chesskb.queries.executor import run
+from chesskb.queries.executor import select
 from chesskb.kb.analysis.themes import THEME_CLASSES
-from chesskb.kb.vocab import CP, XSD
+from chesskb.kb.vocab import CP, XSD, text_of
 
 #: The classes counted: the theme tree and the individuals a game brings (courses are not counted:
 #: they are few, and a course import should not pay for a count of the whole knowledge base).
@@ -28,7 +28,7 @@ COUNTED_CLASSES: tuple[str, ...] = THEME_CLASSES + ("Match", "Player", "Event", 
 
 
 
-def count_members(store: Store) -> dict[str, int]:
+def count_members(store: StoreView) -> dict[str, int]:
     """Members per counted class (classes without members are left out), by one scan of the types."""
     counted = set(COUNTED_CLASSES)
     counts: dict[str, int] = {}
@@ -37,11 +37,11 @@ def count_members(store: Store) -> dict[str, int]:
     # where a type two graphs state would be counted twice. The stores' own default graph is a set,
     # and DISTINCT would cost there.
     name = "member-counts" if getattr(store, "merge_is_a_set", True) else "member-counts-distinct"
-    for row in run(store, name):
+    for row in select(store, name):
         iri = row["class"].value
-        name = CP.name_of(iri)
-        if name in counted:
-            counts[name] = int(row["n"].value)
+        class_name = CP.name_of(iri)
+        if class_name in counted:
+            counts[class_name] = int(row["n"].value)
     return counts
 
 
@@ -55,16 +55,16 @@ def derive_class_counts(base_iri: str | None = None) -> Derive:
     changed, in the same atomic step as the data they count (never a generation in between)."""
     graph = IriMinter(base_iri).counts_graph
 
-    def recount(view: Store) -> Replacement | None:
+    def recount(view: StoreView) -> Replacement | None:
         quads = count_quads(count_members(view), graph)
-        wanted = {(q.subject.value, q.object.value) for q in quads}
-        present = {(q.subject.value, q.object.value) for q in view.quads([graph])}
+        wanted = {(text_of(q.subject), text_of(q.object)) for q in quads}
+        present = {(text_of(q.subject), text_of(q.object)) for q in view.quads([graph])}
         return Replacement([graph], quads) if wanted != present else None
 
     return recount
 
 
-def stored_counts(store: Store) -> dict[str, int] | None:
+def stored_counts(store: StoreView) -> dict[str, int] | None:
     """The counts kept by the last write, or ``None`` for a store written before they were kept."""
     rows = rows_of(store, "stored-member-counts")
     if not rows:
@@ -72,7 +72,7 @@ def stored_counts(store: Store) -> dict[str, int] | None:
     return {name: int(row["n"].value) for row in rows if (name := CP.name_of(row["class"])) is not None}
 
 
-def member_counts(store: Store) -> dict[str, int]:
+def member_counts(store: StoreView) -> dict[str, int]:
     """Members per counted class, the one answer every reader uses (home page, theme tree, class
     pages, ``chesskb stats``): the counts the last write kept, else (a store written before they
     were kept) one scan of the types by the same rule as the write's (``count_members``)."""

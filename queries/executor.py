@@ -20,7 +20,7 @@ from typing import Any
 
 from pyoxigraph import QuerySolutions, QueryTriples
 
-from chesskb.kb.store.base import QueryResult, Store
+from chesskb.kb.store.base import Queryable, QueryResult
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.results import boolean, solutions, triples
 from chesskb.queries import load_internal, load_query
@@ -40,31 +40,31 @@ def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool 
     return with_values(text, bound)
 
 
-def run(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+def run(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
         timeout: float | None = None, public: bool = False, indexes: Collection[str] = ()) -> QueryResult:
     """Answer the named query on ``store`` within ``timeout`` seconds (None: no limit)."""
     return store.query(prepare(name, params, public=public, indexes=indexes), timeout=timeout)
 
 
-def select(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+def select(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
            timeout: float | None = None, public: bool = False, indexes: Collection[str] = ()) -> QuerySolutions:
     """The rows of a SELECT named query (``run``, typed: a query of another form raises ``TypeError``)."""
     return solutions(run(store, name, params, timeout=timeout, public=public, indexes=indexes))
 
 
-def construct(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+def construct(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
               timeout: float | None = None) -> QueryTriples:
     """The triples of a CONSTRUCT or DESCRIBE named query (``run``, typed)."""
     return triples(run(store, name, params, timeout=timeout))
 
 
-def rows(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+def rows(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
          timeout: float | None = None) -> list[Any]:
     """The solutions of a SELECT named query as a list (for callers that read them twice)."""
     return list(select(store, name, params, timeout=timeout))
 
 
-def ask(store: Store, name: str, params: Mapping[str, Any] | None = None, *,
+def ask(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
         timeout: float | None = None) -> bool:
     """The answer of an ASK named query."""
     return boolean(run(store, name, params, timeout=timeout))

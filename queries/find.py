@@ -65,13 +65,15 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     constants: list[str] = []
     lines: list[str] = []
     side, signature = "?side", "?signature"
-    if len(sides) == 1 and None not in sides:
-        side = sparql_string(next(iter(sides)))
+    only_side = next(iter(sides)) if len(sides) == 1 else None
+    if only_side is not None:
+        side = sparql_string(only_side)
         constants.append(f"?position cp:sideToMove {side} .")
     elif any(v.side for v in variants):
         lines.append("?position cp:sideToMove ?side .")
-    if len(exact) == 1 and None not in exact:
-        signature = sparql_string(next(iter(exact)))
+    only_signature = next(iter(exact)) if len(exact) == 1 else None
+    if only_signature is not None:
+        signature = sparql_string(only_signature)
         constants.append(f"?position cp:materialSignature {signature} .")
     elif any(v.material for v in variants):
         lines.append("?position cp:materialSignature ?signature .")

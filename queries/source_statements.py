@@ -23,7 +23,7 @@ from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.store import layout
 from chesskb.kb.store.base import Store
-from chesskb.queries.executor import run
+from chesskb.queries.executor import select
 from chesskb.kb.vocab import CP, INVERSE_PROPERTIES
 
 _INFERRED_ONLY = frozenset(CP.term(name) for name in INVERSE_PROPERTIES.values())
@@ -39,7 +39,7 @@ def source_statements(store: Store, graph: NamedNode, *, inferred: bool = True) 
     """Every statement the source of ``graph`` (a source's or a course's graph) makes, as quads in
     its graph and, with ``inferred``, its inferred graph: the same quads in either layout."""
     inferred_graph = graphs_of(graph)[1]
-    for row in run(store, "source-statements", {"graph": graph, "inferred": inferred_graph}):
+    for row in select(store, "source-statements", {"graph": graph, "inferred": inferred_graph}):
         where = row["g"]
         if where is None:  # a common statement: the source's, in the graph its import wrote it to
             where = inferred_graph if row["p"] in _INFERRED_ONLY else graph

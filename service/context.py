@@ -17,6 +17,8 @@ The static site has no query strings to resolve, so its listings link exercises 
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app, url_for
 
 from .links import link_for
@@ -26,4 +28,5 @@ def link(iri: str, context: str | None, index: int) -> str:
     """The link to exercise ``iri`` opened from ``context`` at ``index`` (no context in the static site)."""
     if context is None or current_app.config.get("STATIC_SITE"):
         return link_for(iri) or ""
-    return url_for("pages.page", iri=iri, **{"from": context, "i": index})
+    where: dict[str, Any] = {"from": context, "i": index}  # a dict: "from" is a Python keyword
+    return url_for("pages.page", iri=iri, **where)

@@ -354,12 +354,13 @@ def ontology_texts(predicate: str) -> dict[str, dict[str, str]]:
     """term IRI -> {language: text} of one annotation property (``RDFS_LABEL``, ``RDFS_COMMENT``) in the
     shipped ontology; a text without a language counts as English."""
     from chesskb.kb.store.ontology_graph import ontology_quads
+    from chesskb.kb.vocab import text_of
 
     by_term: dict[str, dict[str, str]] = {}
     for quad in ontology_quads():
         if quad.predicate.value == predicate:
-            by_term.setdefault(quad.subject.value, {})[getattr(quad.object, "language", None) or "en"] = \
-                quad.object.value
+            by_term.setdefault(text_of(quad.subject), {})[getattr(quad.object, "language", None) or "en"] = \
+                text_of(quad.object)
     return by_term
 
 

@@ -110,11 +110,11 @@ def _resolve_source(iri: str, source_iri: str, index: int, context: str) -> dict
         if found is not None:
             by_number.setdefault(found[1], []).append(row)
     for number in numbers:
-        found = by_number.get(number)
-        if not found:
+        records = by_number.get(number)
+        if not records:
             break  # past the source's last game
-        first_game = min(row["m"] for row in found)
-        exercises = sorted((row for row in found if row["m"] == first_game and row["pos"]),
+        first_game = min(row["m"] for row in records)
+        exercises = sorted((row for row in records if row["m"] == first_game and row["pos"]),
                            key=lambda row: (row["ply"] is None, int(row["ply"] or 0)))
         if exercises:
             following = exercises[0]["pos"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import chess
 
 from chesskb.kb.analysis.engine import Engine
-from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, MateProof
+from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, VERDICTS, MateProof, Verdict
 from chesskb.kb.analysis.themes import MATE_IN_CLASSES, mate_in_class
 from chesskb.kb.analysis.verify import MateVerifier
 
@@ -61,7 +61,7 @@ class ClaimCheck:
 
     theme: str
     moves: int | None
-    status: str  # proven | refuted | undecided
+    status: Verdict
     exact: int | None = None  # the proven exact length (may be shorter than ``moves``)
 
     @property
@@ -98,10 +98,13 @@ def read_claim_status(text: str) -> ClaimCheck | None:
     found = _STATUS_TEXT.fullmatch(text.strip())
     if found is None:
         return None
+    status = found["status"]
+    if status not in VERDICTS:  # not reached: the pattern takes the three words only
+        return None
     moves = int(found["moves"]) if found["moves"] else None
-    exact = int(found["exact"]) if found["exact"] else (moves if found["status"] == PROVEN
+    exact = int(found["exact"]) if found["exact"] else (moves if status == PROVEN
                                                         and "exact length" not in text else None)
-    return ClaimCheck(found["theme"], moves, found["status"], exact)
+    return ClaimCheck(found["theme"], moves, status, exact)
 
 
 def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None, facts: dict,
@@ -112,10 +115,10 @@ def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str,
     proof per claim, not two). ``engine`` and ``verifier``: as for ``kb.analysis.analyse``."""
     if moves is None:
         return ClaimCheck(theme, None, UNDECIDED)
-    if facts.get("solverMoves") == moves and facts.get("solutionEnd") == "checkmate" \
-            and facts.get("mateVerification") in (PROVEN, REFUTED, UNDECIDED):
+    verification = facts.get("mateVerification")
+    if facts.get("solverMoves") == moves and facts.get("solutionEnd") == "checkmate" and verification in VERDICTS:
         exact = facts.get("mateIn")
-        return ClaimCheck(theme, moves, str(facts["mateVerification"]), exact if isinstance(exact, int) else None)
+        return ClaimCheck(theme, moves, verification, exact if isinstance(exact, int) else None)
     first = solution[0] if solution else None
     checker = verifier if verifier is not None else MateVerifier(engine=engine)
     proof = checker.decide(board, moves, first)

@@ -32,7 +32,7 @@ import chess
 
 from chesskb.kb.analysis import PositionAnalysis
 from chesskb.kb.analysis.engine import Engine
-from chesskb.kb.analysis.verify import PROVEN, REFUTED, UNDECIDED, MateVerifier
+from chesskb.kb.analysis.verify import PROVEN, VERDICTS, MateVerifier
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
@@ -156,11 +156,10 @@ def _line_claim(analysis: PositionAnalysis) -> ClaimCheck | None:
     claim when the proof does not simply confirm it: refuted, undecided, or a shorter mate exists."""
     facts = analysis.facts
     status, moves = facts.get("mateVerification"), facts.get("solverMoves")
-    if not isinstance(moves, int) or facts.get("solutionEnd") != "checkmate" or status not in (
-            PROVEN, REFUTED, UNDECIDED):
+    if not isinstance(moves, int) or facts.get("solutionEnd") != "checkmate" or status not in VERDICTS:
         return None
     exact = facts.get("mateIn")
     exact = exact if isinstance(exact, int) else None
     if status == PROVEN and exact == moves:
         return None
-    return ClaimCheck(mate_in_class(moves), moves, str(status), exact)
+    return ClaimCheck(mate_in_class(moves), moves, status, exact)

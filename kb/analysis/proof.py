@@ -34,13 +34,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Final, Literal
 
 import chess
 
-PROVEN = "proven"
-REFUTED = "refuted"
-UNDECIDED = "undecided"
-VERDICTS = (PROVEN, REFUTED, UNDECIDED)
+#: What deciding a claim gives: proven or refuted, each by a tree anyone can replay, or undecided (the budget ran out).
+Verdict = Literal["proven", "refuted", "undecided"]
+PROVEN: Final = "proven"
+REFUTED: Final = "refuted"
+UNDECIDED: Final = "undecided"
+VERDICTS: tuple[Verdict, ...] = (PROVEN, REFUTED, UNDECIDED)
 
 #: Nodes (moves pushed) one claim may cost, proof of the claim and of its exact length together. A mate
 #: in three with its "no mate in two" costs a few thousand; a hard refutation of a mate in four can need
@@ -82,7 +85,7 @@ class MateProof:
     tree for ``shortest`` (``None`` when refuted, undecided or larger than ``TREE_MAX_NODES``).
     """
 
-    verdict: str
+    verdict: Verdict
     claimed: int
     shortest: int | None = None
     minimal: bool = False
@@ -383,7 +386,7 @@ class Judgement:
     resilient defence when proven and not mate (the one whose mate takes longest, python-chess's move
     order among equals); ``reply_left``: the attacker's moves left after it."""
 
-    verdict: str
+    verdict: Verdict
     mate: bool = False
     reply: chess.Move | None = None
     reply_left: int = 0

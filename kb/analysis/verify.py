@@ -25,11 +25,11 @@ import chess
 import chess.engine
 
 from chesskb.kb.analysis.engine import Engine
-from chesskb.kb.analysis.proof import (NODE_BUDGET, PROVEN, REFUTED, TREE_MAX_NODES, UNDECIDED, MateProof, Proposer,
-                                       prove_mate)
+from chesskb.kb.analysis.proof import (NODE_BUDGET, PROVEN, REFUTED, TREE_MAX_NODES, UNDECIDED, VERDICTS, MateProof,
+                                       Proposer, Verdict, prove_mate)
 from chesskb.kb.analysis.verify_cache import VerificationCache, claim_key
 
-__all__ = ["PROVEN", "PROOF_RULE", "REFUTED", "UNDECIDED", "MateVerifier", "VerifyCounts", "verify_mate"]
+__all__ = ["PROVEN", "PROOF_RULE", "REFUTED", "UNDECIDED", "VERDICTS", "MateVerifier", "VerifyCounts", "verify_mate"]
 
 def proof_rule(budget: int) -> str:
     """The cache's name for the proof rule run with ``budget`` nodes (a larger budget may decide what a
@@ -135,16 +135,13 @@ class MateVerifier:
             self.cache.put(key, _encode(proof))
         return proof
 
-    def verify(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> str:
+    def verify(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> Verdict:
         """The verdict alone: ``proven``, ``refuted`` or ``undecided``."""
         return self.decide(board, mate_in, first).verdict
 
 
 def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = None,
-                engine: Engine | None = None) -> str:
+                engine: Engine | None = None) -> Verdict:
     """The verdict on "the side to move mates within ``mate_in``" (``engine``: see ``MateVerifier``;
     nothing is cached between calls)."""
     return MateVerifier(engine=engine).verify(board, mate_in, first)
-
-
-VERDICTS = (PROVEN, REFUTED, UNDECIDED)

@@ -122,8 +122,8 @@ class _FenCheck:
             named = ", ".join(FIELDS[len(fields):]) if len(fields) < 6 else ""
             detail = f"missing: {named}" if named else f"extra: {' '.join(fields[6:])[:60]!r}"
             self._syntax("fen", f"{len(fields)} field{'s' if len(fields) != 1 else ''} instead of 6 ({detail})")
-        fields = fields + [None] * (6 - len(fields))  # type: ignore[list-item]
-        placement, side, castling, ep, halfmove, fullmove = fields[:6]
+        present: list[str | None] = [*fields, *[None] * (6 - len(fields))]  # None: a missing field
+        placement, side, castling, ep, halfmove, fullmove = present[:6]
         if placement is not None:
             self._parse_placement(placement)
         if side is not None:
@@ -321,7 +321,8 @@ class _FenCheck:
                      if not (adjacent and board.piece_type_at(sq) == chess.KING)]
         if attackers:
             name = "White" if waiting else "Black"
-            by = ", ".join(f"{chess.piece_name(board.piece_type_at(sq))} on {chess.square_name(sq)}"
+            pieces = board.piece_map()  # an attacker's square holds a piece
+            by = ", ".join(f"{chess.piece_name(pieces[sq].piece_type)} on {chess.square_name(sq)}"
                            for sq in attackers)
             self._semantic("side_to_move", f"{name} is not to move but its king on {chess.square_name(king)} "
                            f"is in check (from the {by})")

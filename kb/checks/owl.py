@@ -26,7 +26,7 @@ from pathlib import Path
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
 from chesskb.kb.store.ontology_graph import ontology_quads
-from chesskb.kb.vocab import CP_IRI, OWL_IRI, RDF_IRI, RDFS_IRI, XSD_IRI
+from chesskb.kb.vocab import CP_IRI, OWL_IRI, RDF_IRI, RDFS_IRI, XSD_IRI, text_of
 
 RDF_TYPE = NamedNode(RDF_IRI + "type")
 RDFS_LABEL = NamedNode(RDFS_IRI + "label")
@@ -242,7 +242,7 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
     the minimal statements and the ontology axioms they break."""
     annotations = annotation_properties()
     background, groups = group_by_individual([t for t in data if t.predicate.value not in annotations])
-    labels = {t.subject.value: t.object.value for t in data
+    labels = {text_of(t.subject): t.object.value for t in data
               if t.predicate == RDFS_LABEL and isinstance(t.object, Literal)}
     remaining = list(groups)
     conflicts: list[Inconsistency] = []
@@ -299,7 +299,7 @@ def _statement(triple: Triple) -> str:
     return f"{_term(triple.subject)} {_term(triple.predicate)} {_term(triple.object)}"
 
 
-def _term(term: NamedNode | BlankNode | Literal) -> str:
+def _term(term: NamedNode | BlankNode | Literal | Triple) -> str:
     if isinstance(term, NamedNode):
         for prefix, iri in (("cp:", CP_IRI), ("rdf:", RDF_IRI), ("rdfs:", RDFS_IRI), ("owl:", OWL_IRI),
                             ("xsd:", XSD_IRI)):
@@ -346,7 +346,7 @@ def axioms_involved(statements: Sequence[Triple]) -> list[str]:
             found.append(f"DisjointClasses({_name(str(left))} {_name(str(right))})")
     values: dict[tuple[str, str], set] = {}
     for t in statements:
-        values.setdefault((t.subject.value, t.predicate.value), set()).add(t.object)
+        values.setdefault((text_of(t.subject), t.predicate.value), set()).add(t.object)
     for prop in sorted(properties):
         node = rdflib.URIRef(prop)
         if owl.FunctionalProperty in set(graph.objects(node, rdflib.RDF.type)) and any(

@@ -243,10 +243,11 @@ class PgnLinter:
             self._break(line)
             return
         except chess.InvalidMoveError:
-            move = self._foreign_move(game, board, token, text)
-            if move is None:
+            foreign = self._foreign_move(game, board, token, text)
+            if foreign is None:
                 self._break(line)
                 return
+            move = foreign
         if "x" in san or ":" in san:
             line.own_capture = True
         line.before_last = board.copy(stack=False)

@@ -152,7 +152,7 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         short = datatype.replace(XSD_IRI, "xsd:")
         report.notes.append(f"{count} literal(s) of datatype {short} were given to {reasoner} as "
                             "xsd:string (outside the OWL 2 datatype map); their typed values were not reasoned on")
-    unique = {item.iri: item for item in report.unsatisfiable_classes}
+    unique = {item.iri: item for item in report.unsatisfiable_classes if item.iri is not None}  # each has one
     report.unsatisfiable_classes = [unique[iri] for iri in sorted(unique)]
     return report
 

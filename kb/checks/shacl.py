@@ -19,7 +19,7 @@ import chess.pgn
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
 from chesskb.kb.findings import Finding, shacl_finding
-from chesskb.kb.vocab import CP, RDFS_IRI
+from chesskb.kb.vocab import CP, RDFS_IRI, text_of
 
 SHAPES_FILE = "shapes.ttl"
 _LABEL = RDFS_IRI + "label"
@@ -48,7 +48,7 @@ def _shapes_and_ontology():
 def validate(triples: Sequence[Triple]) -> list[Finding]:
     """Every violation of the shapes and of the FEN and date rules in ``triples`` (one source), as
     ``Finding``s (``kb.findings.shacl_finding``: the individual's IRI and label, the path)."""
-    labels = {t.subject.value: t.object.value for t in triples
+    labels = {t.subject.value: text_of(t.object) for t in triples
               if t.predicate.value == _LABEL and isinstance(t.subject, NamedNode)}
     found = list(_shacl_violations(triples, labels)) + list(_python_violations(triples, labels))
     unique = {(v.iri, v.field, v.message): v for v in found}
@@ -100,7 +100,7 @@ def _python_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Ite
         obj, predicate = triple.object, triple.predicate.value
         if not isinstance(obj, Literal):
             continue
-        iri = triple.subject.value
+        iri = text_of(triple.subject)
         if predicate == CP.fen.value:
             problem = fen_problem(obj.value, chess960=iri in chess960)
             if problem:
@@ -121,7 +121,8 @@ def fen_problem(fen: str, chess960: bool = False) -> str | None:
     status = board.status()
     if status == chess.STATUS_VALID:
         return None
-    names = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
+    # a member of the flag enum has a name (only a combination of flags has none)
+    names = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status and flag.name]
     return "not a legal position: " + ", ".join(names)
 
 

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from pyoxigraph import Quad, RdfFormat, serialize
+from pyoxigraph import Quad, RdfFormat
 from pyoxigraph import Store as MemoryStore
 
 from chesskb.queries.class_counts import count_quads
@@ -38,7 +38,7 @@ from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_re
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from chesskb.kb.pipeline import UnitResult, collect_evidence
 from chesskb.kb.safe_output import atomic_output
-from chesskb.kb.store.base import SerializedBatch, Term
+from chesskb.kb.store.base import QueryResult, SerializedBatch, Term, rdf_bytes
 from chesskb.kb.vocab import PREFIXES
 
 
@@ -61,16 +61,17 @@ class _Evidence:
         collect_evidence(quads, holder, self.base)
         self.add(holder)
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None):
-        """The one ``Store`` method ``kb.merge.linking`` calls."""
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        """The one ``Store`` method ``kb.merge.linking`` calls (``Queryable``)."""
         return self.names.query(sparql, prefixes=PREFIXES)
 
 
 def _write_quads(handle: BinaryIO, quads: list[Quad]) -> None:
     """``quads`` in their graphs and their triples in the default graph (the merge)."""
     if quads:
-        handle.write(serialize(quads, format=RdfFormat.N_QUADS))
-        handle.write(serialize([q.triple for q in quads], format=RdfFormat.N_TRIPLES))
+        handle.write(rdf_bytes(quads, RdfFormat.N_QUADS))
+        handle.write(rdf_bytes([q.triple for q in quads], RdfFormat.N_TRIPLES))
 
 
 def _write_batch(handle: BinaryIO, batch: SerializedBatch) -> None:
@@ -87,7 +88,7 @@ def _compressed(handle: BinaryIO, gzipped: bool) -> Iterator[BinaryIO]:
         yield handle
         return
     with gzip.GzipFile(filename="", fileobj=handle, mode="wb", compresslevel=1) as packed:
-        yield packed  # type: ignore[misc]
+        yield packed  # type: ignore[misc]  # typeshed: GzipFile is an io.BufferedIOBase, not a typing.BinaryIO
 
 
 def convert_files(paths: list[str | Path], output: str | Path, *, source: str | None = None,
@@ -119,7 +120,7 @@ def convert_files(paths: list[str | Path], output: str | Path, *, source: str | 
                 single = []
         evidence.add_quads(single)
         _write_quads(handle, single)
-        links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))  # type: ignore[arg-type]
+        links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))
         _write_quads(handle, link_quads(links, minter.links_graph))
         counts = {name: len(digests) for name, digests in evidence.members.items()}
         _write_quads(handle, count_quads(counts, minter.counts_graph))

@@ -23,7 +23,7 @@ from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.store import Store, StoreError
 from chesskb.queries.source_statements import graph_statements
-from chesskb.kb.vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI
+from chesskb.kb.vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI, text_of
 
 FORMATS: dict[str, RdfFormat] = {
     "owl": RdfFormat.RDF_XML,
@@ -96,7 +96,7 @@ def protege_triples(triples: Iterator[Triple]) -> Iterator[Triple]:
     for triple in triples:
         subject = triple.subject
         if (triple.predicate == _RDF_TYPE and isinstance(subject, NamedNode) and subject not in declared
-                and triple.object.value.startswith(CP_IRI) and not subject.value.startswith(CP_IRI)):
+                and text_of(triple.object).startswith(CP_IRI) and not subject.value.startswith(CP_IRI)):
             declared.add(subject)
             yield Triple(subject, _RDF_TYPE, _NAMED_INDIVIDUAL)
         yield from reasoner_copy([triple])[0]
@@ -106,9 +106,8 @@ def write_export(store: Store, fmt: str, output: BinaryIO, *, source: str | None
                  base_iri: str | None = None) -> None:
     rdf_format = FORMATS[fmt]
     quads = export_quads(store, fmt, source=source, base_iri=base_iri)
-    data = quads if fmt == "nq" else _unique_triples(quads)  # one graph document otherwise
-    if fmt == "owl":
-        data = protege_triples(data)
+    triples = _unique_triples(quads)  # one graph document, unless N-Quads
+    data = quads if fmt == "nq" else protege_triples(triples) if fmt == "owl" else triples
     prefixes = dict(PREFIXES)
     prefixes["kb"] = IriMinter(base_iri).base
     serialize(data, output, rdf_format, prefixes=prefixes if fmt in ("owl", "ttl") else None)

@@ -22,7 +22,7 @@ from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.reading.pgn_tokens import escape_tag_value
 from chesskb.kb.analysis.board_index import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
-from chesskb.kb.reading.tags import TAG_TABLE, MappedTags, is_unknown, map_tags, round_and_board
+from chesskb.kb.reading.tags import TAG_TABLE, Colour, MappedTags, is_unknown, map_tags, round_and_board
 from chesskb.kb.analysis.themes import ancestors, type_position_for
 from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, OWL, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF,
                               RDFS, SKOS, XSD, per_game_property)
@@ -44,9 +44,9 @@ class MappingContext:
 
 def literal(value: bool | int | str | dt.date | dt.datetime | dt.time) -> Literal:
     """A Python value as a typed literal (bool before int: ``True`` is an ``int`` too)."""
+    if type(value) is str:  # most values: no conversion, no datatype (the tests below are the slow path)
+        return Literal(value)
     kind = type(value)
-    if kind is str:  # most values: no conversion, no datatype (the tests below are the slow path)
-        return Literal(value)  # type: ignore[arg-type]
     if kind is int or kind is bool:
         known = _SMALL_LITERALS.get((kind, value))
         if known is not None:
@@ -66,7 +66,7 @@ def literal(value: bool | int | str | dt.date | dt.datetime | dt.time) -> Litera
 
 #: The literals of ``False``, ``True`` and the integers a position's facts take most (counts, material,
 #: move numbers, ratings), made once per process instead of once per statement.
-_SMALL_LITERALS: dict[tuple[type, int], Literal] = {}
+_SMALL_LITERALS: dict[tuple[type, object], Literal] = {}  # looked up by any value
 _SMALL_LITERALS.update({(bool, flag): Literal("true" if flag else "false", datatype=XSD.boolean)
                         for flag in (False, True)})
 _SMALL_LITERALS.update({(int, number): Literal(str(number), datatype=XSD.integer) for number in range(-64, 4096)})
@@ -192,7 +192,7 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     for value in tags.for_entity("match"):
         out.value(match, value.prop, value.value)
     for colour in ("white", "black"):  # ratings, titles … as the tags give them for this game
-        for value in tags.for_entity(colour):  # type: ignore[arg-type]
+        for value in tags.for_entity(colour):
             if value.prop != "name":
                 out.value(match, per_game_property(colour, value.prop), value.value)
     round_from_site = _round_from_site(tags)
@@ -255,8 +255,8 @@ def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAn
         out.link(position, prop, obj)
 
 
-def _name_or(tags: MappedTags, colour: str, default: str) -> str:
-    value = tags.get(colour, "name")  # type: ignore[arg-type]
+def _name_or(tags: MappedTags, colour: Colour, default: str) -> str:
+    value = tags.get(colour, "name")
     return str(value) if value else default
 
 
@@ -291,7 +291,8 @@ def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> 
     name = tags.get("event", "eventName")
     site = tags.get("event", "site")
     year = tags.get("event", "eventYear") or tags.get("match", "year")  # the event's own date first
-    event = ctx.minter.event(str(name), int(year) if year else None) if name else ctx.minter.unknown_event(key)
+    year_number = year if isinstance(year, int) and year else None  # a PGN date's year is read as a number
+    event = ctx.minter.event(str(name), year_number) if name else ctx.minter.unknown_event(key)
     out.types(event, ["Event"])
     out.add(event, RDFS.label, Literal(str(name) if name else "Unknown event"))
     for value in tags.for_entity("event"):
@@ -306,8 +307,8 @@ def _str(value) -> str | None:
     return str(value) if value is not None else None
 
 
-def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
-    name = tags.get(colour, "name")  # type: ignore[arg-type]
+def _map_player(tags: MappedTags, colour: Colour, key: str, ctx: MappingContext, out: _Quads) -> NamedNode:
+    name = tags.get(colour, "name")
     if not name or not name_key(str(name)) or not is_person(str(name)):  # "?", "NN": no person
         # a stand-in the game links to, not typed cp:Player: it is no person, so no count of players
         # (``chesskb stats``, the class tree) includes it. Typed owl:Thing, true of every individual:
@@ -317,14 +318,14 @@ def _map_player(tags: MappedTags, colour: str, key: str, ctx: MappingContext, ou
         out.add(player, RDF.type, OWL.Thing)
         out.add(player, RDFS.label, Literal(f"Unknown player ({colour})"))
         return player
-    fide = tags.get(colour, "fideId")  # type: ignore[arg-type]
+    fide = tags.get(colour, "fideId")
     fide_id = str(fide).strip() if fide is not None and str(fide).strip().isdigit() and int(str(fide)) else None
     player = ctx.minter.player(str(name), fide_id)
     out.types(player, ["Player"])
     out.add(player, RDFS.label, Literal(display_name(str(name))))
     out.add(player, SKOS.altLabel, Literal(str(name)))
     out.value(player, "nameKey", name_key(str(name)))
-    for value in tags.for_entity(colour):  # type: ignore[arg-type]
+    for value in tags.for_entity(colour):
         if value.prop in PLAYER_IDENTITY_PROPERTIES:
             out.value(player, value.prop, value.value)  # ratings and titles go on the game
     return player

@@ -110,6 +110,6 @@ def compatible(prop: str, one: str, other: str) -> bool:
     if prop == "result":
         return one in _UNKNOWN_RESULT or other in _UNKNOWN_RESULT
     if prop in ("eventName", "site"):
-        a, b = set(fold(one).split()), set(fold(other).split())
-        return a <= b or b <= a
+        words, other_words = set(fold(one).split()), set(fold(other).split())
+        return words <= other_words or other_words <= words
     return False

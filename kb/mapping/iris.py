@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Union
 from urllib.parse import quote, unquote, urlsplit
 
-from pyoxigraph import NamedNode
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from chesskb.kb.defaults import default_base_iri
 from chesskb.kb.reading.names import fold, name_key, slug
@@ -46,6 +47,11 @@ _UNRESERVED = re.compile(r"[A-Za-z0-9._~-]*")
 
 #: The first segment of every IRI the minter makes: what kind of thing it names.
 _KINDS = frozenset(("match", "position", "player", "event", "board", "source", "graph", "course"))
+
+#: What the IRI readers of ``IriMinter`` take: an IRI as a term or as text. Any other term a statement can hold (a
+#: blank node, a literal, an RDF-star triple) is read as its N-Triples text, which no IRI under the base starts with,
+#: so they answer ``None`` (or ``False``) for it.
+IriOrTerm = Union[NamedNode, BlankNode, Literal, Triple, str]
 
 
 class IriMinter:
@@ -150,14 +156,14 @@ class IriMinter:
 
     # --- reading IRIs back ---------------------------------------------------------------------
 
-    def _segments(self, iri: NamedNode | str) -> list[str] | None:
+    def _segments(self, iri: IriOrTerm) -> list[str] | None:
         """The decoded path segments of an IRI under this base, ``None`` for any other IRI."""
         value = iri.value if isinstance(iri, NamedNode) else str(iri)
         if not value.startswith(self.base):
             return None
         return [unquote(segment) for segment in value[len(self.base):].split("/")]
 
-    def kind_of(self, iri: NamedNode | str) -> str | None:
+    def kind_of(self, iri: IriOrTerm) -> str | None:
         """What an individual's IRI names: ``match``, ``position``, ``player``, ``event``, ``board``,
         ``source``, ``graph`` or ``course``; ``None`` for an IRI under another base."""
         value = iri.value if isinstance(iri, NamedNode) else str(iri)
@@ -166,20 +172,20 @@ class IriMinter:
         kind = value[len(self.base):].split("/", 1)[0]
         return kind if kind in _KINDS else None
 
-    def course_id(self, iri: NamedNode | str) -> str | None:
+    def course_id(self, iri: IriOrTerm) -> str | None:
         """The id of a course's IRI (``course``), ``None`` for any other IRI (its chapters included)."""
         segments = self._segments(iri)
         return segments[1] if segments is not None and len(segments) == 2 and segments[0] == "course" \
             and segments[1] else None
 
-    def is_placeholder(self, iri: NamedNode | str) -> bool:
+    def is_placeholder(self, iri: IriOrTerm) -> bool:
         """Is this the stand-in for a player or event the game's tags do not name (``unknown_player``,
         ``unknown_event``)? Such an individual is no person or event: pages leave it out, counts skip it."""
         segments = self._segments(iri)
         return (segments is not None and len(segments) == 2 and segments[0] in _PLACEHOLDER
                 and _PLACEHOLDER[segments[0]].fullmatch(segments[1]) is not None)
 
-    def source_of(self, iri: NamedNode | str) -> str | None:
+    def source_of(self, iri: IriOrTerm) -> str | None:
         """The source name of a source's graph, its inferred graph, its ``source`` IRI or one of its
         records; ``None`` for the bookkeeping graphs (links, counts, meta) and every other IRI.
         A course's graph (``graph/course-ID``) reads as the graph of a source named ``course-ID``:
@@ -194,19 +200,19 @@ class IriMinter:
         record = len(rest) == 2 and rest[0] == "game" and rest[1].isascii() and rest[1].isdigit()
         return segments[1] if rest == [] or record else None
 
-    def is_source_graph(self, iri: NamedNode | str) -> bool:
+    def is_source_graph(self, iri: IriOrTerm) -> bool:
         """Is this the graph of what a source asserts (not its inferred graph, not a bookkeeping graph)?"""
         segments = self._segments(iri)
         return segments is not None and len(segments) == 2 and segments[0] == "graph" \
             and self.source_of(iri) is not None
 
-    def is_inferred_graph(self, iri: NamedNode | str) -> bool:
+    def is_inferred_graph(self, iri: IriOrTerm) -> bool:
         """Is this the graph of what was inferred from a source (``inferred_graph``)?"""
         segments = self._segments(iri)
         return segments is not None and len(segments) == 3 and segments[0] == "graph" \
             and self.source_of(iri) is not None
 
-    def record_number(self, iri: NamedNode | str) -> tuple[str, int] | None:
+    def record_number(self, iri: IriOrTerm) -> tuple[str, int] | None:
         """``(source name, game number)`` of a source record (``source_record``), else ``None``."""
         segments = self._segments(iri)
         if segments is None or len(segments) != 4 or segments[0] != "source" or self.source_of(iri) is None:

@@ -20,8 +20,8 @@ from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.identity import compatible
-from chesskb.kb.store.base import Store
-from chesskb.queries.executor import run
+from chesskb.kb.store.base import StoreView
+from chesskb.queries.executor import select
 from chesskb.kb.vocab import CP
 
 #: Statements that differ between records for bookkeeping reasons, never a disagreement.
@@ -50,7 +50,7 @@ class Disagreement:
         return any(not compatible(self.short, a, b) for i, a in enumerate(values) for b in values[i + 1:])
 
 
-def disagreements(store: Store, subjects: Iterable[str], minter: IriMinter | None = None) -> list[Disagreement]:
+def disagreements(store: StoreView, subjects: Iterable[str], minter: IriMinter | None = None) -> list[Disagreement]:
     """Every literal-valued property of ``subjects`` that has more than one value across the
     source graphs (inferred graphs and bookkeeping statements left out), by subject in the order
     given and by property IRI: one query for all the subjects, however many. ``minter`` names the
@@ -60,7 +60,7 @@ def disagreements(store: Store, subjects: Iterable[str], minter: IriMinter | Non
     values: dict[str, dict[str, dict[str, set[str]]]] = {
         subject: defaultdict(lambda: defaultdict(set)) for subject in order}
     if order:
-        for row in run(store, "literal-values-by-graph", {"subject": [NamedNode(s) for s in order]}):
+        for row in select(store, "literal-values-by-graph", {"subject": [NamedNode(s) for s in order]}):
             graph = row["g"].value
             source = minter.source_of(graph) if minter.is_source_graph(graph) else None
             if row["p"].value in NOT_COMPARED or source is None:
@@ -70,9 +70,9 @@ def disagreements(store: Store, subjects: Iterable[str], minter: IriMinter | Non
             for prop, by_value in sorted(values[subject].items()) if len(by_value) > 1]
 
 
-def merged_matches(store: Store) -> list[str]:
+def merged_matches(store: StoreView) -> list[str]:
     """Matches stated by more than one record (in one source or several)."""
-    rows = run(store, "merged-matches")
+    rows = select(store, "merged-matches")
     return sorted(row["m"].value for row in rows)
 
 

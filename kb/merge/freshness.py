@@ -16,7 +16,7 @@ from pathlib import Path
 from chesskb import __version__
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store
-from chesskb.queries.executor import run
+from chesskb.queries.executor import select
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
@@ -46,6 +46,6 @@ def unchanged_sources(store: Store, checksums: Mapping[str, str], fingerprint: s
     stored = {
         row["name"].value: (row["checksum"].value if row["checksum"] is not None else None,
                             row["importedWith"].value if row["importedWith"] is not None else None)
-        for row in run(store, "stored-sources", {"meta": minter.meta_graph})
+        for row in select(store, "stored-sources", {"meta": minter.meta_graph})
     }
     return {name for name, checksum in checksums.items() if stored.get(name) == (checksum, fingerprint)}

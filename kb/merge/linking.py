@@ -27,15 +27,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_matches
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading.names import NameReading, fold, read_name, transliteration_key
-from chesskb.kb.store.base import Derive, Replacement, Store
-from chesskb.queries.executor import run
-from chesskb.kb.vocab import CP, OWL_IRI
+from chesskb.kb.store.base import Derive, Queryable, Replacement, StoreView
+from chesskb.queries.executor import select
+from chesskb.kb.vocab import CP, OWL_IRI, text_of
 
 SAME_AS = NamedNode(OWL_IRI + "sameAs")
 
@@ -50,18 +51,22 @@ class PlayerNames:
     fide_ids: set[str] = field(default_factory=set)
 
 
+#: What a link says: one individual (``owl:sameAs``) or maybe one (``cp:candidateSameAs``).
+LinkKind = Literal["sameAs", "candidate"]
+
+
 @dataclass(frozen=True)
 class Link:
-    """``kind`` is ``sameAs`` or ``candidate``; ``a`` < ``b`` so each pair is written once."""
+    """``a`` < ``b`` so each pair is written once."""
 
     a: str
     b: str
-    kind: str
+    kind: LinkKind
     reason: str
 
 
-def players_in(store: Store) -> list[PlayerNames]:
-    rows = run(store, "player-keys")
+def players_in(store: Queryable) -> list[PlayerNames]:
+    rows = select(store, "player-keys")
     players: dict[str, PlayerNames] = {}
     for row in rows:
         player = players.setdefault(row["p"].value, PlayerNames(row["p"].value))
@@ -156,9 +161,9 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
                 blocks[block][player.iri] = player
             if reading.given:
                 families[reading.family_key][player.iri] = player
-    decisions: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    decisions: dict[tuple[str, str], list[tuple[LinkKind, str]]] = defaultdict(list)
 
-    def decide(one: PlayerNames, other: PlayerNames, kind: str, reason: str) -> None:
+    def decide(one: PlayerNames, other: PlayerNames, kind: LinkKind, reason: str) -> None:
         a, b = sorted((one.iri, other.iri))
         decisions[(a, b)].append((kind, reason))
 
@@ -213,8 +218,8 @@ class EventNames:
     years: set[str] = field(default_factory=set)
 
 
-def events_in(store: Store) -> list[EventNames]:
-    rows = run(store, "event-keys")
+def events_in(store: Queryable) -> list[EventNames]:
+    rows = select(store, "event-keys")
     events: dict[str, EventNames] = {}
     for row in rows:
         iri = row["e"].value
@@ -260,7 +265,7 @@ def link_quads(links: Iterable[Link], graph: NamedNode) -> list[Quad]:
     return quads
 
 
-def all_links(store: Store) -> list[Link]:
+def all_links(store: StoreView) -> list[Link]:
     """The links the players and events of ``store`` call for."""
     return compute_links(players_in(store)) + compute_event_links(events_in(store))
 
@@ -270,23 +275,23 @@ def derive_links(base_iri: str | None = None) -> Derive:
     step as the players and events it links; rewritten only when it changed."""
     graph = IriMinter(base_iri).links_graph
 
-    def relink(view: Store) -> Replacement | None:
+    def relink(view: StoreView) -> Replacement | None:
         quads = links_graph_quads(view, graph, IriMinter(base_iri))
-        wanted = {(q.subject.value, q.predicate.value, q.object.value) for q in quads}
-        present = {(q.subject.value, q.predicate.value, q.object.value) for q in view.quads([graph])}
+        wanted = {(text_of(q.subject), q.predicate.value, text_of(q.object)) for q in quads}
+        present = {(text_of(q.subject), q.predicate.value, text_of(q.object)) for q in view.quads([graph])}
         return Replacement([graph], quads) if wanted != present else None
 
     return relink
 
 
-def links_graph_quads(store: Store, graph: NamedNode, minter: IriMinter | None = None) -> list[Quad]:
+def links_graph_quads(store: StoreView, graph: NamedNode, minter: IriMinter | None = None) -> list[Quad]:
     """What the links graph holds for ``store``: the links between players and between events, and
     the values its sources disagree on (``kb.merge.conflicts``)."""
     return link_quads(all_links(store), graph) + conflict_quads(
         disagreements(store, merged_matches(store) + events_with_several_values(store), minter), graph)
 
 
-def events_with_several_values(store: Store) -> list[str]:
+def events_with_several_values(store: StoreView) -> list[str]:
     """Events whose games give one of the event's own properties (EventDate, EventType …) two values."""
-    rows = run(store, "events-with-several-values")
+    rows = select(store, "events-with-several-values")
     return sorted(row["e"].value for row in rows)

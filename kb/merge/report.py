@@ -28,7 +28,7 @@ from chesskb.kb.mapping.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
-from chesskb.queries.executor import run, select
+from chesskb.queries.executor import select
 
 
 def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -40,7 +40,7 @@ def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
               "white_shown": set(), "black_shown": set(), "start": False} for iri in wanted}
     if not wanted:
         return facts
-    for row in run(store, "game-identity-facts", {"match": [NamedNode(iri) for iri in wanted]}):
+    for row in select(store, "game-identity-facts", {"match": [NamedNode(iri) for iri in wanted]}):
         game = facts[row["match"].value]
         if row["colour"] is not None:
             game[row["colour"].value].add(surname_key(row["name"].value))  # compared
@@ -75,7 +75,7 @@ def _graph_source(graph: str, minter: IriMinter) -> str:
 def merged_games(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     """Games stated by several records, where, why they are one game, and the values the records
     state differently (compatible refinements apart from true conflicts)."""
-    rows = run(store, "merged-games")
+    rows = select(store, "merged-games")
     games: dict[str, dict[str, Any]] = {}
     for row in rows:
         game = games.setdefault(row["m"].value, {"iri": row["m"].value, "label": row["label"].value if row["label"]
@@ -94,7 +94,7 @@ def merged_games(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
 
 def near_misses(store: Store) -> list[dict[str, Any]]:
     """Games kept apart although their moves are the same: who differs, or what one record lacks."""
-    rows = run(store, "same-moves-games")
+    rows = select(store, "same-moves-games")
     groups: dict[str, dict[str, str]] = defaultdict(dict)
     for row in rows:
         groups[row["key"].value].setdefault(row["m"].value, row["label"].value if row["label"] else row["m"].value)
@@ -128,7 +128,7 @@ def _apart_reason(one: dict[str, Any], other: dict[str, Any]) -> str:
 
 def merged_players(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     """Players met under several written names, with the sources of each name and why they are one."""
-    rows = run(store, "merged-players")
+    rows = select(store, "merged-players")
     players: dict[str, dict[str, Any]] = {}
     for row in rows:
         fide = row["fide"].value if row["fide"] else None
@@ -144,7 +144,7 @@ def merged_players(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
 
 def shared_events(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     """Events more than one source states (the stand-ins for a missing event name are no event)."""
-    rows = run(store, "shared-events")
+    rows = select(store, "shared-events")
     return [{"iri": row["e"].value, "label": row["label"].value if row["label"] else None,
              "sources": sorted(_graph_source(g, minter) for g in row["graphs"].value.split()),
              "reason": "same event name and year"} for row in rows if not minter.is_placeholder(row["e"])]

@@ -239,12 +239,12 @@ def country_code(event_country: str | None, site: str | None, event_name: str | 
             return code
         if text.upper() in COUNTRY_CODES:
             return text.upper()
-    for text in (site, event_name):
-        words = (text or "").replace(",", " ").split()
+    for place in (site, event_name):
+        words = (place or "").replace(",", " ").split()
         if words and words[-1].upper() in COUNTRY_CODES and words[-1].isupper():
             return words[-1].upper()
-    for text in (site, event_name):
-        match = _CITY.search((text or "").lower())
+    for place in (site, event_name):
+        match = _CITY.search((place or "").lower())
         if match:
             return CITY_COUNTRIES[match.group(1)]
     return None

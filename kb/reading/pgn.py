@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -57,7 +57,7 @@ MAX_GAME_CHARACTERS = 4 << 20
 _DROPPED = "dropped\n"  # what a game too large to keep holds in place of its lines (``split_segments``)
 
 
-def split_segments(handle: io.TextIOBase) -> Iterator[Segment | Finding]:
+def split_segments(handle: Iterable[str]) -> Iterator[Segment | Finding]:
     """Cut a PGN stream into game segments without parsing moves.
 
     A segment ends where the next game's tags begin, or — for games without tags — after a

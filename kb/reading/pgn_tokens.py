@@ -22,6 +22,9 @@ TokenKind = Literal[
     "number", "move", "result", "annotation", "unknown",
 ]
 
+#: The groups of ``_TOKEN`` whose token kind is the group's own name (the others are translated below).
+_NAMED_AS_KIND: tuple[TokenKind, ...] = ("nag", "number", "result", "annotation")
+
 #: How much of a comment's text a token keeps: enough to show it, not a 100 MB copy.
 COMMENT_KEEP = 200
 
@@ -129,7 +132,8 @@ def tokenize(lines: Iterable[str], first_line: int = 1) -> Iterator[Token]:
             elif kind == "evaluation":
                 yield Token("annotation", text, number, column)  # "(=)", "(+-)": a verdict, not a variation
             else:
-                yield Token(kind, text, number, column)  # type: ignore[arg-type]
+                assert kind in _NAMED_AS_KIND, kind  # every group of _TOKEN is handled
+                yield Token(kind, text, number, column)
         if in_comment is not None:
             kept.append(" ")
             kept_len += 1

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 Entity = Literal["event", "white", "black", "board", "match", "position"]
+#: The players' entities, by the colour each plays.
+Colour = Literal["white", "black"]
 Value = str | int | bool | dt.date | dt.datetime | dt.time
 
 

@@ -106,6 +106,7 @@ def open_binary(path: str | Path) -> BinaryIO:
     raw = open(path, "rb")
     try:
         if name.endswith(".gz"):
+            # typeshed types GzipFile as an io.BufferedIOBase, not as the typing.BinaryIO it is used as everywhere
             decompressed: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
         else:
             import zstandard

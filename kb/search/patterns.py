@@ -131,7 +131,7 @@ class Pattern:
     def flipped(self) -> Pattern:
         """The same pattern for the other colour (mirrored ranks, swapped colours, side and material)."""
         ranks = None if self.ranks is None else tuple(
-            tuple(t if t == STAR else _swap(t) for t in rank) for rank in reversed(self.ranks))
+            tuple(t if isinstance(t, str) else _swap(t) for t in rank) for rank in reversed(self.ranks))  # str: STAR
         return Pattern(self.text, ranks, tuple(i.flipped() for i in self.items),
                        None if self.side is None else ("black" if self.side == "white" else "white"),
                        None if self.material is None else self.material.flipped(), False)
@@ -201,18 +201,22 @@ class Pattern:
         fraction of testing the 71-character board (which is read from a separate table): a pattern
         with nothing to look up is scanned through them first.
         """
-        bounds = {colour: {letter: [0, None] for letter in _SIGNATURE_LETTERS} for colour in ("white", "black")}
+        # per colour and letter, [at least, at most (None: no bound)]
+        bounds: dict[str, dict[str, tuple[int, int | None]]] = {
+            colour: {letter: (0, None) for letter in _SIGNATURE_LETTERS} for colour in ("white", "black")}
 
         def at_least(letter: str, count: int) -> None:
             if letter.upper() in _SIGNATURE_LETTERS:
-                bound = bounds["white" if letter.isupper() else "black"][letter.upper()]
-                bound[0] = max(bound[0], min(count, 1) if letter in "Pp" else count)
+                per_letter = bounds["white" if letter.isupper() else "black"]
+                low, high = per_letter[letter.upper()]
+                per_letter[letter.upper()] = (max(low, min(count, 1) if letter in "Pp" else count), high)
 
         def at_most(letter: str, count: int) -> None:
             if letter.upper() in _SIGNATURE_LETTERS:
-                bound = bounds["white" if letter.isupper() else "black"][letter.upper()]
+                per_letter = bounds["white" if letter.isupper() else "black"]
+                low, high = per_letter[letter.upper()]
                 limit = min(count, 1) if letter in "Pp" else count
-                bound[1] = limit if bound[1] is None else min(bound[1], limit)
+                per_letter[letter.upper()] = (low, limit if high is None else min(high, limit))
 
         if self.material is not None:
             for colour, exact, case in (("white", not self.material.white_at_least, str.upper),
@@ -506,7 +510,7 @@ def _class(contents: Squares) -> str:
 def _rank_regex(rank: Rank) -> str:
     parts: list[str] = []
     for token in rank:
-        parts.append(_ANY + "*" if token == STAR else _class(token))  # type: ignore[arg-type]
+        parts.append(_ANY + "*" if isinstance(token, str) else _class(token))  # the one text a rank holds: STAR
     return _collapse("".join(parts))
 
 

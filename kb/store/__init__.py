@@ -7,7 +7,8 @@ A path is the embedded Oxigraph store (default ``./chesskb-store`` or ``$CHESSKB
 from __future__ import annotations
 
 from chesskb.kb.defaults import default_store_location
-from chesskb.kb.store.base import QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError
+from chesskb.kb.store.base import (QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError,
+                                   StoreView)
 from chesskb.kb.store.embedded import EmbeddedStore
 
 def open_store(location: str | None = None, *, update_endpoint: str | None = None,
@@ -39,4 +40,4 @@ def open_store(location: str | None = None, *, update_endpoint: str | None = Non
 
 
 __all__ = ["EmbeddedStore", "QueryResult", "QuerySyntaxError", "Store", "StoreBusy", "StoreDamaged", "StoreError",
-           "default_store_location", "open_store"]
+           "StoreView", "default_store_location", "open_store"]

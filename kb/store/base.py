@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, Union
 
 from pyoxigraph import (BlankNode, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, RdfFormat,
-                        Triple, parse)
+                        Triple, parse, serialize)
 
 Term = Union[NamedNode, BlankNode, Literal, Triple]
 QueryResult = Union[QuerySolutions, QueryBoolean, QueryTriples]
@@ -44,6 +44,18 @@ class SerializedBatch:
     @property
     def size(self) -> int:
         return sum(len(data) for data in self.graphs.values())
+
+
+def rdf_bytes(statements: Iterable[Triple] | Iterable[Quad], rdf_format: RdfFormat) -> bytes:
+    """``statements`` serialised in memory as ``rdf_format`` (N-Triples for triples, N-Quads for quads).
+
+    pyoxigraph's ``serialize`` returns the bytes when it is given no output (and ``None`` when it wrote to one);
+    its stub types both cases as ``bytes | None``, so this is where the in-memory case is said once.
+    """
+    data = serialize(statements, format=rdf_format)
+    if data is None:  # not reached: without an output, serialize returns what it wrote
+        raise TypeError("pyoxigraph.serialize gave no bytes without an output")
+    return data
 
 
 #: What ``Store.replace_graphs`` loads: single quads and serialised batches, in any mix.
@@ -85,9 +97,9 @@ class Replacement:
 
 #: Something computed from the knowledge base *as a write leaves it* (the links between players, the
 #: class counts, a source's own counts): called inside ``replace_graphs`` with a read-only view of the
-#: new state, before it is published, so what it returns becomes visible in the same atomic step as
-#: the data. ``None`` means nothing to change.
-Derive = Callable[["Store"], Union[Replacement, None]]
+#: new state (a ``StoreView``), before it is published, so what it returns becomes visible in the same
+#: atomic step as the data. ``None`` means nothing to change.
+Derive = Callable[["StoreView"], Union[Replacement, None]]
 
 
 class QueryTimedOut(StoreError):
@@ -98,10 +110,39 @@ class QuerySyntaxError(StoreError):
     """The SPARQL text does not parse; the message is the parser's."""
 
 
-class Store(Protocol):
-    """What the importer, the queries, the exports and the web app need from a store."""
+class Queryable(Protocol):
+    """What the named queries (``queries.executor``) need: SPARQL asked of a default graph. Every ``StoreView``
+    is one; so is what ``convert`` gathers in memory to compute the links from (``kb.export.convert``)."""
+
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
+              timeout: float | None = None) -> QueryResult:
+        """Run a SPARQL query over the default graph, the merge of all named graphs (``Store.query``)."""
+        ...
+
+
+class StoreView(Queryable, Protocol):
+    """What reading the knowledge base needs: queries over the merge and the quads of named graphs.
+
+    Every ``Store`` is one; so are the read-only views of a write in progress that ``derive`` steps are given
+    (``Derive``), which can neither write nor pick another dataset. Code that only reads takes this type,
+    so it runs on either.
+    """
 
     location: str
+
+    def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
+        """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
+        (``kb.store.layout``) a source's graphs hold its markers and deltas, and ``layout.decode``
+        with the default graph gives what it says."""
+        ...
+
+    def named_graphs(self) -> list[NamedNode]:
+        ...
+
+
+class Store(StoreView, Protocol):
+    """What the importer, the queries, the exports and the web app need from a store: a ``StoreView`` whose
+    queries may name their dataset, and which can be written."""
 
     def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
               timeout: float | None = None, default_graphs: list[str] | None = None,
@@ -131,15 +172,6 @@ class Store(Protocol):
         ``replace_graphs`` inside it does not wait for itself. Another thread of this process that
         holds it is waited for up to ``wait`` seconds (-1: as long as it takes); then, or when
         another process holds it, ``StoreBusy``."""
-        ...
-
-    def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
-        """Every quad of the named graphs (or of ``graphs``), as stored: in the compact layout
-        (``kb.store.layout``) a source's graphs hold its markers and deltas, and ``layout.decode``
-        with the default graph gives what it says."""
-        ...
-
-    def named_graphs(self) -> list[NamedNode]:
         ...
 
     def close(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Union
+from typing import TypeGuard, Union
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -56,15 +56,16 @@ def with_values(sparql: str, bindings: Mapping[str, Bound | Sequence[Bound | Non
             terms = " ".join(_term_text(bindings[name]) for name in single)
             insertions.append((opening + 1, f" VALUES ({names}) {{ ({terms}) }} "))
         for name in mentioned:
-            if _is_many(bindings[name]):
-                rows = " ".join(_term_text(term) for term in bindings[name])  # type: ignore[union-attr]
+            value = bindings[name]
+            if _is_many(value):
+                rows = " ".join(_term_text(term) for term in value)
                 insertions.append((opening + 1, f" VALUES ?{name} {{ {rows} }} "))
     for position, block in sorted(insertions, reverse=True):
         sparql = sparql[:position] + block + sparql[position:]
     return sparql
 
 
-def _is_many(value: object) -> bool:
+def _is_many(value: object) -> TypeGuard[list[object] | tuple[object, ...]]:
     return isinstance(value, (list, tuple))
 
 

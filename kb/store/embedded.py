@@ -359,14 +359,15 @@ def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
     """
     leaving = set(graphs)
     pairs: dict[object, set[NamedNode]] = defaultdict(set)
-    for subject, graph in subjects:
-        pairs[subject].add(graph)
+    for named, graph in subjects:
+        pairs[named].add(graph)
     if not leaving and not pairs:
         return
     bookkeeping = _bookkeeping_subjects(target)
     # with no other source in the store, a subject no bookkeeping graph describes is the leaving
     # sources' alone: no need to ask for its markers
-    staying = [g for g in target.named_graphs() if g not in leaving and layout.is_source(layout.owner_of(g))]
+    staying = [g for g in target.named_graphs()
+               if isinstance(g, NamedNode) and g not in leaving and layout.is_source(layout.owner_of(g))]
     additions: list[Quad] = []
     for subject, described in pairs.items():
         _remove_subject(target, subject, leaving | described, additions)
@@ -375,7 +376,7 @@ def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
         for subject in _subjects_of(target, graph):
             if fast and subject not in bookkeeping and isinstance(subject, NamedNode) and (
                     not staying or (markers := _marker_graphs(target, subject)) and markers <= leaving):
-                doomed.append(subject)  # type: ignore[arg-type]
+                doomed.append(subject)
                 if len(doomed) >= DELETE_SUBJECTS:
                     _delete_subjects(target, doomed)
                     doomed = []
@@ -402,10 +403,11 @@ def _subjects_of(target: OxStore, graph: NamedNode) -> Iterator[object]:
             yield last
 
 
-def _marker_graphs(target: OxStore, subject: object) -> set[NamedNode]:
-    """The named graphs holding an ``rdf:type`` statement about ``subject`` (its markers)."""
-    return {q.graph_name for q in target.quads_for_pattern(subject, layout.RDF_TYPE, None, None)  # type: ignore[misc]
-            if not isinstance(q.graph_name, DefaultGraph)}
+def _marker_graphs(target: OxStore, subject: NamedNode) -> set[NamedNode]:
+    """The named graphs holding an ``rdf:type`` statement about ``subject`` (its markers; the knowledge base
+    names every graph by an IRI)."""
+    return {q.graph_name for q in target.quads_for_pattern(subject, layout.RDF_TYPE, None, None)
+            if isinstance(q.graph_name, NamedNode)}
 
 
 def _delete_subjects(target: OxStore, subjects: list[NamedNode]) -> None:
@@ -507,7 +509,8 @@ def _load(target: OxStore, statements: Iterable[Statement], *, fast: bool = True
     def known_bookkeeping() -> set[object]:
         if not bookkeeping:
             bookkeeping.append(_bookkeeping_subjects(target))
-            owners.update(o for o in map(layout.owner_of, target.named_graphs()) if layout.is_source(o))
+            named = (g for g in target.named_graphs() if isinstance(g, NamedNode))  # a blank one is no source's
+            owners.update(o for o in map(layout.owner_of, named) if layout.is_source(o))
         return bookkeeping[0]
 
     def writer() -> None:
@@ -629,7 +632,7 @@ def _write_quads(target: OxStore, quads: Iterable[Quad], bookkeeping: set[object
         eligible = _fast_subjects(target, owners, marked, bookkeeping)
     additions: list[Quad] = []
     for subject, new in grouped.items():
-        if subject in eligible:  # type: ignore[operator]
+        if subject in eligible:
             additions.extend(q for q in new if layout.is_marker(q))
             additions.extend(Quad(q.subject, q.predicate, q.object, _DEFAULT) for q in new)
         else:

@@ -69,13 +69,13 @@ def write_manifest(generation: Path, previous: Path | None = None) -> dict[str, 
     the proofs of the files it read (``record_proofs``, once the generation is published)."""
     known: dict[int, dict[str, int]] = {}
     if previous is not None:
-        for name, entry in (read_manifest(previous) or {}).items():
+        for name, listed in (read_manifest(previous) or {}).items():
             try:
                 stat = (previous / name).stat()
             except OSError:
                 continue
-            if stat.st_size == entry["size"] and stat.st_mtime_ns == entry["mtime_ns"]:
-                known[stat.st_ino] = entry
+            if stat.st_size == listed["size"] and stat.st_mtime_ns == listed["mtime_ns"]:
+                known[stat.st_ino] = listed
     files: dict[str, dict[str, int]] = {}
     read: dict[str, list[int]] = {}
     for path in sorted(generation.iterdir()):

@@ -52,6 +52,7 @@ import re
 import secrets
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -59,15 +60,16 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Literal
 
 from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
-                        parse_query_results, serialize)
+                        parse_query_results)
 from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
 
 from chesskb.kb.vocab import PREFIXES
 from chesskb.kb.store.base import (
     Derive, QueryResult, QuerySyntaxError, QueryTimedOut, SerializedBatch, Statement, StoreBusy, StoreError, Term,
-    iter_quads,
+    iter_quads, rdf_bytes,
 )
+from chesskb.kb.store.results import solutions
 from chesskb.kb.store.bindings import with_values
 
 #: Triples staged per round (one Graph Store Protocol POST per graph when the server has it).
@@ -174,9 +176,9 @@ class RemoteStore:
                                     f"{timeout:g} s") from exc
             raise StoreError(f"the SPARQL server at {self.location} failed: {_server_message(exc)}") from exc
         if kind in ("CONSTRUCT", "DESCRIBE"):
-            graph = MemoryStore()
-            graph.load(body, format=RdfFormat.N_TRIPLES)
-            return graph.query("CONSTRUCT WHERE { ?s ?p ?o }")
+            received = MemoryStore()
+            received.load(body, format=RdfFormat.N_TRIPLES)
+            return received.query("CONSTRUCT WHERE { ?s ?p ?o }")
         return parse_query_results(_valid_blank_labels(body), format=QueryResultsFormat.JSON)
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
@@ -184,7 +186,7 @@ class RemoteStore:
         values = ("VALUES ?g { " + " ".join(str(g) for g in wanted) + " } ") if wanted else ""
         if wanted is not None and not wanted:
             return
-        rows = self.query(f"SELECT ?s ?p ?o ?g WHERE {{ {values}GRAPH ?g {{ ?s ?p ?o }} }}")
+        rows = solutions(self.query(f"SELECT ?s ?p ?o ?g WHERE {{ {values}GRAPH ?g {{ ?s ?p ?o }} }}"))
         for row in rows:
             if self._ours(row["g"].value):
                 yield Quad(row["s"], row["p"], row["o"], row["g"])
@@ -195,9 +197,9 @@ class RemoteStore:
     def _all_graphs(self) -> list[NamedNode]:
         """Every graph on the server, staging graphs and the server's own included."""
         if self.merge_graph is None:
-            rows = self._query(_PROLOGUE + "SELECT ?g WHERE { GRAPH ?g {} }")  # the names, without reading them
+            rows = solutions(self._query(_PROLOGUE + "SELECT ?g WHERE { GRAPH ?g {} }"))  # the names, not the graphs
         else:  # the registry (REGISTRY_GRAPH)
-            rows = self._query(f"SELECT ?g WHERE {{ GRAPH <{REGISTRY_GRAPH}> {{ ?g a <{GRAPH_CLASS}> }} }}")
+            rows = solutions(self._query(f"SELECT ?g WHERE {{ GRAPH <{REGISTRY_GRAPH}> {{ ?g a <{GRAPH_CLASS}> }} }}"))
         return [row["g"] for row in rows]
 
     def _ours(self, graph: str) -> bool:
@@ -303,7 +305,7 @@ class RemoteStore:
     def _send(self, batch: dict[str, list[Quad]], write: _Write) -> None:
         for graph, quads in batch.items():
             staging = write.staging(graph)
-            triples = serialize([quad.triple for quad in quads], format=RdfFormat.N_TRIPLES)
+            triples = rdf_bytes([quad.triple for quad in quads], RdfFormat.N_TRIPLES)
             if self.graph_store:
                 self._post_graph(staging, triples)
             elif any(_has_blank(q) for q in quads):
@@ -311,23 +313,26 @@ class RemoteStore:
                 # an INSERT template with an empty WHERE means the same and every server takes it
                 # (in small pieces: Virtuoso compiles a template to SQL of bounded size).
                 for piece in _pieces(quads, TEMPLATE_TRIPLES):
-                    text = serialize([quad.triple for quad in piece], format=RdfFormat.N_TRIPLES).decode()
+                    text = rdf_bytes([quad.triple for quad in piece], RdfFormat.N_TRIPLES).decode()
                     self.update(f"INSERT {{ GRAPH {staging} {{ {text} }} }} WHERE {{}}")
             else:
                 for piece in _pieces(quads, DATA_TRIPLES):
-                    text = serialize([quad.triple for quad in piece], format=RdfFormat.N_TRIPLES).decode()
+                    text = rdf_bytes([quad.triple for quad in piece], RdfFormat.N_TRIPLES).decode()
                     self.update(f"INSERT DATA {{ GRAPH {staging} {{ {text} }} }}")
 
     def _post_graph(self, graph: NamedNode, ntriples: bytes) -> None:
-        separator = "&" if "?" in self.graph_store else "?"
-        url = f"{self.graph_store}{separator}graph={urllib.request.quote(graph.value, safe='')}"
+        endpoint = self.graph_store
+        if endpoint is None:  # the callers ask first
+            raise StoreError(f"the SPARQL server at {self.location} has no Graph Store endpoint")
+        separator = "&" if "?" in endpoint else "?"
+        url = f"{endpoint}{separator}graph={urllib.parse.quote(graph.value, safe='')}"
         request = urllib.request.Request(url, data=ntriples, method="POST",
                                          headers={"Content-Type": "application/n-triples"})
         try:
             with urllib.request.urlopen(request, timeout=600) as response:
                 response.read()
         except (urllib.error.URLError, OSError) as exc:
-            raise StoreError(f"the Graph Store endpoint {self.graph_store} refused the data: {exc}") from exc
+            raise StoreError(f"the Graph Store endpoint {endpoint} refused the data: {exc}") from exc
 
     def _drop_staging(self, staged: Iterable[str], token: str | None = None) -> None:
         graphs = [NamedNode(g + STAGING + token) for g in staged] if token else []
@@ -458,7 +463,7 @@ class _StagedView:
             actual = self.final.get(graph.value)
             if actual is None:
                 continue
-            for row in self.store.query(f"SELECT ?s ?p ?o WHERE {{ GRAPH {actual} {{ ?s ?p ?o }} }}"):
+            for row in solutions(self.store.query(f"SELECT ?s ?p ?o WHERE {{ GRAPH {actual} {{ ?s ?p ?o }} }}")):
                 yield Quad(row["s"], row["p"], row["o"], graph)
 
     def named_graphs(self) -> list[NamedNode]:

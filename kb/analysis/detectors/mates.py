@@ -48,7 +48,7 @@ def _neighbours(king: chess.Square) -> chess.SquareSet:
 
 
 def _types(board: chess.Board, squares: chess.SquareSet) -> list[int]:
-    return [board.piece_type_at(s) for s in squares if board.piece_type_at(s) is not None]  # type: ignore[misc]
+    return [piece for s in squares if (piece := board.piece_type_at(s)) is not None]
 
 
 def _smothered(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:

@@ -368,9 +368,10 @@ def eliminate_defense(line: Line) -> bool:
             continue
         reply = line.plies[second.index - 1]
         target = second.move.to_square
-        won = second.is_capture and second.piece.piece_type != chess.KING and reply.move.to_square != target \
-            and VALUES[second.captured.piece_type] <= VALUES[second.piece.piece_type] \
-            and is_hanging(second.before, target)  # type: ignore[union-attr]
+        captured = second.captured
+        won = captured is not None and second.piece.piece_type != chess.KING and reply.move.to_square != target \
+            and VALUES[captured.piece_type] <= VALUES[second.piece.piece_type] \
+            and is_hanging(second.before, target)
         if not (won or second.after.is_checkmate()) or first.move.to_square == second.move.from_square:
             continue
         if first.move.to_square in first.before.attackers(not line.solver, target):
