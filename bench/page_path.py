@@ -146,6 +146,8 @@ def main() -> None:
         print(f"{'page':20} {'format':10} {'queries':>7} {'ser':>4} {'parse':>5}  libs")
         for page, url in pages(store_dir).items():
             for fmt, headers in FORMATS.items():
+                if url.startswith("/class/") and fmt not in ("HTML", "JSON twin"):
+                    continue  # a class page comes as HTML and JSON only (its RDF is embedded in the HTML)
                 steps = measure(store_dir, url, headers)
                 names = steps.named_queries()
                 print(f"{page:20} {fmt:10} {len(names):>7} {steps.counts['ser']:>4} {steps.counts['parse']:>5}  "
