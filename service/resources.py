@@ -48,7 +48,8 @@ def serialise(triples: list[Triple], media_type: str) -> bytes:
     fmt = RDF_FORMATS[media_type]
     if fmt == RdfFormat.JSON_LD:
         return _compact_json_ld(triples).encode("utf-8")
-    return serialize(triples, format=fmt, prefixes=PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.RDF_XML) else None)
+    prefixes = PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.RDF_XML) else None
+    return serialize(triples, format=fmt, prefixes=prefixes) or b""
 
 
 def _compact_json_ld(triples: list[Triple]) -> str:
@@ -69,6 +70,12 @@ def _rdflib_term(term: Any) -> Any:
         return rdflib.BNode(term.value)
     datatype = _datatype(term)
     return rdflib.Literal(term.value, lang=term.language, datatype=rdflib.URIRef(datatype) if datatype else None)
+
+
+def _text(term: NamedNode | BlankNode | Literal | Triple) -> str:
+    """A term's text: an IRI, a blank node's id, a literal's lexical form (a quoted triple, which the
+    data never holds, as N-Triples writes it)."""
+    return str(term) if isinstance(term, Triple) else term.value
 
 
 def _datatype(literal: Literal) -> str | None:
@@ -202,15 +209,15 @@ class PageGraph:
                 labels[node.value] = label
         own = pick_label(self.labels_of(subject), lang)
         resource = Resource(iri=iri, label=own or short_name(iri), labels=labels, graph=self)
-        for triple in sorted(statements, key=lambda t: (t.predicate.value, t.object.value)):
+        for triple in sorted(statements, key=lambda t: (t.predicate.value, _text(t.object))):
             prop, obj = triple.predicate.value, triple.object
             if prop == RDF_TYPE:
-                resource.types.append(obj.value)
+                resource.types.append(_text(obj))
                 continue
             if isinstance(obj, Literal):
                 value = Value(obj.value, lang=obj.language, datatype=_datatype(obj))
             else:
-                value = Value(labels.get(obj.value, short_name(obj.value)), iri=obj.value)
+                value = Value(labels.get(_text(obj), short_name(_text(obj))), iri=_text(obj))
             resource.values.setdefault(prop, []).append(value)
         return resource
 

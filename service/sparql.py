@@ -24,7 +24,7 @@ from chesskb.kb.vocab import PREFIXES, RDF
 
 from . import executor
 from .errors import ServiceError, error_json, error_response
-from .negotiation import BY_MEDIA_TYPE, RDF_FORMATS, RESULT_FORMATS, acceptable, choose, media_aliases
+from .negotiation import FORMATS, RDF_FORMATS, RESULT_FORMATS, acceptable, choose, media_aliases
 from .query_runner import Answer, Dataset
 from .resources import valid_iri
 
@@ -219,8 +219,8 @@ def service_description() -> Response:
                     Triple(named, sd["name"], NamedNode(name))]
     if current_app.config.get("ALLOW_SERVICE"):
         triples.append(Triple(service, sd["feature"], sd["BasicFederatedQuery"]))
-    triples += [Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + BY_MEDIA_TYPE[media].w3c))
-                for media in (*RESULT_FORMATS, *RDF_FORMATS)]
+    triples += [Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + known.w3c))
+                for known in FORMATS if known.w3c]
     media = choose(list(RDF_FORMATS), TURTLE)
     fmt = RDF_FORMATS[media]
     prefixes = {"sd": SD, "formats": FORMATS_NS, **PREFIXES} if fmt == RdfFormat.TURTLE else None
