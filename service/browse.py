@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 
-from .classes import class_data, class_iri, class_tree, member_counts
+from .classes import class_data, class_tree, member_counts
 from .home import home_extras
 from .links import link_for
 from .render import JSON, media_type, page_route, render
@@ -52,8 +52,8 @@ def class_page(name: str) -> Response:
     """A class's members; the HTML page embeds the class itself (labels, comments, superclass, lichess
     themes) as JSON-LD. The pager's links stay in the format asked for."""
     media = media_type()
-    iri = class_iri(name)  # an RDF answer is the class alone: its members are not queried
-    return render("class.html", lambda: class_data(name, media == JSON), media=media, graph=lambda: describe(iri))
+    data = class_data(name, media == JSON)
+    return render("class.html", data, media=media, graph=lambda: describe(data["iri"]))
 
 
 # --- search ------------------------------------------------------------------------------------

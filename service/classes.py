@@ -85,16 +85,10 @@ def _one_row_each(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(first.values())
 
 
-def class_iri(name: str) -> str:
-    """The IRI of the theme class ``name`` (404 for a name that is not one)."""
-    if name not in THEME_NAMES:
-        raise ServiceError(404, f"no theme class named {name!r}")
-    return CP.term(name).value
-
-
 def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     """One page of a class's members; ``as_json`` makes the pager's links the JSON twin's."""
-    iri = class_iri(name)
+    if name not in THEME_NAMES:
+        raise ServiceError(404, f"no theme class named {name!r}")
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     total = class_count(name)
     # the same list "Next exercise" cuts (service.next_exercise): see queries/internal/class-members.rq
@@ -102,7 +96,7 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     lang = current_lang()
     endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
-        "name": name, "iri": iri, "label": class_label(name), "count": total, "page": page,
+        "name": name, "iri": CP.term(name).value, "label": class_label(name), "count": total, "page": page,
         "page_size": PAGE_SIZE, "parent": PARENT.get(name),
         "parent_label": class_label(PARENT[name]) if name in PARENT else None,
         "parent_url": link_for(CP.term(PARENT[name]).value) if name in PARENT else None,
