@@ -14,7 +14,7 @@ from .classes import class_data, class_tree, member_counts
 from .home import home_extras
 from .links import link_for
 from .render import JSON, media_type, page_route, render
-from .resources import describe_graph
+from .resources import describe
 from .rows import named
 from .search import search_data
 
@@ -53,7 +53,7 @@ def class_page(name: str) -> Response:
     themes) as JSON-LD. The pager's links stay in the format asked for."""
     media = media_type()
     data = class_data(name, media == JSON)
-    return render("class.html", data, media=media, graph=lambda: describe_graph(data["iri"]))
+    return render("class.html", data, media=media, graph=lambda: describe(data["iri"]))
 
 
 # --- search ------------------------------------------------------------------------------------

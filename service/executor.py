@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from flask import current_app, request
-from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, parse_query_results
+from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, Triple, parse, parse_query_results
 
 from chesskb.queries.find import has_piece_index
 from chesskb.queries import CannedQuery, QueryError, load_query
@@ -250,6 +250,14 @@ class PooledReader:
     def named(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
         """The answer of a named query, as ``query`` gives it."""
         return _parsed(run_named(name, params, graph_type="application/n-triples"))
+
+    def triples(self, name: str, params: Mapping[str, Any] | None = None) -> list[Triple]:
+        """The triples of a named CONSTRUCT as a list, parsed once from the worker's N-Triples (what a
+        page is built from: ``service.resources``), without the in-memory store ``named`` loads them into."""
+        answer = run_named(name, params, graph_type="application/n-triples")
+        if answer.kind != "graph":
+            raise TypeError(f"query {name!r} is not a CONSTRUCT")
+        return [quad.triple for quad in parse(answer.body, format=RdfFormat.N_TRIPLES)]
 
 
 def _parsed(answer: Answer) -> Any:

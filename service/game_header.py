@@ -17,7 +17,7 @@ from chesskb.kb.vocab import per_game_property
 
 from .i18n import strings
 from .links import link_for
-from .resources import Resource, load
+from .resources import Resource
 
 
 def known(value: str | None) -> bool:
@@ -41,8 +41,7 @@ def game_header(match: Resource, lang: str) -> dict[str, Any]:
     minter = IriMinter(current_app.config["BASE_IRI"])
     white, black = _player(match, "white", minter), _player(match, "black", minter)
     event_links = [link for link in match.links("hasEvent") if not minter.is_placeholder(link)]
-    loaded = load(event_links[0], lang, inverse=False) if event_links else None
-    event = loaded[0] if loaded is not None else None
+    event = match.linked(event_links[0], lang) if event_links else None
     event_name = (event.first("eventName") or event.label) if event is not None else None
     # Site is the event's (the ontology's): an event whose games gave several (ChessBase's game numbers
     # "01" … "06") has no one site for this game, so none is shown rather than another game's.

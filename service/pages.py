@@ -29,9 +29,10 @@ from .game_header import game_header, known
 from .i18n import current_lang, strings
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label
 from .listings import listing_for
+from .negotiation import BY_MEDIA_TYPE, RDF_FORMATS, URL_SUFFIXES
 from .play import ELO_CHOICES
 from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
-from .resources import (RDF_FORMATS, Resource, kind_of, load, script_data, valid_iri)
+from .resources import Resource, kind_of, load, script_data, valid_iri
 from .rows import reader
 from .titles import match_title, position_title, source_record_title
 
@@ -94,7 +95,7 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
     lang = current_lang()
     resource, graph = _load(iri, lang)
     if media != HTML:
-        return render("resource.html", lambda: page_data(resource, lang), media=media, graph=graph)
+        return render("resource.html", lambda: page_data(resource, lang), media=media, graph=graph.own)
     data = page_data(resource, lang)
     template = "position.html" if data["kind"] == "position" else "resource.html"
     extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
@@ -105,16 +106,13 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
         extra["viewer_page"] = games.for_page(data["viewer"])
         # the board as drawn is in the page; the data carries only the other way round, for "Flip"
         extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
-    return render(template, data, media=media, graph=graph, r=resource, formats=_format_links(iri), **extra)
+    return render(template, data, media=media, graph=graph.own, r=resource, formats=_format_links(iri), **extra)
 
 
 def _format_links(iri: str) -> list[dict[str, str]]:
-    names = {"text/turtle": "Turtle", "application/rdf+xml": "RDF/XML", "application/ld+json": "JSON-LD",
-             "application/n-triples": "N-Triples"}
-    aliases = {"text/turtle": "ttl", "application/rdf+xml": "rdf", "application/ld+json": "jsonld",
-               "application/n-triples": "nt"}
-    links = [{"name": names[m], "type": m, "url": url_for("pages.page", iri=iri, format=aliases[m])}
-             for m in RDF_FORMATS]
+    formats = [BY_MEDIA_TYPE[media] for media in RDF_FORMATS]
+    links = [{"name": f.label, "type": f.media_type, "url": url_for("pages.page", iri=iri, format=f.suffix)}
+             for f in formats]
     links.append({"name": "JSON", "type": JSON, "url": url_for("pages.page_json", iri=iri)})
     return links
 
@@ -210,8 +208,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             row(CP.gameUrl.value, value.text,
                 href=value.text if value.text.startswith(("https://", "http://")) else None)
         for link in match.links(DCTERMS_IRI + "source"):
-            record = load(link, lang, inverse=False)
-            text = source_record_title(record[0], lang) if record else match.labels.get(link, link)
+            record = match.linked(link, lang)
+            text = source_record_title(record, lang) if record else match.labels.get(link, link)
             row(DCTERMS_IRI + "source", text, link)
         row(CP.hasMatch.value, match_title(match, lang), match.iri)
     board_resource = _linked(resource, "hasBoard", lang)
@@ -339,13 +337,7 @@ def _is_opening_line(fen: str, resource: Resource) -> bool:
 
 
 def _linked(resource: Resource | None, prop: str, lang: str) -> Resource | None:
-    if resource is None:
-        return None
-    links = resource.links(prop)
-    if not links:
-        return None
-    found = load(links[0], lang, inverse=False)
-    return found[0] if found else None
+    return resource.first_linked(prop, lang) if resource is not None else None
 
 
 # --- boards as images (small boards in listings) ---------------------------------------------
@@ -382,7 +374,7 @@ def by_iri(rest: str) -> Response:
     if urlsplit(base).netloc.lower() != request.host.lower():
         raise ServiceError(404, f"{request.path} is not served here (the base IRI is {base})")
     suffix = None
-    for ext in (".ttl", ".rdf", ".jsonld", ".nt", ".json"):
+    for ext in URL_SUFFIXES:
         if rest.endswith(ext):
             rest, suffix = rest[: -len(ext)], ext
             break

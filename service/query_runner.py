@@ -45,6 +45,7 @@ from pyoxigraph import (
 
 from chesskb.kb.vocab import PREFIXES
 
+from .negotiation import RDF_FORMATS, RESULT_FORMATS
 from .worker_confinement import (
     Isolation,
     cap_memory,
@@ -53,20 +54,6 @@ from .worker_confinement import (
     limit_malloc_arenas,
     query_alarm,
 )
-
-SELECT_FORMATS: dict[str, QueryResultsFormat] = {
-    "application/sparql-results+json": QueryResultsFormat.JSON,
-    "application/sparql-results+xml": QueryResultsFormat.XML,
-    "text/csv": QueryResultsFormat.CSV,
-    "text/tab-separated-values": QueryResultsFormat.TSV,
-}
-GRAPH_FORMATS: dict[str, RdfFormat] = {
-    "text/turtle": RdfFormat.TURTLE,
-    "application/rdf+xml": RdfFormat.RDF_XML,
-    "application/n-triples": RdfFormat.N_TRIPLES,
-    "application/ld+json": RdfFormat.JSON_LD,
-}
-
 
 @dataclass
 class Answer:
@@ -209,16 +196,16 @@ def execute(store: Any, request: Request) -> Answer:
     buffer = _CappedBuffer(limits.max_bytes)
     try:
         if isinstance(result, QueryBoolean):
-            result.serialize(buffer, format=SELECT_FORMATS[request.select_type])
+            result.serialize(buffer, format=RESULT_FORMATS[request.select_type])
             return Answer("boolean", request.select_type, bytes(buffer.data))
         if isinstance(result, QueryTriples):
-            fmt = GRAPH_FORMATS[request.graph_type]
+            fmt = RDF_FORMATS[request.graph_type]
             serialize(result, buffer, format=fmt, prefixes=PREFIXES if fmt == RdfFormat.TURTLE else None)
             return Answer("graph", request.graph_type, bytes(buffer.data))
         assert isinstance(result, QuerySolutions)
         if limits.row_limit > 0:
             return _capped_rows(result, request.select_type, limits, buffer)
-        result.serialize(buffer, format=SELECT_FORMATS[request.select_type])
+        result.serialize(buffer, format=RESULT_FORMATS[request.select_type])
         return Answer("solutions", request.select_type, bytes(buffer.data))
     except _ResultTooLarge:
         raise too_large(limits) from None
@@ -234,7 +221,7 @@ def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer
                                    "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
         rows.append({name: _json_term(solution[name]) for name in names if solution[name] is not None})
     as_json = json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}).encode()
-    parse_query_results(as_json, format=QueryResultsFormat.JSON).serialize(buffer, format=SELECT_FORMATS[media_type])
+    parse_query_results(as_json, format=QueryResultsFormat.JSON).serialize(buffer, format=RESULT_FORMATS[media_type])
     return Answer("solutions", media_type, bytes(buffer.data), rows=len(rows))
 
 

@@ -8,7 +8,8 @@ builds its data and calls ``render``, which picks the format by the one rule of
 * ``text/html`` — ``template`` rendered with the data as ``d`` (and a linked-data page's graph
   embedded as JSON-LD, ``jsonld``);
 * ``application/json`` — the data as is;
-* Turtle, RDF/XML, JSON-LD, N-Triples — the page's graph (only when the view gives one).
+* Turtle, RDF/XML, JSON-LD, N-Triples (``service.negotiation.RDF_FORMATS``) — the page's triples
+  (only when the view gives them), written by ``service.resources.serialise``.
 
 Every answer says ``Vary: Accept``. Errors take the same rule (``service.errors``).
 """
@@ -18,15 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import rdflib
 from flask import Blueprint, Response, jsonify, render_template, request
+from pyoxigraph import Triple
 
 from .errors import ServiceError
-from .negotiation import acceptable, choose
-from .resources import RDF_FORMATS, script_json, serialise
+from .negotiation import HTML, JSON, RDF_FORMATS, acceptable, choose
+from .resources import script_json, serialise
 
-HTML = "text/html"
-JSON = "application/json"
 #: What a page is offered as: HTML and its JSON twin.
 PAGE_FORMATS = (HTML, JSON)
 #: What a linked-data page (an individual's ``/page``) is offered as.
@@ -66,7 +65,7 @@ def media_type(offered: tuple[str, ...] = PAGE_FORMATS, *, suffix: str | None = 
 
 
 def render(template: str, data: Any, *, media: str | None = None,
-           graph: rdflib.Graph | Callable[[], rdflib.Graph] | None = None, status: int = 200,
+           graph: list[Triple] | Callable[[], list[Triple]] | None = None, status: int = 200,
            **context: Any) -> Response:
     """The answer for a page's ``data`` in the negotiated format (``media``, when the view chose it).
 
@@ -89,7 +88,7 @@ def render(template: str, data: Any, *, media: str | None = None,
         else:
             if graph is not None:
                 linked = graph() if callable(graph) else graph
-                context.setdefault("jsonld", script_json(serialise(linked, "application/ld+json")))
+                context.setdefault("jsonld", script_json(serialise(linked, "application/ld+json").decode("utf-8")))
             response = Response(render_template(template, d=value, **context), status=status, mimetype=HTML)
     response.headers["Vary"] = "Accept"
     return response

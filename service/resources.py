@@ -1,9 +1,13 @@
-"""One resource of the knowledge base as linked data: fetched from the store, serialised by rdflib.
+"""One resource of the knowledge base as linked data: fetched from the store, written by pyoxigraph.
 
-A resource's description is its own statements plus the labels of what it points to (a concise
-bounded description with labels, so a page can name its links). The store answers one CONSTRUCT;
-rdflib holds the result and writes every RDF format, so HTML, JSON and RDF views of a page are
-built from the same graph.
+A page is built from one CONSTRUCT (``queries/internal/page-context.rq``): the resource's own
+statements with the labels of what it points to (a concise bounded description with labels, so a
+page can name its links), and, for a position or a game, the descriptions of its game, event,
+players, board and the game's source records, which the page shows. The answer crosses from the
+query worker once as N-Triples and is parsed once by pyoxigraph; the HTML, JSON and RDF views of a
+page are built from those triples. The RDF answer is the resource's own description (``PageGraph.own``),
+written by pyoxigraph in every format but JSON-LD, which rdflib writes compacted with the project's
+prefixes (pyoxigraph writes only expanded JSON-LD).
 """
 
 from __future__ import annotations
@@ -15,22 +19,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import rdflib
-from flask import current_app
-from pyoxigraph import NamedNode, RdfFormat, serialize
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
-from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI
+from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI, XSD_IRI
 
-#: Media type -> rdflib serialiser name, for the formats every page is offered in.
-RDF_FORMATS: dict[str, str] = {
-    "text/turtle": "turtle",
-    "application/rdf+xml": "xml",
-    "application/ld+json": "json-ld",
-    "application/n-triples": "nt",
-}
+from .negotiation import RDF_FORMATS
+from .rows import reader
 
 _IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$")
 RDF_TYPE = RDF_IRI + "type"
-RDFS_LABEL = RDFS_IRI + "label"
+RDFS_LABEL = NamedNode(RDFS_IRI + "label")
+#: Datatypes a literal has without one written (plain and language-tagged literals): none in the data.
+_IMPLICIT_DATATYPES = (XSD_IRI + "string", RDF_IRI + "langString")
 
 
 def valid_iri(iri: str) -> bool:
@@ -38,31 +38,50 @@ def valid_iri(iri: str) -> bool:
     return bool(_IRI.match(iri or ""))
 
 
-def store():
-    """What pages read through: the executor's pages lane (time limit, size bound, fairness)."""
-    return current_app.extensions["chesskb.reader"]
+def describe(iri: str) -> list[Triple]:
+    """The resource's statements and the labels of its objects (empty if unknown)."""
+    return reader().triples("describe", {"s": NamedNode(iri)})
 
 
-def describe_graph(iri: str, *, inverse: bool = True) -> rdflib.Graph:
-    """The resource's statements and the labels of its objects, as an rdflib graph (empty if unknown)."""
-    # describe-own leaves out the inverse links a player or event has to every game (thousands for a
-    # club player): what a position page needs of the things it links to
-    result = store().named("describe" if inverse else "describe-own", {"s": NamedNode(iri)})
-    data = serialize(result, format=RdfFormat.N_TRIPLES)
+def serialise(triples: list[Triple], media_type: str) -> bytes:
+    """The triples in one of ``RDF_FORMATS`` (JSON-LD compacted with the project's prefixes)."""
+    fmt = RDF_FORMATS[media_type]
+    if fmt == RdfFormat.JSON_LD:
+        return _compact_json_ld(triples).encode("utf-8")
+    prefixes = PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.RDF_XML) else None
+    return serialize(triples, format=fmt, prefixes=prefixes) or b""
+
+
+def _compact_json_ld(triples: list[Triple]) -> str:
+    """JSON-LD with the project's prefixes as its context (``cp:fen``, not the full IRI), which is what
+    rdflib is still used for: the triples are handed over term by term, never re-parsed."""
     graph = rdflib.Graph()
     for prefix, namespace in PREFIXES.items():
         graph.bind(prefix, namespace)
-    if data:
-        graph.parse(data=data.decode("utf-8"), format="nt")
-    return graph
+    for triple in triples:
+        graph.add((_rdflib_term(triple.subject), rdflib.URIRef(triple.predicate.value), _rdflib_term(triple.object)))
+    return graph.serialize(format="json-ld", context=dict(PREFIXES), auto_compact=True)
 
 
-def serialise(graph: rdflib.Graph, media_type: str) -> str:
-    """The graph in one of ``RDF_FORMATS`` (JSON-LD compacted with the project's prefixes)."""
-    fmt = RDF_FORMATS[media_type]
-    if fmt == "json-ld":
-        return graph.serialize(format="json-ld", context=dict(PREFIXES), auto_compact=True)
-    return graph.serialize(format=fmt)
+def _rdflib_term(term: Any) -> Any:
+    if isinstance(term, NamedNode):
+        return rdflib.URIRef(term.value)
+    if isinstance(term, BlankNode):
+        return rdflib.BNode(term.value)
+    datatype = _datatype(term)
+    return rdflib.Literal(term.value, lang=term.language, datatype=rdflib.URIRef(datatype) if datatype else None)
+
+
+def _text(term: NamedNode | BlankNode | Literal | Triple) -> str:
+    """A term's text: an IRI, a blank node's id, a literal's lexical form (a quoted triple, which the
+    data never holds, as N-Triples writes it)."""
+    return str(term) if isinstance(term, Triple) else term.value
+
+
+def _datatype(literal: Literal) -> str | None:
+    """A literal's written datatype: None for plain and language-tagged literals."""
+    datatype = literal.datatype.value
+    return None if literal.language or datatype in _IMPLICIT_DATATYPES else datatype
 
 
 def script_json(text: str) -> str:
@@ -100,6 +119,7 @@ class Resource:
     types: list[str] = field(default_factory=list)          # class IRIs
     values: dict[str, list[Value]] = field(default_factory=dict)  # property IRI -> objects
     labels: dict[str, str] = field(default_factory=dict)    # object IRI -> label
+    graph: PageGraph | None = field(default=None, repr=False, compare=False)  # the page it was read from
 
     def get(self, prop: str) -> list[Value]:
         return self.values.get(CP.term(prop).value if ":" not in prop else prop, [])
@@ -111,6 +131,16 @@ class Resource:
     def links(self, prop: str) -> list[str]:
         return [v.iri for v in self.get(prop) if v.iri]
 
+    def linked(self, iri: str, lang: str) -> Resource | None:
+        """A resource this one links to, as its page's graph describes it (its own statements, without
+        the inverse links to every game), or None when the graph says nothing of it."""
+        return self.graph.resource(iri, lang) if self.graph is not None else None
+
+    def first_linked(self, prop: str, lang: str) -> Resource | None:
+        """The first resource this one links to by ``prop`` (``linked``), or None."""
+        links = self.links(prop)
+        return self.linked(links[0], lang) if links else None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "iri": self.iri,
@@ -120,14 +150,16 @@ class Resource:
         }
 
 
-def pick_label(labels: Iterable[rdflib.Literal], lang: str) -> str | None:
-    """The label in ``lang``, else one without language, else English, else any."""
+def pick_label(labels: Iterable[Literal], lang: str) -> str | None:
+    """The label in ``lang``, else one without language, else English, else any; among several (a player
+    two sources name "Karpov, Anatoly" and "Anatoly Karpov") the first in code-point order, so the choice
+    never depends on the order a store or a parser lists them in."""
     found = list(labels)
     for wanted in (lang, None, "en"):
-        for label in found:
-            if label.language == wanted:
-                return str(label)
-    return str(found[0]) if found else None
+        candidates = [label.value for label in found if label.language == wanted]
+        if candidates:
+            return min(candidates)
+    return min(label.value for label in found) if found else None
 
 
 def short_name(iri: str) -> str:
@@ -138,34 +170,64 @@ def short_name(iri: str) -> str:
     return iri
 
 
-def resource_from_graph(iri: str, graph: rdflib.Graph, lang: str) -> Resource:
-    subject = rdflib.URIRef(iri)
-    labels: dict[str, str] = {}
-    for node in set(graph.objects(subject, None)):
-        if isinstance(node, rdflib.URIRef):
-            label = pick_label(graph.objects(node, rdflib.RDFS.label), lang)
+@dataclass
+class PageGraph:
+    """The triples a page is built from (``queries/internal/page-context.rq``), each once."""
+
+    iri: str
+    triples: list[Triple]
+
+    def __post_init__(self) -> None:
+        self.triples = list(dict.fromkeys(self.triples))  # one solution per label repeats a statement
+        self._by_subject: dict[Any, list[Triple]] = {}
+        for triple in self.triples:
+            self._by_subject.setdefault(triple.subject, []).append(triple)
+
+    def about(self, subject: Any) -> list[Triple]:
+        return self._by_subject.get(subject, [])
+
+    def labels_of(self, node: Any) -> list[Literal]:
+        return [t.object for t in self.about(node) if t.predicate == RDFS_LABEL and isinstance(t.object, Literal)]
+
+    def own(self) -> list[Triple]:
+        """The page resource's description, what its RDF answer holds: its statements and the labels
+        of the IRIs it points to (``queries/internal/describe.rq``)."""
+        own = self.about(NamedNode(self.iri))
+        objects = {t.object for t in own if isinstance(t.object, NamedNode)}
+        return own + [t for t in self.triples if t.subject in objects and t.predicate == RDFS_LABEL]
+
+    def resource(self, iri: str, lang: str) -> Resource | None:
+        """``iri`` as the page uses it, or None when the graph holds no statement about it."""
+        subject = NamedNode(iri)
+        statements = self.about(subject)
+        if not statements:
+            return None
+        labels: dict[str, str] = {}
+        for node in {t.object for t in statements if isinstance(t.object, NamedNode)}:
+            label = pick_label(self.labels_of(node), lang)
             if label is not None:
-                labels[str(node)] = label
-    own = pick_label(graph.objects(subject, rdflib.RDFS.label), lang)
-    resource = Resource(iri=iri, label=own or short_name(iri), labels=labels)
-    for prop, obj in sorted(graph.predicate_objects(subject), key=lambda po: (str(po[0]), str(po[1]))):
-        if str(prop) == RDF_TYPE:
-            resource.types.append(str(obj))
-            continue
-        if isinstance(obj, rdflib.Literal):
-            value = Value(str(obj), lang=obj.language, datatype=str(obj.datatype) if obj.datatype else None)
-        else:
-            value = Value(labels.get(str(obj), short_name(str(obj))), iri=str(obj))
-        resource.values.setdefault(str(prop), []).append(value)
-    return resource
+                labels[node.value] = label
+        own = pick_label(self.labels_of(subject), lang)
+        resource = Resource(iri=iri, label=own or short_name(iri), labels=labels, graph=self)
+        for triple in sorted(statements, key=lambda t: (t.predicate.value, _text(t.object))):
+            prop, obj = triple.predicate.value, triple.object
+            if prop == RDF_TYPE:
+                resource.types.append(_text(obj))
+                continue
+            if isinstance(obj, Literal):
+                value = Value(obj.value, lang=obj.language, datatype=_datatype(obj))
+            else:
+                value = Value(labels.get(_text(obj), short_name(_text(obj))), iri=_text(obj))
+            resource.values.setdefault(prop, []).append(value)
+        return resource
 
 
-def load(iri: str, lang: str, *, inverse: bool = True) -> tuple[Resource, rdflib.Graph] | None:
-    """The resource and its graph, or None when the store says nothing about ``iri``."""
-    graph = describe_graph(iri, inverse=inverse)
-    if (rdflib.URIRef(iri), None, None) not in graph:
-        return None
-    return resource_from_graph(iri, graph, lang), graph
+def load(iri: str, lang: str) -> tuple[Resource, PageGraph] | None:
+    """The resource and its page's graph, or None when the store says nothing about ``iri``: one
+    query, whatever the page shows of the things it links to."""
+    graph = PageGraph(iri, reader().triples("page-context", {"s": NamedNode(iri)}))
+    resource = graph.resource(iri, lang)
+    return None if resource is None else (resource, graph)
 
 
 def kind_of(resource: Resource) -> str | None:

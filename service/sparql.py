@@ -24,8 +24,8 @@ from chesskb.kb.vocab import PREFIXES, RDF
 
 from . import executor
 from .errors import ServiceError, error_json, error_response
-from .negotiation import acceptable, choose
-from .query_runner import GRAPH_FORMATS, SELECT_FORMATS, Answer, Dataset
+from .negotiation import FORMATS, RDF_FORMATS, RESULT_FORMATS, acceptable, choose, media_aliases
+from .query_runner import Answer, Dataset
 from .resources import valid_iri
 
 bp = Blueprint("sparql", __name__)
@@ -33,22 +33,18 @@ blueprint = bp
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS_NS = "http://www.w3.org/ns/formats/"
-_RESULT_FORMAT_IRIS = ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV",
-                       "SPARQL_Results_TSV", "Turtle", "RDF_XML", "N-Triples", "JSON-LD")
 JSON_RESULTS = "application/sparql-results+json"
-#: Media types clients send for results that name one of ours differently.
-SELECT_ALIASES = {"application/json": JSON_RESULTS, "text/xml": "application/sparql-results+xml",
-                  "application/xml": "application/sparql-results+xml"}
-GRAPH_ALIASES = {"application/json": "application/ld+json", "text/plain": "application/n-triples",
-                 "application/xml": "application/rdf+xml", "text/xml": "application/rdf+xml",
-                 "text/n3": "text/turtle", "text/rdf+n3": "text/turtle", "application/x-turtle": "text/turtle"}
+TURTLE = "text/turtle"
+#: Media types clients send for results (or graphs) that name one of ours differently.
+SELECT_ALIASES = media_aliases(RESULT_FORMATS)
+GRAPH_ALIASES = media_aliases(RDF_FORMATS)
 _UTF8 = ("utf-8", "utf8", "us-ascii")
 
 
 # --- running queries (shared with the canned-query pages) -----------------------------------
 
 def run_query(sparql: str, bindings: dict | None = None, *, select_type: str = JSON_RESULTS,
-              graph_type: str = "text/turtle") -> Answer:
+              graph_type: str = TURTLE) -> Answer:
     """A canned or page query: the pages lane of ``service.executor``."""
     return executor.run(sparql, bindings, lane="pages", select_type=select_type, graph_type=graph_type)
 
@@ -178,17 +174,17 @@ def sparql_endpoint() -> Response:
     if query is None or not query.strip():
         if request.method == "POST":
             raise ServiceError(400, "no query given (parameter 'query')")
-        if choose(["text/html", *GRAPH_FORMATS], "text/turtle") == "text/html":
+        if choose(["text/html", *RDF_FORMATS], TURTLE) == "text/html":
             # the protocol URL, the same in every language (lang=None: url_for adds no language)
             return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint", lang=None),
                                             page=url_for("pages.page"), base_iri=current_app.config["BASE_IRI"]),
                             mimetype="text/html", headers={"Vary": "Accept"})  # or the description, by Accept
         return service_description()
-    select_type, select_ok = _negotiated(SELECT_FORMATS, SELECT_ALIASES, JSON_RESULTS)
-    graph_type, graph_ok = _negotiated(GRAPH_FORMATS, GRAPH_ALIASES, "text/turtle")
+    select_type, select_ok = _negotiated(RESULT_FORMATS, SELECT_ALIASES, JSON_RESULTS)
+    graph_type, graph_ok = _negotiated(RDF_FORMATS, GRAPH_ALIASES, TURTLE)
     if not select_ok and not graph_ok:
         raise ServiceError(406, f"none of the media types in Accept ({request.headers.get('Accept')}) can "
-                                "be served: results come as " + ", ".join([*SELECT_FORMATS, *GRAPH_FORMATS]))
+                                "be served: results come as " + ", ".join([*RESULT_FORMATS, *RDF_FORMATS]))
     dataset = Dataset(operation.default_graphs, operation.named_graphs, base_iri=request.base_url)
     # A client that accepts only result types (or only RDF) still gets the other family's default
     # (JSON, Turtle) for a query of the other form: clients send one Accept for every query.
@@ -223,9 +219,10 @@ def service_description() -> Response:
                     Triple(named, sd["name"], NamedNode(name))]
     if current_app.config.get("ALLOW_SERVICE"):
         triples.append(Triple(service, sd["feature"], sd["BasicFederatedQuery"]))
-    triples += [Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + name)) for name in _RESULT_FORMAT_IRIS]
-    media = choose(list(GRAPH_FORMATS), "text/turtle")
-    fmt = GRAPH_FORMATS[media]
+    triples += [Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + known.w3c))
+                for known in FORMATS if known.w3c]
+    media = choose(list(RDF_FORMATS), TURTLE)
+    fmt = RDF_FORMATS[media]
     prefixes = {"sd": SD, "formats": FORMATS_NS, **PREFIXES} if fmt == RdfFormat.TURTLE else None
     body = serialize(triples, format=fmt, prefixes=prefixes)
     return Response(body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""),

@@ -9,13 +9,11 @@ from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTr
 
 from chesskb.kb.terminal import printable
 from chesskb.kb.vocab import PREFIXES
+from chesskb.service.negotiation import FORMAT_ALIASES, RESULT_FORMATS
 
-RESULT_FORMATS: dict[str, QueryResultsFormat] = {
-    "json": QueryResultsFormat.JSON,
-    "csv": QueryResultsFormat.CSV,
-    "tsv": QueryResultsFormat.TSV,
-    "xml": QueryResultsFormat.XML,
-}
+#: ``--format`` names of the W3C result formats -> their writer (the service's one table of formats).
+CLI_RESULT_FORMATS: dict[str, QueryResultsFormat] = {name: RESULT_FORMATS[FORMAT_ALIASES[name]]
+                                                     for name in ("json", "csv", "tsv", "xml")}
 
 
 def _term_text(term: Any) -> str:
@@ -48,7 +46,7 @@ def write_result(result: Any, fmt: str, out: Any) -> None:
         else:
             out.write((render_table(result) + "\n").encode())
         return
-    out.write(result.serialize(format=RESULT_FORMATS[fmt]))
+    out.write(result.serialize(format=CLI_RESULT_FORMATS[fmt]))
     if fmt == "json":
         out.write(b"\n")
 
