@@ -27,6 +27,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--query-timeout": ("QUERY_TIMEOUT", click.FloatRange(min=0.1)),
     "--max-result-bytes": ("MAX_RESULT_BYTES", click.IntRange(min=1)),
     "--row-limit": ("ROW_LIMIT", click.IntRange(min=0)),
+    "--query-max-nesting": ("QUERY_MAX_NESTING", click.IntRange(min=0)),
     "--client-queries": ("CLIENT_QUERIES", click.IntRange(min=1)),
     "--queue": ("QUERY_QUEUE", click.IntRange(min=0)),
     "--queue-wait": ("QUERY_QUEUE_WAIT", click.FloatRange(min=0)),
