@@ -185,6 +185,34 @@ def test_an_address_at_its_share_loses_its_oldest_idle_connection_not_its_new_re
             sock.close()
 
 
+def test_an_address_that_closed_its_connections_has_its_whole_share_again(server):
+    """The per-address table follows connections as they close: after 20 (CLIENT_CONNECTIONS) open
+    and close, 19 new ones are kept open (none closed at accept) and a request on the 20th is
+    answered at once (a 21st, with none of the 20 idle for 2 s, would be closed at accept)."""
+    parts = urlsplit(server)
+
+    def open_share(count: int) -> list[socket.socket]:
+        return [socket.create_connection((parts.hostname, parts.port), timeout=5, source_address=("127.0.0.41", 0))
+                for _ in range(count)]
+
+    for sock in open_share(20):
+        sock.close()
+    time.sleep(1.0)  # the server's loop sees them close
+    again = open_share(19)
+    try:
+        time.sleep(0.5)
+        for sock in again:
+            sock.settimeout(0.05)
+            with pytest.raises(TimeoutError):
+                sock.recv(1)  # still open: not closed as over the share
+        started = time.monotonic()
+        status, _, _ = http("GET", server + "/sparql?query=" + quote("ASK {}"), source="127.0.0.41", timeout=10)
+        assert status == 200 and time.monotonic() - started < 5
+    finally:
+        for sock in again:
+            sock.close()
+
+
 # --- the rules themselves ------------------------------------------------------------------------
 
 def test_an_address_never_holds_a_lane_and_its_network_leaves_the_reserve():
