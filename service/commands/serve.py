@@ -114,7 +114,9 @@ def share_connections(server: Any, client_connections: int) -> None:
     its oldest one that has been idle, or still sending its request, for QUIET_SECONDS (a browser's
     stale keep-alive socket, a slowloris's partial request): cut early, so the new one is served. When every one of its
     connections is being answered, the new one is closed as it is accepted, before a channel is made
-    for it. Either way other addresses always find room."""
+    for it, and so are the address's next ones for REFUSAL_SECONDS. Either way other addresses always
+    find room. The count per address is kept as channels open and close (``DeadlineChannel``), so a
+    refused connection costs an accept and a close, not a walk over the server's connections."""
 
     refused_until: dict[str, float] = {}
 
