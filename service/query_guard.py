@@ -125,6 +125,8 @@ class TooDeep(ValueError):
 def check_nesting(sparql: str, limit: int) -> None:
     """Refuse a query whose tree could go deeper than ``limit`` (QUERY_MAX_NESTING; 0 = no bound)
     before any parser sees it: Oxigraph's would crash its process."""
-    if limit > 0 and (found := nesting(sparql)) > limit:
+    if limit <= 0 or len(sparql) <= limit:  # every level is at least one character of the text
+        return
+    if (found := nesting(sparql)) > limit:
         raise TooDeep(f"the query is nested or chained too deeply ({found} levels of brackets and operators; "
                       f"at most {limit}, setting QUERY_MAX_NESTING)")
