@@ -1,18 +1,21 @@
 """A second client's latency while one party attacks (issue 35): idle first, then during each attack,
 as median and max of the visitor's requests, and the ratio of the medians to the idle one.
 
-    .venv/bin/python bench/fair_lanes.py [--store DIR] [--seconds 20]
+    .venv/bin/python bench/fair_lanes.py [--store DIR] [--seconds 20] [--attacks partial] [--rounds 3]
 
 The visitor (127.0.1.2) asks the home page, the theme tree, a canned question page and a new,
 never-cached ``ASK`` at ``/sparql`` in turn. The attacks come from 127.0.0.x (another /24):
 
 * runaways: 4 threads from 2 addresses fire the four-pattern cross product at ``/sparql`` again
   and again (each runs to QUERY_TIMEOUT);
-* crash storm: 2 threads post ``{`` x 5000, which crashes the store's parser (and its worker);
+* crash storm: 2 threads post ``{`` x 5000, which crashes the store's parser (and its worker): the
+  server runs with ``--query-max-nesting 0`` so that it does (by default it is refused with 400);
 * every row: 2 threads ask canned questions with ``limit=0`` and a new offset each time (never
   cached);
 * idle partial requests: one address keeps 1,100 connections with half a request open, reopening
   each one the server cuts.
+* the same from ten addresses (``partial-10``, not run by default): 110 each from 127.0.3.30 to
+  127.0.12.30.
 
 Without ``--store`` it builds the test suite's small competency store in a temporary directory.
 """
@@ -84,6 +87,16 @@ def partial_requests(base: str, stop: threading.Event, count: int = 1100) -> lis
     return [thread]
 
 
+def partial_requests_from_ten(base: str, stop: threading.Event) -> list[threading.Thread]:
+    """The same 1,100 partial requests from ten addresses of ten networks, 110 each: each address is
+    over its share, so the server refuses and cuts for ten at once."""
+    threads = [threading.Thread(target=hold_partial_requests, args=(base, stop, 110, f"127.0.{3 + n}.30"), daemon=True)
+               for n in range(10)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
 def line(name: str, latencies: list[float], failures: dict[str, int], idle_median: float) -> str:
     median = statistics.median(latencies)
     return (f"{name:<24} {len(latencies):>4} requests, not 200: {failures or 0}, median {median * 1000:.0f} ms "
@@ -96,6 +109,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--attacks", default="runaways,crash,every-row,partial",
                         help="which attacks, comma-separated (default: all)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="idle and attack periods taken in turn per attack, each --seconds long: on a shared "
+                             "machine the load moves the idle figure, so each attack is compared with idle "
+                             "periods around it (default 1)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         store = args.store
@@ -103,7 +120,7 @@ def main() -> None:
             from tests.competency import build_store
 
             store = build_store(Path(work) / "store")
-        with live_server(store, "--query-timeout", "6", "--channel-timeout", "5") as base:
+        with live_server(store, "--query-timeout", "6", "--channel-timeout", "5", "--query-max-nesting", "0") as base:
             visit(base, 3)  # warm: workers started, templates compiled
             latencies, failures = visit(base, args.seconds)
             idle_median = statistics.median(latencies)
@@ -112,19 +129,40 @@ def main() -> None:
             for key, name, attack in (("runaways", "runaways, 2 addresses", runaways),
                                       ("crash", "crash storm", crash_storm),
                                       ("every-row", "limit=0, new offsets", every_row),
-                                      ("partial", "1,100 partial requests", partial_requests)):
+                                      ("partial", "1,100 partial requests", partial_requests),
+                                      ("partial-10", "the same from 10 addresses", partial_requests_from_ten)):
                 if key not in chosen:
                     continue
-                # the attacker in its own process: its threads must not slow the visitor's through the GIL
-                stop = multiprocessing.get_context("fork").Event()
-                attacker = multiprocessing.get_context("fork").Process(target=_attack, args=(attack, base, stop))
-                attacker.start()
-                time.sleep(1)
-                latencies, failures = visit(base, args.seconds)
-                stop.set()
-                print(line(name, latencies, failures, idle_median), flush=True)
-                attacker.join(70)
-                time.sleep(2)
+                idle: list[float] = []
+                attacked: list[float] = []
+                failed: dict[str, int] = {}
+                for _ in range(args.rounds):
+                    if args.rounds > 1:
+                        idle += visit(base, args.seconds)[0]
+                    latencies, failures = _during(attack, base, args.seconds)
+                    attacked += latencies
+                    for where, count in failures.items():
+                        failed[where] = failed.get(where, 0) + count
+                if args.rounds > 1:
+                    idle_median = statistics.median(idle)
+                    print(line(f"  idle around {key}", idle, {}, idle_median), flush=True)
+                print(line(name, attacked, failed, idle_median), flush=True)
+
+
+def _during(attack: Callable[[str, threading.Event], list[threading.Thread]], base: str,
+            seconds: float) -> tuple[list[float], dict[str, int]]:
+    """The visitor's latencies while ``attack`` runs, the attacker in its own process: its threads
+    must not slow the visitor's through the GIL."""
+    stop = multiprocessing.get_context("fork").Event()
+    attacker = multiprocessing.get_context("fork").Process(target=_attack, args=(attack, base, stop))
+    attacker.start()
+    time.sleep(1)
+    try:
+        return visit(base, seconds)
+    finally:
+        stop.set()
+        attacker.join(70)
+        time.sleep(2)
 
 
 def _attack(attack: Callable[[str, threading.Event], list[threading.Thread]], base: str, stop: object) -> None:

@@ -1,10 +1,11 @@
 """The import pipeline in batches: read → analyse → map, in this process or in workers.
 
 A file is cut into *work units* (``kb.reading.units``: a few dozen PGN game segments or CSV rows,
-with the game numbers they start at), cheap to make because nothing is parsed yet. ``process_unit`` turns a unit into
-N-Quads bytes plus findings; it is pure, so with ``jobs`` > 1 units run in worker processes while
-the importer's process only loads the results. Results come back in file order, and at most a
-few units per worker are in flight, so memory stays flat however large the file.
+with the game numbers they start at), cheap to make because nothing is parsed yet. ``process_unit``
+turns a unit into N-Quads bytes plus findings; it is pure, so units run in ``jobs`` worker processes
+(one for ``jobs`` 1, so its address-space cap applies too) while the importer's process only loads
+the results. Results come back in file order, and at most a few units per worker are in flight, so
+memory stays flat however large the file.
 """
 
 from __future__ import annotations
@@ -345,7 +346,10 @@ def _work(unit: WorkUnit) -> UnitResult:
 
 
 class UnitProcessor:
-    """Runs units in order, in-process (``jobs`` = 1) or in a pool of worker processes.
+    """Runs units in order in a pool of ``jobs`` worker processes, each capped in address space
+    (``reader_memory``, ``kb.reading.memory``); in this process only when there is no cap to set
+    (``reader_memory`` 0) and ``jobs`` is 1. ``--jobs 1`` is one worker, not this process: the cap
+    cannot be set here, where the store and its caches live (they would fail, not the game).
 
     It owns the verification cache: the claims each unit decided are saved as its result arrives,
     so later units (in any worker), later sources and later imports find them; ``counts`` adds up
@@ -357,6 +361,7 @@ class UnitProcessor:
     def __init__(self, settings: PipelineSettings, jobs: int = 1) -> None:
         self.settings = settings
         self.jobs = max(1, jobs)
+        self.in_process = self.jobs == 1 and settings.reader_memory <= 0
         self._pool: Pool | None = None
         path = Path(settings.verify_cache) if settings.verify_cache else None
         self.cache = VerificationCache(path, writer=True)
@@ -367,14 +372,14 @@ class UnitProcessor:
     def __enter__(self) -> UnitProcessor:
         _MEMO.clear()  # each import decides its own claims (its cache file may be another)
         _SENT.clear()  # and sends all of its own statements
-        if self.jobs > 1:
+        if not self.in_process:
             context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings, os.getpid()))
         return self
 
     def __exit__(self, exc_type, *exc_info) -> None:
         if self._engine is not None:
-            self._engine.close()  # in-process engine (jobs = 1)
+            self._engine.close()  # in-process engine (jobs = 1 without a memory cap)
         self.cache.close()
         if self._pool is not None:
             if exc_type is None:

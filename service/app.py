@@ -42,6 +42,8 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "QUERY_TIMEOUT": (20.0, "seconds a query may run before it is stopped (503)"),
     "MAX_RESULT_BYTES": (64 << 20, "largest serialised query result; a larger one fails with 507, never cut"),
     "ROW_LIMIT": (0, "rows a SELECT may return before it fails with 507; 0 = no row cap"),
+    "QUERY_MAX_NESTING": (500, "brackets plus chaining operators a query may nest (400 beyond; Oxigraph's parser "
+                               "crashes its process past about 1,000); 0 = no bound"),
     "QUERY_WORKERS": (3, "processes running /sparql queries (each killed on timeout; 0 = none, for offline builds)"),
     "PAGE_WORKERS": (3, "processes running the pages' and canned questions' queries"),
     "CLIENT_QUERIES": (2, "queries one client address may run at once in each lane (/sparql: 429 beyond; pages wait)"),
@@ -104,6 +106,11 @@ def _setting(name: str, config: dict[str, Any], environment: Config) -> Any:
     if isinstance(default, int):
         return int(text)
     return text
+
+
+def environment_setting(name: str) -> Any:
+    """A setting outside the web app (the ``chesskb`` commands): ``CHESSKB_<NAME>``, else its default."""
+    return _setting(name, {}, _environment())
 
 
 def _environment() -> Config:

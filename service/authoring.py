@@ -32,7 +32,7 @@ from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportRefused, NothingAppended, append_pgn
 from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
-from chesskb.kb.reading.pgn_tokens import comment_text, escape_tag_value
+from chesskb.kb.reading.pgn_tokens import UnwritableComment, comment_text, escape_tag_value
 from chesskb.kb.store import Store, StoreBusy
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
@@ -82,8 +82,12 @@ def _tag(data: dict[str, Any], key: str, default: str) -> str:
 
 def _comment(text: Any, where: str) -> str:
     """A comment as a PGN brace comment carries it (``comment_text``), within what the importer keeps
-    (``MAX_COMMENT_CHARS``): a longer one is refused, never saved cut."""
-    comment = comment_text(str(text or ""))
+    (``MAX_COMMENT_CHARS``): a longer one, or one PGN cannot hold (a ``}``), is refused, never saved
+    cut or changed."""
+    try:
+        comment = comment_text(str(text or ""))
+    except UnwritableComment as exc:
+        raise ServiceError(422, f"{where} {exc}") from None
     if len(comment) > MAX_COMMENT_CHARS:
         raise ServiceError(422, f"{where}: {len(comment):,} characters; a comment has at most "
                                 f"{MAX_COMMENT_CHARS:,} (MAX_COMMENT_CHARS)")

@@ -37,7 +37,7 @@ from chesskb.kb.store import EmbeddedStore
 from chesskb.queries.executor import prepare
 
 from .errors import ServiceError
-from .query_guard import federation_keyword
+from .query_guard import TooDeep, check_nesting, federation_keyword
 from .query_runner import (Answer, Dataset, Limits, PoolSettings, QueryFailed, WorkerPool, execute,
                            make_request)
 from .admission import LaneAdmission, Shares
@@ -164,10 +164,19 @@ def check_federation(sparql: str) -> None:
                                 "(setting ALLOW_SERVICE)")
 
 
+def check_depth(sparql: str) -> None:
+    """Refuse (400) a query nested deeper than QUERY_MAX_NESTING before a worker's parser sees it."""
+    try:
+        check_nesting(sparql, int(current_app.config["QUERY_MAX_NESTING"]))
+    except TooDeep as exc:
+        raise ServiceError(400, str(exc)) from None
+
+
 def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pages",
         select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle",
         dataset: Dataset | None = None, row_cap: int = 0) -> Answer:
     """Run a query under the service's bounds; errors become ``ServiceError`` with their status."""
+    check_depth(sparql)
     check_federation(sparql)
     bounds = limits(row_cap)
     query_request = make_request(sparql, bindings, select_type, graph_type, bounds, dataset)

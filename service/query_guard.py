@@ -81,3 +81,52 @@ def _unescape_codepoints(sparql: str) -> str:
 def federation_keyword(sparql: str) -> bool:
     """True when the query may contain a SERVICE pattern (read fail-closed, see the module doc)."""
     return any(_KEYWORD.search(visible_code(text)) for text in {sparql, _unescape_codepoints(sparql)})
+
+
+# --- how deep the engine's tree for a query may go --------------------------------------------
+
+#: What makes the tree Oxigraph builds from a query one level deeper: an opening bracket (a group, an
+#: expression, a blank node or a collection) or a token that chains what precedes it into a binary
+#: node (``||``, ``&&``, arithmetic, comparison, property-path operators; FILTER, OPTIONAL, MINUS,
+#: UNION, BIND join the group so far). Its parser and planner recurse once per level, and a process
+#: runs out of stack (a segmentation fault, no Python error) at about 1,000 nested calls or 10,000
+#: chained FILTERs (pyoxigraph 0.5, 8 MiB stack). Counted without word boundaries: over-counting only
+#: refuses a harmless query sooner.
+_CHAINING = re.compile(r"\|\||&&|[|/^+*=<>!-]|FILTER|OPTIONAL|MINUS|UNION|BIND", re.IGNORECASE)
+_OPENING, _CLOSING = "{([", "})]"
+#: A VALUES data block: flat rows, one table in the engine however many rows it has.
+_VALUES_DATA = re.compile(r"VALUES[^{]*\{[^{}]*\}", re.IGNORECASE)
+
+
+def nesting(sparql: str) -> int:
+    """An upper bound on how deep the engine's tree for ``sparql`` goes: the deepest bracket nesting
+    plus every chaining token, outside comments, strings, IRIs, names and VALUES data (see
+    ``_CHAINING``). Read from ``visible_code`` and its ``\\u``-decoded form, as ``federation_keyword``
+    reads them, and the larger count kept."""
+    return max(_nesting(_VALUES_DATA.sub(" ", visible_code(text)))
+               for text in {sparql, _unescape_codepoints(sparql)})
+
+
+def _nesting(code: str) -> int:
+    depth = deepest = 0
+    for char in code:
+        if char in _OPENING:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in _CLOSING:
+            depth = max(depth - 1, 0)
+    return deepest + len(_CHAINING.findall(code))
+
+
+class TooDeep(ValueError):
+    """A query nested or chained deeper than the bound (QUERY_MAX_NESTING); never given to the engine."""
+
+
+def check_nesting(sparql: str, limit: int) -> None:
+    """Refuse a query whose tree could go deeper than ``limit`` (QUERY_MAX_NESTING; 0 = no bound)
+    before any parser sees it: Oxigraph's would crash its process."""
+    if limit <= 0 or len(sparql) <= limit:  # every level is at least one character of the text
+        return
+    if (found := nesting(sparql)) > limit:
+        raise TooDeep(f"the query is nested or chained too deeply ({found} levels of brackets and operators; "
+                      f"at most {limit}, setting QUERY_MAX_NESTING)")

@@ -32,7 +32,8 @@ def server(small_store):
     with live_server(small_store, "--query-timeout", "4", "--workers", "3", "--page-workers", "2",
                      "--client-queries", "2", "--queue-wait", "3", "--query-backoff", "8",
                      "--connection-limit", "300", "--client-connections", "20", "--canned-max-rows", "5",
-                     "--channel-timeout", "5") as base:
+                     "--channel-timeout", "5", "--query-max-nesting", "0") as base:
+        # QUERY_MAX_NESTING off: the crash storm below must reach the workers (tests/test_query_nesting.py)
         yield base
 
 
@@ -102,7 +103,7 @@ def test_runaways_from_a_few_addresses_of_one_network_do_not_hold_the_sparql_lan
 
 def test_a_crash_storm_is_backed_off(server):
     crashes: list[int] = []
-    crashing = b"SELECT * WHERE " + b"{" * 5000  # the store's parser overflows its stack: the worker dies
+    crashing = b"SELECT * WHERE " + b"{" * 5000  # unbounded (QUERY_MAX_NESTING 0), the worker's parser crashes
 
     def attack(stop: threading.Event) -> None:
         _repeat(stop, 2, lambda _: crashes.append(http("POST", server + "/sparql", body=crashing,
@@ -181,6 +182,34 @@ def test_an_address_at_its_share_loses_its_oldest_idle_connection_not_its_new_re
             idle[-1].recv(1)  # the newest is still open
     finally:
         for sock in idle:
+            sock.close()
+
+
+def test_an_address_that_closed_its_connections_has_its_whole_share_again(server):
+    """The per-address table follows connections as they close: after 20 (CLIENT_CONNECTIONS) open
+    and close, 19 new ones are kept open (none closed at accept) and a request on the 20th is
+    answered at once (a 21st, with none of the 20 idle for 2 s, would be closed at accept)."""
+    parts = urlsplit(server)
+
+    def open_share(count: int) -> list[socket.socket]:
+        return [socket.create_connection((parts.hostname, parts.port), timeout=5, source_address=("127.0.0.41", 0))
+                for _ in range(count)]
+
+    for sock in open_share(20):
+        sock.close()
+    time.sleep(1.0)  # the server's loop sees them close
+    again = open_share(19)
+    try:
+        time.sleep(0.5)
+        for sock in again:
+            sock.settimeout(0.05)
+            with pytest.raises(TimeoutError):
+                sock.recv(1)  # still open: not closed as over the share
+        started = time.monotonic()
+        status, _, _ = http("GET", server + "/sparql?query=" + quote("ASK {}"), source="127.0.0.41", timeout=10)
+        assert status == 200 and time.monotonic() - started < 5
+    finally:
+        for sock in again:
             sock.close()
 
 

@@ -169,11 +169,13 @@ def test_ordinary_compressed_files_read_whole(tmp_path: Path) -> None:
         assert handle.read() == text
 
 
-def test_import_workers_have_an_address_space_cap() -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_import_workers_have_an_address_space_cap(jobs: int) -> None:
+    """``--jobs 1`` included: one capped worker, not the importer's own uncapped process."""
     from chesskb.kb.pipeline import PipelineSettings, UnitProcessor
 
     settings = PipelineSettings(base_iri="https://example.org/id/", reader_memory=256 * MiB)
-    with UnitProcessor(settings, jobs=2) as processor:
+    with UnitProcessor(settings, jobs=jobs) as processor:
         assert processor._pool is not None
         soft, _hard = processor._pool.apply(resource.getrlimit, (resource.RLIMIT_AS,))
         used = processor._pool.apply(_address_space)
@@ -181,6 +183,38 @@ def test_import_workers_have_an_address_space_cap() -> None:
         with pytest.raises(MemoryError):
             processor._pool.apply(bytearray, (512 * MiB,))
         assert processor._pool.apply(len, ("still alive",)) == 11
+
+
+def test_a_game_past_the_cap_fails_alone_with_one_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``jobs`` 1 a game whose mapping needs more than ``reader_memory`` is reported and skipped,
+    and the next game is imported: the allocation happened in a capped worker (forked, so it runs the
+    patched mapping), not in this process, which would have granted it."""
+    from chesskb.kb import pipeline
+
+    real_record_quads = pipeline.record_quads
+
+    def greedy(record, *args, **kwargs):  # the second game needs 512 MiB more
+        if record.location.game_number == 2:
+            bytearray(512 * MiB)
+        return real_record_quads(record, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "record_quads", greedy)
+    path = tmp_path / "three.pgn"
+    path.write_text("".join(f'[Event "E{n}"]\n\n1. e4 e5 *\n\n' for n in (1, 2, 3)), encoding="utf-8")
+    settings = pipeline.PipelineSettings(base_iri="https://example.org/id/", reader_memory=256 * MiB)
+    with pipeline.UnitProcessor(settings, jobs=1) as processor:
+        results = list(processor.run(work_units(path, "three", "three.pgn")))
+    findings = [f for result in results for f in result.findings]
+    assert sum(result.games for result in results) == 2
+    assert [(f.rule, f.game) for f in findings] == [("analysis-failed", 2)], findings
+    assert "READER_MEMORY_BYTES" in findings[0].message
+
+
+def test_without_a_cap_one_job_runs_in_this_process() -> None:
+    from chesskb.kb.pipeline import PipelineSettings, UnitProcessor
+
+    with UnitProcessor(PipelineSettings(base_iri="https://example.org/id/", reader_memory=0), jobs=1) as processor:
+        assert processor.in_process and processor._pool is None
 
 
 def _address_space() -> int:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import chess.pgn
 import pytest
 
 from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
-from chesskb.kb.reading.pgn_tokens import BRACE_IN_COMMENT
 from chesskb.queries import list_queries
 from tests.conftest import DATA, run_cli
 from tests.live_server import http, live_server
@@ -87,9 +85,9 @@ def _exercise(**parts: object) -> bytes:
 
 def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
     title = 'The "back rank" \\ lesson\nline two'
-    comment = 'mate } on the "back" rank\n\n[Event "not a game"]\n%not an escape'
+    comment = 'mate { on the "back" rank\n\n[Event "not a game"]\n%not an escape'
     status, _, answer = http("POST", f"{base}/author/pgn", headers=AUTH,
-                             body=_exercise(title=title, event='Club }"{ night', intro="see {this}", comment=comment))
+                             body=_exercise(title=title, event='Club }"{ night', intro="see {this", comment=comment))
     assert status == 200, answer
     text = answer.decode()
     assert '[Annotator "The \\"back rank\\" \\\\ lesson line two"]' in text
@@ -98,22 +96,38 @@ def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
     assert chess.pgn.read_game(io.StringIO(text[text.index("\n\n"):])) is not None  # one game, whole
     assert game.errors == [] and [m.uci() for m in game.mainline_moves()] == ["a1a8"]
     said = game.variations[0].comment
-    assert said == f'mate {BRACE_IN_COMMENT} on the "back" rank\n[Event "not a game"]\n %not an escape'
-    assert game.comment == f"see {{this{BRACE_IN_COMMENT}"
+    assert said == 'mate { on the "back" rank\n[Event "not a game"]\n %not an escape'
+    assert game.comment == "see {this"
 
 
-def test_saved_tags_and_a_brace_in_a_comment_read_back_as_written(base: str, tmp_path: Path) -> None:
+def test_saved_tags_and_comments_read_back_as_written(base: str) -> None:
     title = 'Mate "in one" \\ back rank'
+    comment = "the rook {takes} nothing: (a) [b] ｝ stays"
     status, _, answer = http("POST", f"{base}/author/save", headers=AUTH,
-                             body=_exercise(title=title, comment="the rook } the king", source="escapes"))
+                             body=_exercise(title=title, comment=comment.replace("}", ""), source="escapes"))
     assert status == 200, answer
-    saved = json.loads(answer)
     query = ("PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#> "
              'SELECT ?a WHERE { ?m cp:annotator ?a FILTER(CONTAINS(?a, "in one")) }')
     found = http("GET", f"{base}/sparql?query=" + _quote(query), headers={"Accept": "application/json"})
     rows = json.loads(found[2])["results"]["bindings"]
     assert [row["a"]["value"] for row in rows] == [title]  # unescaped: as the teacher wrote it
-    assert saved["pgn"].count(BRACE_IN_COMMENT) == 1
+    query = 'SELECT ?c WHERE { ?s ?p ?c FILTER(CONTAINS(STR(?c), "{takes")) }'  # the movetext, comments in it
+    found = http("GET", f"{base}/sparql?query=" + _quote(query), headers={"Accept": "application/json"})
+    said = [row["c"]["value"] for row in json.loads(found[2])["results"]["bindings"]]
+    assert said and all("{ " + comment.replace("}", "") + " }" in text for text in said), said  # as typed
+
+
+def test_a_closing_brace_in_a_comment_is_refused_not_changed(base: str) -> None:
+    """A PGN comment ends at its first ``}`` and has no escape: such a comment is refused (422, naming
+    where and why), for the download and the save alike, and nothing is saved."""
+    for body, where in ((_exercise(comment="the rook } the king", source="braces"), "the comment of move 1"),
+                        (_exercise(intro="see {this}", source="braces"), "the introduction")):
+        for url in ("/author/pgn", "/author/save"):
+            status, _, answer = http("POST", base + url, headers=AUTH, body=body)
+            message = json.loads(answer)["error"]
+            assert status == 422 and message.startswith(where) and "'}'" in message, (url, status, message)
+    sources = json.loads(http("GET", f"{base}/index.json")[2])["sources"]
+    assert "braces" not in {source["name"] for source in sources}
 
 
 def _quote(text: str) -> str:

@@ -214,18 +214,21 @@ def unescape_tag_value(written: str) -> str:
     return re.sub(r"\\(.)", r"\1", written) if "\\" in written else written
 
 
-#: What a ``}`` in a comment is written as: PGN's brace comments end at the first ``}`` and have no
-#: escape for it (python-chess drops it silently), so U+FF5D FULLWIDTH RIGHT CURLY BRACKET, which
-#: reads the same, stands in for it.
-BRACE_IN_COMMENT = "\uff5d"
+class UnwritableComment(ValueError):
+    """A comment a PGN file cannot carry as written: the caller refuses it rather than store other text."""
 
 
 def comment_text(text: str) -> str:
-    """``text`` as a brace comment can carry it whole through a PGN file and back: ``}`` written as
-    ``BRACE_IN_COMMENT``, line breaks kept but blank lines dropped (a blank line then a tag-like
-    line would start a new game, ``split_segments``), a line starting with ``%`` (an escape line,
-    skipped by readers) indented by a space, other control characters made spaces."""
-    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text.replace("\r\n", "\n")).replace("}", BRACE_IN_COMMENT)
+    """``text`` as a brace comment carries it through a PGN file and back: line breaks kept but blank
+    lines dropped (a blank line then a tag-like line would start a new game, ``split_segments``), a
+    line starting with ``%`` (an escape line, skipped by readers) indented by a space, other control
+    characters made spaces. A ``}`` raises ``UnwritableComment``: a brace comment ends at the first
+    ``}`` and PGN has no escape for it, and writing a look-alike character instead would make the
+    knowledge base state a comment the author did not write."""
+    if "}" in text:
+        raise UnwritableComment("contains '}', which ends a PGN comment (PGN has no escape for it); "
+                                "write ')' or ']' instead")
+    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text.replace("\r\n", "\n"))
     lines = [(" " + line if line.startswith("%") else line) for line in text.split("\n") if line.strip()]
     return "\n".join(lines).strip()
 

@@ -11,8 +11,10 @@ from chesskb.queries.find import has_piece_index
 from chesskb.kb.store import QuerySyntaxError
 from chesskb.queries.executor import prepare
 from chesskb.queries import QueryError, load_query
+from chesskb.service.app import environment_setting
 from chesskb.service.commands.base import CliContext, UsageProblem
 from chesskb.service.commands.output import write_result
+from chesskb.service.query_guard import TooDeep, check_nesting
 
 
 def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
@@ -52,6 +54,10 @@ def command(obj: CliContext, sparql: str | None, query_file: Path | None, name: 
         if params:
             raise UsageProblem("--param goes with --name")
         text = query_file.read_text(encoding="utf-8") if query_file else str(sparql)
+        try:  # before the store's parser, which would crash this process (setting QUERY_MAX_NESTING)
+            check_nesting(text, int(environment_setting("QUERY_MAX_NESTING")))
+        except TooDeep as exc:
+            raise UsageProblem(str(exc)) from None
     try:
         result = store.query(text)
         write_result(result, fmt, sys.stdout.buffer)

@@ -27,6 +27,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--query-timeout": ("QUERY_TIMEOUT", click.FloatRange(min=0.1)),
     "--max-result-bytes": ("MAX_RESULT_BYTES", click.IntRange(min=1)),
     "--row-limit": ("ROW_LIMIT", click.IntRange(min=0)),
+    "--query-max-nesting": ("QUERY_MAX_NESTING", click.IntRange(min=0)),
     "--client-queries": ("CLIENT_QUERIES", click.IntRange(min=1)),
     "--queue": ("QUERY_QUEUE", click.IntRange(min=0)),
     "--queue-wait": ("QUERY_QUEUE_WAIT", click.FloatRange(min=0)),
@@ -63,6 +64,10 @@ class DeadlineChannel(HTTPChannel):
 
     _request_started: float = 0.0
 
+    def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:  # noqa: A002
+        self.host = _host(addr)  # before waitress's __init__, which adds the channel (and sets addr after)
+        super().__init__(server, sock, addr, adj, map=map)
+
     def received(self, data: bytes) -> bool:
         if self.request is None:
             self._request_started = time.time()
@@ -70,6 +75,20 @@ class DeadlineChannel(HTTPChannel):
         if self.request is not None:
             self.last_activity = min(self.last_activity, self._request_started)
         return result
+
+    # the server's table of connections per address (``share_connections``), kept as channels open and close
+    def add_channel(self, map: Any = None) -> None:  # noqa: A002
+        super().add_channel(map)
+        _by_host(self.server).setdefault(self.host, set()).add(self)
+
+    def del_channel(self, map: Any = None) -> None:  # noqa: A002
+        table = _by_host(self.server)
+        mine = table.get(self.host)
+        if mine is not None:
+            mine.discard(self)
+            if not mine:
+                del table[self.host]
+        super().del_channel(map)
 
 
 #: Connections taken from the listening socket per wake-up of the server's loop: a flood of new
@@ -80,6 +99,11 @@ ACCEPTS_PER_WAKE = 64
 #: same address may cut it: a stale keep-alive socket goes, while a flood that reopens what is cut
 #: meets fresh connections only and has its new ones closed at once, which costs the server least.
 QUIET_SECONDS = 2.0
+#: After an address at its share had no connection to cut, its further new connections are closed
+#: at once for this long without looking again: a flood reconnecting thousands of times a second
+#: then costs the server's loop (which holds the GIL the visitors' request threads need) an accept
+#: and a close each, not a walk over the address's connections.
+REFUSAL_SECONDS = 0.1
 
 
 def share_connections(server: Any, client_connections: int) -> None:
@@ -90,19 +114,32 @@ def share_connections(server: Any, client_connections: int) -> None:
     its oldest one that has been idle, or still sending its request, for QUIET_SECONDS (a browser's
     stale keep-alive socket, a slowloris's partial request): cut early, so the new one is served. When every one of its
     connections is being answered, the new one is closed as it is accepted, before a channel is made
-    for it. Either way other addresses always find room."""
+    for it, and so are the address's next ones for REFUSAL_SECONDS. Either way other addresses always
+    find room. The count per address is kept as channels open and close (``DeadlineChannel``), so a
+    refused connection costs an accept and a close, not a walk over the server's connections."""
+
+    refused_until: dict[str, float] = {}
 
     def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:  # noqa: A002
         if client_connections:
-            mine = _connections_from(server, addr)
+            host = _host(addr)
+            mine = _by_host(server).get(host, ())
             if len(mine) >= client_connections:
-                quiet_since = time.time() - QUIET_SECONDS
+                now = time.time()
+                if refused_until.get(host, 0.0) > now:
+                    sock.close()
+                    return None
+                quiet_since = now - QUIET_SECONDS
                 waiting = [channel for channel in mine if not channel.requests and not channel.total_outbufs_len
                            and channel.last_activity <= quiet_since]
                 if not waiting:
+                    if len(refused_until) > MAX_REFUSED_HOSTS:
+                        refused_until.clear()
+                    refused_until[host] = now + REFUSAL_SECONDS
                     sock.close()
                     return None
                 min(waiting, key=lambda channel: channel.last_activity).handle_close()
+        server.set_socket_options(sock)
         return DeadlineChannel(server, sock, addr, adj, map=map)
 
     def accept_many() -> None:
@@ -112,7 +149,6 @@ def share_connections(server: Any, client_connections: int) -> None:
                 if accepted is None:
                     return
                 sock, addr = accepted
-                server.set_socket_options(sock)
             except OSError:
                 return  # as waitress: a bogus socket from accept() never stops the server
             server.channel_class(server, sock, server.fix_addr(addr), server.adj, map=server._map)
@@ -121,11 +157,22 @@ def share_connections(server: Any, client_connections: int) -> None:
     server.handle_accept = accept_many
 
 
-def _connections_from(server: Any, addr: Any) -> list[Any]:
-    """Open connections from ``addr``'s host (the server's own table, at most CONNECTION_LIMIT long)."""
-    host = addr[0] if isinstance(addr, tuple) else addr
-    return [channel for channel in list(server.active_channels.values())
-            if (channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr) == host]
+#: Addresses remembered as refused (``REFUSAL_SECONDS``) before the memory is cleared: bounded
+#: however many addresses a flood comes from.
+MAX_REFUSED_HOSTS = 4096
+
+
+def _host(addr: Any) -> str:
+    return addr[0] if isinstance(addr, tuple) else str(addr)
+
+
+def _by_host(server: Any) -> dict[str, set[Any]]:
+    """The server's open connections per client host (at most CONNECTION_LIMIT in all), kept by
+    ``DeadlineChannel`` as channels open and close."""
+    table = server.__dict__.get("chesskb_by_host")
+    if table is None:
+        table = server.__dict__["chesskb_by_host"] = {}
+    return table
 
 
 def _report_isolation(app: Any) -> None:
