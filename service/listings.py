@@ -43,12 +43,12 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         games: dict[tuple[str, str], dict[str, Any]] = {}
         game_rows = named("player-page-games", p=iri)
         position_rows = {r["pos"]: r for r in named("player-page-positions", p=iri)}
-        titles = titles_of([*(r["m"] for r in game_rows), *position_rows], lang)
-        for r in game_rows:  # one row per game and colour, whatever the labels
-            games.setdefault((r["m"], r["colour"]), {
-                "iri": r["m"], "label": titles.get(r["m"], r["m"]), "url": link_for(r["m"]), "colour": r["colour"],
-                "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
-                **_opponent(r["opponent"], r["opponentLabel"])})
+        titles = titles_of([*(row["m"] for row in game_rows), *position_rows], lang)
+        for row in game_rows:  # one row per game and colour, whatever the labels
+            games.setdefault((row["m"], row["colour"]), {
+                "iri": row["m"], "label": titles.get(row["m"], row["m"]), "url": link_for(row["m"]),
+                "colour": row["colour"], "result": row["result"], "date": row["date"], "elo": row["elo"],
+                "title": row["title"], **_opponent(row["opponent"], row["opponentLabel"])})
         return {
             "name_variants": sorted({r["name"] for r in named("player-page-names", p=iri)}),
             "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
@@ -62,7 +62,7 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         for r in rows:
             results[r["m"]].add(r["result"] or "")
         games = list({r["m"]: {**r, "result": game_result(results[r["m"]]) or "*"} for r in rows}.values())
-        titles = titles_of((r["m"] for r in games), lang)
+        titles = titles_of((row["m"] for row in rows), lang)
         by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in games:
             by_round[r["round"] or "?"].append({
