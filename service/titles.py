@@ -4,10 +4,10 @@ The store's ``rdfs:label`` of a position is English prose the importer writes fo
 ("Mate in one — Anderssen vs Kieseritzky, London 1851, move 20"); a page never shows it or parses it
 back. Every page that names such a resource (its own page, listings, search, find, player, event and
 source pages, canned query cells, the linked-data table) asks ``titles_of`` for the titles of the IRIs it
-shows: one query (``queries/internal/title-facts.rq``) gives each one's classes, ``cp:puzzleId``, ply,
-FEN, the game's players, event, round and lichess URL, a record's file, game and line, and the
-functions below compose the title from them, one function per kind. The words are the catalogue's
-(``service.i18n``), the class names the ontology's labels in that language.
+shows: two queries (``queries/internal/title-facts.rq``, ``game-title-facts.rq``) give each one's classes,
+``cp:puzzleId``, ply, FEN, its game's players, event, round and lichess URL, a record's file, game and
+line, a source's name, and the functions below compose the title from them, one function per kind. The
+words are the catalogue's (``service.i18n``), the class names the ontology's labels in that language.
 """
 
 from __future__ import annotations
@@ -136,18 +136,20 @@ def title_from_facts(facts: TitleFacts, lang: str, *, themed: bool = True) -> st
     return None
 
 
-def facts_of_row(row: dict[str, str | None], lang: str, minter: IriMinter) -> TitleFacts:
-    """``TitleFacts`` of one ``title-facts.rq`` row; stand-ins for a player or event the tags do not name
-    (``IriMinter.is_placeholder``) name nobody."""
+def game_of_row(row: dict[str, str | None], lang: str, minter: IriMinter) -> str:
+    """The title of the game of one ``game-title-facts.rq`` row; stand-ins for a player or event the tags do
+    not name (``IriMinter.is_placeholder``) name nobody."""
     def named_by(iri_column: str, name_column: str) -> str | None:
         iri = row.get(iri_column)
         return row.get(name_column) if iri and not minter.is_placeholder(iri) else None
 
-    game = None
-    if row.get("m"):
-        round_ = row.get("round") if known(row.get("round")) else row.get("roundNumber")
-        game = game_title(lang, white=named_by("white", "whiteName"), black=named_by("black", "blackName"),
-                          event=named_by("event", "eventName"), round_=round_, url=row.get("gameUrl"))
+    round_ = row.get("round") if known(row.get("round")) else row.get("roundNumber")
+    return game_title(lang, white=named_by("white", "whiteName"), black=named_by("black", "blackName"),
+                      event=named_by("event", "eventName"), round_=round_, url=row.get("gameUrl"))
+
+
+def facts_of_row(row: dict[str, str | None], game: str | None, minter: IriMinter) -> TitleFacts:
+    """``TitleFacts`` of one ``title-facts.rq`` row, with the title of its game (``game_of_row``)."""
     return TitleFacts(iri=row["s"] or "", types=frozenset((row.get("types") or "").split()), fen=row.get("fen"),
                       puzzle=row.get("puzzle"), ply=row.get("ply"), game=game, file=row.get("sourceFile"),
                       game_number=row.get("gameNumber"), line=row.get("lineNumber"),
@@ -155,13 +157,25 @@ def facts_of_row(row: dict[str, str | None], lang: str, minter: IriMinter) -> Ti
                       labels=frozenset((row.get("labels") or "").split("\n")) - {""})
 
 
+def _game_of(row: dict[str, str | None]) -> str | None:
+    """The game a ``title-facts.rq`` row's resource belongs to: a position's, a board's, or a game itself."""
+    if CP.Match.value in (row.get("types") or "").split():
+        return row["s"]
+    return row.get("m") or row.get("boardOf")
+
+
 def facts_of(iris: Iterable[str | None], lang: str) -> dict[str, TitleFacts]:
-    """IRI -> what its title is composed of, for those of ``iris`` the store knows (one query for all)."""
+    """IRI -> what its title is composed of, for those of ``iris`` the store knows: one query for the
+    resources, one for their games (``queries/internal/title-facts.rq``, ``game-title-facts.rq``)."""
     wanted = list(dict.fromkeys(iri for iri in iris if iri))
     if not wanted:
         return {}
     minter = IriMinter(current_app.config["BASE_IRI"])
-    return {row["s"]: facts_of_row(row, lang, minter) for row in named("title-facts", s=wanted)}
+    rows = named("title-facts", s=wanted)
+    game_iris = list(dict.fromkeys(game for row in rows if (game := _game_of(row))))
+    games = {row["m"]: game_of_row(row, lang, minter) for row in named("game-title-facts", m=game_iris)} \
+        if game_iris else {}
+    return {row["s"]: facts_of_row(row, games.get(_game_of(row) or ""), minter) for row in rows}
 
 
 def titles_of(iris: Iterable[str | None], lang: str, *, themed: bool = True) -> dict[str, str]:
