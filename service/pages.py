@@ -106,9 +106,9 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
         extra["viewer_page"] = games.for_page(data["viewer"])
         # the board as drawn is in the page; the data carries only the other way round, for "Flip"
         extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
-    if template == "resource.html":  # its title and those of what its linked-data table links to, in its language
-        extra["titles"] = titles_of([iri, *(v.iri for values in resource.values.values() for v in values if v.iri)],
-                                    lang)
+    # the page's own title and those of what its table of properties links to, in the page's language
+    extra["titles"] = titles_of([iri, *(v.iri for values in resource.values.values() for v in values if v.iri)],
+                                lang)
     return render(template, data, media=media, graph=graph, r=resource, formats=_format_links(iri), **extra)
 
 
