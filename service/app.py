@@ -25,11 +25,10 @@ from .result_cache import ResultCache
 
 def blueprints() -> tuple[Blueprint, ...]:
     """The blueprints, in the order they are registered. Imported here, not at the top, so the CLI
-    (which reads ``SETTINGS``) starts without loading every page. ``i18n`` registers template
-    filters only (``localised``)."""
-    from . import authoring, browse, canned, courses, find, i18n, judge, pages, play, site_files, sparql, train
+    (which reads ``SETTINGS``) starts without loading every page."""
+    from . import authoring, browse, canned, courses, find, judge, pages, play, site_files, sparql, train
 
-    return (i18n.bp, sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp,
+    return (sparql.bp, canned.bp, pages.bp, browse.bp, courses.bp, authoring.bp, play.bp, find.bp,
             site_files.bp, train.bp, judge.bp)
 
 #: Named settings with their defaults (each can be given in ``config`` or as CHESSKB_<NAME>) and what

@@ -21,6 +21,7 @@ from .i18n import current_lang
 from .render import JSON, media_type, page_route, render
 from .executor import run_named
 from .sparql import answer_response
+from .titles import facts_of, title_from_facts
 
 bp = Blueprint("canned", __name__)
 blueprint = bp
@@ -70,6 +71,26 @@ def query_run(query: CannedQuery) -> dict[str, Any]:
     }
 
 
+def label_cells(rows: list[dict[str, Any]], lang: str) -> list[dict[str, str]]:
+    """For each row, the cells that hold the stored ``rdfs:label`` of a position, game, board or record the
+    same row names, with that resource's title in ``lang`` (``service.titles``): the page shows the title,
+    the JSON and CSV answers the stored value. A cell is recognised by being equal to a label, never by
+    reading its words."""
+    iris = [cell["value"] for row in rows for cell in row.values() if cell and cell.get("type") == "uri"]
+    facts = facts_of(iris, lang)
+    shown: list[dict[str, str]] = []
+    for row in rows:
+        by_label: dict[str, str] = {}
+        for cell in row.values():
+            found = facts.get(cell["value"]) if cell and cell.get("type") == "uri" else None
+            title = title_from_facts(found, lang) if found is not None else None
+            if found is not None and title is not None:
+                by_label.update(dict.fromkeys(found.labels, title))
+        shown.append({name: by_label[cell["value"]] for name, cell in row.items()
+                      if cell and cell.get("type") != "uri" and cell["value"] in by_label})
+    return shown
+
+
 @page_route(bp, "/queries", json_endpoint="list_queries_json")
 def list_queries_page() -> Response:
     listing = query_listing()  # the JSON twin says what the headers say, in English
@@ -96,7 +117,9 @@ def show_query(name: str) -> Response:
         return render("canned_query.html", query_run(query), media=media)
     missing = [p.name for p in query.params if p.default is None and not request.args.get(p.name)]
     result = None if missing else query_run(query)
-    shown = query.in_language(current_lang())
+    lang = current_lang()
+    shown = query.in_language(lang)
     return render("canned_query.html", result, media=media, query=describe(shown), params=shown.params,
                   result=result, query_text=query.text, exercise_link=context.link,
+                  titled=label_cells(result["rows"], lang) if result else [],
                   values={p.name: request.args.get(p.name, p.default or "") for p in query.params})

@@ -26,7 +26,7 @@ from .errors import ServiceError
 from .i18n import current_lang
 from .links import class_label, link_for
 from .rows import named, reader
-from .titles import row_origin
+from .titles import titles_of
 
 PAGE_SIZE = 24
 THEME_NAMES = ("Position",) + tuple(PARENT)
@@ -77,8 +77,8 @@ def class_tree() -> dict[str, Any]:
 
 
 def _one_row_each(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The first row of each member, in the page's order: a game merged from two sources may give its
-    position two game labels or URLs, and the page is cut before they are joined."""
+    """The first row of each member, in the page's order: a position with two FENs (merged from two
+    sources) is one member, and the page is cut before they are joined."""
     first: dict[str, dict[str, Any]] = {}
     for row in rows:
         first.setdefault(row["p"], row)
@@ -94,6 +94,8 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     # the same list "Next exercise" cuts (service.next_exercise): see queries/internal/class-members.rq
     rows = _one_row_each(named("class-members", limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE, **{"class": name}))
     lang = current_lang()
+    # on its class's page a member is named by where it comes from: the class is the page's title
+    titles = titles_of((r["p"] for r in rows), lang, themed=False)
     endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
         "name": name, "iri": CP.term(name).value, "label": class_label(name), "count": total, "page": page,
@@ -102,7 +104,7 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
         "parent_url": link_for(CP.term(PARENT[name]).value) if name in PARENT else None,
         "subclasses": [{"name": c, "label": class_label(c), "url": link_for(CP.term(c).value)}
                        for c, p in PARENT.items() if p == name],
-        "positions": [{"iri": r["p"], "label": row_origin(r, lang), "fen": r["fen"],
+        "positions": [{"iri": r["p"], "label": titles.get(r["p"], r["p"]), "fen": r["fen"],
                        "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k),
                        "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
         "next": url_for(endpoint, name=name, page=page + 1) if page * PAGE_SIZE < total else None,
@@ -116,9 +118,11 @@ def claimed_unproven(name: str) -> list[dict[str, Any]]:
     members, never counted among them (at most the query's LIMIT, 100). Refuted claims are not listed."""
     if name not in MATE_CLAIM_CLASSES:
         return []
-    return [{"iri": r["p"], "label": r["label"] or r["p"], "fen": r["fen"], "url": link_for(r["p"]),
-             "claim": claim_view(r["status"], current_lang()),
+    rows, lang = named("class-claimed", claimed=name + " "), current_lang()
+    titles = titles_of((r["p"] for r in rows), lang)
+    return [{"iri": r["p"], "label": titles.get(r["p"], r["p"]), "fen": r["fen"], "url": link_for(r["p"]),
+             "claim": claim_view(r["status"], lang),
              "board": url_for("pages.board_image", fen=r["fen"], size=160)}
-            for r in named("class-claimed", claimed=name + " ")]
+            for r in rows]
 
 

@@ -23,7 +23,7 @@ from .i18n import current_lang
 from .links import opening_title
 from .render import page_route, render
 from .rows import named
-from .titles import row_origin
+from .titles import titles_of
 
 bp = Blueprint("courses", __name__)
 blueprint = bp
@@ -91,6 +91,7 @@ def _course_data(course_id: str) -> dict[str, Any]:
     titles: dict[str, dict[str, str]] = {}
     for row in named("course-page-titles", course=iri):
         titles.setdefault(row["s"], {})[row["l"] or "en"] = row["t"]
+    exercise_titles = titles_of((row["exercise"] for row in rows), lang, themed=False)
     chapters: dict[str, dict[str, Any]] = {}
     for row in rows:
         chapter = chapters.get(row["chapter"])
@@ -104,7 +105,7 @@ def _course_data(course_id: str) -> dict[str, Any]:
         chapter["exercises"].append({
             "iri": row["exercise"], "fen": row["fen"],
             "label": opening_title(row["eco"], row["opening"], row["variation"])
-            or row_origin({**row, "p": row["exercise"]}, lang),
+            or exercise_titles.get(row["exercise"], row["exercise"]),
             "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
             "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
                                 len(chapter["exercises"])),

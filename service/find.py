@@ -19,10 +19,12 @@ from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.search.patterns import PatternError, list_form, parse
 
 from .errors import ServiceError
+from .i18n import current_lang
 from .links import link_for
 from .render import JSON, media_type, page_route, render
 from .rows import reader
 from .sparql import run_query
+from .titles import titles_of
 
 bp = Blueprint("find", __name__)
 blueprint = bp
@@ -92,9 +94,10 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
                          "import the sources again to search them by pattern")
         data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
         return data
+    titles = titles_of((row["position"]["value"] for row in rows[:PAGE_SIZE]), current_lang())
     for row in rows[:PAGE_SIZE]:
         iri, fen = row["position"]["value"], row["fen"]["value"]
-        data["results"].append({"iri": iri, "label": row.get("label", {}).get("value") or iri,
+        data["results"].append({"iri": iri, "label": titles.get(iri, iri),
                                 "fen": fen, "url": link_for(iri),
                                 "board": url_for("pages.board_image", fen=fen, size=120)})
     if len(rows) > PAGE_SIZE and form["page"] < MAX_PAGE:

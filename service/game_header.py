@@ -1,9 +1,10 @@
 """A game page's header: who played (with this game's titles and ratings), where, when, the result.
 
-The title is built from the game's data in the page's language (players, event, round), never from its
-stored English label: that label names the Site tag when the event has none ("Kasparov, Garry vs Deep
-Blue (Computer), 01 1997", where "01" is the game number ChessBase put in Site). Site is shown in the
-header as what it is. Values the tags leave unknown ("?", "????.??.??", "*") are not shown.
+The title is built from the game's data in the page's language (players, event, round) by the rule
+every page names a game by (``service.titles.game_title``), never from its stored English label: that
+label names the Site tag when the event has none ("Kasparov, Garry vs Deep Blue (Computer), 01 1997",
+where "01" is the game number ChessBase put in Site). Site is shown in the header as what it is. Values
+the tags leave unknown ("?", "????.??.??", "*") are not shown.
 """
 
 from __future__ import annotations
@@ -15,14 +16,9 @@ from flask import current_app
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.vocab import per_game_property
 
-from .i18n import strings
 from .links import link_for
 from .resources import Resource
-
-
-def known(value: str | None) -> bool:
-    """A value the tags really give: not "?", not an unknown date, not the unknown result (seed-000 §8.3)."""
-    return value is not None and value.strip() not in ("", "?", "??", "????.??.??", "*")
+from .titles import game_title, known
 
 
 def _player(match: Resource, colour: str, minter: IriMinter) -> dict[str, Any] | None:
@@ -37,7 +33,6 @@ def _player(match: Resource, colour: str, minter: IriMinter) -> dict[str, Any] |
 
 def game_header(match: Resource, lang: str) -> dict[str, Any]:
     """The header's fields and the page title, in ``lang``."""
-    s = strings(lang)
     minter = IriMinter(current_app.config["BASE_IRI"])
     white, black = _player(match, "white", minter), _player(match, "black", minter)
     event_links = [link for link in match.links("hasEvent") if not minter.is_placeholder(link)]
@@ -49,13 +44,9 @@ def game_header(match: Resource, lang: str) -> dict[str, Any]:
     # Round as tagged, else the number the importer read from such a Site (cp:roundNumber).
     round_ = match.first("round") if known(match.first("round")) else match.first("roundNumber")
     date, result = match.first("date"), match.first("result")
-    title = f"{white['name'] if white else '?'} – {black['name'] if black else '?'}"
-    if known(event_name):
-        title += f", {event_name}"
-    if known(round_):
-        title += ", " + s["round_n"].format(n=round_)
     return {
-        "title": title,
+        "title": game_title(lang, white=white["name"] if white else None, black=black["name"] if black else None,
+                            event=event_name, round_=round_, url=match.first("gameUrl")),
         "white": white, "black": black,
         "event": {"name": event_name, "url": link_for(event.iri)} if event is not None and known(event_name) else None,
         "round": round_ if known(round_) else None,

@@ -17,6 +17,7 @@ from chesskb.kb.analysis.board_facts import position_key
 from chesskb.queries.executor import run
 
 from . import boards
+from .titles import titles_of
 
 def _rows(store, match_iri: str) -> list[dict[str, Any]]:
     """The game's text: on the Match, or on its start position (ply 0); exercises are its other
@@ -63,13 +64,14 @@ def game_view(store, match_iri: str, lang: str, link) -> dict[str, Any] | None:
     for node in sorted(tree["nodes"], key=lambda n: (not n["main"], n["id"])):
         by_key.setdefault(_key(node["fen"]), node["id"])
     exercises = []
+    titles = titles_of((row["pos"] for row in rows), lang)
     for row in rows:
         if row["pos"] == row["m"] or row["ply"] in ("0", None) or not row["fen"]:
             continue
         node = by_key.get(_key(row["fen"]))
         if node is not None:
             exercises.append({"node": node, "iri": row["pos"], "url": link(row["pos"]),
-                              "label": row["label"] or row["pos"]})
+                              "label": titles.get(row["pos"], row["pos"])})
     exercises.sort(key=lambda e: e["node"])
     return {**tree, "exercises": exercises}
 

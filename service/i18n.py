@@ -4,20 +4,17 @@ The language comes from ``?lang=`` (``en`` default, ``es``). ``register_language
 request (``url_value_preprocessor``) and puts it back on every URL ``url_for`` builds
 (``url_defaults``), so every link of a Spanish page stays Spanish without a view or template adding
 it. Class and property labels are not here: the ontology carries them in both languages. Titles of
-positions, games and source records are composed from data by ``service.titles`` with these strings.
-The importer writes a few English phrases into stored labels (``Mate in one — lichess puzzle 07iKJ``,
-``file, game 3, line 47``); listings that show a stored label as it comes (search hits, player, event
-and source listings, canned query cells, the linked-data table) still pass it through the ``localised``
-filter, which puts those phrases in the page's language.
+positions, games, boards and source records are composed from data by ``service.titles`` with these
+strings, on every page that names one; the English prose the importer writes into stored labels
+(``Mate in one — lichess puzzle 07iKJ``) is never shown as a title nor read back.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
-from flask import Blueprint, Flask, g, has_request_context, request
+from flask import Flask, g, has_request_context, request
 
 from chesskb.kb.reading.notation import english_san_to
 
@@ -123,6 +120,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "game_line": "{file}, game {game}, line {line}", "mate_in": "mate in {n}",
         "start_position": "Start position", "lichess_puzzle": "lichess puzzle {id}",
         "lichess_game": "lichess game {id}", "board_of": "Board of {game}",
+        "source_named": "Source {name}",
         # canned queries: parameter types
         "type_string": "text", "type_keyword": "word", "type_name": "name", "type_pieces": "pieces",
         "type_integer": "whole number", "type_decimal": "number", "type_date": "date", "type_time": "time",
@@ -252,6 +250,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "game_line": "{file}, partida {game}, línea {line}", "mate_in": "mate en {n}",
         "start_position": "Posición inicial", "lichess_puzzle": "problema de lichess {id}",
         "lichess_game": "partida de lichess {id}", "board_of": "Tablero de {game}",
+        "source_named": "Fuente {name}",
         "type_string": "texto", "type_keyword": "palabra", "type_name": "nombre", "type_pieces": "piezas",
         "type_integer": "número entero", "type_decimal": "número", "type_date": "fecha", "type_time": "hora",
         "type_iri": "IRI", "type_class": "clase de tema", "type_boolean": "sí/no", "type_pattern": "patrón",
@@ -328,22 +327,7 @@ def localise_san(san: str, lang: str) -> str:
     return english_san_to(lang, san) if lang == "es" else san
 
 
-# --- the importer's English phrases in labels ----------------------------------------------------
-
-bp = Blueprint("i18n", __name__)
-blueprint = bp
-
-#: Phrases the importer writes (kb.mapping.game) -> the catalogue key that says them.
-_PHRASES = (
-    (re.compile(r"^(?P<file>.+), game (?P<game>\d+), line (?P<line>\d+)$"), "game_line"),
-    (re.compile(r"^mate in (?P<n>\d+)$", re.IGNORECASE), "mate_in"),
-    (re.compile(r"^lichess puzzle (?P<id>\S+)$"), "lichess_puzzle"),
-    (re.compile(r"^lichess game (?P<id>\S+)$"), "lichess_game"),
-    (re.compile(r"^Start position$"), "start_position"),
-    (re.compile(r"^Board of (?P<game>.+)$"), "board_of"),
-    (re.compile(r"^(?P<game>.+), move (?P<n>\d+)$"), "game_move"),
-)
-
+# --- the ontology's texts ---------------------------------------------------------------------
 
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 RDFS_COMMENT = "http://www.w3.org/2000/01/rdf-schema#comment"
@@ -362,48 +346,3 @@ def ontology_texts(predicate: str) -> dict[str, dict[str, str]]:
             by_term.setdefault(text_of(quad.subject), {})[getattr(quad.object, "language", None) or "en"] = \
                 text_of(quad.object)
     return by_term
-
-
-@lru_cache(maxsize=4)
-def _class_labels(lang: str) -> dict[str, str]:
-    """English label of each ontology term -> its label in ``lang`` (from the shipped ontology)."""
-    by_term = ontology_texts(RDFS_LABEL)
-    found = {labels["en"]: labels[lang] for labels in by_term.values() if "en" in labels and lang in labels}
-    # The importer names a position's class by its own rule (kb.mapping.game.class_label: MiddlegamePosition
-    # -> "Middlegame position", PositionMiddle -> "Position middle"), not always the ontology's English
-    # label: without these, 18 of the 76 theme classes stayed English on Spanish pages.
-    from chesskb.kb.mapping.game import class_label
-    from chesskb.kb.vocab import CP_IRI
-
-    for term, labels in by_term.items():
-        if term.startswith(CP_IRI) and lang in labels:
-            found.setdefault(class_label(term[len(CP_IRI):]), labels[lang])
-    return found
-
-
-def _phrase(text: str, lang: str, *, class_label: bool = False) -> str:
-    for pattern, key in _PHRASES:
-        found = pattern.match(text)
-        if found:
-            return strings(lang)[key].format(**found.groupdict())
-    # only where the importer puts a class label (before " — "): a player called "Mate in one" stays
-    return _class_labels(lang).get(text, text) if class_label else text
-
-
-def localise_label(text: str, lang: str) -> str:
-    """A label as the importer wrote it, with its English phrases in ``lang``: the class before
-    `` — ``, ``lichess puzzle …``, ``Start position``, ``file, game N, line M``, ``mate in N``."""
-    if lang == "en" or not text:
-        return text
-    head, sep, rest = text.partition(" — ")
-    if not sep:
-        return _phrase(text, lang)
-    return f"{_phrase(head, lang, class_label=True)} — {_phrase(rest, lang)}"
-
-
-@bp.app_template_filter("localised")
-def _localised(text: object) -> object:
-    """``{{ label|localised }}``: the label in the request's language (English outside a request)."""
-    if not isinstance(text, str) or not has_request_context():
-        return text
-    return localise_label(text, current_lang())

@@ -23,6 +23,7 @@ from .errors import ServiceError
 from .links import link_for
 from .resources import Resource
 from .rows import named
+from .titles import titles_of
 
 SOURCE_PAGE = 100  # games per source page
 
@@ -40,18 +41,20 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         # the player's owl:sameAs cluster once (kb.merge.linking), whichever member's page is asked
         # for (queries/internal/player-page-*.rq); ratings and titles are the game's (issue 17)
         games: dict[tuple[str, str], dict[str, Any]] = {}
-        for r in named("player-page-games", p=iri):  # one row per game and colour, whatever the labels
-            games.setdefault((r["m"], r["colour"]), {
-                "iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "colour": r["colour"],
-                "result": r["result"], "date": r["date"], "elo": r["elo"], "title": r["title"],
-                "opponent": r["opponentLabel"], "opponent_url": link_for(r["opponent"])})
-        positions = {r["pos"]: r for r in named("player-page-positions", p=iri)}
+        game_rows = named("player-page-games", p=iri)
+        position_rows = {r["pos"]: r for r in named("player-page-positions", p=iri)}
+        titles = titles_of([*(row["m"] for row in game_rows), *position_rows], lang)
+        for row in game_rows:  # one row per game and colour, whatever the labels
+            games.setdefault((row["m"], row["colour"]), {
+                "iri": row["m"], "label": titles.get(row["m"], row["m"]), "url": link_for(row["m"]),
+                "colour": row["colour"], "result": row["result"], "date": row["date"], "elo": row["elo"],
+                "title": row["title"], **_opponent(row["opponent"], row["opponentLabel"])})
         return {
             "name_variants": sorted({r["name"] for r in named("player-page-names", p=iri)}),
             "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
             "titles": sorted({g["title"] for g in games.values() if g["title"]}),
             "games": sorted(games.values(), key=lambda g: (g["date"] or "", g["label"])),
-            "positions": [_position_hit(r) for r in positions.values()],
+            "positions": [_position_hit(r, titles) for r in position_rows.values()],
         }
     if kind == "event":
         rows = named("event-page-games", e=iri)
@@ -59,25 +62,36 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         for r in rows:
             results[r["m"]].add(r["result"] or "")
         games = list({r["m"]: {**r, "result": game_result(results[r["m"]]) or "*"} for r in rows}.values())
+        titles = titles_of((row["m"] for row in rows), lang)
         by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in games:
             by_round[r["round"] or "?"].append({
-                "iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "result": r["result"],
+                "iri": r["m"], "label": titles.get(r["m"], r["m"]), "url": link_for(r["m"]), "result": r["result"],
                 "white": r["whiteLabel"], "white_url": link_for(r["white"]), "black": r["blackLabel"],
                 "black_url": link_for(r["black"])})
         return {"rounds": [{"round": k, "games": sorted(v, key=lambda g: g["label"])}
                            for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))],
                 **standings(games)}
     if kind == "source":
-        return source_games(resource.iri)
+        return source_games(resource.iri, lang)
     if kind == "match":
         # an exercise opened from its game goes on to the next game's exercise of the same source
         minter = _minter()
         found = next((n for link in resource.links(DCTERMS_IRI + "source") if (n := minter.record_number(link))), None)
         ctx = (f"source/{minter.source(found[0]).value}", found[1]) if found else (None, 0)
-        return {"positions": [{**_position_hit(r), "url": context.link(r["pos"], ctx[0], ctx[1])}
-                              for r in named("match-positions", m=iri)]}
+        rows = named("match-positions", m=iri)
+        titles = titles_of((r["pos"] for r in rows), lang)
+        return {"positions": [{**_position_hit(r, titles), "url": context.link(r["pos"], ctx[0], ctx[1])}
+                              for r in rows]}
     return {}
+
+
+def _opponent(iri: str | None, label: str | None) -> dict[str, str | None]:
+    """The opponent column: nobody for the stand-in of a player the tags do not name (its stored label,
+    "Unknown player (black)", is English prose and no name)."""
+    if iri is None or _minter().is_placeholder(iri):
+        return {"opponent": None, "opponent_url": None}
+    return {"opponent": label, "opponent_url": link_for(iri)}
 
 
 def _minter() -> IriMinter:
@@ -85,7 +99,7 @@ def _minter() -> IriMinter:
     return IriMinter(current_app.config["BASE_IRI"])
 
 
-def source_games(source_iri: str) -> dict[str, Any]:
+def source_games(source_iri: str, lang: str) -> dict[str, Any]:
     """One page of a source's games in file order. Record IRIs are numbered (``IriMinter.source_record``), so
     a page is a lookup of 100 known IRIs, not a sort of every record of a 100k-game source."""
     page = max(request.args.get("page", 1, type=int) or 1, 1)
@@ -99,8 +113,9 @@ def source_games(source_iri: str) -> dict[str, Any]:
     rows = sorted(named("source-page-games", rec=records), key=lambda r: order[r["rec"]])
     # "Next" only when the next page has a game (it used to lead to an empty page after the last one)
     more = bool(rows) and bool(named("source-page-games", rec=[minter.source_record(name, first + SOURCE_PAGE)]))
+    titles = titles_of((r["m"] for r in rows), lang)
     return {
-        "games": [{"iri": r["m"], "label": r["label"] or r["m"], "url": link_for(r["m"]), "number": r["number"]}
+        "games": [{"iri": r["m"], "label": titles.get(r["m"], r["m"]), "url": link_for(r["m"]), "number": r["number"]}
                   for r in rows],
         "page": page,
         "next": url_for("pages.page", iri=source_iri, page=page + 1) if more else None,
@@ -108,9 +123,10 @@ def source_games(source_iri: str) -> dict[str, Any]:
     }
 
 
-def _position_hit(row: dict[str, Any]) -> dict[str, Any]:
-    iri = row.get("pos")
-    return {"iri": iri, "label": row.get("label") or iri, "url": link_for(iri), "fen": row["fen"],
+def _position_hit(row: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:
+    """A position card: its title in the page's language (``service.titles``), board and link."""
+    iri = row["pos"]
+    return {"iri": iri, "label": titles.get(iri, iri), "url": link_for(iri), "fen": row["fen"],
             "board": url_for("pages.board_image", fen=row["fen"], size=120)}
 
 

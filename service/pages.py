@@ -25,7 +25,7 @@ from chesskb.kb.vocab import CP, DCTERMS_IRI
 from . import boards, games, next_exercise
 from .claims import claim_view
 from .errors import ServiceError
-from .game_header import game_header, known
+from .game_header import game_header
 from .i18n import current_lang, strings
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label
 from .listings import listing_for
@@ -34,7 +34,7 @@ from .play import ELO_CHOICES
 from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
 from .resources import Resource, kind_of, load, script_data, valid_iri
 from .rows import reader
-from .titles import match_title, position_title, source_record_title
+from .titles import known, titles_of
 
 bp = Blueprint("pages", __name__)
 blueprint = bp
@@ -51,6 +51,7 @@ def _template_helpers() -> dict[str, Any]:
     return {"lang": lang, "t": strings(lang),
             "link_for": link_for,
             "prop_label": lambda iri: prop_label(iri, lang),
+            "value_text": lambda prop_iri, text: localise_value(prop_iri, text, lang),
             "lang_switch": _lang_switch_url(lang) if has_request_context() else None}
 
 
@@ -106,6 +107,9 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
         extra["viewer_page"] = games.for_page(data["viewer"])
         # the board as drawn is in the page; the data carries only the other way round, for "Flip"
         extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
+    # the page's own title and those of what its table of properties links to, in the page's language
+    extra["titles"] = titles_of([iri, *(v.iri for values in resource.values.values() for v in values if v.iri)],
+                                lang)
     return render(template, data, media=media, graph=graph.own, r=resource, formats=_format_links(iri), **extra)
 
 
@@ -179,6 +183,9 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
                          "url": link_for(iri) if iri else href, "note": note})
 
     match = _linked(resource, "hasMatch", lang)
+    # the titles of the position, its game and the game's source records, composed from data (service.titles)
+    named_here = titles_of([resource.iri, *([match.iri, *match.links(DCTERMS_IRI + "source")] if match else [])],
+                           lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
     if event is not None:
         if not _minter().is_placeholder(event.iri):
@@ -208,10 +215,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             row(CP.gameUrl.value, value.text,
                 href=value.text if value.text.startswith(("https://", "http://")) else None)
         for link in match.links(DCTERMS_IRI + "source"):
-            record = match.linked(link, lang)
-            text = source_record_title(record, lang) if record else match.labels.get(link, link)
-            row(DCTERMS_IRI + "source", text, link)
-        row(CP.hasMatch.value, match_title(match, lang), match.iri)
+            row(DCTERMS_IRI + "source", named_here.get(link, match.labels.get(link, link)), link)
+        row(CP.hasMatch.value, named_here.get(match.iri, match.label), match.iri)
     board_resource = _linked(resource, "hasBoard", lang)
     if board_resource is not None:
         for prop in BOARD_ROWS:
@@ -229,9 +234,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
                and CP.name_of(t) != "Position"]
     lead_in = _lead_in(resource, match, fen, lang)
     opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
-    exercise = CP.Exercise.value in resource.types
     return {
-        "title": opening or position_title(resource, match, lang, exercise=exercise),
+        "title": opening or named_here.get(resource.iri, resource.label),
         "fen": fen,
         "context": next_exercise.resolve(resource.iri),
         "legend": boards.legend(fen).as_dict(),

@@ -18,7 +18,9 @@ from chesskb.kb.vocab import CP, ONTOLOGY_IRI
 
 from .classes import THEME_NAMES
 from .links import class_label, opening_title, link_for
+from .i18n import current_lang
 from .rows import named
+from .titles import NOBODY, titles_of
 
 # Query shapes matter at 100k positions (bench/pages.py): Oxigraph joins the result of a UNION with
 # the patterns after it by scanning those patterns whole, so every pattern sits inside the branches or
@@ -59,8 +61,7 @@ def search_data(q: str) -> dict[str, Any]:
         if "/" in q:
             keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
             if keys:
-                groups["positions"] = [{"iri": r["s"], "label": r["label"] or r["s"], "url": link_for(r["s"]),
-                                        "fen": r["fen"],
+                groups["positions"] = [{"iri": r["s"], "label": r["s"], "url": link_for(r["s"]), "fen": r["fen"],
                                         "board": url_for("pages.board_image", fen=r["fen"], size=120)}
                                        for r in named("search-fen", key=keys)]
         elif _ECO.match(q):
@@ -78,7 +79,19 @@ def search_data(q: str) -> dict[str, Any]:
                 hits = _unique((_opening_hit if group == "openings" else _hit)(r) for r in rows)
                 if hits:
                     groups[group] = groups.get(group, []) + [h for h in hits if h not in groups.get(group, [])]
+    _name_in(groups, current_lang())
     return {"q": q, "groups": groups, "total": sum(len(v) for v in groups.values())}
+
+
+def _name_in(groups: dict[str, list[dict[str, Any]]], lang: str) -> None:
+    """Name the positions and games found by their titles in ``lang`` (``service.titles``), a game found
+    by its opening by the opening first; players, events and themes are named by their own labels."""
+    hits = [hit for group in ("positions", "games", "openings") for hit in groups.get(group, [])]
+    titles = titles_of((hit["iri"] for hit in hits), lang)
+    for hit in hits:
+        title = titles.get(hit["iri"], hit["label"])
+        head = hit.pop("opening", "")
+        hit["label"] = (head if title.startswith(NOBODY) else f"{head} — {title}") if head else title
 
 
 def _hit(row: dict[str, Any]) -> dict[str, Any]:
@@ -86,12 +99,9 @@ def _hit(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
-    """A game found by its opening, named by it (and by its players, when they are known)."""
-    head = opening_title(row.get("eco"), row.get("opening"), row.get("variation"))
-    label = row["label"] or row["s"]
-    if head and label.startswith("? vs ?"):
-        return {"iri": row["s"], "label": head, "url": link_for(row["s"])}
-    return {"iri": row["s"], "label": f"{head} — {label}" if head else label, "url": link_for(row["s"])}
+    """A game found by its opening: named by it (and by its players, when they are known: ``_name_in``)."""
+    return {"iri": row["s"], "label": row["s"], "url": link_for(row["s"]),
+            "opening": opening_title(row.get("eco"), row.get("opening"), row.get("variation"))}
 
 
 def _unique(hits) -> list[dict[str, Any]]:

@@ -134,7 +134,9 @@ def test_spanish_interface_and_piece_letters(client):
     assert english["label"].startswith("Mate in two — ")
     # an exercise's title names no theme (it is the answer): the label's part after "<class> — " (issue 34)
     heading = spanish_body.split("<h1>", 1)[1].split("</h1>", 1)[0]
-    assert html.escape(english["label"].partition(" — ")[2]) in heading and "Mate en dos" not in heading
+    # … and its game by its players, joined by a dash, not the stored label's English "vs" (service.titles)
+    white = english["label"].partition(" — ")[2].partition(" vs ")[0]
+    assert heading.startswith(html.escape(white) + " – ") and " vs " not in heading and "Mate en dos" not in heading
     assert localise_san("exd8=Q+", "es") == "exd8=D+" and localise_san("O-O-O", "es") == "O-O-O"
 
 

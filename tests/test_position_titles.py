@@ -20,6 +20,7 @@ import chess
 import chess.pgn
 import pytest
 
+from chesskb.kb.reading.names import is_person
 from tests.conftest import DATA, run_cli
 
 BROWSER = {"Accept": "text/html"}
@@ -130,7 +131,9 @@ def test_a_pgn_exercise_is_titled_by_its_game_and_no_theme(client, kb, sources):
         assert fen == game.board().fen()
         spanish, _ = _titles(client, iri, "es")
         assert spanish == _titles(client, iri, "en")[0]
-        assert game.headers["White"].split()[-1] in spanish and game.headers["Black"] in spanish
+        # a name that is no person ("NN", "?": kb.reading.names.is_person) is the "?" of the game header
+        white, black = (game.headers[c] if is_person(game.headers[c]) else "?" for c in ("White", "Black"))
+        assert white.split()[-1] in spanish and f" – {black}" in spanish
         assert not ENGLISH_WORDS.search(spanish) and "Mate" not in spanish and "mate" not in spanish
         page = _page(client, iri, "es")
         assert f"exercises.pgn, partida {number}, línea {line}" in page
@@ -144,7 +147,13 @@ def test_a_games_first_position_is_titled_as_its_start(client, kb, sources):
     spanish, heading = _titles(client, iri, "es")
     assert spanish == heading and spanish.startswith("Posición inicial — ")
     assert "Kasparov" in spanish and not ENGLISH_WORDS.search(spanish)
-    assert _titles(client, iri, "en")[0] == "Start position — " + spanish.partition(" — ")[2]
+    # the title is the game header's: players, event, round; this file's Round is "?" and its Site the
+    # game number ChessBase writes there ("01"), which the header shows as the round
+    h = game.headers
+    game_title, round_ = f"{h['White']} – {h['Black']}, {h['Event']}", int(h["Site"])
+    assert h["Round"] == "?"
+    assert spanish == f"Posición inicial — {game_title}, ronda {round_}"
+    assert _titles(client, iri, "en")[0] == f"Start position — {game_title}, round {round_}"
 
 
 def test_a_mined_position_is_titled_by_its_game_and_move_number(client, kb):

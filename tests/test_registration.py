@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BLUEPRINTS = {"i18n", "sparql", "canned", "pages", "browse", "courses", "authoring", "play", "find", "site_files",
+BLUEPRINTS = {"sparql", "canned", "pages", "browse", "courses", "authoring", "play", "find", "site_files",
               "train", "judge"}
 COMMANDS = {"bench-queries", "check", "classify", "compact", "convert", "course", "export", "find", "html", "import",
             "merge-report", "queries", "query", "remove-source", "serve", "site", "sources", "stats", "validate"}
