@@ -50,7 +50,8 @@ def measure(chesskb: str, file: Path, store: Path, jobs: int) -> dict[str, float
     written = written_bytes() - before_io
     live = store / os.readlink(store / "CURRENT")
     kept = disk_bytes(live)
-    return {"wall": wall, "cpu": (after_cpu.ru_utime + after_cpu.ru_stime) - (before_cpu.ru_utime + before_cpu.ru_stime),
+    cpu = (after_cpu.ru_utime + after_cpu.ru_stime) - (before_cpu.ru_utime + before_cpu.ru_stime)
+    return {"wall": wall, "cpu": cpu,
             "written": written, "kept": kept, "peak_rss_mb": after_cpu.ru_maxrss / 1024,
             "load": os.getloadavg()[0]}
 

@@ -10,7 +10,9 @@ says who asserts ``?x``) and what not every source asserting the subject says; t
 its markers beside the merge, not a second copy of all its statements.
 
 Writes keep that cheap: a batch of subjects no other graph knows is bulk-loaded as the worker
-serialised it, its markers into their graphs and every statement into the default graph; a subject
+serialised it, its markers into their graphs and every statement into the default graph, and the
+run of such batches a write starts with (all of a first import's, as a rule) is one bulk load over
+the whole stream (``_stream_load``: each separate load made RocksDB merge its files again); a subject
 another source or a bookkeeping graph also describes is decoded and encoded again by the layout's
 rules (``_load``); removing a source deletes its subjects in bulk when no one else asserts them and
 re-encodes the shared ones, so what remains is what importing the others alone gives
@@ -43,6 +45,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, cast
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 from pyoxigraph import Store as OxStore
@@ -628,7 +631,7 @@ def _stream_load(target: OxStore, items: Iterator[Statement], single: list[Quad]
         return itertools.chain(left, items)
     reader = _ChunkReader(itertools.chain([first], stream))
     try:
-        target.bulk_load(reader, format=RdfFormat.N_QUADS)
+        target.bulk_load(cast(IO[bytes], reader), format=RdfFormat.N_QUADS)
     except BaseException:
         if reader.failure is not None:  # the statements' producer failed (an import error, ^C): say so
             raise reader.failure from None
@@ -661,7 +664,7 @@ class _ChunkReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         while not self._current:
             try:
                 self._current = memoryview(next(self._chunks))
