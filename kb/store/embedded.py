@@ -34,12 +34,14 @@ them read-only while an import runs, and notice the swap on their next request.
 
 from __future__ import annotations
 
+import gc
 import io
 import itertools
 import os
 import queue
 import shutil
 import threading
+import traceback
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -226,8 +228,8 @@ class EmbeddedStore:
                 self.last_write = WriteReport()
                 _build(staging, remove, quads, remove_subjects, derive, self.fast_paths,
                        optimize_above=compaction_threshold(before), report=self.last_write)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)  # the live generation was never touched
+            except BaseException as failure:
+                _discard(staging, failure)  # the live generation was never touched
                 raise
             self._publish(staging, name, live)
 
@@ -249,8 +251,8 @@ class EmbeddedStore:
                     store = OxStore(str(staging))
                     compact_files(store)
                     del store
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)  # the live generation was never touched
+            except BaseException as failure:
+                _discard(staging, failure)  # the live generation was never touched
                 raise
             self._publish(staging, name, live)
             return done
@@ -278,6 +280,16 @@ class EmbeddedStore:
         # it is no one's any more.
         remove_leftovers(self.path, name)
         record_proofs(self.path / name, read)  # after the removals: unlinking moves a shared file's ctime
+
+
+def _discard(staging: Path, failure: BaseException) -> None:
+    """Remove the staging copy of a write that failed. The failure's traceback keeps the frames that
+    had the copy open, and an open copy's RocksDB jobs can still write into it (a compaction after a
+    bulk load), so the folder could not be emptied: clearing those frames' locals closes the copy
+    first. Whatever still stays is removed by the next write (``generations.remove_leftovers``)."""
+    traceback.clear_frames(failure.__traceback__)
+    gc.collect()  # the closures of a load's writer thread hold the copy in reference cycles
+    shutil.rmtree(staging, ignore_errors=True)
 
 
 def table_bytes(generation: Path) -> int:
