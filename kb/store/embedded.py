@@ -641,13 +641,46 @@ def _stream_load(target: OxStore, items: Iterator[Statement], single: list[Quad]
     first = next(stream, None)  # no bulk load (no table files) for a write that has no fast batch first
     if first is None:
         return itertools.chain(left, items)
-    reader = _ChunkReader(itertools.chain([first], stream))
+    handed: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=2)
+    failure: list[BaseException] = []
+
+    def received() -> Iterator[bytes]:
+        while (chunk := handed.get()) is not None:
+            if isinstance(chunk, BaseException):
+                raise chunk  # the producer failed: the load stops, the caller discards the copy
+            yield chunk
+
+    def load() -> None:
+        try:
+            target.bulk_load(cast(IO[bytes], _ChunkReader(received())), format=RdfFormat.N_QUADS)
+        except BaseException as exc:  # re-raised in the importer's thread below
+            failure.append(exc)
+
+    def hand(chunk: bytes | BaseException | None) -> None:
+        while thread.is_alive():  # a loader that failed reads no more
+            try:
+                handed.put(chunk, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    # the loader parses and sorts in its own thread (Oxigraph releases the GIL), so the importer's
+    # thread keeps collecting the workers' results meanwhile, as with the joined loads
+    thread = threading.Thread(target=load, name="chesskb-stream-load", daemon=True)
+    thread.start()
     try:
-        target.bulk_load(cast(IO[bytes], reader), format=RdfFormat.N_QUADS)
-    except BaseException:
-        if reader.failure is not None:  # the statements' producer failed (an import error, ^C): say so
-            raise reader.failure from None
+        for chunk in itertools.chain([first], stream):
+            hand(chunk)
+            if failure:
+                break
+    except BaseException as exc:
+        hand(exc)
+        thread.join()
         raise
+    hand(None)
+    thread.join()
+    if failure:
+        raise failure[0]
     return itertools.chain(left, items)
 
 
@@ -664,14 +697,12 @@ def _as_nquads(joined: _Joined) -> bytes:
 
 
 class _ChunkReader(io.RawIOBase):
-    """A binary file over an iterator of byte strings, read by the bulk loader; what the iterator
-    raises is kept in ``failure`` (the loader reports it as an ``OSError`` of its own)."""
+    """A binary file over an iterator of byte strings, read by the bulk loader."""
 
     def __init__(self, chunks: Iterator[bytes]) -> None:
         super().__init__()
         self._chunks = chunks
         self._current = memoryview(b"")
-        self.failure: BaseException | None = None
 
     def readable(self) -> bool:
         return True
@@ -682,9 +713,6 @@ class _ChunkReader(io.RawIOBase):
                 self._current = memoryview(next(self._chunks))
             except StopIteration:
                 return 0
-            except BaseException as exc:
-                self.failure = exc
-                raise
         size = min(len(buffer), len(self._current))
         buffer[:size] = self._current[:size]
         self._current = self._current[size:]
