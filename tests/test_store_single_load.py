@@ -49,7 +49,7 @@ def _import(path: Path, names: list[str], *, fast: bool = True) -> EmbeddedStore
 def _import_joined(path: Path, names: list[str], monkeypatch: pytest.MonkeyPatch) -> EmbeddedStore:
     """The import as written before the single load: every batch through the joined loads."""
     with monkeypatch.context() as patch:
-        patch.setattr(embedded, "_stream_load", lambda target, items, *rest: items)
+        patch.setattr(embedded, "STREAM_LOAD", False)
         return _import(path, names)
 
 

@@ -535,7 +535,7 @@ def _load(target: OxStore, statements: Iterable[Statement], *, fast: bool = True
         return bookkeeping[0]
 
     items: Iterator[Statement] = iter(statements)
-    if fast:
+    if fast and STREAM_LOAD:
         items = _stream_load(target, items, single, known_bookkeeping, owners, report)
 
     def writer() -> None:
@@ -572,6 +572,12 @@ def _load(target: OxStore, statements: Iterable[Statement], *, fast: bool = True
     if single:
         _write_quads(target, single, known_bookkeeping(), fast)
 
+
+#: Whether a write's leading fast batches go to one streamed bulk load (``_stream_load``). False sends
+#: every batch through the joined loads, as before issue 36: the same quads, 6-9 bytes written per byte
+#: stored instead of about 2.3, a quarter of the memory (the loader buffers a million quads), and on the
+#: 2-core development machine a faster import (bench/README.md, "One bulk load per generation").
+STREAM_LOAD = True
 
 #: Subjects the streamed load remembers as marked by its earlier batches (``_stream_load``): a batch
 #: may repeat a subject without its type statement, which a worker sends once per ``RecentQuads``
