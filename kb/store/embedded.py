@@ -575,8 +575,8 @@ def _load(target: OxStore, statements: Iterable[Statement], *, fast: bool = True
 
 #: Whether a write's leading fast batches go to one streamed bulk load (``_stream_load``). False sends
 #: every batch through the joined loads, as before issue 36: the same quads, 6-9 bytes written per byte
-#: stored instead of about 2.3, a quarter of the memory (the loader buffers a million quads), and on the
-#: 2-core development machine a faster import (bench/README.md, "One bulk load per generation").
+#: stored instead of about 2.3, an eighth of the memory (the loader buffers a million quads), the same CPU
+#: and a shorter tail for a small import (bench/README.md, "One bulk load per generation").
 STREAM_LOAD = True
 
 #: Subjects the streamed load remembers as marked by its earlier batches (``_stream_load``): a batch
