@@ -14,7 +14,7 @@ from chesskb.kb.store import embedded
 from chesskb.kb.store.base import SerializedBatch
 
 
-def old_load(target, statements, *, fast: bool = True) -> None:
+def old_load(target, statements, *, fast: bool = True, report=None) -> None:
     """The writer before the compact layout: every statement in its graph and in the default graph."""
     quads = []
     for item in statements:
