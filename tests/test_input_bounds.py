@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import os
 import random
 import re
 import resource
@@ -42,9 +43,15 @@ def _import(store: Path, path: Path) -> tuple[subprocess.CompletedProcess[str], 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BOUND, MEMORY_BOUND))
 
+    # glibc reserves 64 MiB of address space per malloc arena and opens one per busy thread (the store's
+    # and the reader pool's): under load those reservations alone crossed the bound and the store aborted
+    # (CI, 2026-11-28). Two arenas, as the capped query workers keep (limit_malloc_arenas): the bound then
+    # measures what the import uses, not what malloc reserves.
+    env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
     started = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "1",
-                             str(path)], cwd=ROOT, capture_output=True, text=True, preexec_fn=limit, timeout=300)
+                             str(path)], cwd=ROOT, capture_output=True, text=True, preexec_fn=limit, timeout=300,
+                            env=env)
     return result, time.monotonic() - started
 
 
