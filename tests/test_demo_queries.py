@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from datetime import date, time
 from pathlib import Path
 
 import chess
@@ -163,10 +164,62 @@ BY_TAG = {
         for tag in ("WhiteElo", "BlackElo"))),
     "positions-by-variation": ("position", lambda g: contains(g.h("Variation"),
                                                               default("positions-by-variation", "variation"))),
+    "fast-time-control": ("position", lambda g: base_seconds(g.h("TimeControl")) is not None
+                          and base_seconds(g.h("TimeControl")) <= int(default("fast-time-control", "minutes")) * 60),
+    "played-between-utc": ("match", lambda g: utc_between(g.h("UTCTime"), default("played-between-utc", "from"),
+                                                          default("played-between-utc", "to"))),
+    "positions-by-eco": ("position", lambda g: in_eco_range(g.h("ECO"), default("positions-by-eco", "eco"))),
+    "positions-with-program": ("position", lambda g: any(
+        g.h(side + "Type").lower() == "program" or "(computer)" in g.h(side).lower() for side in ("White", "Black"))),
+    "positions-on-event-day": ("position", lambda g: event_day(g) == int(default("positions-on-event-day", "day"))),
+    "player-games": ("match", lambda g: any(has_name(g.h(c), default("player-games", "player"))
+                                            for c in ("White", "Black"))),
+    "ended-by-resignation": ("position", lambda g: resigned(g)),
     "mate-in-n-by-player": ("position", lambda g: mates_in(g, default("mate-in-n-by-player", "n"))
                             and any(has_name(g.h(c), default("mate-in-n-by-player", "player"))
                                     for c in ("White", "Black"))),
 }
+
+
+def base_seconds(time_control: str) -> int | None:
+    """The first period's base time in seconds, read as the PGN standard writes TimeControl: "300+2" (300),
+    "40/7200:20/3600" (7200 for the first 40 moves); None for "?", "-" (unknown, none) or a sandglass ("*180")."""
+    first = time_control.split(":")[0].split("/")[-1].split("+")[0]
+    return int(first) if first.isdigit() else None
+
+
+def in_eco_range(code: str, wanted: str) -> bool:
+    """``code`` is the ECO code ``wanted`` or lies in its range ("B00-B99"), compared case-blind."""
+    code, wanted = code.upper(), wanted.replace(" ", "").upper()
+    if "-" in wanted:
+        low, high = wanted.split("-", 1)
+        return bool(code) and low <= code <= high
+    return code == wanted
+
+
+def resigned(game: DemoGame) -> bool:
+    """The game ended by resignation: its Termination says so ("abandoned" is the PGN standard's word), or it
+    was decided (1-0, 0-1) with a normal or no Termination and its moves do not end in checkmate."""
+    how = (game.h("Termination") or "normal").lower()
+    return "resign" in how or how == "abandoned" or (
+        game.h("Result") in ("1-0", "0-1") and how == "normal" and not game.mates)
+
+
+def utc_between(utc_time: str, earliest: str, latest: str) -> bool:
+    """The UTCTime tag is a time of day between the two, both included; False when it is missing or unreadable."""
+    try:
+        return time.fromisoformat(earliest) <= time.fromisoformat(utc_time) <= time.fromisoformat(latest)
+    except ValueError:
+        return False
+
+
+def event_day(game: DemoGame) -> int | None:
+    """Which day of its event the game was played (1 = the EventDate), when both dates are whole."""
+    try:
+        played, started = (date.fromisoformat(game.h(tag).replace(".", "-")) for tag in ("Date", "EventDate"))
+    except ValueError:
+        return None
+    return (played - started).days + 1
 
 
 def mates_in(game: DemoGame, n: str) -> bool:
@@ -230,3 +283,27 @@ def test_polgar_mates_in_one_with_black(demo_kb):
         ?x cp:fen ?fen ; cp:hasPlayerBlack/cp:nameKey ?black }}""")
     as_black = {" ".join(row["fen"].value.split()[:4]) for row in found if has_name(row["black"].value, "Polgar")}
     assert expected <= as_black
+
+
+def opening_text(text: str) -> str:
+    """An opening name as positions-by-opening compares it: lower case, underscores as spaces, apostrophes
+    dropped, Defence spelled Defense."""
+    return text.lower().replace("_", " ").replace("'", "").replace("defence", "defense")
+
+
+def test_positions_by_opening_are_the_games_and_puzzles_naming_it(demo_kb):
+    """The default opening's positions: the PGN games whose Opening or Variation tag contains it (or whose
+    ECO code it is), and the lichess puzzles whose OpeningTags contain it, read from the CSV demo.sh imports."""
+    wanted = default("positions-by-opening", "opening")
+    games = {(g.file, g.number) for g in demo_games()
+             if opening_text(wanted) in opening_text(g.h("Opening")) + "\n" + opening_text(g.h("Variation"))
+             or g.h("ECO").upper() == wanted.upper()}
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        puzzles = {row["PuzzleId"] for row in csv.DictReader(handle)
+                   if opening_text(wanted) in opening_text(row["OpeningTags"])}
+    assert games and puzzles
+    rows = run(demo_kb, "positions-by-opening")
+    found_puzzles = {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]}
+    game_rows = [row for row in rows if "lichess-" not in row["position"]]
+    assert found_puzzles == puzzles
+    assert idents(demo_kb, game_rows, "position") == games
