@@ -197,12 +197,22 @@ def in_eco_range(code: str, wanted: str) -> bool:
     return code == wanted
 
 
+def readable(game: DemoGame) -> bool:
+    """python-chess can set up the game's start position (the seed's invalid FEN gives no position to list)."""
+    try:
+        chess.Board(game.h("FEN") or chess.STARTING_FEN)
+    except ValueError:
+        return False
+    return True
+
+
 def resigned(game: DemoGame) -> bool:
     """The game ended by resignation: its Termination says so ("abandoned" is the PGN standard's word), or it
-    was decided (1-0, 0-1) with a normal or no Termination and its moves do not end in checkmate."""
+    was decided (1-0, 0-1) with a normal or no Termination and its moves do not end in checkmate; its start
+    position must be one python-chess can set up, or the knowledge base holds no position of it."""
     how = (game.h("Termination") or "normal").lower()
-    return "resign" in how or how == "abandoned" or (
-        game.h("Result") in ("1-0", "0-1") and how == "normal" and not game.mates)
+    return readable(game) and ("resign" in how or how == "abandoned" or (
+        game.h("Result") in ("1-0", "0-1") and how == "normal" and not game.mates))
 
 
 def utc_between(utc_time: str, earliest: str, latest: str) -> bool:
@@ -307,3 +317,67 @@ def test_positions_by_opening_are_the_games_and_puzzles_naming_it(demo_kb):
     game_rows = [row for row in rows if "lichess-" not in row["position"]]
     assert found_puzzles == puzzles
     assert idents(demo_kb, game_rows, "position") == games
+
+
+# --- the rows are the positions python-chess decides from the board ---------------------------
+
+def every_position(kb) -> dict[str, chess.Board]:
+    """Every position the demo KB holds, as python-chess sets up its FEN: the boards the checks below decide
+    with python-chess (the population is the store's; which of them a query must list is python-chess's word)."""
+    found = kb.query("SELECT ?position ?fen WHERE { ?position a cp:Position ; cp:fen ?fen }")
+    return {row["position"].value: chess.Board(row["fen"].value) for row in found}
+
+
+def mates_in_one(board: chess.Board) -> bool:
+    """Some legal move of the side to move gives checkmate (python-chess's own move generation)."""
+    for move in board.legal_moves:
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return True
+    return False
+
+
+def test_mate_in_one_is_every_position_python_chess_mates_in_one(demo_kb):
+    """Every position with a mating move, and only those; among them each lichess puzzle whose one-move
+    solution mates, set up from the CSV demo.sh imports."""
+    boards = every_position(demo_kb)
+    expected = {iri for iri, board in boards.items() if mates_in_one(board)}
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        puzzles = set()
+        for row in csv.DictReader(handle):
+            board, moves = chess.Board(row["FEN"]), row["Moves"].split()
+            board.push_uci(moves[0])
+            if len(moves) == 2 and board.is_checkmate() is False:
+                board.push_uci(moves[1])
+                if board.is_checkmate():
+                    board.pop()
+                    puzzles.add(" ".join(board.fen().split()[:4]))
+    rows = run(demo_kb, "mate-in-one")
+    assert expected and puzzles
+    assert {row["position"] for row in rows} == expected
+    assert puzzles <= {" ".join(row["fen"].split()[:4]) for row in rows}
+
+
+def test_no_castling_either_side_is_every_board_without_castling_rights(demo_kb):
+    boards = every_position(demo_kb)
+    expected = {iri for iri, board in boards.items() if not board.castling_rights}
+    assert expected and expected != set(boards)
+    assert {row["position"] for row in run(demo_kb, "no-castling-either-side")} == expected
+
+
+def pieces(board: chess.Board, colour: chess.Color) -> str:
+    """One side's pieces as positions-with-material's parameters write them: K Q R B N in that order, a letter
+    per piece, then P for one or more pawns."""
+    letters = "".join(chess.piece_symbol(kind).upper() * len(board.pieces(kind, colour))
+                      for kind in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT))
+    return letters + ("P" if board.pieces(chess.PAWN, colour) else "")
+
+
+def test_positions_with_material_are_the_boards_with_those_pieces(demo_kb):
+    white, black = (sorted(default("positions-with-material", side)) for side in ("white", "black"))
+    expected = {iri for iri, board in every_position(demo_kb).items()
+                if sorted(pieces(board, chess.WHITE)) == white and sorted(pieces(board, chess.BLACK)) == black}
+    assert expected
+    assert {row["position"] for row in run(demo_kb, "positions-with-material")} == expected
