@@ -67,6 +67,7 @@ class DemoGame:
     headers: chess.pgn.Headers
     mates: bool  # its moves end in checkmate
     mined: bool  # imported with --mine: the engine cuts exercises out of the game
+    moves: int  # full moves played (move numbers with a move in them), 0 when the start cannot be set up
 
     @property
     def won(self) -> bool:
@@ -94,9 +95,10 @@ def demo_games() -> list[DemoGame]:
                 number += 1
                 try:
                     mates = game.end().board().is_checkmate()
+                    moves = len({node.parent.board().fullmove_number for node in game.mainline()})
                 except ValueError:  # the seed's invalid FEN, kept on purpose (data/README.md)
-                    mates = False
-                games.append(DemoGame(path.name, number, game.headers, mates, mined))
+                    mates, moves = False, 0
+                games.append(DemoGame(path.name, number, game.headers, mates, mined, moves))
     return games
 
 
@@ -175,6 +177,9 @@ BY_TAG = {
     "player-games": ("match", lambda g: any(has_name(g.h(c), default("player-games", "player"))
                                             for c in ("White", "Black"))),
     "ended-by-resignation": ("position", lambda g: resigned(g)),
+    "winning-in-long-games": ("position", lambda g: g.h("Result") in ("1-0", "0-1") and max(
+        g.moves, (int(g.h("PlyCount")) + 1) // 2 if g.h("PlyCount").isdigit() else 0)
+        > int(default("winning-in-long-games", "moves"))),
     "mate-in-n-by-player": ("position", lambda g: mates_in(g, default("mate-in-n-by-player", "n"))
                             and any(has_name(g.h(c), default("mate-in-n-by-player", "player"))
                                     for c in ("White", "Black"))),
