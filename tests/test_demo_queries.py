@@ -68,6 +68,7 @@ class DemoGame:
     mates: bool  # its moves end in checkmate
     mined: bool  # imported with --mine: the engine cuts exercises out of the game
     moves: int  # full moves played (move numbers with a move in them), 0 when the start cannot be set up
+    game: chess.pgn.Game  # as python-chess read it
 
     @property
     def won(self) -> bool:
@@ -98,7 +99,7 @@ def demo_games() -> list[DemoGame]:
                     moves = len({node.parent.board().fullmove_number for node in game.mainline()})
                 except ValueError:  # the seed's invalid FEN, kept on purpose (data/README.md)
                     mates, moves = False, 0
-                games.append(DemoGame(path.name, number, game.headers, mates, mined, moves))
+                games.append(DemoGame(path.name, number, game.headers, mates, mined, moves, game))
     return games
 
 
@@ -386,3 +387,37 @@ def test_positions_with_material_are_the_boards_with_those_pieces(demo_kb):
                 if sorted(pieces(board, chess.WHITE)) == white and sorted(pieces(board, chess.BLACK)) == black}
     assert expected
     assert {row["position"] for row in run(demo_kb, "positions-with-material")} == expected
+
+
+def rook_endgame(*boards: chess.Board) -> bool:
+    """Only kings, rooks and pawns, with a rook, on every board given: the position and the one after the first
+    solution move (a capture that changes the material on that move does not make an endgame)."""
+    return all({piece.piece_type for piece in board.piece_map().values()} - {chess.KING, chess.PAWN}
+               == {chess.ROOK} for board in boards)
+
+
+def test_drawn_rook_endgames_are_the_drawn_games_and_equal_puzzles_with_rooks(demo_kb):
+    """Drawn games set up (FEN) in a rook endgame, and lichess puzzles of the "equality" theme (no mate or
+    winning theme besides) that are rook endgames, by their theme or their board after lichess's setup move."""
+    games = set()
+    for game in demo_games():
+        if game.h("Result") == "1/2-1/2" and game.h("FEN") and readable(game):
+            first = game.game.next()
+            if rook_endgame(game.game.board(), *([first.board()] if first else [])):
+                games.add((game.file, game.number))
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        puzzles = set()
+        for row in csv.DictReader(handle):
+            themes = set(row["Themes"].split())
+            if "equality" not in themes or themes & {"mate", "crushing", "advantage"}:
+                continue
+            board, moves = chess.Board(row["FEN"]), row["Moves"].split()
+            board.push_uci(moves[0])
+            after = board.copy()
+            after.push_uci(moves[1])
+            if "rookEndgame" in themes or rook_endgame(board, after):
+                puzzles.add(row["PuzzleId"])
+    rows = run(demo_kb, "drawn-rook-endgames")
+    assert games
+    assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
+    assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
