@@ -421,3 +421,23 @@ def test_drawn_rook_endgames_are_the_drawn_games_and_equal_puzzles_with_rooks(de
     assert games
     assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
     assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
+
+
+def exercise_lost_by_its_solver(game: DemoGame) -> bool:
+    """The game holds an exercise for one side (a set-up position whose side to move mates: in one, by its
+    moves, or as its Termination says; or, mined, the position before the game's mating move) and the game's
+    result says that side lost."""
+    loser = {"1-0": chess.BLACK, "0-1": chess.WHITE}.get(game.h("Result"))
+    if loser is None or not readable(game):
+        return False
+    start = game.game.board()
+    if game.h("FEN") and (mates_in_one(start) or game.h("Termination").startswith("mate in")
+                          or (game.mates and game.game.end().board().turn != start.turn)):
+        return start.turn == loser
+    return game.mined and game.mates and game.game.end().board().turn != loser  # the mated side is to move
+
+
+def test_winning_then_lost_are_the_exercises_whose_solver_lost(demo_kb):
+    expected = {(g.file, g.number) for g in demo_games() if exercise_lost_by_its_solver(g)}
+    assert expected
+    assert idents(demo_kb, run(demo_kb, "winning-then-lost"), "position") == expected
