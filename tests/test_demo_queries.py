@@ -69,6 +69,7 @@ class DemoGame:
     mined: bool  # imported with --mine: the engine cuts exercises out of the game
     moves: int  # full moves played (move numbers with a move in them), 0 when the start cannot be set up
     game: chess.pgn.Game  # as python-chess read it
+    themed: bool  # imported with --theme (the traps): an exercise whatever its board
 
     @property
     def won(self) -> bool:
@@ -84,6 +85,7 @@ def demo_games() -> list[DemoGame]:
     games = []
     for args in demo_imports():
         mined = "--mine" in args
+        themed = "--theme" in args
         for path in (Path(a) for a in args if a.endswith(".pgn")):
             raw = path.read_bytes()
             try:
@@ -99,7 +101,7 @@ def demo_games() -> list[DemoGame]:
                     moves = len({node.parent.board().fullmove_number for node in game.mainline()})
                 except ValueError:  # the seed's invalid FEN, kept on purpose (data/README.md)
                     mates, moves = False, 0
-                games.append(DemoGame(path.name, number, game.headers, mates, mined, moves, game))
+                games.append(DemoGame(path.name, number, game.headers, mates, mined, moves, game, themed))
     return games
 
 
@@ -441,3 +443,51 @@ def test_winning_then_lost_are_the_exercises_whose_solver_lost(demo_kb):
     expected = {(g.file, g.number) for g in demo_games() if exercise_lost_by_its_solver(g)}
     assert expected
     assert idents(demo_kb, run(demo_kb, "winning-then-lost"), "position") == expected
+
+
+def lichess_white_wins() -> set[str]:
+    """The lichess puzzles White solves for a mate or a win: White to move after lichess's setup move, and a
+    mate or winning theme among the puzzle's Themes, or a solution that ends in checkmate."""
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        wins = set()
+        for row in csv.DictReader(handle):
+            board = chess.Board(row["FEN"])
+            board.push_uci(row["Moves"].split()[0])
+            solver, end = board.turn, board.copy()
+            for move in row["Moves"].split()[1:]:
+                end.push_uci(move)
+            themes = set(row["Themes"].split())
+            if solver == chess.WHITE and (themes & {"mate", "crushing", "advantage"} or end.is_checkmate()
+                                          or any(t.startswith("mateIn") for t in themes)):
+                wins.add(row["PuzzleId"])
+    return wins
+
+
+def odds_start(board: chess.Board) -> bool:
+    """A set-up board that is a game's start, not an exercise: at least 24 men, at most two of them off their
+    home squares (odds games give at most a queen and a rook, or a pawn and a move or two)."""
+    home, men = chess.Board(), board.piece_map()
+    return len(men) >= 24 and sum(piece != home.piece_at(square) for square, piece in men.items()) <= 2
+
+
+def white_solves(game: DemoGame) -> bool:
+    """The game holds an exercise White solves: a set-up position (no odds game's start) or a trap with White to
+    move that mates (in one, by its moves, or as its Termination says), else one from a game White won; or, mined,
+    White gives the final mate."""
+    if not readable(game):
+        return False
+    start = game.game.board()
+    if (game.h("FEN") and not odds_start(start)) or game.themed:
+        solver = start.turn if (mates_in_one(start) or game.h("Termination").startswith("mate in")
+                                or (game.mates and game.game.end().board().turn != start.turn)) else None
+        return solver == chess.WHITE or (solver is None and game.h("Result") == "1-0")
+    return game.mined and game.mates and game.game.end().board().turn == chess.BLACK
+
+
+def test_winning_for_white_are_the_exercises_white_solves(demo_kb):
+    rows = run(demo_kb, "winning-for-white")
+    games = {(g.file, g.number) for g in demo_games() if white_solves(g)}
+    puzzles = lichess_white_wins()
+    assert games and puzzles
+    assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
+    assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
