@@ -491,3 +491,26 @@ def test_winning_for_white_are_the_exercises_white_solves(demo_kb):
     assert games and puzzles
     assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
     assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
+
+
+def test_event_standings_are_the_files_results(demo_kb):
+    """Per player of the default event: 1 a win, 0.5 a draw, and the finished and unfinished games, counted
+    from the Result tags of the games whose Event contains the text."""
+    wanted = default("event-standings", "event")
+    table: dict[str, list[float]] = {}
+    for game in demo_games():
+        if not contains(game.h("Event"), wanted):
+            continue
+        for side, win in (("White", "1-0"), ("Black", "0-1")):
+            score = table.setdefault(game.h(side), [0.0, 0, 0])
+            result = game.h("Result")
+            if result in ("1-0", "0-1", "1/2-1/2"):
+                score[0] += 1.0 if result == win else 0.5 if result == "1/2-1/2" else 0.0
+                score[1] += 1
+            else:
+                score[2] += 1
+    rows = run(demo_kb, "event-standings")
+    assert table and len(rows) == len(table)
+    for name, (points, played, unfinished) in table.items():
+        assert [(float(r["score"]), int(r["games"]), int(r["unfinished"])) for r in rows
+                if has_name(r["name"], name)] == [(points, played, unfinished)], name
