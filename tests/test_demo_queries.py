@@ -514,3 +514,37 @@ def test_event_standings_are_the_files_results(demo_kb):
     for name, (points, played, unfinished) in table.items():
         assert [(float(r["score"]), int(r["games"]), int(r["unfinished"])) for r in rows
                 if has_name(r["name"], name)] == [(points, played, unfinished)], name
+
+
+def round_of(game: DemoGame) -> str:
+    """The round as the crosstable lists it: the Round tag's first number ("3.1" is round 3), else the game
+    number a Site ends with ("New York USA 01"), else "?"."""
+    if match := re.match(r"\s*(\d+)", game.h("Round")):
+        return str(int(match.group(1)))
+    if game.h("Round") in ("", "?", "-") and (match := re.search(r"(?:^|\s)(\d{1,2})\s*$", game.h("Site"))):
+        return str(int(match.group(1)))
+    return "?"
+
+
+def test_event_crosstable_is_the_files_games(demo_kb):
+    """One cell per game and colour of the default event: round, colour, opponent, result and points, from the
+    games' tags."""
+    wanted = default("event-crosstable", "event")
+    games = [g for g in demo_games() if contains(g.h("Event"), wanted)]
+    expected = []
+    for game in games:
+        result = game.h("Result") if game.h("Result") in ("1-0", "0-1", "1/2-1/2") else "*"
+        for side, other, colour, win in (("White", "Black", "white", "1-0"), ("Black", "White", "black", "0-1")):
+            points = None if result == "*" else 1.0 if result == win else 0.5 if result == "1/2-1/2" else 0.0
+            expected.append((game.h(side), round_of(game), colour, game.h(other), points, result))
+    names = {g.h(side) for g in games for side in ("White", "Black")}
+
+    def named(shown: str) -> str:
+        (name,) = [n for n in names if has_name(shown, n)]
+        return name
+
+    rows = run(demo_kb, "event-crosstable")
+    assert expected
+    assert sorted(((named(r["name"]), r["round"], r["colour"], named(r["opponent"]),
+                    None if r["points"] is None else float(r["points"]), r["result"]) for r in rows),
+                  key=str) == sorted(expected, key=str)
