@@ -548,3 +548,24 @@ def test_event_crosstable_is_the_files_games(demo_kb):
     assert sorted(((named(r["name"]), r["round"], r["colour"], named(r["opponent"]),
                     None if r["points"] is None else float(r["points"]), r["result"]) for r in rows),
                   key=str) == sorted(expected, key=str)
+
+
+def test_positions_matching_pattern_are_the_boards_python_chess_reads(demo_kb):
+    """The default pattern "R*7 kg8": a white rook somewhere on the 7th rank and the black king on g8."""
+    assert default("positions-matching-pattern", "pattern") == "R*7 kg8"
+    expected = {iri for iri, board in every_position(demo_kb).items()
+                if board.pieces(chess.ROOK, chess.WHITE) & chess.BB_RANK_7 and board.king(chess.BLACK) == chess.G8}
+    assert expected
+    assert {row["position"] for row in run(demo_kb, "positions-matching-pattern")} == expected
+
+
+def test_sources_count_the_files_games(demo_kb):
+    """One source per file demo.sh imports, named by its stem, with the games python-chess can set up in it (a
+    lichess CSV: its rows). The player counts are left unchecked: they follow the importer's linking of one
+    person's spellings (odds.pgn writes one person two ways), which a name key per file cannot redo."""
+    games: dict[str, int] = {}
+    for game in demo_games():
+        games[Path(game.file).stem] = games.get(Path(game.file).stem, 0) + readable(game)
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        games["puzzles"] = sum(1 for _ in csv.DictReader(handle))
+    assert {r["name"]: int(r["games"]) for r in run(demo_kb, "sources")} == games
