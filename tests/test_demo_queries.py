@@ -562,7 +562,7 @@ def test_positions_matching_pattern_are_the_boards_python_chess_reads(demo_kb):
 def test_sources_count_the_files_games(demo_kb):
     """One source per file demo.sh imports, named by its stem, with the games python-chess can set up in it (a
     lichess CSV: its rows). The player counts are left unchecked: they follow the importer's linking of one
-    person's spellings (odds.pgn writes one person two ways), which a name key per file cannot redo."""
+    person's spellings (odds.pgn writes Philidor four ways), which a name key per file cannot redo."""
     games: dict[str, int] = {}
     for game in demo_games():
         games[Path(game.file).stem] = games.get(Path(game.file).stem, 0) + readable(game)
