@@ -21,6 +21,7 @@ import pytest
 
 from chesskb.kb.reading.names import fold, name_key
 from chesskb.queries import list_queries, load_query
+from tests.boards import mates_in_one
 from tests.demo_kb import demo_imports
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,17 +335,6 @@ def every_position(kb) -> dict[str, chess.Board]:
     with python-chess (the population is the store's; which of them a query must list is python-chess's word)."""
     found = kb.query("SELECT ?position ?fen WHERE { ?position a cp:Position ; cp:fen ?fen }")
     return {row["position"].value: chess.Board(row["fen"].value) for row in found}
-
-
-def mates_in_one(board: chess.Board) -> bool:
-    """Some legal move of the side to move gives checkmate (python-chess's own move generation)."""
-    for move in board.legal_moves:
-        board.push(move)
-        mate = board.is_checkmate()
-        board.pop()
-        if mate:
-            return True
-    return False
 
 
 def test_mate_in_one_is_every_position_python_chess_mates_in_one(demo_kb):
