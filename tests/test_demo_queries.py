@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from datetime import date, time
 from pathlib import Path
 
 import chess
@@ -20,6 +21,7 @@ import pytest
 
 from chesskb.kb.reading.names import fold, name_key
 from chesskb.queries import list_queries, load_query
+from tests.boards import mates_in_one
 from tests.demo_kb import demo_imports
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +68,9 @@ class DemoGame:
     headers: chess.pgn.Headers
     mates: bool  # its moves end in checkmate
     mined: bool  # imported with --mine: the engine cuts exercises out of the game
+    moves: int  # full moves played (move numbers with a move in them), 0 when the start cannot be set up
+    game: chess.pgn.Game  # as python-chess read it
+    themed: bool  # imported with --theme (the traps): an exercise whatever its board
 
     @property
     def won(self) -> bool:
@@ -81,6 +86,7 @@ def demo_games() -> list[DemoGame]:
     games = []
     for args in demo_imports():
         mined = "--mine" in args
+        themed = "--theme" in args
         for path in (Path(a) for a in args if a.endswith(".pgn")):
             raw = path.read_bytes()
             try:
@@ -93,9 +99,10 @@ def demo_games() -> list[DemoGame]:
                 number += 1
                 try:
                     mates = game.end().board().is_checkmate()
+                    moves = len({node.parent.board().fullmove_number for node in game.mainline()})
                 except ValueError:  # the seed's invalid FEN, kept on purpose (data/README.md)
-                    mates = False
-                games.append(DemoGame(path.name, number, game.headers, mates, mined))
+                    mates, moves = False, 0
+                games.append(DemoGame(path.name, number, game.headers, mates, mined, moves, game, themed))
     return games
 
 
@@ -163,10 +170,75 @@ BY_TAG = {
         for tag in ("WhiteElo", "BlackElo"))),
     "positions-by-variation": ("position", lambda g: contains(g.h("Variation"),
                                                               default("positions-by-variation", "variation"))),
+    "fast-time-control": ("position", lambda g: base_seconds(g.h("TimeControl")) is not None
+                          and base_seconds(g.h("TimeControl")) <= int(default("fast-time-control", "minutes")) * 60),
+    "played-between-utc": ("match", lambda g: utc_between(g.h("UTCTime"), default("played-between-utc", "from"),
+                                                          default("played-between-utc", "to"))),
+    "positions-by-eco": ("position", lambda g: in_eco_range(g.h("ECO"), default("positions-by-eco", "eco"))),
+    "positions-with-program": ("position", lambda g: any(
+        g.h(side + "Type").lower() == "program" or "(computer)" in g.h(side).lower() for side in ("White", "Black"))),
+    "positions-on-event-day": ("position", lambda g: event_day(g) == int(default("positions-on-event-day", "day"))),
+    "player-games": ("match", lambda g: any(has_name(g.h(c), default("player-games", "player"))
+                                            for c in ("White", "Black"))),
+    "ended-by-resignation": ("position", lambda g: resigned(g)),
+    "winning-in-long-games": ("position", lambda g: g.h("Result") in ("1-0", "0-1") and max(
+        g.moves, (int(g.h("PlyCount")) + 1) // 2 if g.h("PlyCount").isdigit() else 0)
+        > int(default("winning-in-long-games", "moves"))),
     "mate-in-n-by-player": ("position", lambda g: mates_in(g, default("mate-in-n-by-player", "n"))
                             and any(has_name(g.h(c), default("mate-in-n-by-player", "player"))
                                     for c in ("White", "Black"))),
 }
+
+
+def base_seconds(time_control: str) -> int | None:
+    """The first period's base time in seconds, read as the PGN standard writes TimeControl: "300+2" (300),
+    "40/7200:20/3600" (7200 for the first 40 moves); None for "?", "-" (unknown, none) or a sandglass ("*180")."""
+    first = time_control.split(":")[0].split("/")[-1].split("+")[0]
+    return int(first) if first.isdigit() else None
+
+
+def in_eco_range(code: str, wanted: str) -> bool:
+    """``code`` is the ECO code ``wanted`` or lies in its range ("B00-B99"), compared case-blind."""
+    code, wanted = code.upper(), wanted.replace(" ", "").upper()
+    if "-" in wanted:
+        low, high = wanted.split("-", 1)
+        return bool(code) and low <= code <= high
+    return code == wanted
+
+
+def readable(game: DemoGame) -> bool:
+    """python-chess can set up the game's start position (the seed's invalid FEN gives no position to list)."""
+    try:
+        chess.Board(game.h("FEN") or chess.STARTING_FEN)
+    except ValueError:
+        return False
+    return True
+
+
+def resigned(game: DemoGame) -> bool:
+    """The game ended by resignation: its Termination says so ("abandoned" is the PGN standard's word), or it
+    was decided (1-0, 0-1) with a normal or no Termination and its moves do not end in checkmate; its start
+    position must be one python-chess can set up, or the knowledge base holds no position of it."""
+    how = (game.h("Termination") or "normal").lower()
+    return readable(game) and ("resign" in how or how == "abandoned" or (
+        game.h("Result") in ("1-0", "0-1") and how == "normal" and not game.mates))
+
+
+def utc_between(utc_time: str, earliest: str, latest: str) -> bool:
+    """The UTCTime tag is a time of day between the two, both included; False when it is missing or unreadable."""
+    try:
+        return time.fromisoformat(earliest) <= time.fromisoformat(utc_time) <= time.fromisoformat(latest)
+    except ValueError:
+        return False
+
+
+def event_day(game: DemoGame) -> int | None:
+    """Which day of its event the game was played (1 = the EventDate), when both dates are whole."""
+    try:
+        played, started = (date.fromisoformat(game.h(tag).replace(".", "-")) for tag in ("Date", "EventDate"))
+    except ValueError:
+        return None
+    return (played - started).days + 1
 
 
 def mates_in(game: DemoGame, n: str) -> bool:
@@ -230,3 +302,286 @@ def test_polgar_mates_in_one_with_black(demo_kb):
         ?x cp:fen ?fen ; cp:hasPlayerBlack/cp:nameKey ?black }}""")
     as_black = {" ".join(row["fen"].value.split()[:4]) for row in found if has_name(row["black"].value, "Polgar")}
     assert expected <= as_black
+
+
+def opening_text(text: str) -> str:
+    """An opening name as positions-by-opening compares it: lower case, underscores as spaces, apostrophes
+    dropped, Defence spelled Defense."""
+    return text.lower().replace("_", " ").replace("'", "").replace("defence", "defense")
+
+
+def test_positions_by_opening_are_the_games_and_puzzles_naming_it(demo_kb):
+    """The default opening's positions: the PGN games whose Opening or Variation tag contains it (or whose
+    ECO code it is), and the lichess puzzles whose OpeningTags contain it, read from the CSV demo.sh imports."""
+    wanted = default("positions-by-opening", "opening")
+    games = {(g.file, g.number) for g in demo_games()
+             if opening_text(wanted) in opening_text(g.h("Opening")) + "\n" + opening_text(g.h("Variation"))
+             or g.h("ECO").upper() == wanted.upper()}
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        puzzles = {row["PuzzleId"] for row in csv.DictReader(handle)
+                   if opening_text(wanted) in opening_text(row["OpeningTags"])}
+    assert games and puzzles
+    rows = run(demo_kb, "positions-by-opening")
+    found_puzzles = {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]}
+    game_rows = [row for row in rows if "lichess-" not in row["position"]]
+    assert found_puzzles == puzzles
+    assert idents(demo_kb, game_rows, "position") == games
+
+
+# --- the rows are the positions python-chess decides from the board ---------------------------
+
+def every_position(kb) -> dict[str, chess.Board]:
+    """Every position the demo KB holds, as python-chess sets up its FEN: the boards the checks below decide
+    with python-chess (the population is the store's; which of them a query must list is python-chess's word)."""
+    found = kb.query("SELECT ?position ?fen WHERE { ?position a cp:Position ; cp:fen ?fen }")
+    return {row["position"].value: chess.Board(row["fen"].value) for row in found}
+
+
+def test_mate_in_one_is_every_position_python_chess_mates_in_one(demo_kb):
+    """Every position with a mating move, and only those; among them each lichess puzzle whose one-move
+    solution mates, set up from the CSV demo.sh imports."""
+    boards = every_position(demo_kb)
+    expected = {iri for iri, board in boards.items() if mates_in_one(board)}
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        puzzles = set()
+        for row in csv.DictReader(handle):
+            board, moves = chess.Board(row["FEN"]), row["Moves"].split()
+            board.push_uci(moves[0])
+            if len(moves) == 2 and board.is_checkmate() is False:
+                board.push_uci(moves[1])
+                if board.is_checkmate():
+                    board.pop()
+                    puzzles.add(" ".join(board.fen().split()[:4]))
+    rows = run(demo_kb, "mate-in-one")
+    assert expected and puzzles
+    assert {row["position"] for row in rows} == expected
+    assert puzzles <= {" ".join(row["fen"].split()[:4]) for row in rows}
+
+
+def test_no_castling_either_side_is_every_board_without_castling_rights(demo_kb):
+    boards = every_position(demo_kb)
+    expected = {iri for iri, board in boards.items() if not board.castling_rights}
+    assert expected and expected != set(boards)
+    assert {row["position"] for row in run(demo_kb, "no-castling-either-side")} == expected
+
+
+def pieces(board: chess.Board, colour: chess.Color) -> str:
+    """One side's pieces as positions-with-material's parameters write them: K Q R B N in that order, a letter
+    per piece, then P for one or more pawns."""
+    letters = "".join(chess.piece_symbol(kind).upper() * len(board.pieces(kind, colour))
+                      for kind in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT))
+    return letters + ("P" if board.pieces(chess.PAWN, colour) else "")
+
+
+def test_positions_with_material_are_the_boards_with_those_pieces(demo_kb):
+    white, black = (sorted(default("positions-with-material", side)) for side in ("white", "black"))
+    expected = {iri for iri, board in every_position(demo_kb).items()
+                if sorted(pieces(board, chess.WHITE)) == white and sorted(pieces(board, chess.BLACK)) == black}
+    assert expected
+    assert {row["position"] for row in run(demo_kb, "positions-with-material")} == expected
+
+
+def rook_endgame(*boards: chess.Board) -> bool:
+    """Only kings, rooks and pawns, with a rook, on every board given: the position and the one after the first
+    solution move (a capture that changes the material on that move does not make an endgame)."""
+    return all({piece.piece_type for piece in board.piece_map().values()} - {chess.KING, chess.PAWN}
+               == {chess.ROOK} for board in boards)
+
+
+def test_drawn_rook_endgames_are_the_drawn_games_and_equal_puzzles_with_rooks(demo_kb):
+    """Drawn games set up (FEN) in a rook endgame, and lichess puzzles of the "equality" theme (no mate or
+    winning theme besides) that are rook endgames, by their theme or their board after lichess's setup move."""
+    games = set()
+    for game in demo_games():
+        if game.h("Result") == "1/2-1/2" and game.h("FEN") and readable(game):
+            first = game.game.next()
+            if rook_endgame(game.game.board(), *([first.board()] if first else [])):
+                games.add((game.file, game.number))
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        puzzles = set()
+        for row in csv.DictReader(handle):
+            themes = set(row["Themes"].split())
+            if "equality" not in themes or themes & {"mate", "crushing", "advantage"}:
+                continue
+            board, moves = chess.Board(row["FEN"]), row["Moves"].split()
+            board.push_uci(moves[0])
+            after = board.copy()
+            after.push_uci(moves[1])
+            if "rookEndgame" in themes or rook_endgame(board, after):
+                puzzles.add(row["PuzzleId"])
+    rows = run(demo_kb, "drawn-rook-endgames")
+    assert games
+    assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
+    assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
+
+
+def exercise_lost_by_its_solver(game: DemoGame) -> bool:
+    """The game holds an exercise for one side (a set-up position whose side to move mates: in one, by its
+    moves, or as its Termination says; or, mined, the position before the game's mating move) and the game's
+    result says that side lost."""
+    loser = {"1-0": chess.BLACK, "0-1": chess.WHITE}.get(game.h("Result"))
+    if loser is None or not readable(game):
+        return False
+    start = game.game.board()
+    if game.h("FEN") and (mates_in_one(start) or game.h("Termination").startswith("mate in")
+                          or (game.mates and game.game.end().board().turn != start.turn)):
+        return start.turn == loser
+    return game.mined and game.mates and game.game.end().board().turn != loser  # the mated side is to move
+
+
+def test_winning_then_lost_are_the_exercises_whose_solver_lost(demo_kb):
+    expected = {(g.file, g.number) for g in demo_games() if exercise_lost_by_its_solver(g)}
+    assert expected
+    assert idents(demo_kb, run(demo_kb, "winning-then-lost"), "position") == expected
+
+
+def lichess_white_wins() -> set[str]:
+    """The lichess puzzles White solves for a mate or a win: White to move after lichess's setup move, and a
+    mate or winning theme among the puzzle's Themes, or a solution that ends in checkmate."""
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        wins = set()
+        for row in csv.DictReader(handle):
+            board = chess.Board(row["FEN"])
+            board.push_uci(row["Moves"].split()[0])
+            solver, end = board.turn, board.copy()
+            for move in row["Moves"].split()[1:]:
+                end.push_uci(move)
+            themes = set(row["Themes"].split())
+            if solver == chess.WHITE and (themes & {"mate", "crushing", "advantage"} or end.is_checkmate()
+                                          or any(t.startswith("mateIn") for t in themes)):
+                wins.add(row["PuzzleId"])
+    return wins
+
+
+def odds_start(board: chess.Board) -> bool:
+    """A set-up board that is a game's start, not an exercise: at least 24 men, at most two of them off their
+    home squares (odds games give at most a queen and a rook, or a pawn and a move or two)."""
+    home, men = chess.Board(), board.piece_map()
+    return len(men) >= 24 and sum(piece != home.piece_at(square) for square, piece in men.items()) <= 2
+
+
+def white_solves(game: DemoGame) -> bool:
+    """The game holds an exercise White solves: a set-up position (no odds game's start) or a trap with White to
+    move that mates (in one, by its moves, or as its Termination says), else one from a game White won; or, mined,
+    White gives the final mate."""
+    if not readable(game):
+        return False
+    start = game.game.board()
+    if (game.h("FEN") and not odds_start(start)) or game.themed:
+        solver = start.turn if (mates_in_one(start) or game.h("Termination").startswith("mate in")
+                                or (game.mates and game.game.end().board().turn != start.turn)) else None
+        return solver == chess.WHITE or (solver is None and game.h("Result") == "1-0")
+    return game.mined and game.mates and game.game.end().board().turn == chess.BLACK
+
+
+def test_winning_for_white_are_the_exercises_white_solves(demo_kb):
+    rows = run(demo_kb, "winning-for-white")
+    games = {(g.file, g.number) for g in demo_games() if white_solves(g)}
+    puzzles = lichess_white_wins()
+    assert games and puzzles
+    assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
+    assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
+
+
+def test_event_standings_are_the_files_results(demo_kb):
+    """Per player of the default event: 1 a win, 0.5 a draw, and the finished and unfinished games, counted
+    from the Result tags of the games whose Event contains the text."""
+    wanted = default("event-standings", "event")
+    table: dict[str, list[float]] = {}
+    for game in demo_games():
+        if not contains(game.h("Event"), wanted):
+            continue
+        for side, win in (("White", "1-0"), ("Black", "0-1")):
+            score = table.setdefault(game.h(side), [0.0, 0, 0])
+            result = game.h("Result")
+            if result in ("1-0", "0-1", "1/2-1/2"):
+                score[0] += 1.0 if result == win else 0.5 if result == "1/2-1/2" else 0.0
+                score[1] += 1
+            else:
+                score[2] += 1
+    rows = run(demo_kb, "event-standings")
+    assert table and len(rows) == len(table)
+    for name, (points, played, unfinished) in table.items():
+        assert [(float(r["score"]), int(r["games"]), int(r["unfinished"])) for r in rows
+                if has_name(r["name"], name)] == [(points, played, unfinished)], name
+
+
+def round_of(game: DemoGame) -> str:
+    """The round as the crosstable lists it: the Round tag's first number ("3.1" is round 3), else the game
+    number a Site ends with ("New York USA 01"), else "?"."""
+    if match := re.match(r"\s*(\d+)", game.h("Round")):
+        return str(int(match.group(1)))
+    if game.h("Round") in ("", "?", "-") and (match := re.search(r"(?:^|\s)(\d{1,2})\s*$", game.h("Site"))):
+        return str(int(match.group(1)))
+    return "?"
+
+
+def test_event_crosstable_is_the_files_games(demo_kb):
+    """One cell per game and colour of the default event: round, colour, opponent, result and points, from the
+    games' tags."""
+    wanted = default("event-crosstable", "event")
+    games = [g for g in demo_games() if contains(g.h("Event"), wanted)]
+    expected = []
+    for game in games:
+        result = game.h("Result") if game.h("Result") in ("1-0", "0-1", "1/2-1/2") else "*"
+        for side, other, colour, win in (("White", "Black", "white", "1-0"), ("Black", "White", "black", "0-1")):
+            points = None if result == "*" else 1.0 if result == win else 0.5 if result == "1/2-1/2" else 0.0
+            expected.append((game.h(side), round_of(game), colour, game.h(other), points, result))
+    names = {g.h(side) for g in games for side in ("White", "Black")}
+
+    def named(shown: str) -> str:
+        (name,) = [n for n in names if has_name(shown, n)]
+        return name
+
+    rows = run(demo_kb, "event-crosstable")
+    assert expected
+    assert sorted(((named(r["name"]), r["round"], r["colour"], named(r["opponent"]),
+                    None if r["points"] is None else float(r["points"]), r["result"]) for r in rows),
+                  key=str) == sorted(expected, key=str)
+
+
+def test_positions_matching_pattern_are_the_boards_python_chess_reads(demo_kb):
+    """The default pattern "R*7 kg8": a white rook somewhere on the 7th rank and the black king on g8."""
+    assert default("positions-matching-pattern", "pattern") == "R*7 kg8"
+    expected = {iri for iri, board in every_position(demo_kb).items()
+                if board.pieces(chess.ROOK, chess.WHITE) & chess.BB_RANK_7 and board.king(chess.BLACK) == chess.G8}
+    assert expected
+    assert {row["position"] for row in run(demo_kb, "positions-matching-pattern")} == expected
+
+
+def test_sources_count_the_files_games(demo_kb):
+    """One source per file demo.sh imports, named by its stem, with the games python-chess can set up in it (a
+    lichess CSV: its rows). The player counts are left unchecked: they follow the importer's linking of one
+    person's spellings (odds.pgn writes Philidor four ways), which a name key per file cannot redo."""
+    games: dict[str, int] = {}
+    for game in demo_games():
+        games[Path(game.file).stem] = games.get(Path(game.file).stem, 0) + readable(game)
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        games["puzzles"] = sum(1 for _ in csv.DictReader(handle))
+    assert {r["name"]: int(r["games"]) for r in run(demo_kb, "sources")} == games
+
+
+#: The cities of the USA the demo files' Site tags name without a country code; the knowledge base places the
+#: first three (its city table), not yet the last three: rows missing there, none wrong.
+US_CITIES_PLACED = r"(new york|philadelphia|st\.? louis)\b"
+US_CITIES_UNPLACED = r"(new orleans|palo alto|cambridge springs)\b"
+
+
+def test_positions_in_country_are_the_games_placed_there(demo_kb):
+    """The default country, USA: its code as the EventCountry tag or ending the Site or Event ("New York USA"),
+    or a city of the USA named by the Site. Every row is such a game, and every game placed by the code or a
+    city the KB knows is a row."""
+    wanted = default("positions-in-country", "country")
+    assert wanted == "USA"
+
+    def placed(game: DemoGame, cities: str) -> bool:
+        texts = (game.h("Site"), game.h("Event"))
+        return readable(game) and (game.h("EventCountry").upper() == wanted or any(
+            re.search(rf"\b{wanted}\s*\d*\s*$", text) or re.match(cities, text.lower()) for text in texts))
+
+    games = demo_games()
+    expected = {(g.file, g.number) for g in games if placed(g, US_CITIES_PLACED)}
+    in_usa = {(g.file, g.number) for g in games if placed(g, US_CITIES_PLACED[:-3] + "|" + US_CITIES_UNPLACED[1:])}
+    found = idents(demo_kb, run(demo_kb, "positions-in-country"), "position")
+    assert expected and expected < in_usa
+    assert expected <= found <= in_usa

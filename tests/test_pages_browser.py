@@ -12,6 +12,7 @@ from pathlib import Path
 import chess
 import pytest
 
+from tests.boards import mates_in_one
 from tests.conftest import run_cli
 from tests.live_server import serve
 
@@ -40,17 +41,6 @@ def a_mate_in_two(page, base_url: str) -> tuple[str, dict]:
     return page.url, data
 
 
-def mates_next_move(board: chess.Board) -> bool:
-    """Whether the side to move has a mate in one (python-chess, independent of the server)."""
-    for move in board.legal_moves:
-        board.push(move)
-        mate = board.is_checkmate()
-        board.pop()
-        if mate:
-            return True
-    return False
-
-
 def a_move_that_does_not_mate_in_two(board: chess.Board) -> chess.Move:
     """A first move with a defence after which no mate in one follows: a truly wrong move.
 
@@ -66,7 +56,7 @@ def a_move_that_does_not_mate_in_two(board: chess.Board) -> chess.Move:
         defended = False
         for defence in list(board.legal_moves):
             board.push(defence)
-            defended = not mates_next_move(board)
+            defended = not mates_in_one(board)
             board.pop()
             if defended:
                 break

@@ -25,6 +25,7 @@ import rdflib.compare
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
 from chesskb.queries import list_queries
+from tests.boards import mates_in_one
 from tests.competency import build_store
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
@@ -400,7 +401,7 @@ def _parameters_this_store_holds() -> dict[str, dict[str, str]]:
                     if game.headers.get(tag) and tag not in first:
                         first[tag] = game.headers[tag]
                 board = game.board()
-                if mated_by is None and game.headers.get("Termination") == "mate in 1" and _mates_in_one(board):
+                if mated_by is None and game.headers.get("Termination") == "mate in 1" and mates_in_one(board):
                     mated_by = game.headers["White" if board.turn else "Black"].split(",")[0]
     assert mated_by is not None and len(first) == 5, first
     return {
@@ -411,16 +412,6 @@ def _parameters_this_store_holds() -> dict[str, dict[str, str]]:
         "sponsored-by": {"sponsor": first["EventSponsor"]},
         "mate-in-n-by-player": {"n": "1", "player": mated_by},
     }
-
-
-def _mates_in_one(board) -> bool:
-    for move in list(board.legal_moves):
-        board.push(move)
-        mate = board.is_checkmate()
-        board.pop()
-        if mate:
-            return True
-    return False
 
 
 def _first(store, sparql: str) -> str:
