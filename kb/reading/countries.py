@@ -208,6 +208,7 @@ COUNTRY_CODES: dict[str, str] = {**PGN_STANDARD_CODES, **MODERN_CODES}
 CITY_COUNTRIES: dict[str, str] = {
     "new york": "USA", "philadelphia": "USA", "chicago": "USA", "san francisco": "USA", "los angeles": "USA",
     "saint louis": "USA", "st. louis": "USA", "st louis": "USA", "boston": "USA", "washington": "USA",
+    "new orleans": "USA", "palo alto": "USA", "cambridge springs": "USA",
     "london": "ENG", "hastings": "ENG", "manchester": "ENG", "paris": "FRA", "cannes": "FRA",
     "madrid": "ESP", "barcelona": "ESP", "linares": "ESP", "leon": "ESP", "león": "ESP", "pamplona": "ESP",
     "budapest": "HUN", "leiden": "NED", "amsterdam": "NED", "wijk aan zee": "NED", "groningen": "NED",
