@@ -64,19 +64,9 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     board = "?position cp:boardSquares ?board ." if source_graph is None else _SOURCE_BOARD
     constants: list[str] = []
     lines: list[str] = []
-    side, signature = "?side", "?signature"
-    only_side = next(iter(sides)) if len(sides) == 1 else None
-    if only_side is not None:
-        side = sparql_string(only_side)
-        constants.append(f"?position cp:sideToMove {side} .")
-    elif any(v.side for v in variants):
-        lines.append("?position cp:sideToMove ?side .")
-    only_signature = next(iter(exact)) if len(exact) == 1 else None
-    if only_signature is not None:
-        signature = sparql_string(only_signature)
-        constants.append(f"?position cp:materialSignature {signature} .")
-    elif any(v.material for v in variants):
-        lines.append("?position cp:materialSignature ?signature .")
+    side = _value_or_variable("cp:sideToMove", "?side", sides, any(v.side for v in variants), constants, lines)
+    signature = _value_or_variable("cp:materialSignature", "?signature", exact, any(v.material for v in variants),
+                                   constants, lines)
     condition = sparql_condition(pattern, side=side, signature=signature)
     starts, repeats = index_lines(pattern, indexes)
     constants[:0] = starts
@@ -90,6 +80,21 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
         return text
     graph, inferred = graphs_of(NamedNode(source_graph))
     return with_values(text, {"sourceGraph": graph, "sourceInferred": inferred})
+
+
+def _value_or_variable(prop: str, variable: str, values: set[str | None], needed: bool,
+                       constants: list[str], lines: list[str]) -> str:
+    """What the filter compares ``prop`` with: the one value every variant asks for, written as a
+    constant pattern (a lookup the store can start from), else ``variable``, matched only when some
+    variant asks for it. Appends the pattern to ``constants`` or ``lines`` and returns the term."""
+    only = next(iter(values)) if len(values) == 1 else None
+    if only is not None:
+        term = sparql_string(only)
+        constants.append(f"?position {prop} {term} .")
+        return term
+    if needed:
+        lines.append(f"?position {prop} {variable} .")
+    return variable
 
 
 def has_board_strings(store: Store) -> bool:

@@ -26,6 +26,7 @@ MODULES = [
     "chesskb.kb.store",
     "chesskb.kb.store.results",
     "chesskb.queries",
+    "chesskb.queries.executor",
 ]
 
 
