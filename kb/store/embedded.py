@@ -633,12 +633,13 @@ def _stream_load(target: OxStore, items: Iterator[Statement], single: list[Quad]
             joined = _Joined()
             joined.add(item)
             batch_owners = list(joined.subjects or ())
+            batch_marked = _marked_subjects(joined)  # parsed once: checked, then remembered
             if len(batch_owners) != 1 or owner[:1] not in ([], batch_owners) or not _whole_batch_is_fast(
-                    target, joined, bookkeeping(), stored_owners, marked):
+                    target, joined, bookkeeping(), stored_owners, marked, batch_marked):
                 left.append(item)
                 return
             owner[:1] = batch_owners
-            for subject in _marked_subjects(joined):
+            for subject in batch_marked:
                 marked[subject] = None
                 marked.move_to_end(subject)
             while len(marked) > STREAM_MARKED_SUBJECTS:
@@ -747,8 +748,9 @@ def _load_joined(target: OxStore, joined: _Joined, bookkeeping: set[object], fas
 
 
 def _whole_batch_is_fast(target: OxStore, joined: _Joined, bookkeeping: set[object],
-                         stored_owners: set[NamedNode], marked_before: Container[object]) -> bool:
-    eligible = _eligible_subjects(target, joined, bookkeeping, stored_owners, marked_before)
+                         stored_owners: set[NamedNode], marked_before: Container[object],
+                         batch_marked: set[object]) -> bool:
+    eligible = _eligible_subjects(target, joined, bookkeeping, stored_owners, marked_before, batch_marked)
     return eligible is not None and len(eligible) == _subject_count(joined)
 
 
@@ -757,10 +759,12 @@ def _subject_count(joined: _Joined) -> int:
 
 
 def _eligible_subjects(target: OxStore, joined: _Joined, bookkeeping: set[object],
-                       stored_owners: set[NamedNode], marked_before: Container[object] = ()) -> set[object] | None:
+                       stored_owners: set[NamedNode], marked_before: Container[object] = (),
+                       batch_marked: set[object] | None = None) -> set[object] | None:
     """The subjects of a joined batch that take the fast path (``_fast_subjects``), ``None`` when the
     batch did not bring its markers and subjects (then it is parsed). ``marked_before``: subjects the
-    load's one source marked in its earlier batches (``_stream_load``), which may not be visible yet.
+    load's one source marked in its earlier batches (``_stream_load``), which may not be visible yet;
+    ``batch_marked``: the batch's own ``_marked_subjects`` when the caller has parsed them already.
 
     ``stored_owners`` are the sources whose graphs the store may hold (updated here): when the load
     is one source's and no other source is stored, no subject can be marked by another, and the
@@ -772,7 +776,7 @@ def _eligible_subjects(target: OxStore, joined: _Joined, bookkeeping: set[object
         stored_owners |= {o for o in map(layout.owner_of, map(NamedNode, joined.graphs)) if layout.is_source(o)}
     if joined.subjects is None or joined.markers is None:
         return None
-    marked = _marked_subjects(joined)
+    marked = set(batch_marked) if batch_marked is not None else _marked_subjects(joined)
     owners: dict[NamedNode, NamedNode | None] = {}
     for owner, iris in joined.subjects.items():
         for iri in iris:
