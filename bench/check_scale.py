@@ -51,8 +51,13 @@ def build_store(n: int) -> Path:
     rows = WORK / f"puzzles-{n}.csv"
     corpus.build("csv", n, rows)
     env = dict(os.environ, CHESSKB_ENGINE="none")
-    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", str(rows),
-                    "--jobs", "2"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "import", str(rows), "--jobs", "2"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return store
 
 
@@ -79,20 +84,27 @@ def measure(label: str, triples: list, *, full: bool, timeout: float) -> float |
     try:
         quick = consistency_only(data, timeout=timeout)
     except ReasonerFailed as exc:
-        print(f"{label:>8}  statements {len(triples):>9,}  skipped: {exc} (the --budget; Java heap "
-              f"{reasoning.JAVA_MEMORY} MB)", flush=True)
+        print(
+            f"{label:>8}  statements {len(triples):>9,}  skipped: {exc} (the --budget; Java heap "
+            f"{reasoning.JAVA_MEMORY} MB)",
+            flush=True,
+        )
         return None
     consistency = time.monotonic() - started
     line = f"{label:>8}  statements {len(triples):>9,}  HermiT -k {consistency:7.1f} s ({quick.consistent})"
     if full:
         started = time.monotonic()
         verdict = run_reasoner(data)
-        line += (f"  sync_reasoner {time.monotonic() - started:7.1f} s ({verdict.consistent}, "
-                 f"{len(verdict.unsatisfiable_classes)} unsat.)")
+        line += (
+            f"  sync_reasoner {time.monotonic() - started:7.1f} s ({verdict.consistent}, "
+            f"{len(verdict.unsatisfiable_classes)} unsat.)"
+        )
         started = time.monotonic()
         result = check_source(label, triples)
-        line += (f"  check (default limits, +SHACL) {time.monotonic() - started:7.1f} s "
-                 f"[{result['mode']}, {len(result['shacl_violations'])} violations]")
+        line += (
+            f"  check (default limits, +SHACL) {time.monotonic() - started:7.1f} s "
+            f"[{result['mode']}, {len(result['shacl_violations'])} violations]"
+        )
     print(line, flush=True)
     return consistency
 
@@ -115,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
             growth = (t2 / t1) ** (1 / max(1e-9, math.log10(n2 / n1)))
             predicted = t2 * growth ** math.log10(n / n2)
             if predicted > args.budget:
-                print(f"{n:>8}  skipped: predicted {predicted:.0f} s from the {n1}->{n2} growth "
-                      f"(x{t2 / t1:.1f}), over the {args.budget:.0f} s budget")
+                print(
+                    f"{n:>8}  skipped: predicted {predicted:.0f} s from the {n1}->{n2} growth "
+                    f"(x{t2 / t1:.1f}), over the {args.budget:.0f} s budget"
+                )
                 continue
         if n > 10_000 and n % 10_000 == 0:
             if ten_k is None:

@@ -46,10 +46,16 @@ def main() -> None:
     for name, measured in runs.items():
         wall = [w for w, _ in measured]
         cpu = [c for _, c in measured]
-        print(f"{name:<16} wall min {min(wall):.3f} s  median {statistics.median(wall):.3f} s  "
-              f"cpu median {statistics.median(cpu):.3f} s  ({args.runs} runs)")
-    count = subprocess.run([sys.executable, "-c", "import sys, chesskb.service.cli; print(len(sys.modules))"],
-                           check=True, capture_output=True, text=True).stdout.strip()
+        print(
+            f"{name:<16} wall min {min(wall):.3f} s  median {statistics.median(wall):.3f} s  "
+            f"cpu median {statistics.median(cpu):.3f} s  ({args.runs} runs)"
+        )
+    count = subprocess.run(
+        [sys.executable, "-c", "import sys, chesskb.service.cli; print(len(sys.modules))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     print(f"modules loaded by `import chesskb.service.cli`: {count}")
 
 

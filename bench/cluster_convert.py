@@ -32,8 +32,10 @@ def make_csv(n: int, shared: Path, out: Path) -> Path:
     sys.path.insert(0, str(ROOT / "bench"))
     import corpus
 
-    corpus.CSV_SOURCES = (shared / "lichess-puzzles" / "lichess_db_puzzle_dev.csv", ROOT / "data" / "lichess" /
-                          "puzzles.csv")
+    corpus.CSV_SOURCES = (
+        shared / "lichess-puzzles" / "lichess_db_puzzle_dev.csv",
+        ROOT / "data" / "lichess" / "puzzles.csv",
+    )
     corpus.replicate_csv(n, out)
     return out
 
@@ -42,8 +44,12 @@ def convert(file: Path, output: Path, *options: str) -> tuple[float, float]:
     """Wall and CPU seconds of one ``chesskb convert`` process (its children included)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "chesskb", "convert", *options, str(file), "-o", str(output)],
-                   check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    subprocess.run(
+        [sys.executable, "-m", "chesskb", "convert", *options, str(file), "-o", str(output)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -79,8 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     from distributed import LocalCluster
 
     local_out, cluster_out = args.work / "local.nq.gz", args.work / "cluster.nq.gz"
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0") as cluster:
+    with LocalCluster(
+        n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    ) as cluster:
         runs: dict[str, list[tuple[float, float, float]]] = {"local": [], "cluster": []}
         for _ in range(args.rounds):
             wall, cpu = convert(file, local_out, "--jobs", str(args.workers))
@@ -89,14 +96,18 @@ def main(argv: list[str] | None = None) -> int:
             wall, cpu = convert(file, cluster_out, "--cluster", cluster.scheduler_address)
             runs["cluster"].append((wall, cpu, workers_cpu(cluster) - before))
     same = statements(local_out) == statements(cluster_out)
-    print(f"{file.name}, {args.workers} workers, {args.rounds} rounds, load average {os.getloadavg()[0]:.1f}, "
-          f"same sorted statements: {same}")
+    print(
+        f"{file.name}, {args.workers} workers, {args.rounds} rounds, load average {os.getloadavg()[0]:.1f}, "
+        f"same sorted statements: {same}"
+    )
     print("| run | wall s (median) | driver CPU s | workers CPU s |")
     print("|---|---|---|---|")
     for name, values in runs.items():
         walls, cpus, workers = zip(*values, strict=True)
-        print(f"| {name} | {statistics.median(walls):.1f} ({', '.join(f'{w:.1f}' for w in walls)}) | "
-              f"{statistics.median(cpus):.1f} | {statistics.median(workers):.1f} |")
+        print(
+            f"| {name} | {statistics.median(walls):.1f} ({', '.join(f'{w:.1f}' for w in walls)}) | "
+            f"{statistics.median(cpus):.1f} | {statistics.median(workers):.1f} |"
+        )
     return 0 if same else 1
 
 

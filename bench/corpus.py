@@ -104,8 +104,7 @@ def replicate_pgn(paths: tuple[Path, ...], n: int, out: Path) -> None:
             replica, index = divmod(i, len(games))
             text = games[index]
             if replica:
-                text = re.sub(r'^\[Event "(.*)"\]$', rf'[Event "\g<1> #{replica}"]', text,
-                              count=1, flags=re.MULTILINE)
+                text = re.sub(r'^\[Event "(.*)"\]$', rf'[Event "\g<1> #{replica}"]', text, count=1, flags=re.MULTILINE)
                 text = re.sub(r'^\[Round "(.*)"\]$', f'[Round "{replica}"]', text, count=1, flags=re.MULTILINE)
             handle.write(text)
             handle.write("\n\n")
@@ -117,8 +116,11 @@ def copy_collection(path: Path, n: int, out: Path) -> None:
     games = len(re.findall(r"^\[Event ", text, flags=re.MULTILINE))
     with out.open("w", encoding="utf-8") as handle:
         for copy in range(-(-n // games)):
-            handle.write(text if not copy else re.sub(r'^\[Site "(.*)"\]', rf'[Site "\g<1> copy {copy}"]', text,
-                                                        flags=re.MULTILINE))
+            handle.write(
+                text
+                if not copy
+                else re.sub(r'^\[Site "(.*)"\]', rf'[Site "\g<1> copy {copy}"]', text, flags=re.MULTILINE)
+            )
             handle.write("\n\n")
 
 

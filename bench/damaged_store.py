@@ -49,15 +49,25 @@ def main() -> None:
                 data[rng.randrange(len(data))] ^= 1 + rng.randrange(255)
             victim.write_bytes(bytes(data))
             started = time.monotonic()
-            result = subprocess.run(["prlimit", f"--as={args.memory}", chesskb, "--store", str(copy), "stats"],
-                                    capture_output=True, text=True, timeout=600)
+            result = subprocess.run(
+                ["prlimit", f"--as={args.memory}", chesskb, "--store", str(copy), "stats"],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             slowest = max(slowest, time.monotonic() - started)
             err = result.stderr
-            outcomes["refused: the store is damaged" if "store is damaged" in err
-                     else "aborted: memory allocation failed" if "memory allocation" in err
-                     else "error: RocksDB corruption" if "Corruption" in err
-                     else "exit 0: damage not noticed" if result.returncode == 0
-                     else f"other (exit {result.returncode})"] += 1
+            outcomes[
+                "refused: the store is damaged"
+                if "store is damaged" in err
+                else "aborted: memory allocation failed"
+                if "memory allocation" in err
+                else "error: RocksDB corruption"
+                if "Corruption" in err
+                else "exit 0: damage not noticed"
+                if result.returncode == 0
+                else f"other (exit {result.returncode})"
+            ] += 1
             shutil.rmtree(copy)
     print(dict(outcomes), f"slowest {slowest:.2f} s")
 

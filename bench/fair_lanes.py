@@ -36,10 +36,10 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.service_attacks import VISITOR_PATHS, visitor_url  # noqa: E402
-from tests.live_server import http, live_server  # noqa: E402
-from tests.test_endpoint_security import RUNAWAY  # noqa: E402
-from tests.test_fair_service import attack_threads, hold_partial_requests  # noqa: E402
+from bench.service_attacks import VISITOR_PATHS, visitor_url
+from tests.live_server import http, live_server
+from tests.test_endpoint_security import RUNAWAY
+from tests.test_fair_service import attack_threads, hold_partial_requests
 
 VISITOR = "127.0.1.2"
 CANNED = ("winning-for-white", "mate-in-one", "players-rated-above", "opening-traps")
@@ -53,8 +53,13 @@ def visit(base: str, seconds: float) -> tuple[list[float], dict[str, int]]:
         for path in VISITOR_PATHS:
             started = time.monotonic()
             try:
-                status = http("GET", visitor_url(base, path), headers={"Accept": "text/html,*/*;q=0.8"},
-                              source=VISITOR, timeout=60)[0]
+                status = http(
+                    "GET",
+                    visitor_url(base, path),
+                    headers={"Accept": "text/html,*/*;q=0.8"},
+                    source=VISITOR,
+                    timeout=60,
+                )[0]
             except OSError:
                 status = 0
             latencies.append(time.monotonic() - started)
@@ -65,20 +70,41 @@ def visit(base: str, seconds: float) -> tuple[list[float], dict[str, int]]:
 
 
 def runaways(base: str, stop: threading.Event) -> list[threading.Thread]:
-    return attack_threads(stop, 4, lambda n: http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60,
-                                         source=f"127.0.0.{10 + n % 2}"))
+    return attack_threads(
+        stop,
+        4,
+        lambda n: http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60, source=f"127.0.0.{10 + n % 2}"),
+    )
 
 
 def crash_storm(base: str, stop: threading.Event) -> list[threading.Thread]:
     body = b"SELECT * WHERE " + b"{" * 5000
-    return attack_threads(stop, 2, lambda _: http("POST", base + "/sparql", body=body, source="127.0.0.20", timeout=60,
-                                         headers={"Content-Type": "application/sparql-query"}))
+    return attack_threads(
+        stop,
+        2,
+        lambda _: http(
+            "POST",
+            base + "/sparql",
+            body=body,
+            source="127.0.0.20",
+            timeout=60,
+            headers={"Content-Type": "application/sparql-query"},
+        ),
+    )
 
 
 def every_row(base: str, stop: threading.Event) -> list[threading.Thread]:
     offsets = itertools.count(1)
-    return attack_threads(stop, 2, lambda n: http("GET", f"{base}/queries/{CANNED[n % len(CANNED)]}.json?limit=0"
-                                                f"&offset={next(offsets)}", source="127.0.0.21", timeout=60))
+    return attack_threads(
+        stop,
+        2,
+        lambda n: http(
+            "GET",
+            f"{base}/queries/{CANNED[n % len(CANNED)]}.json?limit=0&offset={next(offsets)}",
+            source="127.0.0.21",
+            timeout=60,
+        ),
+    )
 
 
 def partial_requests(base: str, stop: threading.Event, count: int = 1100) -> list[threading.Thread]:
@@ -90,8 +116,10 @@ def partial_requests(base: str, stop: threading.Event, count: int = 1100) -> lis
 def partial_requests_from_ten(base: str, stop: threading.Event) -> list[threading.Thread]:
     """The same 1,100 partial requests from ten addresses of ten networks, 110 each: each address is
     over its share, so the server refuses and cuts for ten at once."""
-    threads = [threading.Thread(target=hold_partial_requests, args=(base, stop, 110, f"127.0.{3 + n}.30"), daemon=True)
-               for n in range(10)]
+    threads = [
+        threading.Thread(target=hold_partial_requests, args=(base, stop, 110, f"127.0.{3 + n}.30"), daemon=True)
+        for n in range(10)
+    ]
     for thread in threads:
         thread.start()
     return threads
@@ -99,20 +127,27 @@ def partial_requests_from_ten(base: str, stop: threading.Event) -> list[threadin
 
 def line(name: str, latencies: list[float], failures: dict[str, int], idle_median: float) -> str:
     median = statistics.median(latencies)
-    return (f"{name:<24} {len(latencies):>4} requests, not 200: {failures or 0}, median {median * 1000:.0f} ms "
-            f"({median / idle_median:.1f}x idle), max {max(latencies) * 1000:.0f} ms")
+    return (
+        f"{name:<24} {len(latencies):>4} requests, not 200: {failures or 0}, median {median * 1000:.0f} ms "
+        f"({median / idle_median:.1f}x idle), max {max(latencies) * 1000:.0f} ms"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path)
     parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--attacks", default="runaways,crash,every-row,partial",
-                        help="which attacks, comma-separated (default: all)")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="idle and attack periods taken in turn per attack, each --seconds long: on a shared "
-                             "machine the load moves the idle figure, so each attack is compared with idle "
-                             "periods around it (default 1)")
+    parser.add_argument(
+        "--attacks", default="runaways,crash,every-row,partial", help="which attacks, comma-separated (default: all)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="idle and attack periods taken in turn per attack, each --seconds long: on a shared "
+        "machine the load moves the idle figure, so each attack is compared with idle "
+        "periods around it (default 1)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         store = args.store
@@ -126,11 +161,13 @@ def main() -> None:
             idle_median = statistics.median(latencies)
             print(line("idle", latencies, failures, idle_median), flush=True)
             chosen = args.attacks.split(",")
-            for key, name, attack in (("runaways", "runaways, 2 addresses", runaways),
-                                      ("crash", "crash storm", crash_storm),
-                                      ("every-row", "limit=0, new offsets", every_row),
-                                      ("partial", "1,100 partial requests", partial_requests),
-                                      ("partial-10", "the same from 10 addresses", partial_requests_from_ten)):
+            for key, name, attack in (
+                ("runaways", "runaways, 2 addresses", runaways),
+                ("crash", "crash storm", crash_storm),
+                ("every-row", "limit=0, new offsets", every_row),
+                ("partial", "1,100 partial requests", partial_requests),
+                ("partial-10", "the same from 10 addresses", partial_requests_from_ten),
+            ):
                 if key not in chosen:
                     continue
                 idle: list[float] = []
@@ -149,8 +186,9 @@ def main() -> None:
                 print(line(name, attacked, failed, idle_median), flush=True)
 
 
-def _during(attack: Callable[[str, threading.Event], list[threading.Thread]], base: str,
-            seconds: float) -> tuple[list[float], dict[str, int]]:
+def _during(
+    attack: Callable[[str, threading.Event], list[threading.Thread]], base: str, seconds: float
+) -> tuple[list[float], dict[str, int]]:
     """The visitor's latencies while ``attack`` runs, the attacker in its own process: its threads
     must not slow the visitor's through the GIL."""
     stop = multiprocessing.get_context("fork").Event()

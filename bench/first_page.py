@@ -38,9 +38,15 @@ def start(store: Path) -> dict[str, float]:
     port = free_port()
     env = {**os.environ, "CHESSKB_STORE": str(store), "PORT": str(port), "HOST": "127.0.0.1"}
     began = time.perf_counter()
-    process = subprocess.Popen(["bash", str(ROOT / "scripts" / "demo.sh")], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "demo.sh")],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     figures: dict[str, float] = {}
     try:
         assert process.stdout is not None

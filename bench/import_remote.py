@@ -37,8 +37,11 @@ def _start_server(directory: Path) -> tuple[subprocess.Popen, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     binary = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
-    process = subprocess.Popen([binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{port}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(100):
         try:

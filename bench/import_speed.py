@@ -98,8 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default="1,2", help="comma-separated job counts to run")
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "chesskb-bench")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--keep", action="store_true",
-                        help="keep the csv stores as CORPUS_DIR/store-N for bench/queries_scale.py")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the csv stores as CORPUS_DIR/store-N for bench/queries_scale.py"
+    )
     args = parser.parse_args(argv)
 
     runs: list[ImportRun] = []
@@ -112,18 +113,32 @@ def main(argv: list[str] | None = None) -> int:
                 for jobs in (int(j) for j in args.jobs.split(",")):
                     keep = args.corpus_dir / f"store-{size}" if args.keep and kind == "csv" else None
                     seconds, rss, size_bytes = run_import(path, jobs, Path(workdir), keep)
-                    runs.append(ImportRun(kind, size, jobs, round(seconds, 2), round(reference, 2),
-                                          round(seconds / reference, 2), round(size / seconds),
-                                          round(rss, 1), round(size_bytes / size)))
+                    runs.append(
+                        ImportRun(
+                            kind,
+                            size,
+                            jobs,
+                            round(seconds, 2),
+                            round(reference, 2),
+                            round(seconds / reference, 2),
+                            round(size / seconds),
+                            round(rss, 1),
+                            round(size_bytes / size),
+                        )
+                    )
                     print(f"# {kind} {size} jobs={jobs}: {seconds:.1f} s", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps([asdict(r) for r in runs], indent=1))
         return 0
-    print(f"{'corpus':<11} {'records':>8} {'jobs':>4} {'import s':>9} {'p-chess s':>9} {'ratio':>6} "
-          f"{'rec/s':>7} {'peak MiB':>9} {'disk B/rec':>10}")
+    print(
+        f"{'corpus':<11} {'records':>8} {'jobs':>4} {'import s':>9} {'p-chess s':>9} {'ratio':>6} "
+        f"{'rec/s':>7} {'peak MiB':>9} {'disk B/rec':>10}"
+    )
     for r in runs:
-        print(f"{r.kind:<11} {r.records:>8} {r.jobs:>4} {r.seconds:>9.2f} {r.python_chess_seconds:>9.2f} "
-              f"{r.ratio:>6.2f} {r.records_per_second:>7} {r.peak_rss_mib:>9.1f} {r.disk_bytes_per_record:>10}")
+        print(
+            f"{r.kind:<11} {r.records:>8} {r.jobs:>4} {r.seconds:>9.2f} {r.python_chess_seconds:>9.2f} "
+            f"{r.ratio:>6.2f} {r.records_per_second:>7} {r.peak_rss_mib:>9.1f} {r.disk_bytes_per_record:>10}"
+        )
     return 0
 
 

@@ -33,12 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
     from chesskb.kb.analysis import analyse
-    from chesskb.kb.analysis.exercises import assess_themes, is_exercise
-    from chesskb.kb.findings import Finding
-    from chesskb.kb.mapping.iris import IriMinter
-    from chesskb.kb.mapping.game import MappingContext, record_quads
     from chesskb.kb.analysis.engine import open_engine
+    from chesskb.kb.analysis.exercises import assess_themes, is_exercise
     from chesskb.kb.analysis.verify import MateVerifier
+    from chesskb.kb.findings import Finding
+    from chesskb.kb.mapping.game import MappingContext, record_quads
+    from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.pipeline import PipelineSettings, process_unit
     from chesskb.kb.reading.units import unit_records, work_units
 
@@ -63,8 +63,9 @@ def _stage_runner(path: Path, upto: str) -> Callable[[], int]:
                 exercise = is_exercise(record)
                 analysis = analyse(record.start_board(), record.solution, engine=engine, exercise=exercise)
                 if upto == "map":
-                    record_quads(record, analysis, ctx, (), assess_themes(record, analysis, engine=engine,
-                                                                          exercise=exercise))
+                    record_quads(
+                        record, analysis, ctx, (), assess_themes(record, analysis, engine=engine, exercise=exercise)
+                    )
         return count
 
     return run
@@ -79,8 +80,12 @@ def _timed(run: Callable[[], int]) -> tuple[float, int]:
 def _import_seconds(path: Path) -> float:
     with tempfile.TemporaryDirectory(prefix="chesskb-stages-") as tmp:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "chesskb", "--store", str(Path(tmp) / "store"), "import",
-                        "--jobs", "1", str(path)], cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "chesskb", "--store", str(Path(tmp) / "store"), "import", "--jobs", "1", str(path)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
         return time.perf_counter() - start
 
 
@@ -105,8 +110,10 @@ def main() -> None:
     records = rows[1][2] or 1
     for name, seconds, _count in rows:
         own = seconds - previous if name != "python-chess" else seconds
-        print(f"{name:<16}{seconds:>9.2f}{1000 * seconds / records:>11.3f}{seconds / reference:>11.2f}"
-              f"{1000 * own / records:>10.3f}")
+        print(
+            f"{name:<16}{seconds:>9.2f}{1000 * seconds / records:>11.3f}{seconds / reference:>11.2f}"
+            f"{1000 * own / records:>10.3f}"
+        )
         if name != "python-chess":
             previous = seconds
 

@@ -26,12 +26,82 @@ from pathlib import Path
 import chess.pgn
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = [path for path in sorted((ROOT / "tests" / "fixtures" / "candidates").glob("*.pgn"))
-        if not path.stem.endswith("-de")]  # the German-lettered copy: python-chess reads English SAN
-SYLLABLES = ("ka ri mo san tel vor gu len dra pov ski ner bal tor mil ha zu ren dal fe sor ni kov ber ma "
-             "lo chi vin ta ro pe ga nu sel dor vas ik om bra").split()
-GIVEN = ("Anna Boris Carla David Elena Farid Gita Hugo Irina Jan Karim Lena Marco Nadia Oleg Paula Rafael "
-         "Sofia Tomas Ulla Victor Wei Xenia Yusuf Zoran Alireza Hikaru Liren Teimour Richard").split()
+REAL = [
+    path for path in sorted((ROOT / "tests" / "fixtures" / "candidates").glob("*.pgn")) if not path.stem.endswith("-de")
+]  # the German-lettered copy: python-chess reads English SAN
+SYLLABLES = [
+    "ka",
+    "ri",
+    "mo",
+    "san",
+    "tel",
+    "vor",
+    "gu",
+    "len",
+    "dra",
+    "pov",
+    "ski",
+    "ner",
+    "bal",
+    "tor",
+    "mil",
+    "ha",
+    "zu",
+    "ren",
+    "dal",
+    "fe",
+    "sor",
+    "ni",
+    "kov",
+    "ber",
+    "ma",
+    "lo",
+    "chi",
+    "vin",
+    "ta",
+    "ro",
+    "pe",
+    "ga",
+    "nu",
+    "sel",
+    "dor",
+    "vas",
+    "ik",
+    "om",
+    "bra",
+]
+GIVEN = [
+    "Anna",
+    "Boris",
+    "Carla",
+    "David",
+    "Elena",
+    "Farid",
+    "Gita",
+    "Hugo",
+    "Irina",
+    "Jan",
+    "Karim",
+    "Lena",
+    "Marco",
+    "Nadia",
+    "Oleg",
+    "Paula",
+    "Rafael",
+    "Sofia",
+    "Tomas",
+    "Ulla",
+    "Victor",
+    "Wei",
+    "Xenia",
+    "Yusuf",
+    "Zoran",
+    "Alireza",
+    "Hikaru",
+    "Liren",
+    "Teimour",
+    "Richard",
+]
 GAMES_PER_EVENT = 500
 
 
@@ -68,9 +138,11 @@ def write_corpus(size: int, path: Path, movetexts: list[tuple[str, str]]) -> Non
         for number in range(size):
             text, result = movetexts[number % len(movetexts)]
             event, place = divmod(number, GAMES_PER_EVENT)
-            out.write(f'[Event "Bench Open {event + 1}"]\n[Site "Somewhere"]\n[Date "2023.05.{1 + place % 9:02d}"]\n'
-                      f'[Round "{1 + place // 50}.{1 + place % 50}"]\n[White "{names[2 * number]}"]\n'
-                      f'[Black "{names[2 * number + 1]}"]\n[Result "{result}"]\n\n{text}\n\n')
+            out.write(
+                f'[Event "Bench Open {event + 1}"]\n[Site "Somewhere"]\n[Date "2023.05.{1 + place % 9:02d}"]\n'
+                f'[Round "{1 + place // 50}.{1 + place % 50}"]\n[White "{names[2 * number]}"]\n'
+                f'[Black "{names[2 * number + 1]}"]\n[Result "{result}"]\n\n{text}\n\n'
+            )
 
 
 def cpu_of_children() -> float:
@@ -90,8 +162,13 @@ def import_cpu(path: Path, store: Path, code: Path | None = None) -> tuple[float
     shutil.rmtree(store, ignore_errors=True)
     env = {**os.environ, "CHESSKB_ENGINE": "none", **({"PYTHONPATH": str(code)} if code else {})}
     before, wall = cpu_of_children(), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "1", str(path)],
-                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "1", str(path)],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return cpu_of_children() - before, time.perf_counter() - wall
 
 
@@ -111,29 +188,40 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,10000", help="games per imported file (comma-separated)")
     parser.add_argument("--link-sizes", default="", help="players for compute_links alone (comma-separated)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/chesskb-bench/linking"))
-    parser.add_argument("--code", type=Path, help="import with the chesskb found here (an older checkout, "
-                        "e.g. `git archive REV | tar -x -C DIR`) to compare")
+    parser.add_argument(
+        "--code",
+        type=Path,
+        help="import with the chesskb found here (an older checkout, "
+        "e.g. `git archive REV | tar -x -C DIR`) to compare",
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     movetexts = real_movetexts()
     previous = None
-    print(f"{'games':>8} {'players':>8} {'read CPU s':>10} {'import CPU s':>12} {'wall s':>7} {'ratio':>6} "
-          f"{'CPU/game ms':>11} {'growth':>7}")
+    print(
+        f"{'games':>8} {'players':>8} {'read CPU s':>10} {'import CPU s':>12} {'wall s':>7} {'ratio':>6} "
+        f"{'CPU/game ms':>11} {'growth':>7}"
+    )
     for size in (int(s) for s in args.sizes.split(",") if s):
         path = args.work / f"games-{size}.pgn"
         write_corpus(size, path, movetexts)
         read = reading_cpu(path)
         cpu, wall = import_cpu(path, args.work / f"store-{size}", args.code)
         growth = f"{cpu / previous[1] / (size / previous[0]):.2f}" if previous else "-"
-        print(f"{size:>8} {2 * size:>8} {read:>10.1f} {cpu:>12.1f} {wall:>7.1f} {cpu / read:>6.2f} "
-              f"{1000 * cpu / size:>11.2f} {growth:>7}", flush=True)
+        print(
+            f"{size:>8} {2 * size:>8} {read:>10.1f} {cpu:>12.1f} {wall:>7.1f} {cpu / read:>6.2f} "
+            f"{1000 * cpu / size:>11.2f} {growth:>7}",
+            flush=True,
+        )
         previous = (size, cpu)
     previous = None
     for size in (int(s) for s in args.link_sizes.split(",") if s):
         cpu = linking_cpu(size)
         growth = f"{cpu / previous[1] / (size / previous[0]):.2f}" if previous else "-"
-        print(f"compute_links: {size:>8} players {cpu:>7.2f} CPU s  {1e6 * cpu / size:>6.1f} µs/player  "
-              f"growth {growth}", flush=True)
+        print(
+            f"compute_links: {size:>8} players {cpu:>7.2f} CPU s  {1e6 * cpu / size:>6.1f} µs/player  growth {growth}",
+            flush=True,
+        )
         previous = (size, cpu)
 
 

@@ -29,15 +29,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chesskb.kb.store import open_store  # noqa: E402
-from chesskb.service.app import create_app  # noqa: E402
+from chesskb.kb.store import open_store
+from chesskb.service.app import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 SERIALISERS = {"serialize"}
 PARSERS = {"parse", "parse_query_results", "load", "bulk_load"}
-FORMATS = {"HTML": {"Accept": "text/html"}, "JSON twin": None, "Turtle": {"Accept": "text/turtle"},
-           "JSON-LD": {"Accept": "application/ld+json"}}
+FORMATS = {
+    "HTML": {"Accept": "text/html"},
+    "JSON twin": None,
+    "Turtle": {"Accept": "text/turtle"},
+    "JSON-LD": {"Accept": "application/ld+json"},
+}
 
 
 class Steps:
@@ -112,15 +116,21 @@ def pages(store_dir: str) -> dict[str, str]:
         return rows[0][0].value
 
     # a position taken from a game whose tags name players and an event: the page with the most context
-    game_position = first("SELECT ?p WHERE { ?p a cp:Position ; cp:hasMatch ?m ; cp:hasEvent ?e ; "
-                          "cp:hasPlayerWhite ?w ; cp:plyInGame ?n . ?m dcterms:source ?record } "
-                          "ORDER BY DESC(?n > 0) ?p LIMIT 1")
+    game_position = first(
+        "SELECT ?p WHERE { ?p a cp:Position ; cp:hasMatch ?m ; cp:hasEvent ?e ; "
+        "cp:hasPlayerWhite ?w ; cp:plyInGame ?n . ?m dcterms:source ?record } "
+        "ORDER BY DESC(?n > 0) ?p LIMIT 1"
+    )
     puzzle = first("SELECT ?p WHERE { ?p a cp:Position ; cp:puzzleId ?id } ORDER BY ?p LIMIT 1")
     match = first(f"SELECT ?m WHERE {{ <{game_position}> cp:hasMatch ?m }} ORDER BY ?m LIMIT 1")
     player = first("SELECT ?p WHERE { ?p a cp:Player } ORDER BY ?p LIMIT 1")
-    return {"game position": f"/page?iri={game_position}", "puzzle position": f"/page?iri={puzzle}",
-            "match (resource)": f"/page?iri={match}", "player (resource)": f"/page?iri={player}",
-            "class MateInOne": "/class/MateInOne"}
+    return {
+        "game position": f"/page?iri={game_position}",
+        "puzzle position": f"/page?iri={puzzle}",
+        "match (resource)": f"/page?iri={match}",
+        "player (resource)": f"/page?iri={player}",
+        "class MateInOne": "/class/MateInOne",
+    }
 
 
 def imported_fixtures(directory: Path) -> str:
@@ -129,8 +139,18 @@ def imported_fixtures(directory: Path) -> str:
     from chesskb.service.cli import cli
 
     store = directory / "store"
-    result = CliRunner().invoke(cli, ["--store", str(store), "import", str(FIXTURES / "round-robin.pgn"),
-                                      str(FIXTURES / "puzzles-30.csv"), "--jobs", "1"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--store",
+            str(store),
+            "import",
+            str(FIXTURES / "round-robin.pgn"),
+            str(FIXTURES / "puzzles-30.csv"),
+            "--jobs",
+            "1",
+        ],
+    )
     if result.exit_code != 0:
         raise SystemExit(result.output)
     return str(store)
@@ -150,8 +170,10 @@ def main() -> None:
                     continue  # a class page comes as HTML and JSON only (its RDF is embedded in the HTML)
                 steps = measure(store_dir, url, headers)
                 names = steps.named_queries()
-                print(f"{page:20} {fmt:10} {len(names):>7} {steps.counts['ser']:>4} {steps.counts['parse']:>5}  "
-                      f"{'+'.join(sorted(steps.libraries))}")
+                print(
+                    f"{page:20} {fmt:10} {len(names):>7} {steps.counts['ser']:>4} {steps.counts['parse']:>5}  "
+                    f"{'+'.join(sorted(steps.libraries))}"
+                )
                 if args.verbose:
                     print("    " + ", ".join(f"{n} x{c}" if c > 1 else n for n, c in Counter(names).items()))
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chesskb.kb.store import open_store  # noqa: E402
-from chesskb.service.app import create_app  # noqa: E402
+from chesskb.kb.store import open_store
+from chesskb.service.app import create_app
 
 HTML = {"Accept": "text/html"}
 
@@ -42,8 +42,9 @@ def main() -> None:
     count = int(next(iter(store.query("SELECT (COUNT(?p) AS ?n) WHERE { ?p a cp:Position }")))["n"].value)
     rows = list(store.query(f"SELECT ?p WHERE {{ ?p a cp:Position }} LIMIT {args.repeat}"))
     positions = [row["p"].value for row in rows]
-    players = [row["p"].value for row in store.query(
-        f"SELECT ?p WHERE {{ ?p a cp:Player }} LIMIT {args.repeat}")] or [None]
+    players = [row["p"].value for row in store.query(f"SELECT ?p WHERE {{ ?p a cp:Player }} LIMIT {args.repeat}")] or [
+        None
+    ]
     fen = next(iter(store.query("SELECT ?f WHERE { ?p cp:fen ?f } LIMIT 1")))["f"].value
     last_page = max(1, count // 24 - 1)
     kinds = {
@@ -67,7 +68,7 @@ def main() -> None:
         if not requests:
             continue
         times = sorted(timed(client, url, headers) for url, headers in requests)
-        p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+        p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
         print(f"{name:38} {len(times):>3} {statistics.median(times):>10.1f} {p95:>8.1f}")
 
 

@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import csv_rows  # noqa: E402
 from chesskb.kb.analysis.board_facts import board_facts, side_pieces  # noqa: E402
-from chesskb.queries.find import INDEXES, find_query  # noqa: E402
 from chesskb.kb.analysis.board_index import pieces_in, pieces_on  # noqa: E402
 from chesskb.kb.search.patterns import parse, sparql_string  # noqa: E402
 from chesskb.kb.vocab import CP, CP_IRI, PREFIXES  # noqa: E402
+from chesskb.queries.find import INDEXES, find_query  # noqa: E402
 
 #: (label, pattern, options) measured; from common (a page fills at once) to absent (every board tested).
 PATTERNS: tuple[tuple[str, str, dict], ...] = (
@@ -126,25 +126,30 @@ def build(n: int, out: Path) -> None:
                 handle.write(f"{s} {cp('pieceOn')} {sparql_string(piece)} .\n")
             for region in pieces_in(board):
                 handle.write(f"{s} {cp('pieceIn')} {sparql_string(region)} .\n")
-            handle.write(f"{s} <http://www.w3.org/2000/01/rdf-schema#label> \"Position {number}\" .\n")
+            handle.write(f'{s} <http://www.w3.org/2000/01/rdf-schema#label> "Position {number}" .\n')
     generated = time.perf_counter() - started
     store = OxStore(str(out))
     store.bulk_load(path=str(nt), format=RdfFormat.N_TRIPLES)
     store.flush()
     store.optimize()
     nt.unlink()
-    print(f"built {n:,} positions in {out}: generated in {generated:.0f} s, "
-          f"loaded in {time.perf_counter() - started - generated:.0f} s", flush=True)
+    print(
+        f"built {n:,} positions in {out}: generated in {generated:.0f} s, "
+        f"loaded in {time.perf_counter() - started - generated:.0f} s",
+        flush=True,
+    )
 
 
 def add_index(path: Path) -> None:
     """Give a store built before ``cp:pieceIn`` (and the piece counts) what ``build`` writes now,
     from its own board strings, and say what it cost in quads and bytes per position."""
     store = OxStore(str(path))
-    missing = [prop for prop in ("pieceIn", "pieceCount", "whitePieces", "blackPieces")
-               if not store.query(f"ASK {{ ?p <{CP_IRI}{prop}> ?v }}")]
-    if "pieceIn" not in missing and not store.query(
-            f'ASK {{ ?p <{CP_IRI}pieceIn> ?v FILTER(REGEX(?v, "^[2-8]")) }}'):
+    missing = [
+        prop
+        for prop in ("pieceIn", "pieceCount", "whitePieces", "blackPieces")
+        if not store.query(f"ASK {{ ?p <{CP_IRI}{prop}> ?v }}")
+    ]
+    if "pieceIn" not in missing and not store.query(f'ASK {{ ?p <{CP_IRI}pieceIn> ?v FILTER(REGEX(?v, "^[2-8]")) }}'):
         missing.append("pieceIn")  # built before the counted values (2R*7): the store keeps each value once
     if not missing:
         print("nothing to add")
@@ -158,9 +163,12 @@ def add_index(path: Path) -> None:
             count += 1
             placement = re.sub(r"\.+", lambda m: str(len(m.group())), row["b"].value)
             board = chess.Board(placement + " w - - 0 1")
-            values = {"pieceIn": pieces_in(board), "pieceCount": [chess.popcount(board.occupied)],
-                      "whitePieces": [side_pieces(board, chess.WHITE)],
-                      "blackPieces": [side_pieces(board, chess.BLACK)]}
+            values = {
+                "pieceIn": pieces_in(board),
+                "pieceCount": [chess.popcount(board.occupied)],
+                "whitePieces": [side_pieces(board, chess.WHITE)],
+                "blackPieces": [side_pieces(board, chess.BLACK)],
+            }
             for prop in missing:
                 for value in values[prop]:
                     handle.write(f"<{row['p'].value}> <{CP_IRI}{prop}> {_literal(value)} .\n")
@@ -169,8 +177,10 @@ def add_index(path: Path) -> None:
     store.optimize()
     nt.unlink()
     quads, size = len(store) - before_quads, _size(path) - before_bytes
-    print(f"added {', '.join(missing)} to {count:,} positions: {quads:,} quads ({quads / count:.1f} per position), "
-          f"{size / 1e6:,.0f} MB on disk ({size / count:.0f} bytes per position; {before_bytes / 1e6:,.0f} MB before)")
+    print(
+        f"added {', '.join(missing)} to {count:,} positions: {quads:,} quads ({quads / count:.1f} per position), "
+        f"{size / 1e6:,.0f} MB on disk ({size / count:.0f} bytes per position; {before_bytes / 1e6:,.0f} MB before)"
+    )
 
 
 def _size(path: Path) -> int:
@@ -179,10 +189,15 @@ def _size(path: Path) -> int:
 
 def run(path: Path, repeat: int, limit: int, lookups: frozenset[str], only: str | None = None) -> None:
     store = OxStore.read_only(str(path))
-    total = int(next(iter(store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?p {CP.boardSquares} ?b }}",
-                                      prefixes=PREFIXES)))["n"].value)
-    print(f"{total:,} positions; page of {limit} rows; lookups on {', '.join(sorted(lookups)) or 'nothing'}; "
-          f"median of {repeat} runs (first run kept apart); load average {os.getloadavg()[0]:.1f}")
+    total = int(
+        next(iter(store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?p {CP.boardSquares} ?b }}", prefixes=PREFIXES)))[
+            "n"
+        ].value
+    )
+    print(
+        f"{total:,} positions; page of {limit} rows; lookups on {', '.join(sorted(lookups)) or 'nothing'}; "
+        f"median of {repeat} runs (first run kept apart); load average {os.getloadavg()[0]:.1f}"
+    )
     print("| pattern | rows | first run | median |\n|---|---|---|---|")
     for label, text, options in PATTERNS:
         if only and only not in label:
@@ -194,8 +209,10 @@ def run(path: Path, repeat: int, limit: int, lookups: frozenset[str], only: str 
             started = time.perf_counter()
             rows = len(list(store.query(sparql, prefixes=PREFIXES)))
             times.append(time.perf_counter() - started)
-        print(f"| {label} | {rows} | {times[0] * 1000:,.0f} ms | {statistics.median(times[1:]) * 1000:,.0f} ms |",
-              flush=True)
+        print(
+            f"| {label} | {rows} | {times[0] * 1000:,.0f} ms | {statistics.median(times[1:]) * 1000:,.0f} ms |",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -208,8 +225,11 @@ def main() -> None:
     r.add_argument("store", type=Path)
     r.add_argument("--repeat", type=int, default=5)
     r.add_argument("--limit", type=int, default=100)
-    r.add_argument("--lookups", default=",".join(INDEXES),
-                   help="index properties the query may look up (comma-separated; '' for none)")
+    r.add_argument(
+        "--lookups",
+        default=",".join(INDEXES),
+        help="index properties the query may look up (comma-separated; '' for none)",
+    )
     r.add_argument("--only", default=None, help="only the patterns whose label contains this")
     i = sub.add_parser("index")
     i.add_argument("store", type=Path)

@@ -73,17 +73,23 @@ def build_data_store(directory: Path, copies: int = 1) -> Path:
     if copies > 1:
         files = scaled_copies(directory, copies)
     else:
-        files = sorted(str(p) for p in (ROOT / "data").rglob("*") if p.suffix in (".pgn", ".csv")
-                       and "tools" not in p.parts)
-    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", *files],
-                   cwd=ROOT, check=True, capture_output=True)
+        files = sorted(
+            str(p) for p in (ROOT / "data").rglob("*") if p.suffix in (".pgn", ".csv") and "tools" not in p.parts
+        )
+    subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "import", *files],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     return store
 
 
 def sample_params(store) -> dict[str, dict[str, str]]:
     """Parameters for queries without a default (a position that occurs more than once)."""
-    row = next(iter(store.query("SELECT ?p WHERE { ?p cp:positionKey ?k . ?o cp:positionKey ?k "
-                                "FILTER(?o != ?p) } LIMIT 1")))
+    row = next(
+        iter(store.query("SELECT ?p WHERE { ?p cp:positionKey ?k . ?o cp:positionKey ?k FILTER(?o != ?p) } LIMIT 1"))
+    )
     return {"same-position-elsewhere": {"position": row["p"].value}}
 
 
@@ -112,8 +118,11 @@ def free_port() -> int:
 
 def start_server(store: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store), "serve",
-                                "--port", str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--port", str(port)],
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(150):
         try:
@@ -169,8 +178,12 @@ def main() -> None:
     parser.add_argument("--store", type=Path, default=None)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--copies", type=int, default=1,
-                        help="Import this many renamed copies of data/ (a bigger KB of the same shape).")
+    parser.add_argument(
+        "--copies",
+        type=int,
+        default=1,
+        help="Import this many renamed copies of data/ (a bigger KB of the same shape).",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="chesskb-bench-queries-") as tmp:
         store_path = args.store or build_data_store(Path(tmp), args.copies)
@@ -185,16 +198,21 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(10)
-    what = str(store_path) if args.store else "data/ (all shipped collections)" + (
-        f" + {args.copies - 1} renamed copies of the lichess sample" if args.copies > 1 else "")
-    print(f"store: {what}, {positions} positions; "
-          f"{args.runs} runs per query")
+    what = (
+        str(store_path)
+        if args.store
+        else "data/ (all shipped collections)"
+        + (f" + {args.copies - 1} renamed copies of the lichess sample" if args.copies > 1 else "")
+    )
+    print(f"store: {what}, {positions} positions; {args.runs} runs per query")
     print(f"{'query':32} {'rows':>5} {'in-proc med':>12} {'p95':>8} {'HTTP med':>10} {'p95':>8}  (ms)")
     for name, (median, p95, rows) in local.items():
         http_median, http_p95 = remote[name]
         print(f"{name:32} {rows:>5} {median:>12.2f} {p95:>8.2f} {http_median:>10.2f} {http_p95:>8.2f}")
-    print(f"throughput: /queries/mate-in-one.json, 8 concurrent clients, {args.seconds:g} s: "
-          f"{rate:.1f} req/s ({errors} errors)")
+    print(
+        f"throughput: /queries/mate-in-one.json, 8 concurrent clients, {args.seconds:g} s: "
+        f"{rate:.1f} req/s ({errors} errors)"
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_files() -> list[str]:
-    return sorted(str(p) for p in (ROOT / "data").rglob("*")
-                  if p.suffix in (".pgn", ".csv") and "tools" not in p.parts)
+    return sorted(str(p) for p in (ROOT / "data").rglob("*") if p.suffix in (".pgn", ".csv") and "tools" not in p.parts)
 
 
 def build_store(size: int, work: Path) -> Path:
@@ -54,10 +53,30 @@ def build_store(size: int, work: Path) -> Path:
     shutil.rmtree(store, ignore_errors=True)
     csv_path = corpus.build("csv", size, work / f"csv-{size}.csv")
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "2",
-                    "--source", "bench-puzzles", str(csv_path)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", *data_files()],
-                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chesskb",
+            "--store",
+            str(store),
+            "import",
+            "--jobs",
+            "2",
+            "--source",
+            "bench-puzzles",
+            str(csv_path),
+        ],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "import", *data_files()],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     complete.touch()
     print(f"# built {store} in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return store
@@ -83,15 +102,15 @@ def _rdflib_worker(nquads: str, repeat: int, timeout: float, connection, skip: f
         # (kb.store.bindings); rdflib's initBindings would leave them unbound inside UNION branches.
         text = prologue + with_values(canned.paged_text({}), canned.bind({}))
         bindings: dict = {}
-        answer = _timed_in_child(functools.partial(_time_rdflib, dataset, text, bindings, repeat, timeout),
-                                 timeout * (repeat + 1))
+        answer = _timed_in_child(
+            functools.partial(_time_rdflib, dataset, text, bindings, repeat, timeout), timeout * (repeat + 1)
+        )
         if answer is None:
             connection.send((canned.name, None, None, None))
         else:
             samples, rows = answer
             timed = samples[1:] or samples
-            connection.send((canned.name, round(statistics.median(timed), 1), round(percentile(timed, 0.95), 1),
-                             rows))
+            connection.send((canned.name, round(statistics.median(timed), 1), round(percentile(timed, 0.95), 1), rows))
     connection.send(("done", 0, 0, 0))
 
 
@@ -119,7 +138,7 @@ def _timed_in_child(run, limit: float):
         os.close(read_end)
         try:
             payload = json.dumps(run()).encode()
-        except Exception as exc:  # noqa: BLE001 - reported as no answer
+        except Exception as exc:
             payload = json.dumps({"error": str(exc)}).encode()
         os.write(write_end, payload)
         os._exit(0)
@@ -141,16 +160,18 @@ def rdflib_timings(store: Path, repeat: int, timeout: float) -> tuple[dict, str]
     """Per-query rdflib timings keyed by name (``None`` = did not finish within ``timeout``)."""
     with tempfile.NamedTemporaryFile(suffix=".nq", delete=False) as handle:
         nquads = handle.name
-    subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "export", "--format", "nq",
-                    "-o", nquads], cwd=ROOT, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "export", "--format", "nq", "-o", nquads],
+        cwd=ROOT,
+        check=True,
+    )
     results: dict[str, tuple | None] = {}
     note = ""
     done: set[str] = set()
     finished = False
     while not finished:  # a query past the timeout kills the worker; a new one goes on after it
         parent, child = multiprocessing.Pipe()
-        process = multiprocessing.Process(target=_rdflib_worker,
-                                          args=(nquads, repeat, timeout, child, frozenset(done)))
+        process = multiprocessing.Process(target=_rdflib_worker, args=(nquads, repeat, timeout, child, frozenset(done)))
         process.start()
         current = None
         wait = 1200.0  # loading millions of quads into rdflib takes minutes

@@ -21,8 +21,10 @@ from urllib.parse import quote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.live_server import http, live_server  # noqa: E402
-from tests.test_endpoint_security import RUNAWAY, Listener, hostile_queries  # noqa: E402
+import contextlib
+
+from tests.live_server import http, live_server
+from tests.test_endpoint_security import RUNAWAY, Listener, hostile_queries
 
 VISITOR_PATHS = ("/", "/classes", "/queries/mate-in-one", "/sparql?query=")
 
@@ -40,11 +42,16 @@ def ssrf(base: str) -> str:
         statuses = []
         for query in hostile_queries(listener.url):
             statuses.append(http("GET", base + "/sparql?query=" + quote(query))[0])
-            statuses.append(http("POST", base + "/sparql", body=query.encode(),
-                                 headers={"Content-Type": "application/sparql-query"})[0])
+            statuses.append(
+                http(
+                    "POST", base + "/sparql", body=query.encode(), headers={"Content-Type": "application/sparql-query"}
+                )[0]
+            )
         time.sleep(0.5)
-        return (f"hostile SERVICE requests: {len(statuses)} ({len(statuses) // 2} spellings x GET/POST), "
-                f"statuses {sorted(set(statuses))}, requests reaching the listener: {len(listener.hits)}")
+        return (
+            f"hostile SERVICE requests: {len(statuses)} ({len(statuses) // 2} spellings x GET/POST), "
+            f"statuses {sorted(set(statuses))}, requests reaching the listener: {len(listener.hits)}"
+        )
     finally:
         listener.close()
 
@@ -52,8 +59,9 @@ def ssrf(base: str) -> str:
 def runaways(base: str, count: int, addresses: int = 1) -> str:
     def attack(n: int) -> tuple[int, float]:
         started = time.monotonic()
-        status = http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=120,
-                      source=f"127.0.1.{n % addresses + 1}")[0]
+        status = http(
+            "GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=120, source=f"127.0.1.{n % addresses + 1}"
+        )[0]
         return status, time.monotonic() - started
 
     latencies: list[float] = []
@@ -65,8 +73,9 @@ def runaways(base: str, count: int, addresses: int = 1) -> str:
         while not all(f.done() for f in futures):
             for path in VISITOR_PATHS:
                 started = time.monotonic()
-                status = http("GET", visitor_url(base, path), headers={"Accept": "text/html,*/*;q=0.8"},
-                              source="127.0.0.2")[0]
+                status = http(
+                    "GET", visitor_url(base, path), headers={"Accept": "text/html,*/*;q=0.8"}, source="127.0.0.2"
+                )[0]
                 latencies.append(time.monotonic() - started)
                 slowest = max(slowest, (path, latencies[-1]), key=lambda found: found[1])
                 if status != 200:
@@ -74,9 +83,11 @@ def runaways(base: str, count: int, addresses: int = 1) -> str:
         results = [f.result() for f in futures]
     codes = sorted(status for status, _ in results)
     median = statistics.median(latencies) * 1000
-    return (f"{count} concurrent runaways from {addresses} address(es): statuses {codes}; another client made "
-            f"{len(latencies)} requests meanwhile, not 200: {failures or 0}, median {median:.0f} ms, "
-            f"max {slowest[1] * 1000:.0f} ms ({slowest[0][:30]})")
+    return (
+        f"{count} concurrent runaways from {addresses} address(es): statuses {codes}; another client made "
+        f"{len(latencies)} requests meanwhile, not 200: {failures or 0}, median {median:.0f} ms, "
+        f"max {slowest[1] * 1000:.0f} ms ({slowest[0][:30]})"
+    )
 
 
 def idle(base: str, count: int, channel_timeout: int) -> str:
@@ -92,12 +103,12 @@ def idle(base: str, count: int, channel_timeout: int) -> str:
         closed = 0
         for sock in sockets:
             sock.settimeout(2)
-            try:
+            with contextlib.suppress(OSError):
                 closed += sock.recv(1) == b""
-            except OSError:
-                pass
-        return (f"{count} idle sockets open: pages answered in max {max(latencies) * 1000:.0f} ms; "
-                f"{closed}/{count} closed by the server after {channel_timeout} s idle")
+        return (
+            f"{count} idle sockets open: pages answered in max {max(latencies) * 1000:.0f} ms; "
+            f"{closed}/{count} closed by the server after {channel_timeout} s idle"
+        )
     finally:
         for sock in sockets:
             sock.close()
@@ -108,8 +119,10 @@ def big_body(base: str, tmp: Path) -> str:
     sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
     started = time.monotonic()
     try:
-        sock.sendall(b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
-                     b"Content-Length: 943718400\r\n\r\n")
+        sock.sendall(
+            b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+            b"Content-Length: 943718400\r\n\r\n"
+        )
         try:
             for _ in range(64):
                 sock.sendall(b"x" * 65536)
@@ -137,11 +150,16 @@ def main() -> None:
         tmp = Path(work) / "server-tmp"
         tmp.mkdir()
         channel_timeout = 3
-        with live_server(store, "--query-timeout", "6", "--channel-timeout", str(channel_timeout),
-                         env={"TMPDIR": str(tmp)}) as base:
-            for line in (ssrf(base), runaways(base, args.runaways), runaways(base, args.runaways, 4),
-                         idle(base, args.idle, channel_timeout),
-                         big_body(base, tmp)):
+        with live_server(
+            store, "--query-timeout", "6", "--channel-timeout", str(channel_timeout), env={"TMPDIR": str(tmp)}
+        ) as base:
+            for line in (
+                ssrf(base),
+                runaways(base, args.runaways),
+                runaways(base, args.runaways, 4),
+                idle(base, args.idle, channel_timeout),
+                big_body(base, tmp),
+            ):
                 print(line, flush=True)
 
 

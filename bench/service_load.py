@@ -71,8 +71,12 @@ def first_position(base: str) -> str:
 def run_wrk(url: str, seconds: int, connections: int) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(WRK_REPORT)
-    out = subprocess.run(["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "-s", script.name, url],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "-s", script.name, url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     Path(script.name).unlink()
     report = json.loads(out.strip().splitlines()[-1])
     report["requests_per_s"] = round(report["requests"] / report["seconds"], 1)
@@ -115,9 +119,16 @@ def run_python_load(url: str, seconds: int, connections: int) -> dict:
     def pick(fraction: float) -> float:
         return latencies[min(len(latencies) - 1, int(fraction * len(latencies)))]
 
-    return {"requests": len(latencies), "errors": 0, "non2xx": errors[0], "seconds": round(elapsed, 3),
-            "p50_ms": round(statistics.median(latencies), 2), "p95_ms": round(pick(0.95), 2),
-            "p99_ms": round(pick(0.99), 2), "requests_per_s": round(len(latencies) / elapsed, 1)}
+    return {
+        "requests": len(latencies),
+        "errors": 0,
+        "non2xx": errors[0],
+        "seconds": round(elapsed, 3),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p95_ms": round(pick(0.95), 2),
+        "p99_ms": round(pick(0.99), 2),
+        "requests_per_s": round(len(latencies) / elapsed, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,9 +141,12 @@ def main(argv: list[str] | None = None) -> int:
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", args.store, "serve",
-                               "--host", "127.0.0.1", "--port", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "chesskb", "--store", args.store, "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         wait_until_up(f"{base}/queries.json")
         position = first_position(base)
@@ -142,8 +156,11 @@ def main(argv: list[str] | None = None) -> int:
             "/sparql SELECT": f"{base}/sparql?{urllib.parse.urlencode({'query': SELECT})}",
         }
         load = run_wrk if shutil.which("wrk") else run_python_load
-        print(f"# load generator: {'wrk' if load is run_wrk else 'python threads'}, "
-              f"{args.connections} connections, {args.seconds} s per URL", file=sys.stderr)
+        print(
+            f"# load generator: {'wrk' if load is run_wrk else 'python threads'}, "
+            f"{args.connections} connections, {args.seconds} s per URL",
+            file=sys.stderr,
+        )
         print(f"{'target':<18} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'errors':>7}")
         for name, url in urls.items():
             try:
@@ -153,8 +170,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<18} not served: HTTP {exc.code}", flush=True)
                 continue
             r = load(url, args.seconds, args.connections)
-            print(f"{name:<18} {r['requests_per_s']:>8} {r['p50_ms']:>8} {r['p95_ms']:>8} {r['p99_ms']:>8} "
-                  f"{r['non2xx']:>8} {r['errors']:>7}", flush=True)
+            print(
+                f"{name:<18} {r['requests_per_s']:>8} {r['p50_ms']:>8} {r['p95_ms']:>8} {r['p99_ms']:>8} "
+                f"{r['non2xx']:>8} {r['errors']:>7}",
+                flush=True,
+            )
     finally:
         server.terminate()
         server.wait(timeout=30)

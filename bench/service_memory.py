@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.conftest import DATA, run_cli  # noqa: E402
-from tests.live_server import http, start_server  # noqa: E402
+from tests.conftest import DATA, run_cli
+from tests.live_server import http, start_server
 
 MiB = 1 << 20
 
@@ -67,9 +67,14 @@ def run_session(store: Path, cache_bytes: int, requests: int) -> dict[str, float
                 samples.append(rss(process.pid))
         time.sleep(1)
         samples.append(rss(process.pid))
-        return {"start": samples[0] / MiB, "peak": max(samples) / MiB, "end": samples[-1] / MiB,
-                "median_ms": statistics.median(latencies) * 1000, "failures": failures,
-                "samples": " ".join(f"{sample / MiB:.0f}" for sample in samples)}
+        return {
+            "start": samples[0] / MiB,
+            "peak": max(samples) / MiB,
+            "end": samples[-1] / MiB,
+            "median_ms": statistics.median(latencies) * 1000,
+            "failures": failures,
+            "samples": " ".join(f"{sample / MiB:.0f}" for sample in samples),
+        }
     finally:
         process.terminate()
         process.wait(30)
@@ -91,8 +96,10 @@ def main() -> None:
         print(f"{'RESULT_CACHE_BYTES':>20} {'start':>7} {'peak':>7} {'end':>7} {'median ms':>10} {'errors':>7}")
         for cache_bytes in args.cache_bytes:
             figures = run_session(store, cache_bytes, args.requests)
-            print(f"{cache_bytes // MiB:>16} MiB {figures['start']:>7.0f} {figures['peak']:>7.0f} "
-                  f"{figures['end']:>7.0f} {figures['median_ms']:>10.1f} {figures['failures']:>7.0f}")
+            print(
+                f"{cache_bytes // MiB:>16} MiB {figures['start']:>7.0f} {figures['peak']:>7.0f} "
+                f"{figures['end']:>7.0f} {figures['median_ms']:>10.1f} {figures['failures']:>7.0f}"
+            )
             print(f"{'':>20} every 50 requests: {figures['samples']}")
 
 

@@ -89,11 +89,13 @@ class Survey:
             if isinstance(quad.graph_name, DefaultGraph) or subject not in shared:
                 continue
             said.setdefault(subject, {}).setdefault(owner(quad.graph_name.value), set()).add(
-                (str(quad.predicate), str(quad.object)))
+                (str(quad.predicate), str(quad.object))
+            )
         for subject, by_owner in said.items():
             if all(is_source_graph(g) for g in by_owner):  # only sources share it: common statements
-                self.common[subject] = {(p, o) for (p, o) in set.intersection(*by_owner.values())
-                                        if p != str(RDF_TYPE)}  # types are never common: markers
+                self.common[subject] = {
+                    (p, o) for (p, o) in set.intersection(*by_owner.values()) if p != str(RDF_TYPE)
+                }  # types are never common: markers
 
     def marker_only(self, subject: str, graph: str) -> bool:
         """A source's individual that no other graph mentions."""
@@ -112,8 +114,9 @@ def layout_default(survey: Survey) -> Callable[[Quad], bool]:
     return lambda quad: isinstance(quad.graph_name, DefaultGraph)
 
 
-def layout_design(survey: Survey, *, asserted_markers: bool = False,
-                  drop_inferred_types: bool = False) -> Callable[[Quad], bool]:
+def layout_design(
+    survey: Survey, *, asserted_markers: bool = False, drop_inferred_types: bool = False
+) -> Callable[[Quad], bool]:
     def keep(quad: Quad) -> bool:
         subject = str(quad.subject)
         inferred_type = quad.predicate == RDF_TYPE and (subject, str(quad.object)) in survey.inferred_types
@@ -162,8 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("nquads", type=Path)
     parser.add_argument("positions", type=int)
-    parser.add_argument("--layouts", default=",".join(LAYOUTS),
-                        help="comma-separated, among: " + ", ".join(LAYOUTS))
+    parser.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated, among: " + ", ".join(LAYOUTS))
     parser.add_argument("--work", type=Path, default=None, help="directory for the trial stores (default: a temp dir)")
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.layouts.split(",")]

@@ -56,8 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     import chesskb
 
     write, removal = store.write_seconds
-    print(f"{args.file.name}: code {Path(chesskb.__file__).parent.parent}, write {write:.1f} s, "
-          f"{written:,} bytes, remove-source {removal:.1f} s, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{args.file.name}: code {Path(chesskb.__file__).parent.parent}, write {write:.1f} s, "
+        f"{written:,} bytes, remove-source {removal:.1f} s, load average {os.getloadavg()[0]:.1f}"
+    )
     return 0
 
 

@@ -51,9 +51,13 @@ def sparql_strings(path: Path) -> list[tuple[int, bool]]:
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
-    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
-                  if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                  and n.body and isinstance(n.body[0], ast.Expr)}
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+    }
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Constant, ast.JoinedStr)) or id(node) in docstrings:
@@ -62,13 +66,11 @@ def sparql_strings(path: Path) -> list[tuple[int, bool]]:
             continue  # a piece of an f-string: the f-string itself is counted
         if not SPARQL.search(_text(node)):
             continue
-        interpolated = isinstance(node, ast.JoinedStr) and any(
-            isinstance(v, ast.FormattedValue) for v in node.values)
+        interpolated = isinstance(node, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in node.values)
         parent = parents.get(node)
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mod, ast.Add)):
             interpolated = True
-        if (isinstance(parent, ast.Attribute) and parent.attr == "format"
-                and isinstance(parents.get(parent), ast.Call)):
+        if isinstance(parent, ast.Attribute) and parent.attr == "format" and isinstance(parents.get(parent), ast.Call):
             interpolated = True
         found.append((node.lineno, interpolated))
     return found
@@ -86,8 +88,7 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     packages: dict[str, set[str]] = {}
     for module, targets in graph.items():
         source = package_of(module)
-        packages.setdefault(source, set()).update(
-            package_of(t) for t in targets if package_of(t) != source)
+        packages.setdefault(source, set()).update(package_of(t) for t in targets if package_of(t) != source)
     for targets in list(packages.values()):
         for target in targets:
             packages.setdefault(target, set())

@@ -32,8 +32,8 @@ import csv
 import re
 import sys
 import time
-from contextlib import nullcontext
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 
 import chess
@@ -41,18 +41,31 @@ import chess.engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chesskb.kb.analysis import analyse  # noqa: E402
-from chesskb.kb.analysis.engine import Engine, open_engine  # noqa: E402
-from chesskb.kb.analysis.exercises import is_exercise  # noqa: E402
-from chesskb.kb.analysis.phase import PHASE_CLASS  # noqa: E402
-from chesskb.kb.reading import read_records  # noqa: E402
-from chesskb.kb.reading.records import GameRecord  # noqa: E402
-from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES  # noqa: E402
+from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis.engine import Engine, open_engine
+from chesskb.kb.analysis.exercises import is_exercise
+from chesskb.kb.analysis.phase import PHASE_CLASS
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES
+from chesskb.kb.reading import read_records
+from chesskb.kb.reading.records import GameRecord
 
 #: Themes decided by the rules of chess or by material alone: F1 >= 0.95 each.
-TARGET_EXACT = ("MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFive", "PawnEndgame", "RookEndgame",
-                "QueenEndgame", "MinorPieceEndgame", "OtherEndgame", "Promotion", "Underpromotion", "EnPassant",
-                "CastlingMove")
+TARGET_EXACT = (
+    "MateInOne",
+    "MateInTwo",
+    "MateInThree",
+    "MateInFour",
+    "MateInFive",
+    "PawnEndgame",
+    "RookEndgame",
+    "QueenEndgame",
+    "MinorPieceEndgame",
+    "OtherEndgame",
+    "Promotion",
+    "Underpromotion",
+    "EnPassant",
+    "CastlingMove",
+)
 LENGTH_KEYS = frozenset({"oneMove", "short", "long", "veryLong"})
 #: Classes whose lichess key no label carries any more: counted, not scored (lichess retired
 #: ``overloading``; its tagger folds overloads into ``deflection``).
@@ -71,12 +84,22 @@ PRACTICE_STUDIES = {
 #: chapter of the checkmate-pattern studies ("…: Hook Mate #2") -> its class; the chapters of mates
 #: lichess has no key for (Damiano's, Lolli's, Anderssen's, Cozio's, pawn mate) are not scored.
 CHAPTER_CLASSES = {
-    "Back-Rank Mate": "BackRankMate", "Hook Mate": "HookMate", "Anastasia's Mate": "AnastasiaMate",
-    "Blind Swine Mate": "BlindSwineMate", "Smothered Mate": "SmotheredMate",
-    "Double Bishop Mate": "DoubleBishopMate", "Boden's Mate": "BodenMate", "Balestra Mate": "BalestraMate",
-    "Arabian Mate": "ArabianMate", "Corner Mate": "CornerMate", "Morphy's Mate": "MorphysMate",
-    "Pillsbury's Mate": "PillsburysMate", "Opera Mate": "OperaMate", "Dovetail Mate": "DovetailMate",
-    "Swallow's Tail Mate": "SwallowstailMate", "Epaulette Mate": "EpauletteMate",
+    "Back-Rank Mate": "BackRankMate",
+    "Hook Mate": "HookMate",
+    "Anastasia's Mate": "AnastasiaMate",
+    "Blind Swine Mate": "BlindSwineMate",
+    "Smothered Mate": "SmotheredMate",
+    "Double Bishop Mate": "DoubleBishopMate",
+    "Boden's Mate": "BodenMate",
+    "Balestra Mate": "BalestraMate",
+    "Arabian Mate": "ArabianMate",
+    "Corner Mate": "CornerMate",
+    "Morphy's Mate": "MorphysMate",
+    "Pillsbury's Mate": "PillsburysMate",
+    "Opera Mate": "OperaMate",
+    "Dovetail Mate": "DovetailMate",
+    "Swallow's Tail Mate": "SwallowstailMate",
+    "Epaulette Mate": "EpauletteMate",
 }
 
 
@@ -130,14 +153,17 @@ def _engine_line(engine: Engine, record: GameRecord, board: chess.Board) -> list
     if not found:
         return []
     pv = engine.uci().analyse(board, chess.engine.Limit(nodes=ENGINE_SOLVE_NODES)).get("pv", [])
-    return pv[:2 * int(found.group(1)) - 1]
+    return pv[: 2 * int(found.group(1)) - 1]
 
 
 def practice(directory: Path, engine: Engine | None, misses: bool, solver: Engine | None) -> None:
     """``engine`` verifies long mates (``--engine``); ``solver`` solves the exercises that give no
     solution (``--engine-solve``)."""
-    print("\npractice studies: exercises that give a solution / mates in one solved by search"
-          + (" / the rest solved by stockfish" if solver else "") + ", carrying the class")
+    print(
+        "\npractice studies: exercises that give a solution / mates in one solved by search"
+        + (" / the rest solved by stockfish" if solver else "")
+        + ", carrying the class"
+    )
     for path in sorted(directory.glob("*.pgn")):
         study = next((c for key, c in PRACTICE_STUDIES.items() if key in path.name), None)
         records = [r for r in read_records(path) if isinstance(r, GameRecord) and is_exercise(r)]
@@ -152,8 +178,9 @@ def practice(directory: Path, engine: Engine | None, misses: bool, solver: Engin
                 carried = target in analyse(board, line, engine=engine).classes
                 given[carried] += 1
             elif record.headers.get("Termination", "").strip() == "mate in 1":
-                carried = any(target in analyse(board, [move], engine=engine).classes
-                              for move in _mates_in_one(board.copy()))
+                carried = any(
+                    target in analyse(board, [move], engine=engine).classes for move in _mates_in_one(board.copy())
+                )
                 searched[carried] += 1
             elif solver is not None and (line := _engine_line(solver, record, board)):
                 carried = target in analyse(board, line, engine=engine).classes
@@ -167,9 +194,11 @@ def practice(directory: Path, engine: Engine | None, misses: bool, solver: Engin
             label = study or "mate patterns"
             name = path.stem.removeprefix("lichess_study_lichess-practice-").split("_by_")[0]
             share = f"{given[True] / sum(given.values()):>5.0%}" if given else "    -"
-            print(f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} {share}   "
-                  f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}"
-                  + (f"   by stockfish {solved[True]:>2}/{sum(solved.values()):<2}" if solver else ""))
+            print(
+                f"{name:<26} {label:<16} given {given[True]:>2}/{sum(given.values()):<2} {share}   "
+                f"solved by search {searched[True]:>2}/{sum(searched.values()):<2}"
+                + (f"   by stockfish {solved[True]:>2}/{sum(solved.values()):<2}" if solver else "")
+            )
             if misses:
                 print("\n".join(missed))
 
@@ -177,14 +206,30 @@ def practice(directory: Path, engine: Engine | None, misses: bool, solver: Engin
 #: lichess-puzzler's tagger test cases (``lichess_puzzler_tagger_cases.csv``): its detector name ->
 #: our class; detectors without a counterpart (``collinear``) are left out.
 TAGGER_DETECTORS = {
-    "fork": "DoubleAttack", "pin_prevents_attack": "Pinning", "pin_prevents_escape": "Pinning",
-    "skewer": "Skewer", "trapped_piece": "TrappedPiece", "sacrifice": "Sacrifice", "deflection": "Deflection",
-    "under_promotion": "Underpromotion", "kingside_attack": "AttackCastledKing",
-    "cook:kingsideAttack": "AttackCastledKing", "queenside_attack": "QueensideAttack",
-    "hanging_piece": "HangingPiece", "discovered_attack": "DiscoveredAttack", "advanced_pawn": "AdvancedPawn",
-    "piece_endgame:ROOK": "RookEndgame", "intermezzo": "Zwischenzug", "defensive_move": "DefensiveMove",
-    "check_escape": "DefensiveMove", "capturing_defender": "EliminateDefense", "back_rank_mate": "BackRankMate",
-    "attraction": "Attraction", "x_ray": "Xray", "quiet_move": "QuietMove", "interference": "Interception",
+    "fork": "DoubleAttack",
+    "pin_prevents_attack": "Pinning",
+    "pin_prevents_escape": "Pinning",
+    "skewer": "Skewer",
+    "trapped_piece": "TrappedPiece",
+    "sacrifice": "Sacrifice",
+    "deflection": "Deflection",
+    "under_promotion": "Underpromotion",
+    "kingside_attack": "AttackCastledKing",
+    "cook:kingsideAttack": "AttackCastledKing",
+    "queenside_attack": "QueensideAttack",
+    "hanging_piece": "HangingPiece",
+    "discovered_attack": "DiscoveredAttack",
+    "advanced_pawn": "AdvancedPawn",
+    "piece_endgame:ROOK": "RookEndgame",
+    "intermezzo": "Zwischenzug",
+    "defensive_move": "DefensiveMove",
+    "check_escape": "DefensiveMove",
+    "capturing_defender": "EliminateDefense",
+    "back_rank_mate": "BackRankMate",
+    "attraction": "Attraction",
+    "x_ray": "Xray",
+    "quiet_move": "QuietMove",
+    "interference": "Interception",
     "collinear": "CollinearMove",
 }
 
@@ -219,8 +264,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", action="store_true", help="verify long mates with stockfish (slower)")
     parser.add_argument("--practice", type=Path, help="folder of lichess practice studies (PGN)")
     parser.add_argument("--tagger-cases", type=Path, help="lichess-puzzler's tagger test cases (CSV)")
-    parser.add_argument("--engine-solve", action="store_true",
-                        help="solve the practice exercises that give no solution with stockfish (slow)")
+    parser.add_argument(
+        "--engine-solve",
+        action="store_true",
+        help="solve the practice exercises that give no solution with stockfish (slow)",
+    )
     parser.add_argument("--misses", action="store_true", help="list the practice exercises missing their class")
     args = parser.parse_args(argv)
     records = [r for r in read_records(args.csv) if isinstance(r, GameRecord) and r.puzzle is not None]
@@ -254,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
                 fp[name] += 1
             else:
                 fn[name] += 1
-    print(f"{len(records)} puzzles from {args.csv.name} ({labelled} with tagger labels); "
-          f"{1000 * cpu / len(records):.2f} ms CPU per position")
+    print(
+        f"{len(records)} puzzles from {args.csv.name} ({labelled} with tagger labels); "
+        f"{1000 * cpu / len(records):.2f} ms CPU per position"
+    )
     phases = table("phases (all rows)", ptp, pfp, pfn)
     results = table(f"themes ({labelled} rows with tagger labels)", tp, fp, fn)
     exact = [n for n in TARGET_EXACT if n in results and results[n][0]]
@@ -266,11 +316,12 @@ def main(argv: list[str] | None = None) -> int:
     below = [f"{n} {results[n][3]:.2f}" for n in frequent if results[n][3] < 0.85]
     print(f"target: themes with n >= 5 ({len(frequent)}) F1 >= 0.85 each: below: {', '.join(below) or 'none'}")
     print(f"target: macro-F1 over themes with n >= 5 >= 0.95: {macro:.3f}")
-    print("classes without a lichess label (count only): "
-          + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
+    print("classes without a lichess label (count only): " + ", ".join(f"{n} {c}" for n, c in unscored.most_common()))
     if args.practice:
-        with open_engine() if args.engine else nullcontext() as engine, \
-                open_engine(required=True) if args.engine_solve else nullcontext() as solver:
+        with (
+            open_engine() if args.engine else nullcontext() as engine,
+            open_engine(required=True) if args.engine_solve else nullcontext() as solver,
+        ):
             practice(args.practice, engine, args.misses, solver)
     if args.tagger_cases:
         tagger_cases(args.tagger_cases, args.misses)

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyoxigraph import Literal, NamedNode, Quad, Store  # noqa: E402
+from pyoxigraph import Literal, NamedNode, Quad, Store
 
-from chesskb.kb.store.executor import prepare  # noqa: E402
-from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI  # noqa: E402
+from chesskb.kb.store.executor import prepare
+from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI
 
 BASE = "https://w3id.org/chesskb/id/"
 PLAYERS, EVENTS = 5000, 2000
@@ -33,21 +33,34 @@ def build(size: int) -> Store:
     graph, rdf_type, label = NamedNode(BASE + "graph/bench"), NamedNode(RDF_IRI + "type"), NamedNode(RDFS_IRI + "label")
     quads = []
     for i in range(size):
-        match, position, board = (NamedNode(f"{BASE}match/{i}"), NamedNode(f"{BASE}position/{i}-0"),
-                                  NamedNode(f"{BASE}board/{i}"))
+        match, position, board = (
+            NamedNode(f"{BASE}match/{i}"),
+            NamedNode(f"{BASE}position/{i}-0"),
+            NamedNode(f"{BASE}board/{i}"),
+        )
         white, black = NamedNode(f"{BASE}player/w{i % PLAYERS}"), NamedNode(f"{BASE}player/b{i % PLAYERS}")
         event = NamedNode(f"{BASE}event/e{i % EVENTS}")
-        quads += [Quad(match, rdf_type, CP.Match, graph), Quad(match, CP.hasPlayerWhite, white, graph),
-                  Quad(match, CP.hasPlayerBlack, black, graph), Quad(match, CP.hasEvent, event, graph),
-                  Quad(match, CP.round, Literal(str(i % 9 + 1)), graph), Quad(match, CP.hasBoard, board, graph),
-                  Quad(match, label, Literal(f"W{i} vs B{i}"), graph), Quad(board, rdf_type, CP.Board, graph),
-                  Quad(position, rdf_type, CP.Position, graph), Quad(position, rdf_type, CP.Exercise, graph),
-                  Quad(position, CP.hasMatch, match, graph), Quad(position, CP.hasBoard, board, graph),
-                  Quad(position, CP.plyInGame, Literal("0"), graph),
-                  Quad(position, CP.fen, Literal("4k3/8/8/8/8/8/8/4K2R w K - 0 1"), graph)]
+        quads += [
+            Quad(match, rdf_type, CP.Match, graph),
+            Quad(match, CP.hasPlayerWhite, white, graph),
+            Quad(match, CP.hasPlayerBlack, black, graph),
+            Quad(match, CP.hasEvent, event, graph),
+            Quad(match, CP.round, Literal(str(i % 9 + 1)), graph),
+            Quad(match, CP.hasBoard, board, graph),
+            Quad(match, label, Literal(f"W{i} vs B{i}"), graph),
+            Quad(board, rdf_type, CP.Board, graph),
+            Quad(position, rdf_type, CP.Position, graph),
+            Quad(position, rdf_type, CP.Exercise, graph),
+            Quad(position, CP.hasMatch, match, graph),
+            Quad(position, CP.hasBoard, board, graph),
+            Quad(position, CP.plyInGame, Literal("0"), graph),
+            Quad(position, CP.fen, Literal("4k3/8/8/8/8/8/8/4K2R w K - 0 1"), graph),
+        ]
         if i < PLAYERS:
-            quads += [Quad(white, label, Literal(f"White {i}"), graph),
-                      Quad(black, label, Literal(f"Black {i}"), graph)]
+            quads += [
+                Quad(white, label, Literal(f"White {i}"), graph),
+                Quad(black, label, Literal(f"Black {i}"), graph),
+            ]
         if i < EVENTS:
             quads.append(Quad(event, CP.eventName, Literal(f"Event {i}"), graph))
     store = Store()
@@ -75,8 +88,11 @@ def main() -> None:
         store = build(size)
         built = time.perf_counter() - start
         step = max(1, size // 100)
-        things = [NamedNode(f"{BASE}{kind}/{i}{suffix}") for kind, suffix in (("position", "-0"), ("board", ""))
-                  for i in range(0, size, step)][:200]
+        things = [
+            NamedNode(f"{BASE}{kind}/{i}{suffix}")
+            for kind, suffix in (("position", "-0"), ("board", ""))
+            for i in range(0, size, step)
+        ][:200]
         games = [NamedNode(f"{BASE}match/{i}") for i in range(0, size, max(1, size // 200))][:200]
         facts, facts_rows = timed(store, prepare("title-facts", {"s": things}), args.repeat)
         game_facts, game_rows = timed(store, prepare("game-title-facts", {"m": games}), args.repeat)

@@ -36,21 +36,33 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus  # noqa: E402
-from import_speed import python_chess_seconds  # noqa: E402
+import corpus
+from import_speed import python_chess_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def timed_import(path: Path, store: Path, jobs: int, engine: bool, source: str = "mates",
-                 code: Path = ROOT) -> tuple[float, float]:
+def timed_import(
+    path: Path, store: Path, jobs: int, engine: bool, source: str = "mates", code: Path = ROOT
+) -> tuple[float, float]:
     """Wall and CPU seconds of one ``chesskb import`` process (of the project checked out at ``code``)."""
     env = dict(os.environ, PYTHONPATH=str(code))
     env.pop("CHESSKB_VERIFY_CACHE", None)
     if not engine:
         env["CHESSKB_ENGINE"] = "none"
-    argv = [sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", str(jobs),
-            "--source", source, str(path)]
+    argv = [
+        sys.executable,
+        "-m",
+        "chesskb",
+        "--store",
+        str(store),
+        "import",
+        "--jobs",
+        str(jobs),
+        "--source",
+        source,
+        str(path),
+    ]
     start = time.perf_counter()
     process = subprocess.Popen(argv, cwd=code, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -70,7 +82,7 @@ def shipped_claims(path: Path) -> list[tuple[object, int, object]]:
         if not isinstance(record, GameRecord):
             continue
         if record.puzzle is not None:
-            lengths = [int(t[len("mateIn"):]) for t in record.puzzle.themes if t.startswith("mateIn")]
+            lengths = [int(t[len("mateIn") :]) for t in record.puzzle.themes if t.startswith("mateIn")]
         else:
             words = record.headers.get("Termination", "").split()
             lengths = [int(words[-1])] if words[:2] == ["mate", "in"] and words[-1].isdigit() else []
@@ -84,8 +96,10 @@ def proofs(paths: list[Path], jobs: int) -> None:
     from chesskb.kb.analysis.engine import open_engine
     from chesskb.kb.analysis.verify import MateVerifier
 
-    print(f"{'collection':<34} {'engine':<6} {'claims':>6} {'proven':>6} {'refuted':>7} {'undec.':>6} "
-          f"{'shorter':>7} {'med ms':>7} {'p95 ms':>7} {'max ms':>7}")
+    print(
+        f"{'collection':<34} {'engine':<6} {'claims':>6} {'proven':>6} {'refuted':>7} {'undec.':>6} "
+        f"{'shorter':>7} {'med ms':>7} {'p95 ms':>7} {'max ms':>7}"
+    )
     for path in paths:
         claims = shipped_claims(path)
         for use_engine in (False, True):
@@ -100,9 +114,12 @@ def proofs(paths: list[Path], jobs: int) -> None:
                     shorter += proof.exact is not None and proof.exact < claimed
             costs.sort()
             p95 = costs[min(len(costs) - 1, int(0.95 * len(costs)))]
-            print(f"{path.name:<34} {'on' if use_engine else 'off':<6} {len(claims):>6} {verdicts['proven']:>6} "
-                  f"{verdicts['refuted']:>7} {verdicts['undecided']:>6} {shorter:>7} "
-                  f"{statistics.median(costs):>7.1f} {p95:>7.1f} {costs[-1]:>7.1f}", flush=True)
+            print(
+                f"{path.name:<34} {'on' if use_engine else 'off':<6} {len(claims):>6} {verdicts['proven']:>6} "
+                f"{verdicts['refuted']:>7} {verdicts['undecided']:>6} {shorter:>7} "
+                f"{statistics.median(costs):>7.1f} {p95:>7.1f} {costs[-1]:>7.1f}",
+                flush=True,
+            )
     print(f"\n{'default import (engine on)':<34} {'wall s':>7} {'cpu s':>7} {'p-chess s':>9} {'x wall':>7}")
     for path in paths:
         if path.suffix != ".pgn" or not path.is_relative_to(ROOT):
@@ -126,21 +143,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--games", type=int, default=3750)
-    parser.add_argument("--code", type=Path, default=ROOT,
-                        help="the project's code to measure (e.g. an older commit unpacked with git archive)")
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="the project's code to measure (e.g. an older commit unpacked with git archive)",
+    )
     parser.add_argument("--corpus-dir", type=Path, default=Path(tempfile.gettempdir()) / "chesskb-bench")
     parser.add_argument("--proofs", action="store_true", help="verdicts and proof cost per shipped collection")
-    parser.add_argument("--held-out", type=Path, action="append", default=[],
-                        help="with --proofs: another mate collection (PGN with Termination \"mate in N\")")
+    parser.add_argument(
+        "--held-out",
+        type=Path,
+        action="append",
+        default=[],
+        help='with --proofs: another mate collection (PGN with Termination "mate in N")',
+    )
     args = parser.parse_args(argv)
     if args.proofs:
         sys.path.insert(0, str(ROOT.parent))
-        proofs([ROOT / "data" / "pychess" / "mate_in_2.pgn", ROOT / "data" / "pychess" / "mate_in_3.pgn",
-                ROOT / "data" / "lichess" / "puzzles.csv", *args.held_out], args.jobs)
+        proofs(
+            [
+                ROOT / "data" / "pychess" / "mate_in_2.pgn",
+                ROOT / "data" / "pychess" / "mate_in_3.pgn",
+                ROOT / "data" / "lichess" / "puzzles.csv",
+                *args.held_out,
+            ],
+            args.jobs,
+        )
         return 0
     path = corpus.build("mate-copies", args.games, args.corpus_dir / f"mate-copies-{args.games}.pgn")
-    rows: dict[str, list[tuple[float, float]]] = {"python-chess": [], "import (engine)": [],
-                                                  "import (CHESSKB_ENGINE=none)": [], "re-import (engine)": []}
+    rows: dict[str, list[tuple[float, float]]] = {
+        "python-chess": [],
+        "import (engine)": [],
+        "import (CHESSKB_ENGINE=none)": [],
+        "re-import (engine)": [],
+    }
     for round_ in range(args.rounds):
         with tempfile.TemporaryDirectory(dir=args.corpus_dir) as work:
             cpu = time.process_time()
@@ -151,8 +188,11 @@ def main(argv: list[str] | None = None) -> int:
             rows["import (CHESSKB_ENGINE=none)"].append(timed_import(path, run / "b", args.jobs, False, code=args.code))
             rows["re-import (engine)"].append(timed_import(path, run / "a", args.jobs, True, "again", code=args.code))
             shutil.rmtree(work, ignore_errors=True)
-        print(f"# round {round_ + 1}: " + ", ".join(f"{k} {v[-1][0]:.2f} s" for k, v in rows.items()),
-              file=sys.stderr, flush=True)
+        print(
+            f"# round {round_ + 1}: " + ", ".join(f"{k} {v[-1][0]:.2f} s" for k, v in rows.items()),
+            file=sys.stderr,
+            flush=True,
+        )
     reference = statistics.median(w for w, _ in rows["python-chess"])
     reference_cpu = statistics.median(c for _, c in rows["python-chess"])
     print(f"{path.name}: {args.games} games, jobs {args.jobs}, medians of {args.rounds} rounds, code {args.code}")

@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from chesskb.kb.store import open_store  # noqa: E402
 from chesskb.kb.store.virtuoso import VirtuosoSql, bulk_load  # noqa: E402
-from chesskb.queries.executor import prepare  # noqa: E402
 from chesskb.queries import list_queries  # noqa: E402
+from chesskb.queries.executor import prepare  # noqa: E402
 from tests.live_server import virtuoso_server  # noqa: E402
 from tests.test_virtuoso_store import VIRTUOSO_CANNOT  # noqa: E402
 
@@ -63,15 +63,23 @@ def main(argv: list[str] | None = None) -> int:
     chesskb = [sys.executable, "-m", "chesskb"]
     embedded = args.work / "embedded"
     started = time.perf_counter()
-    subprocess.run([*chesskb, "--store", str(embedded), "import", "--jobs", "2", str(args.file)], check=True,
-                   stdout=subprocess.DEVNULL, cwd=ROOT)
+    subprocess.run(
+        [*chesskb, "--store", str(embedded), "import", "--jobs", "2", str(args.file)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
     import_seconds = time.perf_counter() - started
     with virtuoso_server(args.work / "virtuoso") as server:
         parts = server.folder / "parts"
         parts.mkdir()
         started = time.perf_counter()
-        subprocess.run([*chesskb, "convert", "--jobs", "2", str(args.file), "-o", str(parts / "part-0.nq.gz")],
-                       check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        subprocess.run(
+            [*chesskb, "convert", "--jobs", "2", str(args.file), "-o", str(parts / "part-0.nq.gz")],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         convert_seconds = time.perf_counter() - started
         with gzip.open(parts / "part-0.nq.gz") as handle:
             quads = sum(1 for _ in handle)
@@ -81,13 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         virtuoso_bytes = folder_bytes(server.folder, "virtuoso*.db")
         remote = timed_queries(open_store(server.sparql), args.repeat)
     local = timed_queries(open_store(str(embedded)), args.repeat)
-    print(f"{args.file.name}: {quads:,} quads; embedded import {import_seconds:.1f} s, "
-          f"{folder_bytes(embedded):,} bytes; convert {convert_seconds:.1f} s + Virtuoso load {load_seconds:.1f} s "
-          f"({quads / load_seconds:,.0f} quads/s, {args.loaders} loaders), {virtuoso_bytes:,} bytes")
+    print(
+        f"{args.file.name}: {quads:,} quads; embedded import {import_seconds:.1f} s, "
+        f"{folder_bytes(embedded):,} bytes; convert {convert_seconds:.1f} s + Virtuoso load {load_seconds:.1f} s "
+        f"({quads / load_seconds:,.0f} quads/s, {args.loaders} loaders), {virtuoso_bytes:,} bytes"
+    )
     slowest = sorted(remote, key=remote.get, reverse=True)[:5]
-    print(f"queries ({len(remote)}), median ms: Virtuoso max {max(remote.values()):.0f}, "
-          f"embedded max {max(local.values()):.0f}; slowest on Virtuoso: "
-          + ", ".join(f"{name} {remote[name]:.0f} (embedded {local[name]:.0f})" for name in slowest))
+    print(
+        f"queries ({len(remote)}), median ms: Virtuoso max {max(remote.values()):.0f}, "
+        f"embedded max {max(local.values()):.0f}; slowest on Virtuoso: "
+        + ", ".join(f"{name} {remote[name]:.0f} (embedded {local[name]:.0f})" for name in slowest)
+    )
     return 0
 
 

@@ -43,17 +43,25 @@ def disk_bytes(path: Path) -> int:
 def measure(chesskb: str, file: Path, store: Path, jobs: int) -> dict[str, float]:
     shutil.rmtree(store, ignore_errors=True)
     before_io, before_cpu, started = written_bytes(), resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
-    subprocess.run([chesskb, "--store", str(store), "import", str(file), "--jobs", str(jobs)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [chesskb, "--store", str(store), "import", str(file), "--jobs", str(jobs)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     wall = time.time() - started
     after_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     written = written_bytes() - before_io
     live = store / os.readlink(store / "CURRENT")
     kept = disk_bytes(live)
     cpu = (after_cpu.ru_utime + after_cpu.ru_stime) - (before_cpu.ru_utime + before_cpu.ru_stime)
-    return {"wall": wall, "cpu": cpu,
-            "written": written, "kept": kept, "peak_rss_mb": after_cpu.ru_maxrss / 1024,
-            "load": os.getloadavg()[0]}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "written": written,
+        "kept": kept,
+        "peak_rss_mb": after_cpu.ru_maxrss / 1024,
+        "load": os.getloadavg()[0],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,16 +69,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("file", type=Path)
     parser.add_argument("--work", type=Path, required=True, help="directory for the store (emptied first)")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--chesskb", default=str(ROOT / ".venv" / "bin" / "chesskb"),
-                        help="the chesskb command to measure (default: this checkout's)")
+    parser.add_argument(
+        "--chesskb",
+        default=str(ROOT / ".venv" / "bin" / "chesskb"),
+        help="the chesskb command to measure (default: this checkout's)",
+    )
     parser.add_argument("--keep", action="store_true", help="leave the store in --work")
     args = parser.parse_args(argv)
     store = args.work / "store"
     got = measure(args.chesskb, args.file, store, args.jobs)
-    print(f"{args.file.name} ({args.chesskb}): wall {got['wall']:.1f} s, CPU {got['cpu']:.1f} s, "
-          f"written {got['written'] / 1e6:,.0f} MB, store {got['kept'] / 1e6:,.0f} MB, "
-          f"written/stored {got['written'] / got['kept']:.2f}, peak RSS of a child {got['peak_rss_mb']:,.0f} MB, "
-          f"load average {got['load']:.1f}")
+    print(
+        f"{args.file.name} ({args.chesskb}): wall {got['wall']:.1f} s, CPU {got['cpu']:.1f} s, "
+        f"written {got['written'] / 1e6:,.0f} MB, store {got['kept'] / 1e6:,.0f} MB, "
+        f"written/stored {got['written'] / got['kept']:.2f}, peak RSS of a child {got['peak_rss_mb']:,.0f} MB, "
+        f"load average {got['load']:.1f}"
+    )
     if not args.keep:
         shutil.rmtree(store, ignore_errors=True)
     return 0

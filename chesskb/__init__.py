@@ -5,6 +5,7 @@ The installed distribution is this one package. The repository keeps the client'
 ``chesskb.kb``, ``chesskb.service``, ``chesskb.queries`` and ``chesskb.ontology``, so nothing but
 ``chesskb`` lands at the top of site-packages (``queries`` and ``service`` are other projects' names).
 """
+
 from __future__ import annotations
 
 #: The one place the version is written; pyproject.toml reads it (``dynamic = ["version"]``).

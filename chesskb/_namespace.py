@@ -27,6 +27,9 @@ def settle(name: str, path: list[str]) -> None:
     """
     if not name.startswith("chesskb."):
         folders = ", ".join(f"chesskb.{folder}" for folder in NAMESPACED[:-1]) + f" and chesskb.{NAMESPACED[-1]}"
-        raise ImportError(f"import chesskb.{name}, not {name}: the repository's folders are installed as "
-                          f"{folders}, and a bare import would load every module a second time", name=name)
+        raise ImportError(
+            f"import chesskb.{name}, not {name}: the repository's folders are installed as "
+            f"{folders}, and a bare import would load every module a second time",
+            name=name,
+        )
     path[:] = [os.path.realpath(entry) for entry in path]

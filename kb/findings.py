@@ -8,7 +8,8 @@ today, kept exactly); nothing else builds a problem's dict or line.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field as dataclass_field
+from dataclasses import asdict, dataclass
+from dataclasses import field as dataclass_field
 from typing import Any, Literal
 
 from chesskb.kb.terminal import printable
@@ -93,10 +94,13 @@ def inconsistency_from_json(data: dict[str, Any]) -> Finding:
 def inconsistency_text(finding: Finding, number: int) -> list[str]:
     """The lines of ``check``'s text report for one inconsistency (made printable by the caller)."""
     item = finding.details or {}
-    lines = [f"inconsistency {number} in {finding.source}"
-             + ("" if item.get("minimal", True) else " (not narrowed down fully)") + ":"]
+    lines = [
+        f"inconsistency {number} in {finding.source}"
+        + ("" if item.get("minimal", True) else " (not narrowed down fully)")
+        + ":"
+    ]
     for individual in item.get("individuals", []):
-        label = f"  \"{individual['label']}\"" if individual.get("label") else ""
+        label = f'  "{individual["label"]}"' if individual.get("label") else ""
         lines.append(f"  individual <{individual['iri']}>{label}")
     lines += [f"  statement  {statement}" for statement in item.get("statements", [])]
     lines += [f"  axiom      {axiom}" for axiom in item.get("axioms", [])]
@@ -143,6 +147,7 @@ def fen_text(finding: Finding) -> str:
 
 # --- PGN lint (``validate FILE``) ------------------------------------------------------------------
 
+
 def lint_line(finding: Finding) -> str:
     """``error: FILE: game 2 (line 9, column 4): … [rule]``: one line of ``validate FILE``."""
     return f"{finding.level}: {finding} [{finding.rule}]"
@@ -160,8 +165,13 @@ def shacl_finding(iri: str, label: str, path: str, message: str, source: str | N
 def shacl_json(finding: Finding) -> dict[str, Any]:
     """``{"source", "iri", "label", "path", "message"}``: one of ``check``'s ``shacl_violations``."""
     shape = {"source": finding.source} if finding.source is not None else {}
-    return {**shape, "iri": finding.iri, "label": finding.label or "", "path": finding.field or "",
-            "message": finding.message}
+    return {
+        **shape,
+        "iri": finding.iri,
+        "label": finding.label or "",
+        "path": finding.field or "",
+        "message": finding.message,
+    }
 
 
 def shacl_from_json(data: dict[str, Any]) -> Finding:
@@ -171,5 +181,5 @@ def shacl_from_json(data: dict[str, Any]) -> Finding:
 
 def shacl_text(finding: Finding) -> str:
     """``<iri> "label" cp:fen: message``: one line of ``check``'s text report (made printable by the caller)."""
-    label = f" \"{finding.label}\"" if finding.label else ""
+    label = f' "{finding.label}"' if finding.label else ""
     return f"<{finding.iri}>{label} {finding.field}: {finding.message}"

@@ -16,24 +16,24 @@ from pathlib import Path
 
 from pyoxigraph import Literal, Quad
 
+from chesskb.kb.analysis.engine import engine_path
+from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.analysis.verify import VerifyCounts
 from chesskb.kb.analysis.verify_cache import cache_location
-from chesskb.kb.findings import Finding
-from chesskb.queries.class_counts import derive_class_counts
-from chesskb.kb.merge.linking import derive_links
-from chesskb.kb.merge.freshness import import_fingerprint
-from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.mapping.game import MappingContext, source_quads
-from chesskb.kb.analysis.engine import engine_path
-from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.cluster import ClusterError, ClusterUnitProcessor
+from chesskb.kb.findings import Finding
+from chesskb.kb.mapping.game import MappingContext, source_quads
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.merge.freshness import import_fingerprint
+from chesskb.kb.merge.linking import derive_links
 from chesskb.kb.pipeline import PipelineSettings, UnitProcessor, UnitResult
 from chesskb.kb.reading.units import source_units
 from chesskb.kb.store import Store, StoreView
 from chesskb.kb.store.base import Derive, Replacement, Statement
-from chesskb.queries.executor import select
-from chesskb.kb.analysis.themes import THEME_CLASSES
+from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.vocab import CP, DCTERMS, RDF, XSD
+from chesskb.queries.class_counts import derive_class_counts
+from chesskb.queries.executor import select
 
 ProgressCallback = Callable[["ImportReport"], None]
 
@@ -82,14 +82,16 @@ def validate_themes(themes: Iterable[str]) -> tuple[str, ...]:
     unknown = [theme for theme in themes if theme not in THEME_CLASSES]
     if unknown:
         raise ImportRefused(
-            f"unknown theme class {', '.join(map(repr, unknown))}; valid classes: {', '.join(THEME_CLASSES)}")
+            f"unknown theme class {', '.join(map(repr, unknown))}; valid classes: {', '.join(THEME_CLASSES)}"
+        )
     return themes
 
 
 def validate_source_name(name: str) -> str:
-    if not name or any(ch in name for ch in "/\\#?<>\" \t\n") or name.startswith((".", "_")):
-        raise ImportRefused(f"invalid source name {name!r}: use letters, digits, '-', '_' and '.', "
-                           "not starting with '.' or '_'")
+    if not name or any(ch in name for ch in '/\\#?<>" \t\n') or name.startswith((".", "_")):
+        raise ImportRefused(
+            f"invalid source name {name!r}: use letters, digits, '-', '_' and '.', not starting with '.' or '_'"
+        )
     return name
 
 
@@ -127,11 +129,22 @@ def file_checksum(path: str | Path) -> str:
     return "sha256:" + hasher.hexdigest()
 
 
-def import_files(store: Store, paths: list[str | Path], *, source: str | None = None,
-                 themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
-                 jobs: int = 1, mine: bool = False, progress: ProgressCallback | None = None,
-                 on_finding: Callable[[Finding], None] | None = None, append: bool = False,
-                 strict: bool = False, cluster: str | None = None) -> ImportReport:
+def import_files(
+    store: Store,
+    paths: list[str | Path],
+    *,
+    source: str | None = None,
+    themes: Iterable[str] = (),
+    base_iri: str | None = None,
+    lang: str | None = None,
+    jobs: int = 1,
+    mine: bool = False,
+    progress: ProgressCallback | None = None,
+    on_finding: Callable[[Finding], None] | None = None,
+    append: bool = False,
+    strict: bool = False,
+    cluster: str | None = None,
+) -> ImportReport:
     """Import ``paths`` into ``store``; returns the report. Raises ``ImportRefused`` on usage errors.
 
     With ``jobs`` > 1, batches of games are read, analysed and mapped in worker processes and
@@ -167,18 +180,39 @@ def import_files(store: Store, paths: list[str | Path], *, source: str | None = 
     """
     if append:
         with store.writing():  # the source's last game number stays the last until this write is in
-            return _import_files(store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding,
-                                 append, strict, cluster)
-    return _import_files(store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding,
-                         append, strict, cluster)
+            return _import_files(
+                store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding, append, strict, cluster
+            )
+    return _import_files(
+        store, paths, source, themes, base_iri, lang, jobs, mine, progress, on_finding, append, strict, cluster
+    )
 
 
-def _import_files(store: Store, paths: list[str | Path], source: str | None, themes: Iterable[str],
-                  base_iri: str | None, lang: str | None, jobs: int, mine: bool,
-                  progress: ProgressCallback | None, on_finding: Callable[[Finding], None] | None,
-                  append: bool, strict: bool, cluster: str | None = None) -> ImportReport:
-    plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, mine=mine,
-                       store_location=store.location, cluster=cluster)
+def _import_files(
+    store: Store,
+    paths: list[str | Path],
+    source: str | None,
+    themes: Iterable[str],
+    base_iri: str | None,
+    lang: str | None,
+    jobs: int,
+    mine: bool,
+    progress: ProgressCallback | None,
+    on_finding: Callable[[Finding], None] | None,
+    append: bool,
+    strict: bool,
+    cluster: str | None = None,
+) -> ImportReport:
+    plan = plan_import(
+        paths,
+        source=source,
+        themes=themes,
+        base_iri=base_iri,
+        lang=lang,
+        mine=mine,
+        store_location=store.location,
+        cluster=cluster,
+    )
     report, minter = plan.report, plan.minter
     if append:
         plan.records_before = {s.name: last_record_number(store, minter, s.name) for s in report.sources}
@@ -190,10 +224,12 @@ def _import_files(store: Store, paths: list[str | Path], source: str | None, the
     remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
     # One write, one switch: the data, the source descriptions, the links between players and the
     # class counts are computed from the new state and published together.
-    store.replace_graphs([ONTOLOGY_GRAPH] + ([] if append else remove), quads,
-                         remove_subjects=[] if append else [(minter.source(s.name), minter.meta_graph)
-                                                            for s in report.sources],
-                         derive=describe + derived_graphs(minter.base))
+    store.replace_graphs(
+        [ONTOLOGY_GRAPH] + ([] if append else remove),
+        quads,
+        remove_subjects=[] if append else [(minter.source(s.name), minter.meta_graph) for s in report.sources],
+        derive=describe + derived_graphs(minter.base),
+    )
     report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
     return report
 
@@ -213,9 +249,18 @@ class ImportPlan:
     cluster: str | None = None
 
 
-def plan_import(paths: Iterable[str | Path], *, source: str | None = None, themes: Iterable[str] = (),
-                base_iri: str | None = None, lang: str | None = None, mine: bool = False,
-                store_location: str | None = None, collect: bool = False, cluster: str | None = None) -> ImportPlan:
+def plan_import(
+    paths: Iterable[str | Path],
+    *,
+    source: str | None = None,
+    themes: Iterable[str] = (),
+    base_iri: str | None = None,
+    lang: str | None = None,
+    mine: bool = False,
+    store_location: str | None = None,
+    collect: bool = False,
+    cluster: str | None = None,
+) -> ImportPlan:
     """Sources, files and settings of an import; raises ``ImportRefused`` on usage errors.
 
     ``store_location`` decides where the verification cache lives (``cache_location``); ``collect``
@@ -225,8 +270,10 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
     user_themes = validate_themes(themes)
     engine = engine_path()  # $CHESSKB_ENGINE, else Debian's stockfish: opened by the pipeline, not here
     if mine and engine is None:
-        raise ImportRefused("--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
-                           "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported")
+        raise ImportRefused(
+            "--mine needs a UCI engine and none was found: install Debian's 'stockfish' package "
+            "(scripts/setup.sh does) or set CHESSKB_ENGINE to an engine's path; nothing was imported"
+        )
     minter = IriMinter(base_iri)
     groups = group_files(paths, source)
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
@@ -234,8 +281,7 @@ def plan_import(paths: Iterable[str | Path], *, source: str | None = None, theme
         source_report.checksum = sources_checksum(groups[source_report.name])
         source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
     cache = cache_location(store_location)
-    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect,
-                                engine)
+    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect, engine)
     return ImportPlan(minter, groups, report, settings, started, cluster=cluster)
 
 
@@ -252,10 +298,16 @@ def _processor(plan: ImportPlan, jobs: int) -> UnitProcessor | ClusterUnitProces
     return UnitProcessor(plan.settings, jobs)
 
 
-def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallback | None = None,
-                      on_finding: Callable[[Finding], None] | None = None,
-                      on_result: Callable[[UnitResult], None] | None = None, *, strict: bool = False,
-                      describe_sources: bool = True) -> Generator[Statement, None, None]:
+def import_statements(
+    plan: ImportPlan,
+    jobs: int = 1,
+    progress: ProgressCallback | None = None,
+    on_finding: Callable[[Finding], None] | None = None,
+    on_result: Callable[[UnitResult], None] | None = None,
+    *,
+    strict: bool = False,
+    describe_sources: bool = True,
+) -> Generator[Statement, None, None]:
     """Every statement the import of ``plan`` writes (links and class counts aside, which are
     computed from the store afterwards), in order, streaming; the report fills in as it goes.
 
@@ -267,8 +319,12 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
         report.verification = processor.counts
         for source_report in report.sources:
             yield from source_quads(MappingContext(minter, source_report.name, settings.user_themes))
-            units = source_units(plan.groups[source_report.name], source_report.name, settings.lang,
-                                 records_before=plan.records_before.get(source_report.name, 0))
+            units = source_units(
+                plan.groups[source_report.name],
+                source_report.name,
+                settings.lang,
+                records_before=plan.records_before.get(source_report.name, 0),
+            )
             for result in processor.run(units):
                 for finding in result.findings:
                     report.findings.append(finding)
@@ -289,8 +345,15 @@ def import_statements(plan: ImportPlan, jobs: int = 1, progress: ProgressCallbac
                 if progress is not None:
                     progress(report)
             if describe_sources:
-                yield from _meta_quads(minter, source_report.name, source_report.checksum, source_report.files,
-                                       _counts(source_report), plan.started, source_report.imported_with)
+                yield from _meta_quads(
+                    minter,
+                    source_report.name,
+                    source_report.checksum,
+                    source_report.files,
+                    _counts(source_report),
+                    plan.started,
+                    source_report.imported_with,
+                )
 
 
 def _require_some_records(quads: Generator[Statement, None, None], report: ImportReport) -> Iterator[Statement] | None:
@@ -324,8 +387,15 @@ def _counts(source: SourceReport) -> tuple[int, int, int]:
     return len(source.matches), len(source.positions), len(source.players)
 
 
-def _meta_quads(minter: IriMinter, name: str, checksum: str, files: Iterable[str], counts: tuple[int, int, int],
-                started: dt.datetime, imported_with: str = "") -> Iterator[Quad]:
+def _meta_quads(
+    minter: IriMinter,
+    name: str,
+    checksum: str,
+    files: Iterable[str],
+    counts: tuple[int, int, int],
+    started: dt.datetime,
+    imported_with: str = "",
+) -> Iterator[Quad]:
     """Import time, checksum and files of a source, in the meta graph (not part of its content,
     so re-importing an unchanged file yields the same quads in the source's own graphs)."""
     subject = minter.source(name)
@@ -358,8 +428,9 @@ def source_counts(store: StoreView, minter: IriMinter, name: str) -> tuple[int, 
     pipeline counts for a source (``kb.pipeline._count_individuals``), over its two graphs."""
     graphs = {"g": [minter.source_graph(name), minter.inferred_graph(name)]}
     row = next(iter(select(store, "source-individual-counts", graphs)))
-    players = sum(1 for found in select(store, "source-players", graphs)
-                  if not minter.is_placeholder(found["player"]))  # the minter knows a stand-in
+    players = sum(
+        1 for found in select(store, "source-players", graphs) if not minter.is_placeholder(found["player"])
+    )  # the minter knows a stand-in
     return int(row["matches"].value), int(row["positions"].value), players
 
 
@@ -372,10 +443,11 @@ def _describe_appended(minter: IriMinter, report: SourceReport, started: dt.date
         stated = list(select(view, "source-files", {"graph": graph, "source": subject}))
         files = sorted({row["f"].value for row in stated if row["f"] is not None})
         checksums = [row["c"].value for row in stated if row["c"] is not None]
-        checksum = ";".join(checksums[:1] + [report.checksum])
+        checksum = ";".join([*checksums[:1], report.checksum])
         files += [Path(f).name for f in report.files if Path(f).name not in files]
-        quads = list(_meta_quads(minter, report.name, checksum, files,
-                                 source_counts(view, minter, report.name), started))
+        quads = list(
+            _meta_quads(minter, report.name, checksum, files, source_counts(view, minter, report.name), started)
+        )
         return Replacement(remove_subjects=[(subject, graph)], quads=quads)
 
     return describe
@@ -387,9 +459,12 @@ def remove_source(store: Store, name: str, *, base_iri: str | None = None) -> bo
     graph = minter.source_graph(name)
     if graph not in store.named_graphs():
         return False
-    store.replace_graphs([graph, minter.inferred_graph(name)], [],
-                         remove_subjects=[(minter.source(name), minter.meta_graph)],
-                         derive=derived_graphs(minter.base))
+    store.replace_graphs(
+        [graph, minter.inferred_graph(name)],
+        [],
+        remove_subjects=[(minter.source(name), minter.meta_graph)],
+        derive=derived_graphs(minter.base),
+    )
     return True
 
 
@@ -405,8 +480,16 @@ class Appended:
     position: str | None
 
 
-def append_pgn(store: Store, text: str, start_key: str, *, source: str, base_iri: str | None = None,
-               wait: float = -1, file_name: str = "appended.pgn") -> Appended:
+def append_pgn(
+    store: Store,
+    text: str,
+    start_key: str,
+    *,
+    source: str,
+    base_iri: str | None = None,
+    wait: float = -1,
+    file_name: str = "appended.pgn",
+) -> Appended:
     """Append the PGN ``text`` to ``source`` (created if new) in one atomic write, as
     ``import_files(append=True, strict=True)`` does for a file: the same reading, analysis and
     mapping, nothing the source holds rewritten. The teachers' authoring page saves this way.
@@ -426,7 +509,10 @@ def append_pgn(store: Store, text: str, start_key: str, *, source: str, base_iri
                 raise NothingAppended("; ".join(str(f) for f in report.findings) or "the text could not be read")
             counted = select(store, "source-game-count", {"graph": minter.meta_graph, "source": minter.source(source)})
             games = max((int(row["n"].value) for row in counted), default=0)
-    rows = select(store, "start-position-by-key", {"graph": minter.source_graph(source),
-                                                "inferred": minter.inferred_graph(source), "key": start_key})
+    rows = select(
+        store,
+        "start-position-by-key",
+        {"graph": minter.source_graph(source), "inferred": minter.inferred_graph(source), "key": start_key},
+    )
     iris = [row["p"].value for row in rows]
     return Appended(games, iris[0] if iris else None)

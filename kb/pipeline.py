@@ -13,33 +13,32 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import multiprocessing.util
-from multiprocessing.pool import Pool
 import os
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from multiprocessing.pool import Pool
 from pathlib import Path
 
 import chess
 from pyoxigraph import NamedNode, Quad, RdfFormat
 
 from chesskb.kb.analysis import PositionAnalysis, analyse
+from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, die_with_parent
+from chesskb.kb.analysis.exercises import ThemeAssessment, assess_themes, is_exercise
+from chesskb.kb.analysis.mining import mine_game
 from chesskb.kb.analysis.verify import MateVerifier, VerifyCounts
 from chesskb.kb.analysis.verify_cache import VerificationCache
-from chesskb.queries.class_counts import COUNTED_CLASSES
-from chesskb.kb.analysis.exercises import ThemeAssessment, assess_themes, is_exercise
 from chesskb.kb.findings import Finding
+from chesskb.kb.mapping.game import MappingContext, MinedPosition, record_quads
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.mapping.game import MappingContext, record_quads
-from chesskb.kb.mapping.game import MinedPosition
-from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, die_with_parent
-from chesskb.kb.analysis.mining import mine_game
 from chesskb.kb.reading.memory import READER_MEMORY_BYTES, cap_address_space
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.units import WorkUnit, unit_records
 from chesskb.kb.store import layout
 from chesskb.kb.store.base import SerializedBatch, Term, rdf_bytes
 from chesskb.kb.vocab import CP, RDF, RDFS, text_of
+from chesskb.queries.class_counts import COUNTED_CLASSES
 
 #: Units in flight per worker before the reader waits (bounds memory).
 IN_FLIGHT_PER_JOB = 4
@@ -104,7 +103,9 @@ def _count_individuals(quads: Iterable[Quad], result: UnitResult, minter: IriMin
 _RDF_TYPE, _MATCH, _POSITION, _PLAYER = RDF.type, CP.Match, CP.Position, CP.Player
 _COUNTED: dict[Term, str] = {CP.term(name): name for name in COUNTED_CLASSES}  # looked up by any object
 _NAMING = frozenset(CP.term(name) for name in ("nameKey", "fideId", "eventName", "site", "eventYear")) | {
-    RDFS.label, RDF.type}
+    RDFS.label,
+    RDF.type,
+}
 _GAME_EVENT = frozenset((CP.hasEvent, CP.year))
 _NAMED = ("player", "event")  # the individuals whose naming statements linking reads
 
@@ -148,11 +149,21 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
             mined = _mine(item, verifier) if settings.mine and item.puzzle is None else ()
             record = record_quads(item, analysis, ctx, mined, themes)
         except Exception as exc:  # a detector or mapping bug, or a game too large, costs this game only
-            why = (f"{type(exc).__name__}: {exc}" if not isinstance(exc, MemoryError) else
-                   "it needs more memory than an import worker may take, READER_MEMORY_BYTES")
-            result.findings.append(Finding(
-                "error", "analysis-failed", f"analysis failed ({why}); game skipped",
-                file=item.location.file, game=item.location.game_number, line=item.location.line))
+            why = (
+                f"{type(exc).__name__}: {exc}"
+                if not isinstance(exc, MemoryError)
+                else "it needs more memory than an import worker may take, READER_MEMORY_BYTES"
+            )
+            result.findings.append(
+                Finding(
+                    "error",
+                    "analysis-failed",
+                    f"analysis failed ({why}); game skipped",
+                    file=item.location.file,
+                    game=item.location.game_number,
+                    line=item.location.line,
+                )
+            )
             continue
         quads.extend(record)
         result.findings.extend(_refuted_claims(item, themes))
@@ -191,27 +202,45 @@ def serialized_batch(quads: list[Quad]) -> SerializedBatch:
             owner = owners[graph] = layout.owner_of(graph_name).value
         named = named and isinstance(quad.subject, NamedNode)
         subjects.setdefault(owner, set()).add(text_of(quad.subject))
+
     def ntriples(triples_by_graph: dict[str, list]) -> dict[str, bytes]:
         return {graph: rdf_bytes(triples, RdfFormat.N_TRIPLES) for graph, triples in triples_by_graph.items()}
 
-    return SerializedBatch(ntriples(by_graph), markers=ntriples(types),
-                           subjects={owner: frozenset(iris) for owner, iris in subjects.items()} if named else None)
+    return SerializedBatch(
+        ntriples(by_graph),
+        markers=ntriples(types),
+        subjects={owner: frozenset(iris) for owner, iris in subjects.items()} if named else None,
+    )
 
 
 def _refuted_claims(record: GameRecord, themes: ThemeAssessment) -> list[Finding]:
     """A warning per refuted or undecided mate claim: the class is not asserted, the claim stays as
     cp:claimStatus. Refuted means proven false; undecided means the proof did not fit the budget."""
     where = record.location
-    refuted = [Finding("warning", "claim-refuted",
-                       f"the claim {claim.theme} (mate in {claim.moves}) is false (refuted by proof): not asserted "
-                       f"as {claim.theme}, kept as cp:claimStatus", file=where.file, game=where.game_number,
-                       line=where.line)
-               for claim in themes.refuted]
-    return refuted + [Finding("warning", "claim-undecided",
-                              f"the claim {claim.theme} (mate in {claim.moves}) is undecided (no proof either way "
-                              f"within the budget): not asserted as {claim.theme}, kept as cp:claimStatus",
-                              file=where.file, game=where.game_number, line=where.line)
-                      for claim in themes.undecided]
+    refuted = [
+        Finding(
+            "warning",
+            "claim-refuted",
+            f"the claim {claim.theme} (mate in {claim.moves}) is false (refuted by proof): not asserted "
+            f"as {claim.theme}, kept as cp:claimStatus",
+            file=where.file,
+            game=where.game_number,
+            line=where.line,
+        )
+        for claim in themes.refuted
+    ]
+    return refuted + [
+        Finding(
+            "warning",
+            "claim-undecided",
+            f"the claim {claim.theme} (mate in {claim.moves}) is undecided (no proof either way "
+            f"within the budget): not asserted as {claim.theme}, kept as cp:claimStatus",
+            file=where.file,
+            game=where.game_number,
+            line=where.line,
+        )
+        for claim in themes.undecided
+    ]
 
 
 #: Statements remembered per process (a few hundred bytes each) to drop repeats within an import.
@@ -270,8 +299,9 @@ class AnalysisMemo:
     def clear(self) -> None:
         self._entries.clear()
 
-    def analyse(self, board: chess.Board, solution: list[chess.Move], verifier: MateVerifier, *,
-                exercise: bool = True) -> PositionAnalysis:
+    def analyse(
+        self, board: chess.Board, solution: list[chess.Move], verifier: MateVerifier, *, exercise: bool = True
+    ) -> PositionAnalysis:
         root = board.root().fen() if board.move_stack else ""
         start = (root, *(m.uci() for m in board.move_stack), board.fen())
         return self._answer(start, lambda: board, solution, verifier, exercise)
@@ -280,11 +310,21 @@ class AnalysisMemo:
         """``analyse`` of the record's start board and solution."""
         return self._answer(record.start_key(), record.start_board, record.solution, verifier, exercise)
 
-    def _answer(self, start: tuple[str, ...], board: Callable[[], chess.Board], solution: list[chess.Move],
-                verifier: MateVerifier, exercise: bool) -> PositionAnalysis:
+    def _answer(
+        self,
+        start: tuple[str, ...],
+        board: Callable[[], chess.Board],
+        solution: list[chess.Move],
+        verifier: MateVerifier,
+        exercise: bool,
+    ) -> PositionAnalysis:
         """The remembered analysis under ``start`` (which identifies the board ``board()`` sets up), or a new one."""
-        key = (start, tuple(m.uci() for m in solution),
-               verifier.engine.path if verifier.engine is not None else None, exercise)
+        key = (
+            start,
+            tuple(m.uci() for m in solution),
+            verifier.engine.path if verifier.engine is not None else None,
+            exercise,
+        )
         found = self._entries.get(key)
         if found is None:
             found = analyse(board(), solution, verifier=verifier, exercise=exercise)
@@ -313,9 +353,11 @@ def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
         raise EngineMissing(MISSING_MESSAGE)
     # the record's start position (ply 0) is stated by the record itself, exercise or not: a mate found
     # there is that position again, not a second exercise with a second label and move text (issue 32)
-    return [(exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
-            for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)
-            if exercise.ply > 0]
+    return [
+        (exercise, analyse(chess.Board(exercise.fen), list(exercise.solution), verifier=verifier))
+        for exercise in mine_game(verifier.engine.uci(), record.start_board(), record.solution)
+        if exercise.ply > 0
+    ]
 
 
 _WORKER_SETTINGS: PipelineSettings | None = None

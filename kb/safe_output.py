@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO, overload
 
@@ -29,18 +29,21 @@ def _umask() -> int:
 
 
 @overload
-def atomic_output(path: str | os.PathLike[str], mode: Literal["wb"] = "wb", *, durable: bool = True,
-                  **open_args: Any) -> AbstractContextManager[BinaryIO]: ...
+def atomic_output(
+    path: str | os.PathLike[str], mode: Literal["wb"] = "wb", *, durable: bool = True, **open_args: Any
+) -> AbstractContextManager[BinaryIO]: ...
 
 
 @overload
-def atomic_output(path: str | os.PathLike[str], mode: Literal["w"], *, durable: bool = True,
-                  **open_args: Any) -> AbstractContextManager[TextIO]: ...
+def atomic_output(
+    path: str | os.PathLike[str], mode: Literal["w"], *, durable: bool = True, **open_args: Any
+) -> AbstractContextManager[TextIO]: ...
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike[str], mode: str = "wb", *, durable: bool = True,
-                  **open_args: Any) -> Iterator[Any]:  # the overloads above say which file: os.fdopen's by mode
+def atomic_output(
+    path: str | os.PathLike[str], mode: str = "wb", *, durable: bool = True, **open_args: Any
+) -> Iterator[Any]:  # the overloads above say which file: os.fdopen's by mode
     """An open file whose content becomes ``path`` when the block ends without an exception
     (``durable``: on disk before the rename; a site's thousands of pages skip that). ``mode`` is
     ``"wb"`` (bytes) or ``"w"`` (text, with ``open_args`` such as ``encoding``): the type checker
@@ -56,10 +59,8 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb", *, durable: bo
                 os.fsync(handle.fileno())
         os.replace(temporary, target)
     except BaseException:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(temporary)
-        except FileNotFoundError:
-            pass
         raise
 
 

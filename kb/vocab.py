@@ -24,14 +24,47 @@ PROV_IRI = "http://www.w3.org/ns/prov#"
 
 #: The 41 classes of version 1, same spelling (seed-000 §5.2).
 ORIGINAL_CLASSES: tuple[str, ...] = (
-    "Event", "Player", "Board", "Match", "Position",
-    "PositionBegin", "OpeningError", "Trap",
-    "PositionMiddle", "AttackCastledKing", "AttackKingCenter", "Attraction", "Combination",
-    "ContinuousCheck", "Deflection", "DiscoveredAttack", "DiscoveredCheck", "DoubleAttack",
-    "DoubleCheck", "Drowned", "EliminateDefense", "Freeing", "Interception", "Lock", "Overload",
-    "Pinning", "Promotion", "Skewer", "WeakLine", "Xray", "Zwischenzug",
-    "PositionEnd", "MateInOne", "MateInTwo", "MateInThree", "OtherMate", "PawnEndgame",
-    "RookEndgame", "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
+    "Event",
+    "Player",
+    "Board",
+    "Match",
+    "Position",
+    "PositionBegin",
+    "OpeningError",
+    "Trap",
+    "PositionMiddle",
+    "AttackCastledKing",
+    "AttackKingCenter",
+    "Attraction",
+    "Combination",
+    "ContinuousCheck",
+    "Deflection",
+    "DiscoveredAttack",
+    "DiscoveredCheck",
+    "DoubleAttack",
+    "DoubleCheck",
+    "Drowned",
+    "EliminateDefense",
+    "Freeing",
+    "Interception",
+    "Lock",
+    "Overload",
+    "Pinning",
+    "Promotion",
+    "Skewer",
+    "WeakLine",
+    "Xray",
+    "Zwischenzug",
+    "PositionEnd",
+    "MateInOne",
+    "MateInTwo",
+    "MateInThree",
+    "OtherMate",
+    "PawnEndgame",
+    "RookEndgame",
+    "MinorPieceEndgame",
+    "QueenEndgame",
+    "OtherEndgame",
 )
 
 #: Theme classes added in version 2, with the parent each one sits under. The three theme groups
@@ -90,38 +123,71 @@ ADDED_POSITION_CLASSES: dict[str, str] = {"Exercise": "Position"}
 
 #: The five object properties of version 1 (functional).
 ORIGINAL_OBJECT_PROPERTIES: tuple[str, ...] = (
-    "hasMatch", "hasBoard", "hasPlayerWhite", "hasPlayerBlack", "hasEvent",
+    "hasMatch",
+    "hasBoard",
+    "hasPlayerWhite",
+    "hasPlayerBlack",
+    "hasEvent",
 )
 
 #: The 36 data properties of version 1, same spelling (seed-000 §5.4).
 ORIGINAL_DATA_PROPERTIES: tuple[str, ...] = (
     # Event
-    "eventName", "site", "eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor",
-    "section", "stage",
+    "eventName",
+    "site",
+    "eventDate",
+    "eventType",
+    "eventCountry",
+    "eventRounds",
+    "eventSponsor",
+    "section",
+    "stage",
     # Player
-    "name", "title", "elo", "uscf", "na", "typePlayer",
+    "name",
+    "title",
+    "elo",
+    "uscf",
+    "na",
+    "typePlayer",
     # Board
-    "boardNum", "mode",
+    "boardNum",
+    "mode",
     # Match
-    "date", "round", "result", "opening", "variation", "subVariation", "eco", "nic", "time",
-    "utcTime", "utcDate", "timeControl", "setup", "termination", "annotator", "plyCount",
+    "date",
+    "round",
+    "result",
+    "opening",
+    "variation",
+    "subVariation",
+    "eco",
+    "nic",
+    "time",
+    "utcTime",
+    "utcDate",
+    "timeControl",
+    "setup",
+    "termination",
+    "annotator",
+    "plyCount",
     # Position
-    "fen", "move", "typePosition",
+    "fen",
+    "move",
+    "typePosition",
 )
 
 #: Object properties added in version 2: inverses of the original five (so games can be walked
 #: from players and events) and provenance links.
 ADDED_OBJECT_PROPERTIES: tuple[str, ...] = (
-    "hasPosition",      # Match -> Position, inverse of hasMatch
-    "whitePlayerOf",    # Player -> Match|Position, inverse of hasPlayerWhite
-    "blackPlayerOf",    # Player -> Match|Position, inverse of hasPlayerBlack
-    "eventOf",          # Event -> Match|Position, inverse of hasEvent
-    "boardOf",          # Board -> Match|Position, inverse of hasBoard
-    "inSource",         # SourceRecord -> Source
+    "hasPosition",  # Match -> Position, inverse of hasMatch
+    "whitePlayerOf",  # Player -> Match|Position, inverse of hasPlayerWhite
+    "blackPlayerOf",  # Player -> Match|Position, inverse of hasPlayerBlack
+    "eventOf",  # Event -> Match|Position, inverse of hasEvent
+    "boardOf",  # Board -> Match|Position, inverse of hasBoard
+    "inSource",  # SourceRecord -> Source
     "candidateSameAs",  # Player <-> Player: maybe the same person (kb.merge.linking)
-    "hasChapter",       # Course -> Chapter
-    "hasItem",          # Chapter -> ChapterItem
-    "exercise",         # ChapterItem -> Position
+    "hasChapter",  # Course -> Chapter
+    "hasItem",  # Chapter -> ChapterItem
+    "exercise",  # ChapterItem -> Position
 )
 
 #: The links whose inverse the mapping states, in the source's *inferred* graph only (``kb.mapping.game``):
@@ -149,37 +215,100 @@ def per_game_property(colour: str, prop: str) -> str:
 
 
 PER_GAME_PLAYER_PROPERTIES: tuple[str, ...] = tuple(
-    per_game_property(colour, prop) for colour in ("white", "black") for prop in PER_GAME_PLAYER_TAGS)
+    per_game_property(colour, prop) for colour in ("white", "black") for prop in PER_GAME_PLAYER_TAGS
+)
 
 #: Data properties added in version 2 (typed, queryable values and computed position facts).
 ADDED_DATA_PROPERTIES: tuple[str, ...] = (
     # Event
-    "eventYear", "eventStartDate", "countryCode",
+    "eventYear",
+    "eventStartDate",
+    "countryCode",
     # Player
-    "fideId", "nameKey",
+    "fideId",
+    "nameKey",
     # Match
-    "year", "gameDate", "utcDateTime", "startTime", "baseTimeSeconds", "incrementSeconds",
-    "fullMoveCount", "roundNumber", "pgnTag", "gameKey", "variant", "gameUrl", "movesKey", "annotatorKey",
+    "year",
+    "gameDate",
+    "utcDateTime",
+    "startTime",
+    "baseTimeSeconds",
+    "incrementSeconds",
+    "fullMoveCount",
+    "roundNumber",
+    "pgnTag",
+    "gameKey",
+    "variant",
+    "gameUrl",
+    "movesKey",
+    "annotatorKey",
     # Match: the players as the game's tags describe them in that game (issue 17)
     *PER_GAME_PLAYER_PROPERTIES,
     # Position: board facts
-    "sideToMove", "whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
-    "blackCastleQueenside", "enPassantSquare", "halfMoveClock", "fullMoveNumber",
-    "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "materialSignature",
-    "whitePieces", "blackPieces", "positionKey", "boardSquares", "pieceOn", "pieceIn", "gamePhase", "plyInGame",
+    "sideToMove",
+    "whiteCastleKingside",
+    "whiteCastleQueenside",
+    "blackCastleKingside",
+    "blackCastleQueenside",
+    "enPassantSquare",
+    "halfMoveClock",
+    "fullMoveNumber",
+    "whiteMaterial",
+    "blackMaterial",
+    "materialBalance",
+    "pieceCount",
+    "materialSignature",
+    "whitePieces",
+    "blackPieces",
+    "positionKey",
+    "boardSquares",
+    "pieceOn",
+    "pieceIn",
+    "gamePhase",
+    "plyInGame",
     # Position: solution
-    "solutionSan", "solutionUci", "solutionLegal", "solutionEnd", "solverMoves", "mateIn",
-    "mateWithin", "mateFirstMoves", "solutionTree", "mateVerification", "goal", "difficulty", "claimStatus",
+    "solutionSan",
+    "solutionUci",
+    "solutionLegal",
+    "solutionEnd",
+    "solverMoves",
+    "mateIn",
+    "mateWithin",
+    "mateFirstMoves",
+    "solutionTree",
+    "mateVerification",
+    "goal",
+    "difficulty",
+    "claimStatus",
     # Position: lichess puzzle fields
-    "puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag",
+    "puzzleId",
+    "puzzleRating",
+    "puzzleRatingDeviation",
+    "popularity",
+    "nbPlays",
+    "openingTag",
     "sourceThemeLabel",
     # Position: the opponent's move that leads to the exercise (lichess Moves[0])
-    "precedingMove", "precedingFen",
+    "precedingMove",
+    "precedingFen",
     # Source and SourceRecord (provenance)
-    "sourceName", "sourceFile", "gameNumber", "lineNumber", "checksum", "importedWith", "importedAt",
-    "gameCount", "positionCount", "playerCount",
+    "sourceName",
+    "sourceFile",
+    "gameNumber",
+    "lineNumber",
+    "checksum",
+    "importedWith",
+    "importedAt",
+    "gameCount",
+    "positionCount",
+    "playerCount",
     # Courses (kb.courses.course_file)
-    "chapterOrder", "itemOrder", "level", "passPercent", "selection", "resolvedFrom",
+    "chapterOrder",
+    "itemOrder",
+    "level",
+    "passPercent",
+    "selection",
+    "resolvedFrom",
 )
 
 #: Annotation properties added in version 2. The theme-origin ones point from a position to a
@@ -187,7 +316,11 @@ ADDED_DATA_PROPERTIES: tuple[str, ...] = (
 #: --theme); ``lichessTheme`` maps a class to the lichess puzzle theme key(s) it matches;
 #: ``memberCount`` is a class's number of individuals, recounted after every write (``queries.class_counts``).
 ADDED_ANNOTATION_PROPERTIES: tuple[str, ...] = (
-    "themeDetected", "themeFromSource", "themeFromUser", "lichessTheme", "memberCount",
+    "themeDetected",
+    "themeFromSource",
+    "themeFromUser",
+    "lichessTheme",
+    "memberCount",
     "eventTagAsWritten",  # Match -> '[Site "New York USA 01"]': the event's tags as the game's record wrote them
     "sourcesDisagreeOn",  # individual -> property whose values from several records conflict (kb.merge.conflicts)
 )
@@ -199,8 +332,11 @@ ALL_CLASSES: frozenset[str] = frozenset(
     ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) + ADDED_OTHER_CLASSES + tuple(ADDED_POSITION_CLASSES)
 )
 ALL_PROPERTIES: frozenset[str] = frozenset(
-    ORIGINAL_OBJECT_PROPERTIES + ORIGINAL_DATA_PROPERTIES + ADDED_OBJECT_PROPERTIES
-    + ADDED_DATA_PROPERTIES + ADDED_ANNOTATION_PROPERTIES
+    ORIGINAL_OBJECT_PROPERTIES
+    + ORIGINAL_DATA_PROPERTIES
+    + ADDED_OBJECT_PROPERTIES
+    + ADDED_DATA_PROPERTIES
+    + ADDED_ANNOTATION_PROPERTIES
 )
 ALL_TERMS: frozenset[str] = ALL_CLASSES | ALL_PROPERTIES
 
@@ -256,7 +392,7 @@ class Namespace:
         value = iri.value if isinstance(iri, NamedNode) else str(iri)
         if not value.startswith(self._base):
             return None
-        name = value[len(self._base):]
+        name = value[len(self._base) :]
         return name if name and name in self else None
 
     def __contains__(self, name: str) -> bool:

@@ -40,15 +40,19 @@ PREFIXES: dict[str, str] = {
 
 #: Node element used for a subject, by its rdf:type, and the order of the sections in the file.
 _SECTIONS: tuple[URIRef, ...] = (
-    OWL.Ontology, OWL.AnnotationProperty, OWL.ObjectProperty, OWL.DatatypeProperty, OWL.Class,
+    OWL.Ontology,
+    OWL.AnnotationProperty,
+    OWL.ObjectProperty,
+    OWL.DatatypeProperty,
+    OWL.Class,
     OWL.AllDisjointClasses,
 )
 
 
 def _qname(iri: URIRef) -> str:
     for prefix, base in PREFIXES.items():
-        if iri.startswith(base) and iri[len(base):].replace("_", "a").isalnum():
-            return f"{prefix}:{iri[len(base):]}"
+        if iri.startswith(base) and iri[len(base) :].replace("_", "a").isalnum():
+            return f"{prefix}:{iri[len(base) :]}"
     raise ValueError(f"no XML qualified name for predicate or type {iri}")
 
 
@@ -69,8 +73,11 @@ class _Writer:
         tag = _qname(kind) if kind is not None else "rdf:Description"
         about = f" rdf:about={quoteattr(str(subject))}" if isinstance(subject, URIRef) else ""
         statements = sorted(
-            ((cast(URIRef, p), o) for p, o in self.graph.predicate_objects(subject)  # a predicate is always an IRI
-             if not (p == RDF.type and o == kind)),
+            (
+                (cast(URIRef, p), o)
+                for p, o in self.graph.predicate_objects(subject)  # a predicate is always an IRI
+                if not (p == RDF.type and o == kind)
+            ),
             key=lambda po: (_qname(po[0]), self._key(po[1])),
         )
         if not statements:
@@ -151,8 +158,9 @@ def to_rdfxml(turtle: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the .owl from the .ttl (or, with --check, only report whether it is stale)."""
     parser = argparse.ArgumentParser(description="Build ontology/chessposition.owl from the Turtle.")
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if the .owl is out of date instead of rewriting it")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if the .owl is out of date instead of rewriting it"
+    )
     args = parser.parse_args(argv)
     text = to_rdfxml(TTL_PATH.read_text(encoding="utf-8"))
     current = OWL_PATH.read_text(encoding="utf-8") if OWL_PATH.exists() else None

@@ -67,6 +67,7 @@ from typing import Any
 
 from pyoxigraph import Literal, NamedNode
 
+from chesskb._namespace import settle
 from chesskb.kb.analysis.board_facts import pieces_key as board_pieces_key
 from chesskb.kb.reading.names import name_key
 from chesskb.kb.search.lookups import index_lines
@@ -74,16 +75,26 @@ from chesskb.kb.search.patterns import Pattern, PatternError, sparql_condition
 from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
 
-from chesskb._namespace import settle
-
 settle(__name__, __path__)
 
 _HEADER = re.compile(r"^#\s*(title|description|param)(@[a-z]{2})?:\s*(.*)$")
 #: ``param@es: NAME LABEL -- HELP``: a parameter's label and help in another language.
 _PARAM_IN = re.compile(r"^(\w+)\s+(.+?)(?:\s+--\s*(.*))?$")
 _PARAM = re.compile(r'^(\w+)\s+(\w+\*?)(?:\s+("(?:[^"\\]|\\.)*"|\S+))?(?:\s+--\s*(.*))?$')
-PARAM_TYPES = ("string", "keyword", "name", "pieces", "integer", "decimal", "date", "time", "iri", "class",
-               "boolean", "pattern")
+PARAM_TYPES = (
+    "string",
+    "keyword",
+    "name",
+    "pieces",
+    "integer",
+    "decimal",
+    "date",
+    "time",
+    "iri",
+    "class",
+    "boolean",
+    "pattern",
+)
 #: Paging parameters every canned query accepts (``limit=0``: every row). A page of 100 rows, as
 #: Datasette shows, keeps a question about "all mate-in-one positions" fast on a million positions:
 #: Oxigraph stops after the page, while sorting or sending every row grows with the knowledge base.
@@ -151,8 +162,10 @@ class CannedQuery:
         given = {k: v for k, v in (given or {}).items() if k not in PAGE_PARAMS}
         unknown = set(given) - {p.name for p in self.params}
         if unknown:
-            raise QueryError(f"query {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
-                             f"parameters: {', '.join(p.name for p in self.params) or 'none'}")
+            raise QueryError(
+                f"query {self.name!r} has no parameter {', '.join(sorted(unknown))}; "
+                f"parameters: {', '.join(p.name for p in self.params) or 'none'}"
+            )
         bound: dict[str, Any] = {}
         for param in self.params:
             raw = given.get(param.name, param.default)
@@ -305,7 +318,7 @@ def to_term(raw: str, param: Param) -> Literal | NamedNode:
 
 def parse_canned_query(name: str, text: str) -> CannedQuery:
     title, description, params = name, "", []
-    translated: dict[str, list[str]] = {}       # language -> [title, description]
+    translated: dict[str, list[str]] = {}  # language -> [title, description]
     param_lines: dict[str, list[tuple[str, str, str]]] = {}  # parameter -> (language, label, help)
     for line in text.splitlines():
         match = _HEADER.match(line.strip())
@@ -328,25 +341,46 @@ def parse_canned_query(name: str, text: str) -> CannedQuery:
             if default is not None and default.startswith('"'):
                 default = default[1:-1].replace('\\"', '"')
             kind = param.group(2)
-            params.append(Param(param.group(1), kind.rstrip("*"), default, (param.group(4) or "").strip(),
-                                label=param.group(1), many=kind.endswith("*")))
+            params.append(
+                Param(
+                    param.group(1),
+                    kind.rstrip("*"),
+                    default,
+                    (param.group(4) or "").strip(),
+                    label=param.group(1),
+                    many=kind.endswith("*"),
+                )
+            )
     unknown = set(param_lines) - {p.name for p in params}
     if unknown:
         raise QueryError(f"{name}.rq: translated lines for unknown parameter(s) {', '.join(sorted(unknown))}")
     params = [replace(p, translations=tuple(param_lines.get(p.name, ()))) for p in params]
-    return CannedQuery(name, title, description, text, tuple(params),
-                       tuple((lang, t, d) for lang, (t, d) in sorted(translated.items())))
+    return CannedQuery(
+        name,
+        title,
+        description,
+        text,
+        tuple(params),
+        tuple((lang, t, d) for lang, (t, d) in sorted(translated.items())),
+    )
 
 
-def _translated_line(name: str, key: str, lang: str, value: str, translated: dict[str, list[str]],
-                     param_lines: dict[str, list[tuple[str, str, str]]]) -> None:
+def _translated_line(
+    name: str,
+    key: str,
+    lang: str,
+    value: str,
+    translated: dict[str, list[str]],
+    param_lines: dict[str, list[tuple[str, str, str]]],
+) -> None:
     """One ``title@xx``/``description@xx``/``param@xx`` header line, added to what it translates."""
     if key == "param":
         param = _PARAM_IN.match(value)
         if not param:
             raise QueryError(f"{name}.rq: bad param@{lang} line {value!r} (NAME LABEL -- HELP)")
         param_lines.setdefault(param.group(1), []).append(
-            (lang, param.group(2).strip(), (param.group(3) or "").strip()))
+            (lang, param.group(2).strip(), (param.group(3) or "").strip())
+        )
         return
     entry = translated.setdefault(lang, ["", ""])
     if key == "title":
@@ -367,7 +401,7 @@ def load_internal(name: str) -> CannedQuery:
     return _load_internal_cached(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_internal_cached(name: str) -> CannedQuery:
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
         raise QueryError(f"no internal query named {name!r}")
@@ -380,14 +414,22 @@ def _load_internal_cached(name: str) -> CannedQuery:
 def list_internal() -> list[CannedQuery]:
     """Every internal query (for tests and the structure check; never shown publicly)."""
     folder = resources.files(__name__) / INTERNAL
-    return sorted((load_internal(entry.name[:-3]) for entry in folder.iterdir() if entry.name.endswith(".rq")),
-                  key=lambda q: q.name)
+    return sorted(
+        (load_internal(entry.name[:-3]) for entry in folder.iterdir() if entry.name.endswith(".rq")),
+        key=lambda q: q.name,
+    )
 
 
 def list_queries() -> list[CannedQuery]:
     files = resources.files(__name__)
-    return sorted((parse_canned_query(entry.name[:-3], entry.read_text(encoding="utf-8"))
-                   for entry in files.iterdir() if entry.name.endswith(".rq")), key=lambda q: q.name)
+    return sorted(
+        (
+            parse_canned_query(entry.name[:-3], entry.read_text(encoding="utf-8"))
+            for entry in files.iterdir()
+            if entry.name.endswith(".rq")
+        ),
+        key=lambda q: q.name,
+    )
 
 
 def load_query(name: str) -> CannedQuery:
@@ -420,7 +462,7 @@ def load_query(name: str) -> CannedQuery:
     return _load_query_cached(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_query_cached(name: str) -> CannedQuery:
     """Read and parsed once per process, as the internal queries are (the files are package data; a
     name that is no query raises, and an exception is not cached)."""

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 from pyoxigraph import Literal, NamedNode, Quad
 
+from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Derive, Replacement, StoreView
+from chesskb.kb.vocab import CP, XSD, text_of
 from chesskb.queries.executor import rows as rows_of
 from chesskb.queries.executor import select
-from chesskb.kb.analysis.themes import THEME_CLASSES
-from chesskb.kb.vocab import CP, XSD, text_of
 
 #: The classes counted: the theme tree and the individuals a game brings (courses are not counted:
 #: they are few, and a course import should not pay for a count of the whole knowledge base).
-COUNTED_CLASSES: tuple[str, ...] = THEME_CLASSES + ("Match", "Player", "Event", "Board", "Source")
-
+COUNTED_CLASSES: tuple[str, ...] = (*THEME_CLASSES, "Match", "Player", "Event", "Board", "Source")
 
 
 def count_members(store: StoreView) -> dict[str, int]:
@@ -46,8 +45,10 @@ def count_members(store: StoreView) -> dict[str, int]:
 
 
 def count_quads(counts: dict[str, int], graph: NamedNode) -> list[Quad]:
-    return [Quad(CP.term(name), CP.memberCount, Literal(str(n), datatype=XSD.integer), graph)
-            for name, n in sorted(counts.items())]
+    return [
+        Quad(CP.term(name), CP.memberCount, Literal(str(n), datatype=XSD.integer), graph)
+        for name, n in sorted(counts.items())
+    ]
 
 
 def derive_class_counts(base_iri: str | None = None) -> Derive:

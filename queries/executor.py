@@ -26,8 +26,9 @@ from chesskb.kb.store.results import boolean, solutions, triples
 from chesskb.queries import load_internal, load_query
 
 
-def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool = False,
-            indexes: Collection[str] = ()) -> str:
+def prepare(
+    name: str, params: Mapping[str, Any] | None = None, *, public: bool = False, indexes: Collection[str] = ()
+) -> str:
     """The text of the named query with its parameters bound (internal queries: every row
     unless ``limit``/``offset`` are given; ``public=True``: a canned query, paged by its ``limit``/
     ``offset`` as ``chesskb query`` does; ``indexes``: the pattern indexes the store has, for a query
@@ -40,31 +41,46 @@ def prepare(name: str, params: Mapping[str, Any] | None = None, *, public: bool 
     return with_values(text, bound)
 
 
-def run(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
-        timeout: float | None = None, public: bool = False, indexes: Collection[str] = ()) -> QueryResult:
+def run(
+    store: Queryable,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    timeout: float | None = None,
+    public: bool = False,
+    indexes: Collection[str] = (),
+) -> QueryResult:
     """Answer the named query on ``store`` within ``timeout`` seconds (None: no limit)."""
     return store.query(prepare(name, params, public=public, indexes=indexes), timeout=timeout)
 
 
-def select(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
-           timeout: float | None = None, public: bool = False, indexes: Collection[str] = ()) -> QuerySolutions:
+def select(
+    store: Queryable,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    timeout: float | None = None,
+    public: bool = False,
+    indexes: Collection[str] = (),
+) -> QuerySolutions:
     """The rows of a SELECT named query (``run``, typed: a query of another form raises ``TypeError``)."""
     return solutions(run(store, name, params, timeout=timeout, public=public, indexes=indexes))
 
 
-def construct(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
-              timeout: float | None = None) -> QueryTriples:
+def construct(
+    store: Queryable, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+) -> QueryTriples:
     """The triples of a CONSTRUCT or DESCRIBE named query (``run``, typed)."""
     return triples(run(store, name, params, timeout=timeout))
 
 
-def rows(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
-         timeout: float | None = None) -> list[Any]:
+def rows(
+    store: Queryable, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+) -> list[Any]:
     """The solutions of a SELECT named query as a list (for callers that read them twice)."""
     return list(select(store, name, params, timeout=timeout))
 
 
-def ask(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *,
-        timeout: float | None = None) -> bool:
+def ask(store: Queryable, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> bool:
     """The answer of an ASK named query."""
     return boolean(run(store, name, params, timeout=timeout))

@@ -20,9 +20,9 @@ from chesskb.kb.search.lookups import INDEXES, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
 from chesskb.kb.store import Store
 from chesskb.kb.store.bindings import with_values
-from chesskb.queries.source_statements import graphs_of
-from chesskb.queries.executor import ask
 from chesskb.kb.vocab import CP
+from chesskb.queries.executor import ask
+from chesskb.queries.source_statements import graphs_of
 
 #: Rows per page when none is asked for, as the canned queries answer.
 DEFAULT_LIMIT = 100
@@ -42,8 +42,14 @@ _SOURCE_BOARD = """?position cp:boardSquares ?board .
                  || EXISTS { GRAPH ?sourceInferred { ?position a ?marker } })))"""
 
 
-def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int = DEFAULT_LIMIT,
-               offset: int = 0, piece_index: bool | Collection[str] = True) -> str:
+def find_query(
+    pattern: Pattern,
+    *,
+    source_graph: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+    piece_index: bool | Collection[str] = True,
+) -> str:
     """The SPARQL SELECT (``?position ?label ?fen``) for ``pattern``; ``limit`` 0 means every row.
 
     ``piece_index`` names the index properties the store's positions carry (:data:`INDEXES`, as
@@ -53,8 +59,10 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     about 2 s, and the same pattern looked up answers in milliseconds.
     """
     if pattern.is_empty():
-        raise FindError("the pattern is empty: describe pieces (Nf5 kg8), a board (ranks with '/'), "
-                        "a side (w/b) or a material signature (KRP-KR)")
+        raise FindError(
+            "the pattern is empty: describe pieces (Nf5 kg8), a board (ranks with '/'), "
+            "a side (w/b) or a material signature (KRP-KR)"
+        )
     if limit < 0 or offset < 0:
         raise FindError("limit and offset are not negative")
     indexes = frozenset(INDEXES if piece_index is True else (piece_index or ()))
@@ -65,16 +73,20 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     constants: list[str] = []
     lines: list[str] = []
     side = _value_or_variable("cp:sideToMove", "?side", sides, any(v.side for v in variants), constants, lines)
-    signature = _value_or_variable("cp:materialSignature", "?signature", exact, any(v.material for v in variants),
-                                   constants, lines)
+    signature = _value_or_variable(
+        "cp:materialSignature", "?signature", exact, any(v.material for v in variants), constants, lines
+    )
     condition = sparql_condition(pattern, side=side, signature=signature)
     starts, repeats = index_lines(pattern, indexes)
     constants[:0] = starts
     distinct = "DISTINCT " if repeats else ""
-    body = "\n  ".join(constants + [board] + lines)
+    body = "\n  ".join([*constants, board, *lines])
     page = (f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")
-    text = (f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
-            f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip() + "\n")
+    text = (
+        f"SELECT {distinct}?position ?label ?fen WHERE {{\n  {body}\n  FILTER({condition})\n"
+        f"  ?position cp:fen ?fen .\n  OPTIONAL {{ ?position rdfs:label ?label }}\n}}\n{page}".rstrip()
+        + "\n"
+    )
     # the source is a value: bound as a term (VALUES), never pasted into the text
     if source_graph is None:
         return text
@@ -82,8 +94,9 @@ def find_query(pattern: Pattern, *, source_graph: str | None = None, limit: int 
     return with_values(text, {"sourceGraph": graph, "sourceInferred": inferred})
 
 
-def _value_or_variable(prop: str, variable: str, values: set[str | None], needed: bool,
-                       constants: list[str], lines: list[str]) -> str:
+def _value_or_variable(
+    prop: str, variable: str, values: set[str | None], needed: bool, constants: list[str], lines: list[str]
+) -> str:
     """What the filter compares ``prop`` with: the one value every variant asks for, written as a
     constant pattern (a lookup the store can start from), else ``variable``, matched only when some
     variant asks for it. Appends the pattern to ``constants`` or ``lines`` and returns the term."""

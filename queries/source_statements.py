@@ -23,8 +23,8 @@ from pyoxigraph import NamedNode, Quad
 
 from chesskb.kb.store import layout
 from chesskb.kb.store.base import Store
-from chesskb.queries.executor import select
 from chesskb.kb.vocab import CP, INVERSE_PROPERTIES
+from chesskb.queries.executor import select
 
 _INFERRED_ONLY = frozenset(CP.term(name) for name in INVERSE_PROPERTIES.values())
 

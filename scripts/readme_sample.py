@@ -41,8 +41,8 @@ class Step:
 
     shown: str
     argv: tuple[str, ...]
-    head: int = 0          # 0: every line; else the first lines only
-    more: bool = False     # a "…" line after the lines shown
+    head: int = 0  # 0: every line; else the first lines only
+    more: bool = False  # a "…" line after the lines shown
 
 
 def steps() -> list[Step]:
@@ -50,11 +50,16 @@ def steps() -> list[Step]:
     return [
         Step("chesskb --store kb import " + " ".join(files), ("import", *files)),
         Step(f'chesskb --store kb query "{POLGAR_QUERY}"', ("query", POLGAR_QUERY)),
-        Step("chesskb --store kb query --name mate-in-one --format csv | head -2",
-             ("query", "--name", "mate-in-one", "--format", "csv"), head=2),
+        Step(
+            "chesskb --store kb query --name mate-in-one --format csv | head -2",
+            ("query", "--name", "mate-in-one", "--format", "csv"),
+            head=2,
+        ),
         Step("chesskb --store kb stats", ("stats",), head=6, more=True),
-        Step("chesskb --store kb export --format owl -o kb.owl      # RDF/XML: ontology + individuals, for Protégé",
-             ("export", "--format", "owl", "-o", "kb.owl")),
+        Step(
+            "chesskb --store kb export --format owl -o kb.owl      # RDF/XML: ontology + individuals, for Protégé",
+            ("export", "--format", "owl", "-o", "kb.owl"),
+        ),
     ]
 
 
@@ -84,7 +89,7 @@ def sample() -> str:
                 raise SystemExit(f"{step.shown}: exit {done.returncode}\n{done.stderr}")
             lines = done.stderr.splitlines() + done.stdout.splitlines()
             if step.head:
-                lines = lines[:step.head] + (["…"] if step.more else [])
+                lines = lines[: step.head] + (["…"] if step.more else [])
             blocks.append("\n".join([f"$ {step.shown}", *(line.rstrip() for line in lines)]))
     return "```console\n" + "\n\n".join(blocks) + "\n```"
 
@@ -110,8 +115,11 @@ def masked(text: str) -> str:
 def same_sample(shown: str, fresh: str) -> bool:
     """The README's sample says what a fresh run printed, timings aside and byte counts nearly."""
     counts = [[int(n.replace(",", "")) for n in _BYTES.findall(text)] for text in (shown, fresh)]
-    return masked(shown) == masked(fresh) and len(counts[0]) == len(counts[1]) and all(
-        abs(a - b) <= BYTES_TOLERANCE for a, b in zip(*counts, strict=True))
+    return (
+        masked(shown) == masked(fresh)
+        and len(counts[0]) == len(counts[1])
+        and all(abs(a - b) <= BYTES_TOLERANCE for a, b in zip(*counts, strict=True))
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

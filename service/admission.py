@@ -62,9 +62,9 @@ class Shares:
     """The lane's rules (see the module doc); ``size`` is the lane's number of workers."""
 
     size: int
-    client_queries: int        # CLIENT_QUERIES
-    reserve: int               # LANE_RESERVE
-    backoff_first: float       # QUERY_BACKOFF: seconds after the first costly failure
+    client_queries: int  # CLIENT_QUERIES
+    reserve: int  # LANE_RESERVE
+    backoff_first: float  # QUERY_BACKOFF: seconds after the first costly failure
     backoff_longest: float = 300.0
     costly_seconds: float = 0.0  # CLIENT_COST: recent worker-seconds before the share drops to one; 0 = off
 
@@ -87,7 +87,7 @@ class WorkerTime:
         self._used[client] = (self.now(client, at) + seconds, at)
         if len(self._used) > MAX_COSTS:
             least = sorted(self._used, key=lambda key: self.now(key, at))
-            for key in least[:len(self._used) - MAX_COSTS * 3 // 4]:
+            for key in least[: len(self._used) - MAX_COSTS * 3 // 4]:
                 del self._used[key]
 
 
@@ -109,30 +109,39 @@ class LaneAdmission:
         shares = self.shares
         mine = self._by_address.get(client, 0)
         if mine >= shares.per_address:
-            return (f"you already run {mine} queries at once here (setting CLIENT_QUERIES; the {self.name} "
-                    f"lane has {shares.size} workers)")
+            return (
+                f"you already run {mine} queries at once here (setting CLIENT_QUERIES; the {self.name} "
+                f"lane has {shares.size} workers)"
+            )
         if mine and shares.costly_seconds and self._used.now(client, time.monotonic()) > shares.costly_seconds:
-            return (f"your queries kept the {self.name} workers busy lately: one at a time for a while "
-                    "(setting CLIENT_COST)")
+            return (
+                f"your queries kept the {self.name} workers busy lately: one at a time for a while "
+                "(setting CLIENT_COST)"
+            )
         if self._by_group.get(address_group(client), 0) and self._running >= shares.size - shares.reserve:
-            return (f"your network already runs queries here and the last {shares.reserve} {self.name} "
-                    "worker(s) are kept for other visitors (setting LANE_RESERVE)")
+            return (
+                f"your network already runs queries here and the last {shares.reserve} {self.name} "
+                "worker(s) are kept for other visitors (setting LANE_RESERVE)"
+            )
         return None
 
     @contextmanager
     def slot(self, client: str, wait: float = 0.0) -> Iterator[None]:
         left = self.backoff.wait_left(client)
         if left:
-            raise ServiceError(429, f"your last query here ran to the time limit or crashed its worker: wait "
-                                    f"{left} s (setting QUERY_BACKOFF)", headers={"Retry-After": str(left)})
+            raise ServiceError(
+                429,
+                f"your last query here ran to the time limit or crashed its worker: wait "
+                f"{left} s (setting QUERY_BACKOFF)",
+                headers={"Retry-After": str(left)},
+            )
         deadline = time.monotonic() + wait
         group = address_group(client)
         with self._changed:
             while (refusal := self._refusal(client)) is not None:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise ServiceError(429, f"{refusal}; wait for them to finish",
-                                       headers={"Retry-After": "2"})
+                    raise ServiceError(429, f"{refusal}; wait for them to finish", headers={"Retry-After": "2"})
                 self._changed.wait(remaining)
             self._by_address[client] = self._by_address.get(client, 0) + 1
             self._by_group[group] = self._by_group.get(group, 0) + 1

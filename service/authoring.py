@@ -28,13 +28,13 @@ import chess
 import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
+from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
 from chesskb.kb.findings import fen_json, fen_text
 from chesskb.kb.importer import ImportRefused, NothingAppended, append_pgn
 from chesskb.kb.reading.pgn import MAX_COMMENT_CHARS
 from chesskb.kb.reading.pgn_tokens import UnwritableComment, comment_text, escape_tag_value
 from chesskb.kb.store import Store, StoreBusy
-from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP
 
 from . import boards, executor
@@ -89,8 +89,10 @@ def _comment(text: Any, where: str) -> str:
     except UnwritableComment as exc:
         raise ServiceError(422, f"{where} {exc}") from None
     if len(comment) > MAX_COMMENT_CHARS:
-        raise ServiceError(422, f"{where}: {len(comment):,} characters; a comment has at most "
-                                f"{MAX_COMMENT_CHARS:,} (MAX_COMMENT_CHARS)")
+        raise ServiceError(
+            422,
+            f"{where}: {len(comment):,} characters; a comment has at most {MAX_COMMENT_CHARS:,} (MAX_COMMENT_CHARS)",
+        )
     return comment
 
 
@@ -102,8 +104,12 @@ def _require_token() -> None:
     client = request.remote_addr or "?"
     wait = failures.wait_left(client)
     if wait:
-        raise ServiceError(429, f"a wrong authoring token was sent from this address: wait {wait} s before the "
-                                "next try (setting AUTHOR_TOKEN_DELAY)", headers={"Retry-After": str(wait)})
+        raise ServiceError(
+            429,
+            f"a wrong authoring token was sent from this address: wait {wait} s before the "
+            "next try (setting AUTHOR_TOKEN_DELAY)",
+            headers={"Retry-After": str(wait)},
+        )
     given = request.headers.get("X-Author-Token", "")
     if not hmac.compare_digest(given.encode(), expected.encode()):
         failures.failed(client)
@@ -157,8 +163,9 @@ def _replay(board: chess.Board, moves: list[str]) -> list[str]:
             if move.promotion is None and promotion in board.legal_moves:
                 move = promotion
             else:
-                raise ServiceError(422, f"move {number}: {board.san(move) if board.is_pseudo_legal(move) else uci} "
-                                        "is not legal here")
+                raise ServiceError(
+                    422, f"move {number}: {board.san(move) if board.is_pseudo_legal(move) else uci} is not legal here"
+                )
         sans.append(board.san(move))
         board.push(move)
     return sans
@@ -175,9 +182,17 @@ def check() -> Response:
         return jsonify({"valid": False, "errors": [fen_json(e) for e in errors]})
     board = _start(fen)
     sans = _replay(board, [str(m) for m in data.get("moves", [])])
-    return jsonify({"valid": True, "errors": [], "san": sans, "fen": board.fen(),
-                    "turn": "white" if board.turn else "black", "over": board.is_game_over(),
-                    "svg": boards.board_svg(board, size=360, coordinates=True)})
+    return jsonify(
+        {
+            "valid": True,
+            "errors": [],
+            "san": sans,
+            "fen": board.fen(),
+            "turn": "white" if board.turn else "black",
+            "over": board.is_game_over(),
+            "svg": boards.board_svg(board, size=360, coordinates=True),
+        }
+    )
 
 
 def exercise_pgn(data: dict[str, Any]) -> tuple[str, chess.pgn.Game]:
@@ -190,8 +205,10 @@ def exercise_pgn(data: dict[str, Any]) -> tuple[str, chess.pgn.Game]:
     if not isinstance(moves, list):
         raise ServiceError(422, "moves: a list of moves")
     ucis = [str(m.get("uci", "")) if isinstance(m, dict) else str(m) for m in moves]
-    comments = [_comment(m.get("comment", ""), f"the comment of move {number}") if isinstance(m, dict) else ""
-                for number, m in enumerate(moves, start=1)]
+    comments = [
+        _comment(m.get("comment", ""), f"the comment of move {number}") if isinstance(m, dict) else ""
+        for number, m in enumerate(moves, start=1)
+    ]
     _replay(board.copy(), ucis)
     themes = [str(t) for t in data.get("themes") or []]
     unknown = [t for t in themes if t not in THEME_CLASSES]
@@ -244,8 +261,15 @@ def save() -> Response:
     from chesskb.kb.analysis.board_facts import position_key
 
     try:
-        saved = append_pgn(current_app.extensions["chesskb.store"], text, position_key(game.board()), source=source,
-                           base_iri=current_app.config["BASE_IRI"], wait=SAVE_WAIT_SECONDS, file_name=AUTHORED_FILE)
+        saved = append_pgn(
+            current_app.extensions["chesskb.store"],
+            text,
+            position_key(game.board()),
+            source=source,
+            base_iri=current_app.config["BASE_IRI"],
+            wait=SAVE_WAIT_SECONDS,
+            file_name=AUTHORED_FILE,
+        )
     except NothingAppended as exc:
         raise ServiceError(422, f"not saved: {exc}") from None
     except StoreBusy as exc:
@@ -262,7 +286,11 @@ def save_course() -> Response:
     selections run as the pages' queries do (worker processes, QUERY_TIMEOUT), not in this thread."""
     _require_token()
     from chesskb.kb.courses.course_file import (
-        CourseError, course_graph, course_quads, parse_course_text, resolve_course,
+        CourseError,
+        course_graph,
+        course_quads,
+        parse_course_text,
+        resolve_course,
     )
 
     text = _body().get("course", "")
@@ -270,8 +298,11 @@ def save_course() -> Response:
     reader = executor.reader()
     reader.location = store.location  # how the course's errors name the knowledge base
     try:
-        course = resolve_course(parse_course_text(str(text)), cast(Store, reader),  # the Store calls it makes
-                                base_iri=current_app.config["BASE_IRI"])
+        course = resolve_course(
+            parse_course_text(str(text)),
+            cast(Store, reader),  # the Store calls it makes
+            base_iri=current_app.config["BASE_IRI"],
+        )
     except CourseError as exc:
         raise ServiceError(422, str(exc)) from None
     base_iri = current_app.config["BASE_IRI"]
@@ -280,6 +311,11 @@ def save_course() -> Response:
             store.replace_graphs([course_graph(course.id, base_iri)], course_quads(course, base_iri))
     except StoreBusy as exc:
         raise ServiceError(409, f"not saved: {exc}") from None
-    return jsonify({"saved": True, "course": course.id, "chapters": len(course.chapters),
-                    "exercises": sum(len(c.exercises) for c in course.chapters)})
-
+    return jsonify(
+        {
+            "saved": True,
+            "course": course.id,
+            "chapters": len(course.chapters),
+            "exercises": sum(len(c.exercises) for c in course.chapters),
+        }
+    )

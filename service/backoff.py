@@ -60,5 +60,5 @@ class Backoff:
     def _forget(self) -> None:
         """Drop the addresses whose wait ends (or ended) soonest, down to three quarters of the table."""
         soonest = sorted((record.until, client) for client, record in self._records.items())
-        for _, client in soonest[:len(self._records) - MAX_CLIENTS * 3 // 4]:
+        for _, client in soonest[: len(self._records) - MAX_CLIENTS * 3 // 4]:
             del self._records[client]

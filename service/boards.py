@@ -21,8 +21,7 @@ from chesskb.kb.analysis.board_facts import legend as board_legend
 from .i18n import localise_san
 
 
-def board_svg(board: chess.Board, *, size: int = 360, coordinates: bool = True,
-              flipped: bool | None = None) -> str:
+def board_svg(board: chess.Board, *, size: int = 360, coordinates: bool = True, flipped: bool | None = None) -> str:
     """python-chess's board with every piece defined in ``<defs>``.
 
     python-chess defines only the pieces on the board; the solving script may promote to a piece
@@ -32,11 +31,13 @@ def board_svg(board: chess.Board, *, size: int = 360, coordinates: bool = True,
         flipped = board.turn == chess.BLACK
     svg = chess.svg.board(board, size=size, coordinates=coordinates, flipped=flipped)
     present = set(re.findall(r'<g id="([a-z]+-[a-z]+)"', svg))
-    missing = "".join(chess.svg.PIECES[symbol] for symbol in "PNBRQKpnbrqk"
-                      if _piece_id(symbol) not in present)
+    missing = "".join(chess.svg.PIECES[symbol] for symbol in "PNBRQKpnbrqk" if _piece_id(symbol) not in present)
     if missing:
-        svg = svg.replace("<defs>", "<defs>" + missing, 1) if "<defs>" in svg else \
-            svg.replace("<desc>", f"<defs>{missing}</defs><desc>", 1)
+        svg = (
+            svg.replace("<defs>", "<defs>" + missing, 1)
+            if "<defs>" in svg
+            else svg.replace("<desc>", f"<defs>{missing}</defs><desc>", 1)
+        )
     return svg
 
 
@@ -56,9 +57,13 @@ class Legend:
     move_number: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"side_to_move": self.side_to_move, "castling": self.castling,
-                "en_passant": self.en_passant, "halfmove_clock": self.halfmove_clock,
-                "move_number": self.move_number}
+        return {
+            "side_to_move": self.side_to_move,
+            "castling": self.castling,
+            "en_passant": self.en_passant,
+            "halfmove_clock": self.halfmove_clock,
+            "move_number": self.move_number,
+        }
 
 
 def legend(fen: str) -> Legend:
@@ -67,8 +72,13 @@ def legend(fen: str) -> Legend:
     facts = board_legend(chess.Board(fen))
     return Legend(
         side_to_move=str(facts["sideToMove"]),
-        castling={colour: {"kingside": bool(facts[f"{colour}CastleKingside"]),
-                           "queenside": bool(facts[f"{colour}CastleQueenside"])} for colour in ("white", "black")},
+        castling={
+            colour: {
+                "kingside": bool(facts[f"{colour}CastleKingside"]),
+                "queenside": bool(facts[f"{colour}CastleQueenside"]),
+            }
+            for colour in ("white", "black")
+        },
         en_passant=facts["enPassantSquare"],  # type: ignore[arg-type]
         halfmove_clock=int(facts["halfMoveClock"]),  # type: ignore[arg-type]
         move_number=int(facts["fullMoveNumber"]),  # type: ignore[arg-type]
@@ -79,19 +89,27 @@ def legend(fen: str) -> Legend:
 class Ply:
     uci: str
     san: str
-    fen: str              # after the move
-    number: str           # "1." or "1..." for display
+    fen: str  # after the move
+    number: str  # "1." or "1..." for display
     comment: str = ""
-    solver: bool = True   # played by the side that solves (else an automatic reply)
+    solver: bool = True  # played by the side that solves (else an automatic reply)
     alternatives: dict[str, str] = field(default_factory=dict)  # uci -> teacher's comment
-    san_en: str = ""      # the English SAN, so a learner may type either
+    san_en: str = ""  # the English SAN, so a learner may type either
     legal: list[dict[str, Any]] = field(default_factory=list)  # the solver's legal moves before this ply
-    mates: bool = False   # the move gives mate: any mating move is as good
+    mates: bool = False  # the move gives mate: any mating move is as good
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"uci": self.uci, "san": self.san, "san_en": self.san_en or self.san, "fen": self.fen,
-               "number": self.number, "comment": self.comment, "solver": self.solver,
-               "alternatives": self.alternatives, "mates": self.mates}
+        out = {
+            "uci": self.uci,
+            "san": self.san,
+            "san_en": self.san_en or self.san,
+            "fen": self.fen,
+            "number": self.number,
+            "comment": self.comment,
+            "solver": self.solver,
+            "alternatives": self.alternatives,
+            "mates": self.mates,
+        }
         if self.solver:
             out["legal"] = self.legal
         return out
@@ -116,9 +134,17 @@ def _solver_ply(board: chess.Board, move: chess.Move, lang: str, **fields: Any) 
     solver = fields.pop("solver")
     after = board.copy(stack=False)
     after.push(move)
-    return Ply(uci=move.uci(), san=localise_san(san, lang), san_en=san, fen=after.fen(), number=_number(board),
-               solver=solver, legal=legal_moves(board, lang) if solver else [], mates=after.is_checkmate(),
-               **fields)
+    return Ply(
+        uci=move.uci(),
+        san=localise_san(san, lang),
+        san_en=san,
+        fen=after.fen(),
+        number=_number(board),
+        solver=solver,
+        legal=legal_moves(board, lang) if solver else [],
+        mates=after.is_checkmate(),
+        **fields,
+    )
 
 
 @dataclass
@@ -165,10 +191,21 @@ def _from_movetext(fen: str, movetext: str, lang: str) -> Line | None:
         if not node.move:  # a null move ("--") cannot be played on a board: the line stops there
             break
         board = parent.board()
-        alternatives = {alt.move.uci(): " ".join(alt.comment.split()) or _first_comment(alt)
-                        for alt in parent.variations[1:] if alt.move}
-        plies.append(_solver_ply(board, node.move, lang, comment=" ".join(node.comment.split()),
-                                 solver=board.turn == solver, alternatives=alternatives))
+        alternatives = {
+            alt.move.uci(): " ".join(alt.comment.split()) or _first_comment(alt)
+            for alt in parent.variations[1:]
+            if alt.move
+        }
+        plies.append(
+            _solver_ply(
+                board,
+                node.move,
+                lang,
+                comment=" ".join(node.comment.split()),
+                solver=board.turn == solver,
+                alternatives=alternatives,
+            )
+        )
     return Line(fen=chess.Board(fen).fen(), plies=plies, intro=" ".join(game.comment.split()))
 
 
@@ -201,7 +238,7 @@ def line_text(line: Line) -> list[dict[str, str]]:
     """The line as numbered tokens for the HTML solution (a number only before white or first moves)."""
     out = []
     for index, ply in enumerate(line.plies):
-        show_number = index == 0 or ply.number.endswith(".") and not ply.number.endswith("...")
+        show_number = index == 0 or (ply.number.endswith(".") and not ply.number.endswith("..."))
         out.append({"number": ply.number if show_number else "", "san": ply.san, "comment": ply.comment})
     return out
 
@@ -209,9 +246,35 @@ def line_text(line: Line) -> list[dict[str, str]]:
 # --- a whole game for the viewer -----------------------------------------------------------------
 
 #: The usual symbols of the numeric annotation glyphs (PGN standard §10); others show as ``$n``.
-NAG_SYMBOLS = {1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!", 7: "□", 10: "=", 13: "∞", 14: "⩲", 15: "⩱",
-               16: "±", 17: "∓", 18: "+−", 19: "−+", 22: "⨀", 23: "⨀", 32: "⟳", 33: "⟳", 36: "→", 37: "→",
-               40: "↑", 41: "↑", 132: "⇆", 133: "⇆", 140: "∆", 146: "N"}
+NAG_SYMBOLS = {
+    1: "!",
+    2: "?",
+    3: "!!",
+    4: "??",
+    5: "!?",
+    6: "?!",
+    7: "□",
+    10: "=",
+    13: "∞",
+    14: "⩲",
+    15: "⩱",
+    16: "±",
+    17: "∓",
+    18: "+−",
+    19: "−+",
+    22: "⨀",
+    23: "⨀",
+    32: "⟳",
+    33: "⟳",
+    36: "→",
+    37: "→",
+    40: "↑",
+    41: "↑",
+    132: "⇆",
+    133: "⇆",
+    140: "∆",
+    146: "N",
+}
 
 #: Moves in a game shown by the viewer (every node of every variation); a longer text is cut there.
 MAX_GAME_NODES = 3000
@@ -233,9 +296,21 @@ def game_tree(fen: str, movetext: str, lang: str = "en") -> dict[str, Any] | Non
         return None
     if game is None:
         return None
-    nodes: list[dict[str, Any]] = [{"id": 0, "parent": None, "fen": game.board().fen(), "san": "", "uci": "",
-                                    "number": "", "comment": " ".join(game.comment.split()), "nags": [],
-                                    "children": [], "main": True, "ply": 0}]
+    nodes: list[dict[str, Any]] = [
+        {
+            "id": 0,
+            "parent": None,
+            "fen": game.board().fen(),
+            "san": "",
+            "uci": "",
+            "number": "",
+            "comment": " ".join(game.comment.split()),
+            "nags": [],
+            "children": [],
+            "main": True,
+            "ply": 0,
+        }
+    ]
     stack: list[tuple[chess.pgn.GameNode, int, int, bool]] = [(game, 0, 0, True)]
     while stack and len(nodes) < MAX_GAME_NODES:
         parent, parent_id, ply, main = stack.pop()
@@ -248,11 +323,22 @@ def game_tree(fen: str, movetext: str, lang: str = "en") -> dict[str, Any] | Non
             node_id = len(nodes)
             after = board.copy(stack=False)
             after.push(child.move)
-            nodes.append({"id": node_id, "parent": parent_id, "uci": child.move.uci(), "san": localise_san(san, lang),
-                          "number": _number(board), "fen": after.fen(), "comment": " ".join(child.comment.split()),
-                          "nags": [nag_text(n) for n in sorted(child.nags)], "children": [],
-                          "main": main and index == 0, "ply": ply + 1,
-                          "before": " ".join(child.starting_comment.split())})
+            nodes.append(
+                {
+                    "id": node_id,
+                    "parent": parent_id,
+                    "uci": child.move.uci(),
+                    "san": localise_san(san, lang),
+                    "number": _number(board),
+                    "fen": after.fen(),
+                    "comment": " ".join(child.comment.split()),
+                    "nags": [nag_text(n) for n in sorted(child.nags)],
+                    "children": [],
+                    "main": main and index == 0,
+                    "ply": ply + 1,
+                    "before": " ".join(child.starting_comment.split()),
+                }
+            )
             children.append((child, node_id))
         nodes[parent_id]["children"] = [node_id for _, node_id in children]
         for index, (child, node_id) in reversed(list(enumerate(children))):

@@ -24,15 +24,22 @@ blueprint = bp
 
 # --- home --------------------------------------------------------------------------------------
 
+
 def home_data() -> dict[str, Any]:
     members = member_counts()  # the counts kept by every write (queries.class_counts)
     counts = {name: members.get(name, 0) for name in ("Position", "Match", "Player", "Event", "Source")}
     sources = named("source-list")
-    return {"counts": counts,
-            "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],
-            "links": {"classes": url_for("browse.classes"), "search": url_for("browse.search"),
-                      "queries": url_for("canned.list_queries_page"), "sparql": url_for("sparql.sparql_endpoint")},
-            **home_extras()}
+    return {
+        "counts": counts,
+        "sources": [{"iri": r["s"], "name": r["name"], "url": link_for(r["s"])} for r in sources],
+        "links": {
+            "classes": url_for("browse.classes"),
+            "search": url_for("browse.search"),
+            "queries": url_for("canned.list_queries_page"),
+            "sparql": url_for("sparql.sparql_endpoint"),
+        },
+        **home_extras(),
+    }
 
 
 @page_route(bp, "/", json_rule="/index.json", json_endpoint="home_json")
@@ -41,6 +48,7 @@ def home() -> Response:
 
 
 # --- the theme tree ----------------------------------------------------------------------------
+
 
 @page_route(bp, "/classes")
 def classes() -> Response:
@@ -57,6 +65,7 @@ def class_page(name: str) -> Response:
 
 
 # --- search ------------------------------------------------------------------------------------
+
 
 @page_route(bp, "/search")
 def search() -> Response:

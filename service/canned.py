@@ -17,9 +17,9 @@ from chesskb.queries import PAGE_PARAMS, CannedQuery, QueryError, list_queries, 
 
 from . import context
 from .errors import ServiceError
+from .executor import run_named
 from .i18n import current_lang
 from .render import JSON, media_type, page_route, render
-from .executor import run_named
 from .sparql import answer_response
 from .titles import facts_of, title_from_facts
 
@@ -33,8 +33,7 @@ def describe(query: CannedQuery) -> dict[str, Any]:
         "name": query.name,
         "title": query.title,
         "description": query.description,
-        "params": [{"name": p.name, "type": p.type, "default": p.default, "help": p.help}
-                   for p in query.params],
+        "params": [{"name": p.name, "type": p.type, "default": p.default, "help": p.help} for p in query.params],
         "url": url_for("canned.show_query", name=query.name),
     }
 
@@ -86,8 +85,13 @@ def label_cells(rows: list[dict[str, Any]], lang: str) -> list[dict[str, str]]:
             title = title_from_facts(found, lang) if found is not None else None
             if found is not None and title is not None:
                 by_label.update(dict.fromkeys(found.labels, title))
-        shown.append({name: by_label[cell["value"]] for name, cell in row.items()
-                      if cell and cell.get("type") != "uri" and cell["value"] in by_label})
+        shown.append(
+            {
+                name: by_label[cell["value"]]
+                for name, cell in row.items()
+                if cell and cell.get("type") != "uri" and cell["value"] in by_label
+            }
+        )
     return shown
 
 
@@ -119,7 +123,15 @@ def show_query(name: str) -> Response:
     result = None if missing else query_run(query)
     lang = current_lang()
     shown = query.in_language(lang)
-    return render("canned_query.html", result, media=media, query=describe(shown), params=shown.params,
-                  result=result, query_text=query.text, exercise_link=context.link,
-                  titled=label_cells(result["rows"], lang) if result else [],
-                  values={p.name: request.args.get(p.name, p.default or "") for p in query.params})
+    return render(
+        "canned_query.html",
+        result,
+        media=media,
+        query=describe(shown),
+        params=shown.params,
+        result=result,
+        query_text=query.text,
+        exercise_link=context.link,
+        titled=label_cells(result["rows"], lang) if result else [],
+        values={p.name: request.args.get(p.name, p.default or "") for p in query.params},
+    )

@@ -24,9 +24,23 @@ def claim_view(text: str, lang: str) -> dict[str, Any]:
     """One claim as pages and their JSON twins give it; a text that is no claim status is shown as it is."""
     claim = read_claim_status(text)
     if claim is None:
-        return {"text": text, "claim": None, "class_label": text, "class_url": None, "moves": None,
-                "status": None, "status_label": ""}
+        return {
+            "text": text,
+            "claim": None,
+            "class_label": text,
+            "class_url": None,
+            "moves": None,
+            "status": None,
+            "status_label": "",
+        }
     iri = CP.term(claim.theme).value
-    return {"text": text, "claim": claim.theme, "class_label": prop_label(iri, lang), "class_url": link_for(iri),
-            "moves": claim.moves, "status": claim.status, "exact": claim.exact,
-            "status_label": strings(lang)[STATUS_KEYS[claim.status]]}
+    return {
+        "text": text,
+        "claim": claim.theme,
+        "class_label": prop_label(iri, lang),
+        "class_url": link_for(iri),
+        "moves": claim.moves,
+        "status": claim.status,
+        "exact": claim.exact,
+        "status_label": strings(lang)[STATUS_KEYS[claim.status]],
+    }

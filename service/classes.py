@@ -17,8 +17,8 @@ from flask import current_app, request, url_for
 
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES
 from chesskb.kb.analysis.themes import PARENT, type_position
-from chesskb.queries.class_counts import count_members, stored_counts
 from chesskb.kb.vocab import ADDED_THEME_CLASSES, CP, ORIGINAL_CLASSES
+from chesskb.queries.class_counts import count_members, stored_counts
 
 from . import context
 from .claims import claim_view
@@ -29,7 +29,7 @@ from .rows import named, reader
 from .titles import titles_of
 
 PAGE_SIZE = 24
-THEME_NAMES = ("Position",) + tuple(PARENT)
+THEME_NAMES = ("Position", *tuple(PARENT))
 
 
 COUNTS_TTL = 30.0  # seconds live counts of an older store are reused
@@ -68,10 +68,15 @@ def class_tree() -> dict[str, Any]:
     order = {name: i for i, name in enumerate(ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES))}
 
     def node(name: str) -> dict[str, Any]:
-        return {"name": name, "label": class_label(name), "count": counts.get(name, 0),
-                "url": link_for(CP.term(name).value),
-                "original": name in ORIGINAL_CLASSES, "typePosition": type_position(name),
-                "children": [node(c) for c in sorted(children.get(name, []), key=lambda c: order.get(c, 999))]}
+        return {
+            "name": name,
+            "label": class_label(name),
+            "count": counts.get(name, 0),
+            "url": link_for(CP.term(name).value),
+            "original": name in ORIGINAL_CLASSES,
+            "typePosition": type_position(name),
+            "children": [node(c) for c in sorted(children.get(name, []), key=lambda c: order.get(c, 999))],
+        }
 
     return node("Position")
 
@@ -98,15 +103,30 @@ def class_data(name: str, as_json: bool = False) -> dict[str, Any]:
     titles = titles_of((r["p"] for r in rows), lang, themed=False)
     endpoint = "browse.class_page_json" if as_json else "browse.class_page"
     return {
-        "name": name, "iri": CP.term(name).value, "label": class_label(name), "count": total, "page": page,
-        "page_size": PAGE_SIZE, "parent": PARENT.get(name),
+        "name": name,
+        "iri": CP.term(name).value,
+        "label": class_label(name),
+        "count": total,
+        "page": page,
+        "page_size": PAGE_SIZE,
+        "parent": PARENT.get(name),
         "parent_label": class_label(PARENT[name]) if name in PARENT else None,
         "parent_url": link_for(CP.term(PARENT[name]).value) if name in PARENT else None,
-        "subclasses": [{"name": c, "label": class_label(c), "url": link_for(CP.term(c).value)}
-                       for c, p in PARENT.items() if p == name],
-        "positions": [{"iri": r["p"], "label": titles.get(r["p"], r["p"]), "fen": r["fen"],
-                       "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k),
-                       "board": url_for("pages.board_image", fen=r["fen"], size=160)} for k, r in enumerate(rows)],
+        "subclasses": [
+            {"name": c, "label": class_label(c), "url": link_for(CP.term(c).value)}
+            for c, p in PARENT.items()
+            if p == name
+        ],
+        "positions": [
+            {
+                "iri": r["p"],
+                "label": titles.get(r["p"], r["p"]),
+                "fen": r["fen"],
+                "url": context.link(r["p"], f"class/{name}", (page - 1) * PAGE_SIZE + k),
+                "board": url_for("pages.board_image", fen=r["fen"], size=160),
+            }
+            for k, r in enumerate(rows)
+        ],
         "next": url_for(endpoint, name=name, page=page + 1) if page * PAGE_SIZE < total else None,
         "previous": url_for(endpoint, name=name, page=page - 1) if page > 1 else None,
         "claimed": claimed_unproven(name),
@@ -120,9 +140,14 @@ def claimed_unproven(name: str) -> list[dict[str, Any]]:
         return []
     rows, lang = named("class-claimed", claimed=name + " "), current_lang()
     titles = titles_of((r["p"] for r in rows), lang)
-    return [{"iri": r["p"], "label": titles.get(r["p"], r["p"]), "fen": r["fen"], "url": link_for(r["p"]),
-             "claim": claim_view(r["status"], lang),
-             "board": url_for("pages.board_image", fen=r["fen"], size=160)}
-            for r in rows]
-
-
+    return [
+        {
+            "iri": r["p"],
+            "label": titles.get(r["p"], r["p"]),
+            "fen": r["fen"],
+            "url": link_for(r["p"]),
+            "claim": claim_view(r["status"], lang),
+            "board": url_for("pages.board_image", fen=r["fen"], size=160),
+        }
+        for r in rows
+    ]

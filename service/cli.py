@@ -55,24 +55,48 @@ class CommandsOnDemand(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=CommandsOnDemand, context_settings={"help_option_names": ["-h", "--help"]},
-             epilog=EXIT_CODES_HELP)
-@click.option("--store", "store_location", envvar=STORE_ENV, default=None, metavar="PATH|URL",
-              help=f"Store directory, or a SPARQL 1.1 endpoint URL (default ${STORE_ENV} or ./chesskb-store).")
-@click.option("--update-endpoint", default=None, metavar="URL",
-              help="SPARQL Update URL of a remote store, when it differs from the query URL.")
-@click.option("--graph-store", default=None, metavar="URL",
-              help="Graph Store Protocol URL of a remote store, for loading imports (derived for an Oxigraph "
-                   "server; without one, or with '', imports are sent as SPARQL INSERT DATA requests).")
-@click.option("--base-iri", envvar=BASE_IRI_ENV, default=None, metavar="IRI",
-              help=f"Base IRI of individuals (default ${BASE_IRI_ENV} or {default_base_iri()}).")
+@click.group(cls=CommandsOnDemand, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.option(
+    "--store",
+    "store_location",
+    envvar=STORE_ENV,
+    default=None,
+    metavar="PATH|URL",
+    help=f"Store directory, or a SPARQL 1.1 endpoint URL (default ${STORE_ENV} or ./chesskb-store).",
+)
+@click.option(
+    "--update-endpoint",
+    default=None,
+    metavar="URL",
+    help="SPARQL Update URL of a remote store, when it differs from the query URL.",
+)
+@click.option(
+    "--graph-store",
+    default=None,
+    metavar="URL",
+    help="Graph Store Protocol URL of a remote store, for loading imports (derived for an Oxigraph "
+    "server; without one, or with '', imports are sent as SPARQL INSERT DATA requests).",
+)
+@click.option(
+    "--base-iri",
+    envvar=BASE_IRI_ENV,
+    default=None,
+    metavar="IRI",
+    help=f"Base IRI of individuals (default ${BASE_IRI_ENV} or {default_base_iri()}).",
+)
 @click.version_option(version=__version__, prog_name="chesskb")
 @click.pass_context
-def cli(ctx: click.Context, store_location: str | None, update_endpoint: str | None, graph_store: str | None,
-        base_iri: str | None) -> None:
+def cli(
+    ctx: click.Context,
+    store_location: str | None,
+    update_endpoint: str | None,
+    graph_store: str | None,
+    base_iri: str | None,
+) -> None:
     """ChessPosition KB: didactic chess positions as a linked knowledge base."""
-    ctx.obj = CliContext(store_location or default_store_location(), update_endpoint,
-                         base_iri or default_base_iri(), graph_store)
+    ctx.obj = CliContext(
+        store_location or default_store_location(), update_endpoint, base_iri or default_base_iri(), graph_store
+    )
 
 
 def main() -> None:
@@ -109,8 +133,7 @@ def _run() -> None:
             sys.exit(EXIT_DATA)
         if os.environ.get("CHESSKB_DEBUG"):  # a bug: still one line, the traceback only on request
             raise
-        click.echo(f"internal error: {type(exc).__name__}: {exc} (set CHESSKB_DEBUG=1 for the traceback)",
-                   err=True)
+        click.echo(f"internal error: {type(exc).__name__}: {exc} (set CHESSKB_DEBUG=1 for the traceback)", err=True)
         sys.exit(EXIT_DATA)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 

@@ -28,6 +28,7 @@ from .titles import titles_of
 bp = Blueprint("courses", __name__)
 blueprint = bp
 
+
 def _pick(texts: dict[str, str], lang: str) -> str:
     return texts.get(lang) or texts.get("en") or next(iter(texts.values()), "")
 
@@ -43,8 +44,15 @@ def courses_data() -> dict[str, Any]:
         course_id = IriMinter(current_app.config["BASE_IRI"]).course_id(iri)
         if course_id is None:
             continue  # a course under another base: no page here
-        courses.append({"id": course_id, "iri": iri, "title": _pick(course["titles"], lang),
-                        "chapters": course["chapters"], "url": url_for("courses.course_page", course_id=course_id)})
+        courses.append(
+            {
+                "id": course_id,
+                "iri": iri,
+                "title": _pick(course["titles"], lang),
+                "chapters": course["chapters"],
+                "url": url_for("courses.course_page", course_id=course_id),
+            }
+        )
     return {"courses": courses}
 
 
@@ -65,8 +73,7 @@ def course_data(course_id: str) -> dict[str, Any]:
     if generation is None:  # a remote store: another client may change it, nothing is kept
         return _course_data(course_id)
     key = (generation, course_id, current_lang(), request.script_root)
-    kept: OrderedDict[tuple, dict[str, Any]] = current_app.extensions.setdefault("chesskb.course_pages",
-                                                                                 OrderedDict())
+    kept: OrderedDict[tuple, dict[str, Any]] = current_app.extensions.setdefault("chesskb.course_pages", OrderedDict())
     with _KEPT_LOCK:
         if key in kept:
             kept.move_to_end(key)
@@ -97,21 +104,34 @@ def _course_data(course_id: str) -> dict[str, Any]:
         chapter = chapters.get(row["chapter"])
         if chapter is None:
             chapter = chapters[row["chapter"]] = {
-                "iri": row["chapter"], "order": int(row["order"]), "level": row["level"],
-                "title": _pick(titles.get(row["chapter"], {}), lang), "pass_percent": int(row["pass"]),
-                "exercises": []}
+                "iri": row["chapter"],
+                "order": int(row["order"]),
+                "level": row["level"],
+                "title": _pick(titles.get(row["chapter"], {}), lang),
+                "pass_percent": int(row["pass"]),
+                "exercises": [],
+            }
         if any(e["iri"] == row["exercise"] for e in chapter["exercises"]):
             continue  # a game with two openings tags is one exercise
-        chapter["exercises"].append({
-            "iri": row["exercise"], "fen": row["fen"],
-            "label": opening_title(row["eco"], row["opening"], row["variation"])
-            or exercise_titles.get(row["exercise"], row["exercise"]),
-            "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
-            "url": context.link(row["exercise"], f"course/{course_id}/{chapter['order']}",
-                                len(chapter["exercises"])),
-            "board": url_for("pages.board_image", fen=row["fen"], size=120)})
-    return {"id": course_id, "iri": iri.value, "title": _pick(titles.get(iri.value, {}), lang),
-            "chapters": sorted(chapters.values(), key=lambda c: c["order"])}
+        chapter["exercises"].append(
+            {
+                "iri": row["exercise"],
+                "fen": row["fen"],
+                "label": opening_title(row["eco"], row["opening"], row["variation"])
+                or exercise_titles.get(row["exercise"], row["exercise"]),
+                "difficulty": int(row["difficulty"]) if row["difficulty"] else None,
+                "url": context.link(
+                    row["exercise"], f"course/{course_id}/{chapter['order']}", len(chapter["exercises"])
+                ),
+                "board": url_for("pages.board_image", fen=row["fen"], size=120),
+            }
+        )
+    return {
+        "id": course_id,
+        "iri": iri.value,
+        "title": _pick(titles.get(iri.value, {}), lang),
+        "chapters": sorted(chapters.values(), key=lambda c: c["order"]),
+    }
 
 
 @page_route(bp, "/course/<course_id>")

@@ -39,8 +39,9 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     suffix = ".json" if request.path.endswith(".json") else None
     if choose(["application/json", "text/html"], "application/json", suffix=suffix) != "text/html":
         return error_json(status, message, headers)
-    response = Response(render_template("error.html", status=status, message=message), status=status,
-                        mimetype="text/html")
+    response = Response(
+        render_template("error.html", status=status, message=message), status=status, mimetype="text/html"
+    )
     response.headers.update(headers or {})
     response.vary.add("Accept")
     return response

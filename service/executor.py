@@ -29,18 +29,18 @@ from contextlib import contextmanager
 from typing import Any
 
 from flask import current_app, request
-from pyoxigraph import QueryResultsFormat, RdfFormat, Store as MemoryStore, Triple, parse, parse_query_results
+from pyoxigraph import QueryResultsFormat, RdfFormat, Triple, parse, parse_query_results
+from pyoxigraph import Store as MemoryStore
 
-from chesskb.queries.find import has_piece_index
-from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.kb.store import EmbeddedStore
+from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.queries.executor import prepare
+from chesskb.queries.find import has_piece_index
 
+from .admission import LaneAdmission, Shares
 from .errors import ServiceError
 from .query_guard import TooDeep, check_nesting, federation_keyword
-from .query_runner import (Answer, Dataset, Limits, PoolSettings, QueryFailed, WorkerPool, execute,
-                           make_request)
-from .admission import LaneAdmission, Shares
+from .query_runner import Answer, Dataset, Limits, PoolSettings, QueryFailed, WorkerPool, execute, make_request
 from .result_cache import cache_key
 from .worker_confinement import Isolation
 
@@ -55,8 +55,9 @@ class ClientLimiter:
     few tabs must not see 429s), then gets 429 too. ``setting`` and ``what`` name the bound in
     the message."""
 
-    def __init__(self, limit: int, *, setting: str = "CLIENT_QUERIES", what: str = "queries",
-                 retry_after: int = 2) -> None:
+    def __init__(
+        self, limit: int, *, setting: str = "CLIENT_QUERIES", what: str = "queries", retry_after: int = 2
+    ) -> None:
         self.limit = limit
         self.setting, self.what, self.retry_after = setting, what, retry_after
         self._running: dict[str, int] = {}
@@ -69,9 +70,12 @@ class ClientLimiter:
             while self._running.get(client, 0) >= self.limit:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ServiceError(429, f"you already run {self._running[client]} {self.what} at once "
-                                            f"(setting {self.setting}); wait for them to finish",
-                                       headers={"Retry-After": str(self.retry_after)})
+                    raise ServiceError(
+                        429,
+                        f"you already run {self._running[client]} {self.what} at once "
+                        f"(setting {self.setting}); wait for them to finish",
+                        headers={"Retry-After": str(self.retry_after)},
+                    )
                 self._freed.wait(left)
             self._running[client] = self._running.get(client, 0) + 1
         try:
@@ -91,10 +95,15 @@ def limits(row_cap: int = 0) -> Limits:
     config = current_app.config
     row_limit = int(config["ROW_LIMIT"] or 0)
     if row_cap and (row_limit == 0 or row_cap < row_limit):
-        return Limits(timeout=float(config["QUERY_TIMEOUT"]), max_bytes=int(config["MAX_RESULT_BYTES"]),
-                      row_limit=row_cap, row_setting="CANNED_MAX_ROWS")
-    return Limits(timeout=float(config["QUERY_TIMEOUT"]), max_bytes=int(config["MAX_RESULT_BYTES"]),
-                  row_limit=row_limit)
+        return Limits(
+            timeout=float(config["QUERY_TIMEOUT"]),
+            max_bytes=int(config["MAX_RESULT_BYTES"]),
+            row_limit=row_cap,
+            row_setting="CANNED_MAX_ROWS",
+        )
+    return Limits(
+        timeout=float(config["QUERY_TIMEOUT"]), max_bytes=int(config["MAX_RESULT_BYTES"]), row_limit=row_limit
+    )
 
 
 def _pool(lane: str) -> WorkerPool | None:
@@ -108,11 +117,18 @@ def _pool(lane: str) -> WorkerPool | None:
         if pool is None:
             config = current_app.config
             size = int(config["QUERY_WORKERS"] if lane == "sparql" else config["PAGE_WORKERS"])
-            pool = WorkerPool(store.location, PoolSettings(
-                size=max(size, 1), queue_limit=int(config["QUERY_QUEUE"]),
-                queue_wait=float(config["QUERY_QUEUE_WAIT"]), offline=not config.get("ALLOW_SERVICE"),
-                name=lane, memory_limit=int(config["WORKER_MEMORY"]),
-                allow_unisolated=bool(config["ALLOW_UNISOLATED"])))
+            pool = WorkerPool(
+                store.location,
+                PoolSettings(
+                    size=max(size, 1),
+                    queue_limit=int(config["QUERY_QUEUE"]),
+                    queue_wait=float(config["QUERY_QUEUE_WAIT"]),
+                    offline=not config.get("ALLOW_SERVICE"),
+                    name=lane,
+                    memory_limit=int(config["WORKER_MEMORY"]),
+                    allow_unisolated=bool(config["ALLOW_UNISOLATED"]),
+                ),
+            )
             current_app.extensions[key] = pool
     return pool
 
@@ -125,10 +141,16 @@ def _admission(lane: str) -> LaneAdmission:
         if admission is None:
             config = current_app.config
             size = int(config["QUERY_WORKERS"] if lane == "sparql" else config["PAGE_WORKERS"])
-            admission = current_app.extensions[key] = LaneAdmission(lane, Shares(
-                size=max(size, 1), client_queries=int(config["CLIENT_QUERIES"]),
-                reserve=int(config["LANE_RESERVE"]), backoff_first=float(config["QUERY_BACKOFF"]),
-                costly_seconds=float(config["CLIENT_COST"])))
+            admission = current_app.extensions[key] = LaneAdmission(
+                lane,
+                Shares(
+                    size=max(size, 1),
+                    client_queries=int(config["CLIENT_QUERIES"]),
+                    reserve=int(config["LANE_RESERVE"]),
+                    backoff_first=float(config["QUERY_BACKOFF"]),
+                    costly_seconds=float(config["CLIENT_COST"]),
+                ),
+            )
     return admission
 
 
@@ -160,8 +182,7 @@ def close_pools(app: Any) -> None:
 def check_federation(sparql: str) -> None:
     """Refuse SERVICE unless the operator allowed federation (ALLOW_SERVICE)."""
     if not current_app.config.get("ALLOW_SERVICE") and federation_keyword(sparql):
-        raise ServiceError(403, "federated queries (SERVICE) are not allowed on this endpoint "
-                                "(setting ALLOW_SERVICE)")
+        raise ServiceError(403, "federated queries (SERVICE) are not allowed on this endpoint (setting ALLOW_SERVICE)")
 
 
 def check_depth(sparql: str) -> None:
@@ -172,9 +193,16 @@ def check_depth(sparql: str) -> None:
         raise ServiceError(400, str(exc)) from None
 
 
-def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pages",
-        select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle",
-        dataset: Dataset | None = None, row_cap: int = 0) -> Answer:
+def run(
+    sparql: str,
+    bindings: dict[str, Any] | None = None,
+    *,
+    lane: str = "pages",
+    select_type: str = "application/sparql-results+json",
+    graph_type: str = "text/turtle",
+    dataset: Dataset | None = None,
+    row_cap: int = 0,
+) -> Answer:
     """Run a query under the service's bounds; errors become ``ServiceError`` with their status."""
     check_depth(sparql)
     check_federation(sparql)
@@ -207,8 +235,15 @@ def run(sparql: str, bindings: dict[str, Any] | None = None, *, lane: str = "pag
         raise ServiceError(exc.status, exc.message, headers=headers) from None
 
 
-def run_named(name: str, params: Mapping[str, Any] | None = None, *, lane: str = "pages", public: bool = False,
-              select_type: str = "application/sparql-results+json", graph_type: str = "text/turtle") -> Answer:
+def run_named(
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    lane: str = "pages",
+    public: bool = False,
+    select_type: str = "application/sparql-results+json",
+    graph_type: str = "text/turtle",
+) -> Answer:
     """Run a named query (``queries/internal/NAME.rq``, or a canned one with ``public``) under the
     service's bounds: the same bound text ``chesskb`` and ``kb/`` run (``queries.executor.prepare``),
     with the index lookups of a ``pattern`` parameter on the indexes the store has."""

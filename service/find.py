@@ -14,9 +14,9 @@ from typing import Any
 import chess
 from flask import Blueprint, Response, current_app, request, url_for
 
-from chesskb.queries.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.search.patterns import PatternError, list_form, parse
+from chesskb.queries.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
 
 from .errors import ServiceError
 from .i18n import current_lang
@@ -53,15 +53,28 @@ def _form() -> dict[str, Any]:
         page = max(1, min(int(args.get("page") or 1), MAX_PAGE))
     except ValueError:
         raise ServiceError(400, "page is a whole number") from None
-    return {"pattern": pattern, "side": side if side in ("w", "b") else "",
-            "material": (args.get("material") or "").strip(), "either": args.get("either") in ("1", "on", "true"),
-            "source": (args.get("source") or "").strip(), "page": page}
+    return {
+        "pattern": pattern,
+        "side": side if side in ("w", "b") else "",
+        "material": (args.get("material") or "").strip(),
+        "either": args.get("either") in ("1", "on", "true"),
+        "source": (args.get("source") or "").strip(),
+        "page": page,
+    }
 
 
 def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
-    args = {k: v for k, v in (("pattern", form["pattern"]), ("side", form["side"]),
-                              ("material", form["material"]), ("either", "1" if form["either"] else ""),
-                              ("source", form["source"])) if v}
+    args = {
+        k: v
+        for k, v in (
+            ("pattern", form["pattern"]),
+            ("side", form["side"]),
+            ("material", form["material"]),
+            ("either", "1" if form["either"] else ""),
+            ("source", form["source"]),
+        )
+        if v
+    }
     if page > 1:
         args["page"] = page
     return url_for("find.find_json" if json_twin else "find.find_page", **args)
@@ -72,34 +85,47 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {**form, "results": [], "placed": [], "error": None, "next": None, "previous": None}
     searched = bool(form["pattern"] or form["side"] or form["material"])
     data["searched"] = searched
-    data["placed"] = [{"piece": m.group(1), "square": m.group(2)}
-                      for m in map(_PLACED.match, form["pattern"].split()) if m]
+    data["placed"] = [
+        {"piece": m.group(1), "square": m.group(2)} for m in map(_PLACED.match, form["pattern"].split()) if m
+    ]
     if not searched:
         return data
     try:
-        pattern = parse(form["pattern"], side=form["side"] or None, material=form["material"] or None,
-                        either_colour=form["either"])
-        graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value \
-            if form["source"] else None
-        sparql = find_query(pattern, source_graph=graph, limit=PAGE_SIZE + 1,
-                            piece_index=has_piece_index(reader()),
-                            offset=(form["page"] - 1) * PAGE_SIZE)
+        pattern = parse(
+            form["pattern"], side=form["side"] or None, material=form["material"] or None, either_colour=form["either"]
+        )
+        graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value if form["source"] else None
+        sparql = find_query(
+            pattern,
+            source_graph=graph,
+            limit=PAGE_SIZE + 1,
+            piece_index=has_piece_index(reader()),
+            offset=(form["page"] - 1) * PAGE_SIZE,
+        )
     except (PatternError, FindError) as exc:
         data["error"] = str(exc)
         return data
     rows = json.loads(run_query(sparql).body)["results"]["bindings"]
     store = reader()  # the pages lane (time limit, size bound), not the raw store
     if not rows and not has_board_strings(store) and has_positions(store):
-        data["error"] = ("the positions in this knowledge base were imported before board patterns existed: "
-                         "import the sources again to search them by pattern")
+        data["error"] = (
+            "the positions in this knowledge base were imported before board patterns existed: "
+            "import the sources again to search them by pattern"
+        )
         data["error_status"] = 409  # the request is fine; the store predates cp:boardSquares
         return data
     titles = titles_of((row["position"]["value"] for row in rows[:PAGE_SIZE]), current_lang())
     for row in rows[:PAGE_SIZE]:
         iri, fen = row["position"]["value"], row["fen"]["value"]
-        data["results"].append({"iri": iri, "label": titles.get(iri, iri),
-                                "fen": fen, "url": link_for(iri),
-                                "board": url_for("pages.board_image", fen=fen, size=120)})
+        data["results"].append(
+            {
+                "iri": iri,
+                "label": titles.get(iri, iri),
+                "fen": fen,
+                "url": link_for(iri),
+                "board": url_for("pages.board_image", fen=fen, size=120),
+            }
+        )
     if len(rows) > PAGE_SIZE and form["page"] < MAX_PAGE:
         data["next"] = _url(form, form["page"] + 1)
         data["next_json"] = _url(form, form["page"] + 1, json_twin=True)

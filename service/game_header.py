@@ -27,8 +27,13 @@ def _player(match: Resource, colour: str, minter: IriMinter) -> dict[str, Any] |
         return None
     title = match.first(per_game_property(colour, "title"))
     elo = match.first(per_game_property(colour, "elo"))
-    return {"name": match.labels.get(links[0], links[0]), "url": link_for(links[0]), "colour": colour,
-            "title": title if known(title) else None, "elo": elo if known(elo) else None}
+    return {
+        "name": match.labels.get(links[0], links[0]),
+        "url": link_for(links[0]),
+        "colour": colour,
+        "title": title if known(title) else None,
+        "elo": elo if known(elo) else None,
+    }
 
 
 def game_header(match: Resource, lang: str) -> dict[str, Any]:
@@ -45,9 +50,16 @@ def game_header(match: Resource, lang: str) -> dict[str, Any]:
     round_ = match.first("round") if known(match.first("round")) else match.first("roundNumber")
     date, result = match.first("date"), match.first("result")
     return {
-        "title": game_title(lang, white=white["name"] if white else None, black=black["name"] if black else None,
-                            event=event_name, round_=round_, url=match.first("gameUrl")),
-        "white": white, "black": black,
+        "title": game_title(
+            lang,
+            white=white["name"] if white else None,
+            black=black["name"] if black else None,
+            event=event_name,
+            round_=round_,
+            url=match.first("gameUrl"),
+        ),
+        "white": white,
+        "black": black,
         "event": {"name": event_name, "url": link_for(event.iri)} if event is not None and known(event_name) else None,
         "round": round_ if known(round_) else None,
         "date": date if known(date) else None,

@@ -19,6 +19,7 @@ from chesskb.queries.executor import run
 from . import boards
 from .titles import titles_of
 
+
 def _rows(store, match_iri: str) -> list[dict[str, Any]]:
     """The game's text: on the Match, or on its start position (ply 0); exercises are its other
     positions (``queries/internal/game-text.rq``). ``store`` is what the page reads through."""
@@ -70,8 +71,9 @@ def game_view(store, match_iri: str, lang: str, link) -> dict[str, Any] | None:
             continue
         node = by_key.get(_key(row["fen"]))
         if node is not None:
-            exercises.append({"node": node, "iri": row["pos"], "url": link(row["pos"]),
-                              "label": titles.get(row["pos"], row["pos"])})
+            exercises.append(
+                {"node": node, "iri": row["pos"], "url": link(row["pos"]), "label": titles.get(row["pos"], row["pos"])}
+            )
     exercises.sort(key=lambda e: e["node"])
     return {**tree, "exercises": exercises}
 
@@ -79,8 +81,11 @@ def game_view(store, match_iri: str, lang: str, link) -> dict[str, Any] | None:
 def for_page(view: dict[str, Any]) -> dict[str, Any]:
     """What the HTML page adds to the data: the move list's tokens and the board both ways round."""
     board = chess.Board(view["fen"])
-    return {"tokens": move_tokens(view, {e["node"] for e in view["exercises"]}),
-            "svg": boards.board_svg(board, flipped=False), "svg_flipped": boards.board_svg(board, flipped=True)}
+    return {
+        "tokens": move_tokens(view, {e["node"] for e in view["exercises"]}),
+        "svg": boards.board_svg(board, flipped=False),
+        "svg_flipped": boards.board_svg(board, flipped=True),
+    }
 
 
 def _key(fen: str) -> str:
@@ -108,9 +113,17 @@ def move_tokens(tree: dict[str, Any], marked: set[int] = frozenset()) -> list[di
                 out.append({"kind": "comment", "text": node["before"], "node": node_id})
                 need_number = True
             white = not node["number"].endswith("...")
-            out.append({"kind": "move", "node": node_id, "san": node["san"], "nags": node["nags"],
-                        "number": node["number"] if white or need_number else "", "main": node["main"],
-                        "depth": depth})
+            out.append(
+                {
+                    "kind": "move",
+                    "node": node_id,
+                    "san": node["san"],
+                    "nags": node["nags"],
+                    "number": node["number"] if white or need_number else "",
+                    "main": node["main"],
+                    "depth": depth,
+                }
+            )
             need_number = False
             if node["comment"]:
                 out.append({"kind": "comment", "text": node["comment"], "node": node_id})

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 from flask import Response
 
-CONTENT_SECURITY_POLICY = "; ".join((
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",   # YASGUI and CodeMirror set style attributes
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    "connect-src 'self'",                 # the editor may query this endpoint only
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-))
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",  # YASGUI and CodeMirror set style attributes
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",  # the editor may query this endpoint only
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
 
 HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,

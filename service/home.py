@@ -28,8 +28,16 @@ from .links import class_label
 from .rows import named
 
 #: The themes shown as cards, in this order (those with no position in the store are left out).
-HOME_THEMES = ("MateInOne", "MateInTwo", "BackRankMate", "DoubleAttack", "Pinning", "Skewer",
-               "DiscoveredAttack", "Sacrifice")
+HOME_THEMES = (
+    "MateInOne",
+    "MateInTwo",
+    "BackRankMate",
+    "DoubleAttack",
+    "Pinning",
+    "Skewer",
+    "DiscoveredAttack",
+    "Sacrifice",
+)
 #: The class the exercise of the day is taken from: the middlegame's tactics, exercises all.
 DAILY_CLASS = "MiddlegameTheme"
 #: It is one of the class's first DAILY_POOL members (index order): the home page, which anyone may ask for,
@@ -62,10 +70,16 @@ def theme_cards(lang: str) -> list[dict[str, Any]]:
         member = _first_member(name) if count else None
         if member is None:
             continue
-        cards.append({"name": name, "label": class_label(name), "count": count,
-                      "description": one_line(_class_comments(lang).get(CP.term(name).value, "")),
-                      "url": url_for("browse.class_page", name=name),
-                      "board": url_for("pages.board_image", fen=member["fen"], size=CARD_BOARD_PX)})
+        cards.append(
+            {
+                "name": name,
+                "label": class_label(name),
+                "count": count,
+                "description": one_line(_class_comments(lang).get(CP.term(name).value, "")),
+                "url": url_for("browse.class_page", name=name),
+                "board": url_for("pages.board_image", fen=member["fen"], size=CARD_BOARD_PX),
+            }
+        )
     return cards
 
 
@@ -77,9 +91,12 @@ def exercise_of_the_day(today: dt.date | None = None) -> dict[str, Any] | None:
     member = _first_member(DAILY_CLASS, index)
     if member is None:
         return None
-    return {"url": context.link(member["p"], f"class/{DAILY_CLASS}", index), "fen": member["fen"],
-            "board": url_for("pages.board_image", fen=member["fen"], size=240),
-            "to_move": "white" if member["fen"].split()[1] == "w" else "black"}
+    return {
+        "url": context.link(member["p"], f"class/{DAILY_CLASS}", index),
+        "fen": member["fen"],
+        "board": url_for("pages.board_image", fen=member["fen"], size=240),
+        "to_move": "white" if member["fen"].split()[1] == "w" else "black",
+    }
 
 
 def train_url() -> str:
@@ -94,14 +111,23 @@ def tour() -> dict[str, Any]:
     from chesskb.queries import load_query
 
     lang = current_lang()
-    return {"questions": [{"title": load_query(name).in_language(lang).title,
-                           "url": url_for("canned.show_query", name=name)} for name in TOUR_QUERIES],
-            "endpoint": url_for("sparql.sparql_endpoint", _external=True, lang=None),  # the address, no language
-            "editor": url_for("sparql.sparql_endpoint"),
-            "owl": url_for("site_files.ontology")}
+    return {
+        "questions": [
+            {"title": load_query(name).in_language(lang).title, "url": url_for("canned.show_query", name=name)}
+            for name in TOUR_QUERIES
+        ],
+        "endpoint": url_for("sparql.sparql_endpoint", _external=True, lang=None),  # the address, no language
+        "editor": url_for("sparql.sparql_endpoint"),
+        "owl": url_for("site_files.ontology"),
+    }
 
 
 def home_extras() -> dict[str, Any]:
     lang = current_lang()
-    return {"train": train_url(), "daily": exercise_of_the_day(), "themes": theme_cards(lang),
-            "courses": courses_data()["courses"], "tour": tour()}
+    return {
+        "train": train_url(),
+        "daily": exercise_of_the_day(),
+        "themes": theme_cards(lang),
+        "courses": courses_data()["courses"],
+        "tour": tour(),
+    }

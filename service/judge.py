@@ -36,8 +36,13 @@ _CLIENTS = ClientLimiter(1, setting="JUDGE_NODES", what="trainer questions")
 
 
 def _position(body: Any) -> tuple[chess.Board, chess.Move, int]:
-    if not isinstance(body, dict) or not isinstance(body.get("fen"), str) or not isinstance(body.get("move"), str) \
-            or not isinstance(body.get("left"), int) or isinstance(body.get("left"), bool):
+    if (
+        not isinstance(body, dict)
+        or not isinstance(body.get("fen"), str)
+        or not isinstance(body.get("move"), str)
+        or not isinstance(body.get("left"), int)
+        or isinstance(body.get("left"), bool)
+    ):
         raise ServiceError(400, 'send JSON {"fen": "…", "move": "e2e4", "left": 2}')
     try:
         board = chess.Board(body["fen"])
@@ -62,9 +67,20 @@ def judge() -> Response:
     reply: dict[str, Any] | None = None
     if verdict.reply is not None:
         san = board.san(verdict.reply)
-        reply = {"uci": verdict.reply.uci(), "san": localise_san(san, lang), "san_en": san,
-                 "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"}
+        reply = {
+            "uci": verdict.reply.uci(),
+            "san": localise_san(san, lang),
+            "san_en": san,
+            "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}",
+        }
         board.push(verdict.reply)
-    return jsonify({"verdict": verdict.verdict, "mate": verdict.mate, "reply": reply, "fen": board.fen(),
-                    "left": verdict.reply_left,
-                    "legal": legal_moves(board, lang) if reply is not None else []})
+    return jsonify(
+        {
+            "verdict": verdict.verdict,
+            "mate": verdict.mate,
+            "reply": reply,
+            "fen": board.fen(),
+            "left": verdict.reply_left,
+            "legal": legal_moves(board, lang) if reply is not None else [],
+        }
+    )

@@ -29,8 +29,10 @@ def term_labels(lang: str) -> dict[str, str]:
         found: dict[str, dict[str, str]] = {}
         for row in rows:
             found.setdefault(row["term"].value, {})[row["label"].language or ""] = row["label"].value
-        cache[lang] = {term: by_lang.get(lang) or by_lang.get("en") or by_lang.get("") or next(iter(by_lang.values()))
-                       for term, by_lang in found.items()}
+        cache[lang] = {
+            term: by_lang.get(lang) or by_lang.get("en") or by_lang.get("") or next(iter(by_lang.values()))
+            for term, by_lang in found.items()
+        }
     return cache[lang]
 
 

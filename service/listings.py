@@ -14,8 +14,9 @@ from typing import Any
 from flask import current_app, request, url_for
 from pyoxigraph import NamedNode
 
-from chesskb.kb.reports.standings import game_result, standings as event_standings
 from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.reports.standings import game_result
+from chesskb.kb.reports.standings import standings as event_standings
 from chesskb.kb.vocab import DCTERMS_IRI
 
 from . import context
@@ -26,7 +27,6 @@ from .rows import named
 from .titles import titles_of
 
 SOURCE_PAGE = 100  # games per source page
-
 
 
 def _round_key(value: str | None) -> tuple:
@@ -45,10 +45,20 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         position_rows = {r["pos"]: r for r in named("player-page-positions", p=iri)}
         titles = titles_of([*(row["m"] for row in game_rows), *position_rows], lang)
         for row in game_rows:  # one row per game and colour, whatever the labels
-            games.setdefault((row["m"], row["colour"]), {
-                "iri": row["m"], "label": titles.get(row["m"], row["m"]), "url": link_for(row["m"]),
-                "colour": row["colour"], "result": row["result"], "date": row["date"], "elo": row["elo"],
-                "title": row["title"], **_opponent(row["opponent"], row["opponentLabel"])})
+            games.setdefault(
+                (row["m"], row["colour"]),
+                {
+                    "iri": row["m"],
+                    "label": titles.get(row["m"], row["m"]),
+                    "url": link_for(row["m"]),
+                    "colour": row["colour"],
+                    "result": row["result"],
+                    "date": row["date"],
+                    "elo": row["elo"],
+                    "title": row["title"],
+                    **_opponent(row["opponent"], row["opponentLabel"]),
+                },
+            )
         return {
             "name_variants": sorted({r["name"] for r in named("player-page-names", p=iri)}),
             "ratings": sorted({g["elo"] for g in games.values() if g["elo"]}, key=lambda x: (len(x), x)),
@@ -65,13 +75,25 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         titles = titles_of((row["m"] for row in rows), lang)
         by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in games:
-            by_round[r["round"] or "?"].append({
-                "iri": r["m"], "label": titles.get(r["m"], r["m"]), "url": link_for(r["m"]), "result": r["result"],
-                "white": r["whiteLabel"], "white_url": link_for(r["white"]), "black": r["blackLabel"],
-                "black_url": link_for(r["black"])})
-        return {"rounds": [{"round": k, "games": sorted(v, key=lambda g: g["label"])}
-                           for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))],
-                **standings(games)}
+            by_round[r["round"] or "?"].append(
+                {
+                    "iri": r["m"],
+                    "label": titles.get(r["m"], r["m"]),
+                    "url": link_for(r["m"]),
+                    "result": r["result"],
+                    "white": r["whiteLabel"],
+                    "white_url": link_for(r["white"]),
+                    "black": r["blackLabel"],
+                    "black_url": link_for(r["black"]),
+                }
+            )
+        return {
+            "rounds": [
+                {"round": k, "games": sorted(v, key=lambda g: g["label"])}
+                for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))
+            ],
+            **standings(games),
+        }
     if kind == "source":
         return source_games(resource.iri, lang)
     if kind == "match":
@@ -81,8 +103,9 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         ctx = (f"source/{minter.source(found[0]).value}", found[1]) if found else (None, 0)
         rows = named("match-positions", m=iri)
         titles = titles_of((r["pos"] for r in rows), lang)
-        return {"positions": [{**_position_hit(r, titles), "url": context.link(r["pos"], ctx[0], ctx[1])}
-                              for r in rows]}
+        return {
+            "positions": [{**_position_hit(r, titles), "url": context.link(r["pos"], ctx[0], ctx[1])} for r in rows]
+        }
     return {}
 
 
@@ -115,8 +138,10 @@ def source_games(source_iri: str, lang: str) -> dict[str, Any]:
     more = bool(rows) and bool(named("source-page-games", rec=[minter.source_record(name, first + SOURCE_PAGE)]))
     titles = titles_of((r["m"] for r in rows), lang)
     return {
-        "games": [{"iri": r["m"], "label": titles.get(r["m"], r["m"]), "url": link_for(r["m"]), "number": r["number"]}
-                  for r in rows],
+        "games": [
+            {"iri": r["m"], "label": titles.get(r["m"], r["m"]), "url": link_for(r["m"]), "number": r["number"]}
+            for r in rows
+        ],
         "page": page,
         "next": url_for("pages.page", iri=source_iri, page=page + 1) if more else None,
         "previous": url_for("pages.page", iri=source_iri, page=page - 1) if page > 1 else None,
@@ -126,8 +151,13 @@ def source_games(source_iri: str, lang: str) -> dict[str, Any]:
 def _position_hit(row: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:
     """A position card: its title in the page's language (``service.titles``), board and link."""
     iri = row["pos"]
-    return {"iri": iri, "label": titles.get(iri, iri), "url": link_for(iri), "fen": row["fen"],
-            "board": url_for("pages.board_image", fen=row["fen"], size=120)}
+    return {
+        "iri": iri,
+        "label": titles.get(iri, iri),
+        "url": link_for(iri),
+        "fen": row["fen"],
+        "board": url_for("pages.board_image", fen=row["fen"], size=120),
+    }
 
 
 def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -135,8 +165,16 @@ def standings(games: list[dict[str, Any]]) -> dict[str, Any]:
     table = event_standings(games)
     names = table["names"]
     return {
-        "standings": [{"iri": p, "name": names[p], "url": link_for(p), "points": table["points"].get(p, 0.0),
-                       "played": table["played"].get(p, 0), "unfinished": table["unfinished"].get(p, 0)}
-                      for p in table["order"]],
+        "standings": [
+            {
+                "iri": p,
+                "name": names[p],
+                "url": link_for(p),
+                "points": table["points"].get(p, 0.0),
+                "played": table["played"].get(p, 0),
+                "unfinished": table["unfinished"].get(p, 0),
+            }
+            for p in table["order"]
+        ],
         "crosstable": [{"iri": p, "name": names[p], "cells": table["cells"][p]} for p in table["order"]],
     }

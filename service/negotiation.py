@@ -30,11 +30,11 @@ class Format:
     """One format the service answers in."""
 
     media_type: str
-    rdf: RdfFormat | None = None             # an RDF graph's format (pages, CONSTRUCT, DESCRIBE)
+    rdf: RdfFormat | None = None  # an RDF graph's format (pages, CONSTRUCT, DESCRIBE)
     results: QueryResultsFormat | None = None  # a SELECT/ASK result's format
-    names: tuple[str, ...] = ()              # ?format= names besides the file suffix
-    also: tuple[str, ...] = ()               # other media types clients send for it
-    w3c: str | None = None                   # its name in http://www.w3.org/ns/formats/
+    names: tuple[str, ...] = ()  # ?format= names besides the file suffix
+    also: tuple[str, ...] = ()  # other media types clients send for it
+    w3c: str | None = None  # its name in http://www.w3.org/ns/formats/
 
     @property
     def suffix(self) -> str | None:
@@ -49,20 +49,44 @@ class Format:
 
 #: Everything the service answers in, results first, then the RDF formats in the order pages list them.
 FORMATS: tuple[Format, ...] = (
-    Format("application/sparql-results+json", results=QueryResultsFormat.JSON, names=("json",),
-           also=("application/json",), w3c="SPARQL_Results_JSON"),
-    Format("application/sparql-results+xml", results=QueryResultsFormat.XML, names=("xml",),
-           also=("text/xml", "application/xml"), w3c="SPARQL_Results_XML"),
+    Format(
+        "application/sparql-results+json",
+        results=QueryResultsFormat.JSON,
+        names=("json",),
+        also=("application/json",),
+        w3c="SPARQL_Results_JSON",
+    ),
+    Format(
+        "application/sparql-results+xml",
+        results=QueryResultsFormat.XML,
+        names=("xml",),
+        also=("text/xml", "application/xml"),
+        w3c="SPARQL_Results_XML",
+    ),
     Format("text/csv", results=QueryResultsFormat.CSV, names=("csv",), w3c="SPARQL_Results_CSV"),
     Format("text/tab-separated-values", results=QueryResultsFormat.TSV, names=("tsv",), w3c="SPARQL_Results_TSV"),
-    Format("text/turtle", rdf=RdfFormat.TURTLE, names=("turtle", "n3"),
-           also=("text/n3", "text/rdf+n3", "application/x-turtle"), w3c="Turtle"),
-    Format("application/rdf+xml", rdf=RdfFormat.RDF_XML, names=("rdfxml", "rdf+xml"),
-           also=("application/xml", "text/xml"), w3c="RDF_XML"),
-    Format("application/ld+json", rdf=RdfFormat.JSON_LD, names=("json-ld",),
-           also=("application/json",), w3c="JSON-LD"),
-    Format("application/n-triples", rdf=RdfFormat.N_TRIPLES, names=("ntriples", "n-triples"),
-           also=("text/plain",), w3c="N-Triples"),
+    Format(
+        "text/turtle",
+        rdf=RdfFormat.TURTLE,
+        names=("turtle", "n3"),
+        also=("text/n3", "text/rdf+n3", "application/x-turtle"),
+        w3c="Turtle",
+    ),
+    Format(
+        "application/rdf+xml",
+        rdf=RdfFormat.RDF_XML,
+        names=("rdfxml", "rdf+xml"),
+        also=("application/xml", "text/xml"),
+        w3c="RDF_XML",
+    ),
+    Format("application/ld+json", rdf=RdfFormat.JSON_LD, names=("json-ld",), also=("application/json",), w3c="JSON-LD"),
+    Format(
+        "application/n-triples",
+        rdf=RdfFormat.N_TRIPLES,
+        names=("ntriples", "n-triples"),
+        also=("text/plain",),
+        w3c="N-Triples",
+    ),
     Format(HTML, names=("html",)),
 )
 
@@ -73,8 +97,9 @@ RESULT_FORMATS: dict[str, QueryResultsFormat] = {f.media_type: f.results for f i
 #: The formats by media type.
 BY_MEDIA_TYPE: dict[str, Format] = {f.media_type: f for f in FORMATS}
 #: Short names clients use in ?format= (SPARQLWrapper, Fuseki, Virtuoso) and file suffixes -> media type.
-FORMAT_ALIASES: dict[str, str] = {name: f.media_type for f in FORMATS
-                                  for name in ((f.suffix,) if f.suffix else ()) + f.names}
+FORMAT_ALIASES: dict[str, str] = {
+    name: f.media_type for f in FORMATS for name in ((f.suffix,) if f.suffix else ()) + f.names
+}
 #: The suffixes a dereferenced IRI may end in (``.ttl`` …), and the JSON twin's.
 URL_SUFFIXES: tuple[str, ...] = (*(f".{f.suffix}" for f in FORMATS if f.suffix), ".json")
 

@@ -47,9 +47,14 @@ def resolve(iri: str) -> dict[str, Any] | None:
         if kind == "source":
             return _resolve_source(iri, rest, index, context)
         if kind == "train":
-            return {"next": url_for("train.train"), "back": url_for("browse.home"), "back_key": "home",
-                    "index": index, "train": True}
-    except Exception:  # noqa: BLE001 - a stale or hand-edited context only loses the "next" link
+            return {
+                "next": url_for("train.train"),
+                "back": url_for("browse.home"),
+                "back_key": "home",
+                "index": index,
+                "train": True,
+            }
+    except Exception:
         current_app.logger.info("context %r not resolved", context, exc_info=True)
     return None
 
@@ -59,9 +64,12 @@ def _resolve_class(name: str, index: int, context: str) -> dict[str, Any] | None
         return None
     # past the last member there is nothing to scan for (the stored counts answer without a scan)
     following = _class_next(name, index) if index + 1 < class_count(name) else None
-    return {"next": link(following, context, index + 1) if following else None,
-            "back": url_for("browse.class_page", name=name, page=index // PAGE_SIZE + 1),
-            "back_key": "back_to_class", "index": index}
+    return {
+        "next": link(following, context, index + 1) if following else None,
+        "back": url_for("browse.class_page", name=name, page=index // PAGE_SIZE + 1),
+        "back_key": "back_to_class",
+        "index": index,
+    }
 
 
 def _resolve_course(iri: str, rest: str, index: int, context: str) -> dict[str, Any] | None:
@@ -75,8 +83,13 @@ def _resolve_course(iri: str, rest: str, index: int, context: str) -> dict[str, 
         return None
     following = items[index + 1]["iri"] if index + 1 < len(items) else None
     back = url_for("courses.course_page", course_id=course_id) + f"#chapter-{chapter['order']}"
-    return {"next": link(following, context, index + 1) if following else None, "back": back,
-            "back_key": "back_to_course", "index": index, "of": len(items)}
+    return {
+        "next": link(following, context, index + 1) if following else None,
+        "back": back,
+        "back_key": "back_to_course",
+        "index": index,
+        "of": len(items),
+    }
 
 
 def _resolve_query(iri: str, rest: str, index: int, context: str) -> dict[str, Any] | None:
@@ -89,11 +102,21 @@ def _resolve_query(iri: str, rest: str, index: int, context: str) -> dict[str, A
     column = next((v for v, cell in rows[index].items() if cell.get("value") == iri), None)
     if column is None:
         return None
-    following = next(((k, r[column]["value"]) for k, r in enumerate(rows) if k > index and column in r
-                      and r[column]["value"] != iri), None)
+    following = next(
+        (
+            (k, r[column]["value"])
+            for k, r in enumerate(rows)
+            if k > index and column in r and r[column]["value"] != iri
+        ),
+        None,
+    )
     back = url_for("canned.show_query", name=name) + ("?" + urlencode(given) if given else "")
-    return {"next": link(following[1], context, following[0]) if following else None, "back": back,
-            "back_key": "back_to_query", "index": index}
+    return {
+        "next": link(following[1], context, following[0]) if following else None,
+        "back": back,
+        "back_key": "back_to_query",
+        "index": index,
+    }
 
 
 def _resolve_source(iri: str, source_iri: str, index: int, context: str) -> dict[str, Any] | None:
@@ -114,12 +137,16 @@ def _resolve_source(iri: str, source_iri: str, index: int, context: str) -> dict
         if not records:
             break  # past the source's last game
         first_game = min(row["m"] for row in records)
-        exercises = sorted((row for row in records if row["m"] == first_game and row["pos"]),
-                           key=lambda row: (row["ply"] is None, int(row["ply"] or 0)))
+        exercises = sorted(
+            (row for row in records if row["m"] == first_game and row["pos"]),
+            key=lambda row: (row["ply"] is None, int(row["ply"] or 0)),
+        )
         if exercises:
             following = exercises[0]["pos"]
-            return {"next": link(following, context, number),
-                    "back": url_for("pages.page", iri=source_iri, page=(index - 1) // 100 + 1),
-                    "back_key": "back_to_source", "index": index}
-    return {"next": None, "back": url_for("pages.page", iri=source_iri),
-            "back_key": "back_to_source", "index": index}
+            return {
+                "next": link(following, context, number),
+                "back": url_for("pages.page", iri=source_iri, page=(index - 1) // 100 + 1),
+                "back_key": "back_to_source",
+                "index": index,
+            }
+    return {"next": None, "back": url_for("pages.page", iri=source_iri), "back_key": "back_to_source", "index": index}

@@ -15,12 +15,10 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import chess
-from flask import (Blueprint, Response, current_app, has_request_context, request,
-                   url_for)
+from flask import Blueprint, Response, current_app, has_request_context, request, url_for
 
-from chesskb.kb.vocab import per_game_property
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.vocab import CP, DCTERMS_IRI
+from chesskb.kb.vocab import CP, DCTERMS_IRI, per_game_property
 
 from . import boards, games, next_exercise
 from .claims import claim_view
@@ -40,19 +38,22 @@ bp = Blueprint("pages", __name__)
 blueprint = bp
 
 
-
 # --- what every template gets -----------------------------------------------------------------
+
 
 @bp.app_context_processor
 def _template_helpers() -> dict[str, Any]:
     """Language, strings and link helpers for every template (the base layout uses them too);
     outside a request (a template rendered to a file) the language is English and there is no switch."""
     lang = current_lang() if has_request_context() else "en"
-    return {"lang": lang, "t": strings(lang),
-            "link_for": link_for,
-            "prop_label": lambda iri: prop_label(iri, lang),
-            "value_text": lambda prop_iri, text: localise_value(prop_iri, text, lang),
-            "lang_switch": _lang_switch_url(lang) if has_request_context() else None}
+    return {
+        "lang": lang,
+        "t": strings(lang),
+        "link_for": link_for,
+        "prop_label": lambda iri: prop_label(iri, lang),
+        "value_text": lambda prop_iri, text: localise_value(prop_iri, text, lang),
+        "lang_switch": _lang_switch_url(lang) if has_request_context() else None,
+    }
 
 
 def _lang_switch_url(lang: str) -> str:
@@ -67,6 +68,7 @@ def _lang_switch_url(lang: str) -> str:
 
 
 # --- the views ---------------------------------------------------------------------------------
+
 
 def _iri_arg() -> str:
     iri = (request.args.get("iri") or "").strip()
@@ -99,8 +101,11 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
         return render("resource.html", lambda: page_data(resource, lang), media=media, graph=graph.own)
     data = page_data(resource, lang)
     template = "position.html" if data["kind"] == "position" else "resource.html"
-    extra: dict[str, Any] = {"solution_json": script_data(data["solution"]) if data["kind"] == "position"
-                             else None, "viewer_json": None, "viewer_page": None}
+    extra: dict[str, Any] = {
+        "solution_json": script_data(data["solution"]) if data["kind"] == "position" else None,
+        "viewer_json": None,
+        "viewer_page": None,
+    }
     if data["kind"] in ("position", "match"):
         extra["play_json"] = script_data(_play_data(lang))
     if data.get("viewer"):
@@ -108,15 +113,15 @@ def resource_response(iri: str, *, suffix: str | None = None) -> Response:
         # the board as drawn is in the page; the data carries only the other way round, for "Flip"
         extra["viewer_json"] = script_data({**data["viewer"], "svg_flipped": extra["viewer_page"]["svg_flipped"]})
     # the page's own title and those of what its table of properties links to, in the page's language
-    extra["titles"] = titles_of([iri, *(v.iri for values in resource.values.values() for v in values if v.iri)],
-                                lang)
+    extra["titles"] = titles_of([iri, *(v.iri for values in resource.values.values() for v in values if v.iri)], lang)
     return render(template, data, media=media, graph=graph.own, r=resource, formats=_format_links(iri), **extra)
 
 
 def _format_links(iri: str) -> list[dict[str, str]]:
     formats = [BY_MEDIA_TYPE[media] for media in RDF_FORMATS]
-    links = [{"name": f.label, "type": f.media_type, "url": url_for("pages.page", iri=iri, format=f.suffix)}
-             for f in formats]
+    links = [
+        {"name": f.label, "type": f.media_type, "url": url_for("pages.page", iri=iri, format=f.suffix)} for f in formats
+    ]
     links.append({"name": "JSON", "type": JSON, "url": url_for("pages.page_json", iri=iri)})
     return links
 
@@ -135,8 +140,7 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
     elif kind in ("player", "event", "source", "match"):
         data.update(listing_for(kind, resource, lang))
         if kind == "match":
-            data["viewer"] = games.game_view(reader(), resource.iri, lang,
-                                             link_for)
+            data["viewer"] = games.game_view(reader(), resource.iri, lang, link_for)
             data["header"] = game_header(resource, lang)
     return data
 
@@ -144,11 +148,25 @@ def page_data(resource: Resource, lang: str) -> dict[str, Any]:
 # --- the exercise page -------------------------------------------------------------------------
 
 #: Rows of the game table, in the original's order (seed-000 §8.3): (entity, property, string key).
-MATCH_ROWS = ("date", "round", "result", "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime",
-              "utcDate", "timeControl", "termination", "annotator", "plyCount")
+MATCH_ROWS = (
+    "date",
+    "round",
+    "result",
+    "opening",
+    "variation",
+    "subVariation",
+    "eco",
+    "nic",
+    "time",
+    "utcTime",
+    "utcDate",
+    "timeControl",
+    "termination",
+    "annotator",
+    "plyCount",
+)
 BOARD_ROWS = ("boardNum", "mode")
-EVENT_ROWS = ("eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section",
-              "stage")
+EVENT_ROWS = ("eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section", "stage")
 PUZZLE_ROWS = ("puzzleId", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "openingTag")
 
 
@@ -158,10 +176,23 @@ def _minter() -> IriMinter:
 
 
 #: Row labels from the interface strings; other rows use the ontology's property label.
-ROW_STRINGS = {"eventName": "event", "site": "site", "date": "date", "round": "round", "hasPlayerWhite": "white",
-               "hasPlayerBlack": "black", "result": "result", "opening": "opening", "variation": "variation",
-               "eco": "eco", "annotator": "annotator", "termination": "termination", "timeControl": "time_control",
-               "hasMatch": "game", "puzzleRating": "puzzle_rating"}
+ROW_STRINGS = {
+    "eventName": "event",
+    "site": "site",
+    "date": "date",
+    "round": "round",
+    "hasPlayerWhite": "white",
+    "hasPlayerBlack": "black",
+    "result": "result",
+    "opening": "opening",
+    "variation": "variation",
+    "eco": "eco",
+    "annotator": "annotator",
+    "termination": "termination",
+    "timeControl": "time_control",
+    "hasMatch": "game",
+    "puzzleRating": "puzzle_rating",
+}
 
 
 def position_data(resource: Resource, lang: str) -> dict[str, Any]:
@@ -176,16 +207,25 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if known(text):
             text = localise_value(prop_iri, text, lang)
-            key = ROW_STRINGS.get(CP.name_of(prop_iri) or "") if CP.name_of(prop_iri) else \
-                ("source" if prop_iri == DCTERMS_IRI + "source" else None)
+            key = (
+                ROW_STRINGS.get(CP.name_of(prop_iri) or "")
+                if CP.name_of(prop_iri)
+                else ("source" if prop_iri == DCTERMS_IRI + "source" else None)
+            )
             label = strings(lang)[key] if key else prop_label(prop_iri, lang)
-            rows.append({"property": prop_iri, "label": label, "value": text,
-                         "url": link_for(iri) if iri else href, "note": note})
+            rows.append(
+                {
+                    "property": prop_iri,
+                    "label": label,
+                    "value": text,
+                    "url": link_for(iri) if iri else href,
+                    "note": note,
+                }
+            )
 
     match = _linked(resource, "hasMatch", lang)
     # the titles of the position, its game and the game's source records, composed from data (service.titles)
-    named_here = titles_of([resource.iri, *([match.iri, *match.links(DCTERMS_IRI + "source")] if match else [])],
-                           lang)
+    named_here = titles_of([resource.iri, *([match.iri, *match.links(DCTERMS_IRI + "source")] if match else [])], lang)
     event = _linked(resource, "hasEvent", lang) or (_linked(match, "hasEvent", lang) if match else None)
     if event is not None:
         if not _minter().is_placeholder(event.iri):
@@ -202,18 +242,27 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             continue
         colour = "white" if prop == "hasPlayerWhite" else "black"
         game = match or resource  # ratings and titles as this game's tags give them (issue 17)
-        notes = [v.text for v in game.get(per_game_property(colour, "title")) if known(v.text)] + \
-            [f"{label} {v.text}" for tag, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
-             for v in game.get(per_game_property(colour, tag)) if known(v.text)] + \
-            [v.text for v in player.get("typePlayer") if known(v.text)]
+        notes = (
+            [v.text for v in game.get(per_game_property(colour, "title")) if known(v.text)]
+            + [
+                f"{label} {v.text}"
+                for tag, label in (("elo", "Elo"), ("uscf", "USCF"), ("na", "NA"))
+                for v in game.get(per_game_property(colour, tag))
+                if known(v.text)
+            ]
+            + [v.text for v in player.get("typePlayer") if known(v.text)]
+        )
         row(CP.term(prop).value, player.label, player.iri, ", ".join(notes))
     if match is not None:
         for prop in MATCH_ROWS[2:]:
             for value in match.get(prop):
                 row(CP.term(prop).value, value.text)
         for value in match.get("gameUrl"):
-            row(CP.gameUrl.value, value.text,
-                href=value.text if value.text.startswith(("https://", "http://")) else None)
+            row(
+                CP.gameUrl.value,
+                value.text,
+                href=value.text if value.text.startswith(("https://", "http://")) else None,
+            )
         for link in match.links(DCTERMS_IRI + "source"):
             row(DCTERMS_IRI + "source", named_here.get(link, match.labels.get(link, link)), link)
         row(CP.hasMatch.value, named_here.get(match.iri, match.label), match.iri)
@@ -229,9 +278,11 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     for prop in PUZZLE_ROWS:
         for value in resource.get(prop):
             row(CP.term(prop).value, value.text)
-    classes = [{"name": CP.name_of(t), "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
-               for t in resource.types if CP.name_of(t) in THEME_CLASS_NAMES
-               and CP.name_of(t) != "Position"]
+    classes = [
+        {"name": CP.name_of(t), "iri": t, "label": prop_label(t, lang), "url": link_for(t)}
+        for t in resource.types
+        if CP.name_of(t) in THEME_CLASS_NAMES and CP.name_of(t) != "Position"
+    ]
     lead_in = _lead_in(resource, match, fen, lang)
     opening = browse_opening(match) if match is not None and fen.split(" ")[0] == chess.STARTING_BOARD_FEN else ""
     return {
@@ -242,10 +293,16 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
         "board_svg": boards.board_svg(board),
         "game": rows,
         "classes": classes,
-        "solution": {**line.as_dict(), "iri": resource.iri, "strings": _solve_strings(lang),
-                     "opening": _is_opening_line(fen, resource),
-                     "last_move": lead_in["uci"] if lead_in else None, "lead_in": lead_in,
-                     **_rating_of(resource), **_mate_to_keep(resource)},
+        "solution": {
+            **line.as_dict(),
+            "iri": resource.iri,
+            "strings": _solve_strings(lang),
+            "opening": _is_opening_line(fen, resource),
+            "last_move": lead_in["uci"] if lead_in else None,
+            "lead_in": lead_in,
+            **_rating_of(resource),
+            **_mate_to_keep(resource),
+        },
         "solution_text": boards.line_text(line),
         "movetext": resource.first("move") or "",
         "claims": [claim_view(value.text, lang) for value in resource.get("claimStatus")],
@@ -297,38 +354,91 @@ def _lead_in(resource: Resource, match: Resource | None, fen: str, lang: str) ->
 def _rating_of(resource: Resource) -> dict[str, int | None]:
     """What the learner's rating (rating.js) is played against: the exercise's difficulty (lichess
     scale) and the source's rating deviation where it gives one."""
+
     def whole(prop: str) -> int | None:
         value = resource.first(prop)
         try:
             return int(value) if value is not None else None
         except ValueError:
             return None
+
     return {"difficulty": whole("difficulty"), "deviation": whole("puzzleRatingDeviation")}
 
 
 def _solve_strings(lang: str) -> dict[str, str]:
     s = strings(lang)
-    keys = ("wrong", "correct", "solved", "your_turn", "attempts", "solved_count", "restart", "white", "black",
-            "to_move", "left_book", "illegal", "ambiguous", "hint_piece", "hint_square", "showing",
-            "solution_shown", "piece_pawn", "piece_knight", "piece_bishop", "piece_rook", "piece_queen",
-            "piece_king", "next_exercise", "back_to_list", "solved_with_help", "lead_in", "undecided",
-            *PLAY_STRINGS)
+    keys = (
+        "wrong",
+        "correct",
+        "solved",
+        "your_turn",
+        "attempts",
+        "solved_count",
+        "restart",
+        "white",
+        "black",
+        "to_move",
+        "left_book",
+        "illegal",
+        "ambiguous",
+        "hint_piece",
+        "hint_square",
+        "showing",
+        "solution_shown",
+        "piece_pawn",
+        "piece_knight",
+        "piece_bishop",
+        "piece_rook",
+        "piece_queen",
+        "piece_king",
+        "next_exercise",
+        "back_to_list",
+        "solved_with_help",
+        "lead_in",
+        "undecided",
+        *PLAY_STRINGS,
+    )
     return {key: s[key] for key in keys}
 
 
 def _play_data(lang: str) -> dict[str, Any]:
     """What play.js needs: where to ask, the strengths offered, the default, its strings."""
     s = strings(lang)
-    return {"url": url_for("play.play"), "choices": list(ELO_CHOICES),
-            "default": int(current_app.config["PLAY_ELO"]), "strings": {key: s[key] for key in PLAY_STRINGS}}
+    return {
+        "url": url_for("play.play"),
+        "choices": list(ELO_CHOICES),
+        "default": int(current_app.config["PLAY_ELO"]),
+        "strings": {key: s[key] for key in PLAY_STRINGS},
+    }
 
 
 #: Strings the "Play on" panel (play.js) needs, sent in the page's data.
-PLAY_STRINGS = ("play_on", "strength", "play_start", "engine_thinking", "engine_played", "download_pgn",
-                "stop_playing", "game_over", "engine_elo", "engine_failed", "illegal", "ambiguous", "white",
-                "black", "type_move", "play", "over_checkmate_won", "over_checkmate_lost", "over_stalemate",
-                "over_insufficient_material", "over_seventyfive_moves", "over_fivefold_repetition",
-                "over_fifty_moves", "over_threefold_repetition")
+PLAY_STRINGS = (
+    "play_on",
+    "strength",
+    "play_start",
+    "engine_thinking",
+    "engine_played",
+    "download_pgn",
+    "stop_playing",
+    "game_over",
+    "engine_elo",
+    "engine_failed",
+    "illegal",
+    "ambiguous",
+    "white",
+    "black",
+    "type_move",
+    "play",
+    "over_checkmate_won",
+    "over_checkmate_lost",
+    "over_stalemate",
+    "over_insufficient_material",
+    "over_seventyfive_moves",
+    "over_fivefold_repetition",
+    "over_fifty_moves",
+    "over_threefold_repetition",
+)
 
 
 def _is_opening_line(fen: str, resource: Resource) -> bool:
@@ -346,6 +456,7 @@ def _linked(resource: Resource | None, prop: str, lang: str) -> Resource | None:
 
 # --- boards as images (small boards in listings) ---------------------------------------------
 
+
 @bp.route("/board.svg")
 def board_image() -> Response:
     fen = request.args.get("fen", "")
@@ -361,6 +472,7 @@ def board_image() -> Response:
 
 
 # --- IRIs that dereference here ----------------------------------------------------------------
+
 
 @bp.record_once
 def _route_base_iri(state) -> None:
@@ -386,4 +498,4 @@ def by_iri(rest: str) -> Response:
     return resource_response(iri, suffix=suffix)
 
 
-__all__ = ["bp", "page_data", "link_for", "prop_label"]
+__all__ = ["bp", "link_for", "page_data", "prop_label"]

@@ -23,6 +23,7 @@ minimum, and the answer says which strength was used.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import datetime
 import io
 import math
@@ -73,9 +74,12 @@ class EnginePool:
             return
         with self.lock:
             if self.waiting >= self.queue:
-                raise ServiceError(503, f"every engine is busy and {self.waiting} requests already wait "
-                                        "(setting PLAY_QUEUE): try again in a moment",
-                                   headers={"Retry-After": "2"})
+                raise ServiceError(
+                    503,
+                    f"every engine is busy and {self.waiting} requests already wait "
+                    "(setting PLAY_QUEUE): try again in a moment",
+                    headers={"Retry-After": "2"},
+                )
             self.waiting += 1
         try:
             got = self.available.acquire(timeout=wait)
@@ -83,8 +87,11 @@ class EnginePool:
             with self.lock:
                 self.waiting -= 1
         if not got:
-            raise ServiceError(503, f"the engine stayed busy for {wait:g} s (setting PLAY_WAIT): "
-                                    "try again in a moment", headers={"Retry-After": "2"})
+            raise ServiceError(
+                503,
+                f"the engine stayed busy for {wait:g} s (setting PLAY_WAIT): try again in a moment",
+                headers={"Retry-After": "2"},
+            )
 
     def acquire(self, wait: float) -> chess.engine.SimpleEngine:
         self._wait_for_engine(wait)
@@ -112,10 +119,8 @@ class EnginePool:
             else:
                 self.free.append(engine)
         if broken:
-            try:
+            with contextlib.suppress(Exception):
                 engine.quit()
-            except Exception:  # noqa: BLE001 - it is being thrown away
-                pass
         self.available.release()
 
     def close(self) -> None:
@@ -125,10 +130,8 @@ class EnginePool:
             return
         with self.lock:
             while self.free:
-                try:
+                with contextlib.suppress(Exception):
                     self.free.popleft().quit()
-                except Exception:  # noqa: BLE001
-                    pass
 
 
 class RateLimit:
@@ -196,9 +199,12 @@ def _pool() -> EnginePool:
             register = getattr(threading, "_register_atexit", None)
             (register or atexit.register)(pool.close)
             ext["chesskb.play_rate"] = RateLimit(int(config["PLAY_RATE"]))
-            ext["chesskb.play_clients"] = ClientLimiter(max(1, int(config["PLAY_CLIENT_MOVES"])),
-                                                        setting="PLAY_CLIENT_MOVES", what="'Play on' requests",
-                                                        retry_after=1)
+            ext["chesskb.play_clients"] = ClientLimiter(
+                max(1, int(config["PLAY_CLIENT_MOVES"])),
+                setting="PLAY_CLIENT_MOVES",
+                what="'Play on' requests",
+                retry_after=1,
+            )
             ext["chesskb.play_seats"] = Seats(int(config["PLAY_SEATS"]), float(config["PLAY_SEAT_IDLE"]))
     return ext["chesskb.play_pool"]
 
@@ -260,8 +266,11 @@ def _counted(client: str) -> None:
     config = current_app.config
     wait = current_app.extensions["chesskb.play_rate"].retry_after(client)
     if wait:
-        raise ServiceError(429, f"too many 'Play on' requests from this address (PLAY_RATE: "
-                                f"{config['PLAY_RATE']} a minute)", headers={"Retry-After": str(wait)})
+        raise ServiceError(
+            429,
+            f"too many 'Play on' requests from this address (PLAY_RATE: {config['PLAY_RATE']} a minute)",
+            headers={"Retry-After": str(wait)},
+        )
 
 
 def _engine_move(board: chess.Board, wanted: int, client: str) -> tuple[chess.Move, int | None]:
@@ -271,8 +280,12 @@ def _engine_move(board: chess.Board, wanted: int, client: str) -> tuple[chess.Mo
     pool = _pool()
     wait = current_app.extensions["chesskb.play_seats"].take(client)
     if wait:
-        raise ServiceError(503, f"every seat for playing on is taken ({config['PLAY_SEATS']} games at once, "
-                                "setting PLAY_SEATS): try again later", headers={"Retry-After": str(wait)})
+        raise ServiceError(
+            503,
+            f"every seat for playing on is taken ({config['PLAY_SEATS']} games at once, "
+            "setting PLAY_SEATS): try again later",
+            headers={"Retry-After": str(wait)},
+        )
     engine = pool.acquire(float(config["PLAY_WAIT"]))
     broken = False
     used: int | None = None
@@ -309,8 +322,11 @@ def play() -> Response:
 
 def _step(client: str) -> Response:
     body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("fen"), str) or \
-            not isinstance(body.get("moves", []), list):
+    if (
+        not isinstance(body, dict)
+        or not isinstance(body.get("fen"), str)
+        or not isinstance(body.get("moves", []), list)
+    ):
         raise ServiceError(400, 'send JSON {"fen": "…", "moves": ["e2e4", …], "elo": 1350}')
     config = current_app.config
     lang = current_lang()
@@ -325,22 +341,39 @@ def _step(client: str) -> Response:
     if board.turn != learner and not board.is_game_over(claim_draw=True):
         move, used = _engine_move(board, wanted, client)
         san = board.san(move)
-        reply = {"uci": move.uci(), "san": localise_san(san, lang), "san_en": san,
-                 "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}"}
+        reply = {
+            "uci": move.uci(),
+            "san": localise_san(san, lang),
+            "san_en": san,
+            "number": f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '...'}",
+        }
         board.push(move)
         node: chess.pgn.GameNode = game
         while node.variations:
             node = node.variations[0]
         node.add_variation(move)
     over = _over(board)
-    return jsonify({"fen": board.fen(), "reply": reply, "elo": used, "over": over,
-                    "result": board.result(claim_draw=True) if over else None,
-                    "legal": [] if over or board.turn != learner else legal_moves(board, lang),
-                    "pgn": _pgn(game, board, used, learner)})
+    return jsonify(
+        {
+            "fen": board.fen(),
+            "reply": reply,
+            "elo": used,
+            "over": over,
+            "result": board.result(claim_draw=True) if over else None,
+            "legal": [] if over or board.turn != learner else legal_moves(board, lang),
+            "pgn": _pgn(game, board, used, learner),
+        }
+    )
 
 
 @bp.route("/play/options")
 def play_options() -> Response:
     """Strengths offered and the default (the engine's own minimum is only known once it runs)."""
-    return jsonify({"choices": list(ELO_CHOICES), "default": int(current_app.config["PLAY_ELO"]),
-                    "movetime": float(current_app.config["PLAY_MOVETIME"]), "engine": engine_path() is not None})
+    return jsonify(
+        {
+            "choices": list(ELO_CHOICES),
+            "default": int(current_app.config["PLAY_ELO"]),
+            "movetime": float(current_app.config["PLAY_MOVETIME"]),
+            "engine": engine_path() is not None,
+        }
+    )

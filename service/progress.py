@@ -4,6 +4,7 @@ People at a terminal want to see that a three-minute command is alive; scripts, 
 only the result. So the line is drawn on stderr only when stderr is a terminal, rewritten in place at
 most four times a second, and erased before the command prints anything else.
 """
+
 from __future__ import annotations
 
 import sys
@@ -52,7 +53,9 @@ class TerminalProgress:
 
 def import_status(progress: TerminalProgress) -> Callable[[ImportReport], None]:
     """The status line of ``import`` and ``convert``: games so far, their rate and the errors."""
+
     def show(report: ImportReport) -> None:
         rate = report.games / max(progress.elapsed, 1e-9)
         progress.update(f"{report.games} games  {rate:,.0f} games/s  {report.errors} errors")
+
     return show

@@ -33,18 +33,20 @@ _ECHAR = r"\\(?:[tbnrf\\\"']|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
 #: Terminals that hide text from the parser, each exactly as the grammar defines it (ASCII subsets
 #: where the grammar is wider: a shorter match leaves more text to be checked, never less).
 _HIDING = re.compile(
-    "|".join((
-        r"#[^\r\n]*",                                                  # COMMENT (ends at CR or LF)
-        r"'''(?:(?:'|'')?(?:[^'\\]|" + _ECHAR + r"))*'''",           # STRING_LITERAL_LONG1
-        r'"""(?:(?:"|"")?(?:[^"\\]|' + _ECHAR + r'))*"""',           # STRING_LITERAL_LONG2
-        r"'(?:[^'\\\n\r]|" + _ECHAR + r")*'",                         # STRING_LITERAL1
-        r'"(?:[^"\\\n\r]|' + _ECHAR + r')*"',                         # STRING_LITERAL2
-        r"<[^<>\"{}|^`\\\x00-\x20]*>",                                 # IRIREF
-        r"[?$][A-Za-z0-9_]+",                                          # VAR1, VAR2
-        # the local part of a prefixed name (PN_LOCAL, with PLX escapes); the prefix stays visible
-        r":(?:[A-Za-z0-9_:-]|%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%])"
-        r"(?:\.*(?:[A-Za-z0-9_:-]|%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]))*",
-    )),
+    "|".join(
+        (
+            r"#[^\r\n]*",  # COMMENT (ends at CR or LF)
+            r"'''(?:(?:'|'')?(?:[^'\\]|" + _ECHAR + r"))*'''",  # STRING_LITERAL_LONG1
+            r'"""(?:(?:"|"")?(?:[^"\\]|' + _ECHAR + r'))*"""',  # STRING_LITERAL_LONG2
+            r"'(?:[^'\\\n\r]|" + _ECHAR + r")*'",  # STRING_LITERAL1
+            r'"(?:[^"\\\n\r]|' + _ECHAR + r')*"',  # STRING_LITERAL2
+            r"<[^<>\"{}|^`\\\x00-\x20]*>",  # IRIREF
+            r"[?$][A-Za-z0-9_]+",  # VAR1, VAR2
+            # the local part of a prefixed name (PN_LOCAL, with PLX escapes); the prefix stays visible
+            r":(?:[A-Za-z0-9_:-]|%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%])"
+            r"(?:\.*(?:[A-Za-z0-9_:-]|%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]))*",
+        )
+    ),
 )
 _KEYWORD = re.compile("SERVICE", re.IGNORECASE)
 _CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
@@ -71,6 +73,7 @@ def visible_code(sparql: str) -> str:
 
 def _unescape_codepoints(sparql: str) -> str:
     """``\\uXXXX`` escapes decoded, as SPARQL 1.1 allows a processor to do before parsing."""
+
     def decode(match: re.Match[str]) -> str:
         value = int(match.group(1) or match.group(2), 16)
         return chr(value) if value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else match.group(0)
@@ -103,8 +106,7 @@ def nesting(sparql: str) -> int:
     plus every chaining token, outside comments, strings, IRIs, names and VALUES data (see
     ``_CHAINING``). Read from ``visible_code`` and its ``\\u``-decoded form, as ``federation_keyword``
     reads them, and the larger count kept."""
-    return max(_nesting(_VALUES_DATA.sub(" ", visible_code(text)))
-               for text in {sparql, _unescape_codepoints(sparql)})
+    return max(_nesting(_VALUES_DATA.sub(" ", visible_code(text))) for text in {sparql, _unescape_codepoints(sparql)})
 
 
 def _nesting(code: str) -> int:
@@ -128,5 +130,7 @@ def check_nesting(sparql: str, limit: int) -> None:
     if limit <= 0 or len(sparql) <= limit:  # every level is at least one character of the text
         return
     if (found := nesting(sparql)) > limit:
-        raise TooDeep(f"the query is nested or chained too deeply ({found} levels of brackets and operators; "
-                      f"at most {limit}, setting QUERY_MAX_NESTING)")
+        raise TooDeep(
+            f"the query is nested or chained too deeply ({found} levels of brackets and operators; "
+            f"at most {limit}, setting QUERY_MAX_NESTING)"
+        )

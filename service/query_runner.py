@@ -20,6 +20,7 @@ fails with the same 503 as a killed worker.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -55,12 +56,13 @@ from .worker_confinement import (
     query_alarm,
 )
 
+
 @dataclass
 class Answer:
     """A finished query: the whole body in the chosen format and its media type. There is no
     partial answer: a query that hits a bound fails (``QueryFailed``) instead of being cut."""
 
-    kind: str                  # "solutions", "boolean" or "graph"
+    kind: str  # "solutions", "boolean" or "graph"
     media_type: str
     body: bytes
     rows: int | None = None
@@ -70,9 +72,9 @@ class Answer:
 class Limits:
     """The bounds of one query, each a named setting of the service (``service.settings``)."""
 
-    timeout: float             # QUERY_TIMEOUT: seconds before the worker is killed
-    max_bytes: int             # MAX_RESULT_BYTES: size of the serialised result
-    row_limit: int = 0         # ROW_LIMIT: rows of a SELECT; 0 = no row cap
+    timeout: float  # QUERY_TIMEOUT: seconds before the worker is killed
+    max_bytes: int  # MAX_RESULT_BYTES: size of the serialised result
+    row_limit: int = 0  # ROW_LIMIT: rows of a SELECT; 0 = no row cap
     row_setting: str = "ROW_LIMIT"  # the setting that set row_limit (CANNED_MAX_ROWS for a canned limit=0)
 
 
@@ -126,11 +128,15 @@ class _CappedBuffer:
 
 
 def too_large(limits: Limits) -> QueryFailed:
-    return QueryFailed(507, f"the result is larger than {limits.max_bytes} bytes (setting MAX_RESULT_BYTES); "
-                            "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
+    return QueryFailed(
+        507,
+        f"the result is larger than {limits.max_bytes} bytes (setting MAX_RESULT_BYTES); "
+        "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern",
+    )
 
 
 # --- terms across the process boundary ------------------------------------------------------
+
 
 def term_to_wire(term: Any) -> tuple:
     if isinstance(term, NamedNode):
@@ -155,6 +161,7 @@ def term_from_wire(wire: tuple) -> Any:
 
 # --- the work itself (the same code in a worker and in-thread) -----------------------------
 
+
 @dataclass(frozen=True)
 class Request:
     """Everything a worker needs to answer one query (plain data: it crosses a pipe)."""
@@ -167,8 +174,14 @@ class Request:
     dataset: Dataset = Dataset()
 
 
-def make_request(sparql: str, bindings: dict[str, Any] | None, select_type: str, graph_type: str,
-                 limits: Limits, dataset: Dataset | None = None) -> Request:
+def make_request(
+    sparql: str,
+    bindings: dict[str, Any] | None,
+    select_type: str,
+    graph_type: str,
+    limits: Limits,
+    dataset: Dataset | None = None,
+) -> Request:
     wire = tuple(sorted((name, term_to_wire(term)) for name, term in (bindings or {}).items()))
     return Request(sparql, wire, select_type, graph_type, limits, dataset or Dataset())
 
@@ -190,8 +203,11 @@ def execute(store: Any, request: Request) -> Answer:
     except QuerySyntaxError as exc:
         raise QueryFailed(400, f"SPARQL syntax error: {exc}") from None
     except QueryTimedOut:  # a remote store: the HTTP client stopped at QUERY_TIMEOUT, as a worker is killed
-        raise QueryFailed(503, f"query stopped: it ran longer than the {request.limits.timeout:g} s limit "
-                               "(setting QUERY_TIMEOUT)", costly=True) from None
+        raise QueryFailed(
+            503,
+            f"query stopped: it ran longer than the {request.limits.timeout:g} s limit (setting QUERY_TIMEOUT)",
+            costly=True,
+        ) from None
     limits = request.limits
     buffer = _CappedBuffer(limits.max_bytes)
     try:
@@ -217,8 +233,11 @@ def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer
     rows = []
     for solution in result:
         if len(rows) == limits.row_limit:
-            raise QueryFailed(507, f"the result has more than {limits.row_limit} rows (setting {limits.row_setting}); "
-                                   "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern")
+            raise QueryFailed(
+                507,
+                f"the result has more than {limits.row_limit} rows (setting {limits.row_setting}); "
+                "ask for fewer rows (LIMIT/OFFSET) or a narrower pattern",
+            )
         rows.append({name: _json_term(solution[name]) for name in names if solution[name] is not None})
     as_json = json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}).encode()
     parse_query_results(as_json, format=QueryResultsFormat.JSON).serialize(buffer, format=RESULT_FORMATS[media_type])
@@ -252,9 +271,9 @@ class WorkerSettings:
     """What a worker process is told at its start (plain data: it crosses to the new interpreter)."""
 
     location: str
-    offline: bool = True       # no network (SERVICE not allowed): see service.worker_confinement
-    memory_limit: int = 0      # WORKER_MEMORY: the address-space cap in bytes; 0 = none
-    parent: int = 0            # the server's process id: the worker dies with it
+    offline: bool = True  # no network (SERVICE not allowed): see service.worker_confinement
+    memory_limit: int = 0  # WORKER_MEMORY: the address-space cap in bytes; 0 = none
+    parent: int = 0  # the server's process id: the worker dies with it
 
 
 def _worker_main(settings: WorkerSettings, conn: Any) -> None:
@@ -302,15 +321,19 @@ def _answer_requests(settings: WorkerSettings, conn: Any) -> None:
 
 
 def out_of_memory(limit: int) -> str:
-    return (f"query stopped: it needed more memory than a query worker may use ({limit >> 20} MiB, "
-            "setting WORKER_MEMORY)")
+    return (
+        f"query stopped: it needed more memory than a query worker may use ({limit >> 20} MiB, setting WORKER_MEMORY)"
+    )
 
 
 def _death(exitcode: int | None, limits: Limits, memory_limit: int) -> QueryFailed:
     """Why a worker ended in the middle of a query, from how it ended."""
     if exitcode == -signal.SIGALRM:
-        return QueryFailed(503, f"query stopped: it ran longer than the {limits.timeout:g} s limit "
-                                "(setting QUERY_TIMEOUT)", costly=True)
+        return QueryFailed(
+            503,
+            f"query stopped: it ran longer than the {limits.timeout:g} s limit (setting QUERY_TIMEOUT)",
+            costly=True,
+        )
     if exitcode == -signal.SIGABRT and memory_limit:  # the store aborts when an allocation fails
         return QueryFailed(507, out_of_memory(memory_limit), costly=True)
     return QueryFailed(500, "the query worker died; the query was not answered", costly=True)
@@ -335,7 +358,7 @@ class _Spawner:
             job, done = self._jobs.get()
             try:
                 done.put((True, job()))
-            except BaseException as exc:  # noqa: BLE001 - handed back to the caller, raised there
+            except BaseException as exc:
                 done.put((False, exc))
 
     def call(self, job: Any) -> Any:
@@ -389,21 +412,24 @@ class WorkersNotIsolated(QueryFailed):
     """A worker that must not reach the network could not be confined (see ``worker_confinement``)."""
 
     def __init__(self) -> None:
-        super().__init__(503, "query workers cannot be cut off from the network on this system (neither a "
-                              "network namespace nor a socket filter is allowed), so no query runs; the "
-                              "operator may accept the risk with setting ALLOW_UNISOLATED")
+        super().__init__(
+            503,
+            "query workers cannot be cut off from the network on this system (neither a "
+            "network namespace nor a socket filter is allowed), so no query runs; the "
+            "operator may accept the risk with setting ALLOW_UNISOLATED",
+        )
 
 
 @dataclass(frozen=True)
 class PoolSettings:
     """How many processes a lane has and how long a query may wait for one (named settings)."""
 
-    size: int                  # QUERY_WORKERS / PAGE_WORKERS
-    queue_limit: int           # QUERY_QUEUE: queries waiting for a worker before 503
-    queue_wait: float          # QUERY_QUEUE_WAIT: seconds a query waits for a worker before 503
-    offline: bool = True       # workers without network (SERVICE not allowed)
+    size: int  # QUERY_WORKERS / PAGE_WORKERS
+    queue_limit: int  # QUERY_QUEUE: queries waiting for a worker before 503
+    queue_wait: float  # QUERY_QUEUE_WAIT: seconds a query waits for a worker before 503
+    offline: bool = True  # workers without network (SERVICE not allowed)
     name: str = "query"
-    memory_limit: int = 0      # WORKER_MEMORY: each worker's address-space cap in bytes; 0 = none
+    memory_limit: int = 0  # WORKER_MEMORY: each worker's address-space cap in bytes; 0 = none
     allow_unisolated: bool = False  # ALLOW_UNISOLATED: run queries even where workers keep the network
 
 
@@ -428,8 +454,9 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         settings = self.settings
-        return _Worker(self.context, WorkerSettings(self.location, settings.offline, settings.memory_limit,
-                                                    os.getpid()))
+        return _Worker(
+            self.context, WorkerSettings(self.location, settings.offline, settings.memory_limit, os.getpid())
+        )
 
     def _ready(self, worker: _Worker, deadline: float) -> None:
         """Wait for a new worker's first message, which says how it is confined; a worker that
@@ -467,10 +494,8 @@ class WorkerPool:
         ready = 0
         for worker in workers:
             if worker.isolation is None and worker.conn.poll(max(deadline - time.monotonic(), 0)):
-                try:
+                with contextlib.suppress(EOFError, OSError):  # it died: run() replaces it
                     worker.isolation = worker.conn.recv()[1]  # its first message: started, store open
-                except (EOFError, OSError):
-                    pass  # it died: run() replaces it
             ready += worker.isolation is not None
             self.idle.put(worker)
         return ready
@@ -479,16 +504,22 @@ class WorkerPool:
         settings = self.settings
         with self._lock:
             if self._waiting >= settings.queue_limit and self.idle.empty():
-                raise QueryFailed(503, f"{self._waiting} queries already wait for the {settings.size} "
-                                       f"{settings.name} workers (setting QUERY_QUEUE); try again shortly",
-                                  retry_after=max(1, int(settings.queue_wait)))
+                raise QueryFailed(
+                    503,
+                    f"{self._waiting} queries already wait for the {settings.size} "
+                    f"{settings.name} workers (setting QUERY_QUEUE); try again shortly",
+                    retry_after=max(1, int(settings.queue_wait)),
+                )
             self._waiting += 1
         try:
             return self.idle.get(timeout=settings.queue_wait)
         except queue.Empty:
-            raise QueryFailed(503, f"all {settings.size} {settings.name} workers stayed busy for "
-                                   f"{settings.queue_wait:g} s (setting QUERY_QUEUE_WAIT); try again shortly",
-                              retry_after=max(1, int(settings.queue_wait))) from None
+            raise QueryFailed(
+                503,
+                f"all {settings.size} {settings.name} workers stayed busy for "
+                f"{settings.queue_wait:g} s (setting QUERY_QUEUE_WAIT); try again shortly",
+                retry_after=max(1, int(settings.queue_wait)),
+            ) from None
         finally:
             with self._lock:
                 self._waiting -= 1
@@ -505,8 +536,11 @@ class WorkerPool:
             if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
                 worker.kill()
                 worker = self._spawn()
-                raise QueryFailed(503, f"query stopped: it ran longer than the {timeout:g} s limit "
-                                       "(setting QUERY_TIMEOUT)", costly=True)
+                raise QueryFailed(
+                    503,
+                    f"query stopped: it ran longer than the {timeout:g} s limit (setting QUERY_TIMEOUT)",
+                    costly=True,
+                )
             reply = worker.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
             worker.kill()
@@ -529,8 +563,6 @@ class WorkerPool:
                 worker = self.idle.get_nowait()
             except queue.Empty:
                 return
-            try:
+            with contextlib.suppress(OSError):
                 worker.conn.send(None)
-            except OSError:
-                pass
             worker.kill()

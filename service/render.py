@@ -34,8 +34,9 @@ RESOURCE_FORMATS = (HTML, *RDF_FORMATS, JSON)
 JSON_SUFFIX = ".json"
 
 
-def page_route(bp: Blueprint, rule: str, *, json_rule: str | None = None, json_endpoint: str | None = None,
-               **options: Any) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+def page_route(
+    bp: Blueprint, rule: str, *, json_rule: str | None = None, json_endpoint: str | None = None, **options: Any
+) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
     """Register one view at ``rule`` and at its JSON twin (``rule + ".json"`` unless ``json_rule`` is
     given; endpoint ``<view>_json`` unless ``json_endpoint`` is), so a page and its twin are one view."""
 
@@ -64,9 +65,15 @@ def media_type(offered: tuple[str, ...] = PAGE_FORMATS, *, suffix: str | None = 
     return choose(list(offered), HTML, suffix=suffix)
 
 
-def render(template: str, data: Any, *, media: str | None = None,
-           graph: list[Triple] | Callable[[], list[Triple]] | None = None, status: int = 200,
-           **context: Any) -> Response:
+def render(
+    template: str,
+    data: Any,
+    *,
+    media: str | None = None,
+    graph: list[Triple] | Callable[[], list[Triple]] | None = None,
+    status: int = 200,
+    **context: Any,
+) -> Response:
     """The answer for a page's ``data`` in the negotiated format (``media``, when the view chose it).
 
     ``data`` may be a function returning the data, so an RDF answer never builds it. ``graph``, when
@@ -78,8 +85,9 @@ def render(template: str, data: Any, *, media: str | None = None,
         if graph is None:
             raise ServiceError(406, f"this page does not come as {media}")
         body = serialise(graph() if callable(graph) else graph, media)
-        response = Response(body, status=status,
-                            content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""))
+        response = Response(
+            body, status=status, content_type=media + ("; charset=utf-8" if media.startswith("text/") else "")
+        )
     else:
         value = data() if callable(data) else data
         if media == JSON:

@@ -96,6 +96,7 @@ def script_data(value: Any) -> str:
 
 # --- a resource as plain data for templates and .json twins ----------------------------------
 
+
 @dataclass
 class Value:
     """One object of a statement: a link (``iri`` set) or a literal (``lang``/``datatype``)."""
@@ -106,8 +107,11 @@ class Value:
     datatype: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in (("value", self.text), ("iri", self.iri), ("lang", self.lang),
-                                  ("datatype", self.datatype)) if v is not None}
+        return {
+            k: v
+            for k, v in (("value", self.text), ("iri", self.iri), ("lang", self.lang), ("datatype", self.datatype))
+            if v is not None
+        }
 
 
 @dataclass
@@ -116,9 +120,9 @@ class Resource:
 
     iri: str
     label: str
-    types: list[str] = field(default_factory=list)          # class IRIs
+    types: list[str] = field(default_factory=list)  # class IRIs
     values: dict[str, list[Value]] = field(default_factory=dict)  # property IRI -> objects
-    labels: dict[str, str] = field(default_factory=dict)    # object IRI -> label
+    labels: dict[str, str] = field(default_factory=dict)  # object IRI -> label
     graph: PageGraph | None = field(default=None, repr=False, compare=False)  # the page it was read from
 
     def get(self, prop: str) -> list[Value]:
@@ -166,7 +170,7 @@ def short_name(iri: str) -> str:
     """Prefixed form of an IRI (``cp:fen``) when a known prefix matches, else the IRI."""
     for prefix, namespace in PREFIXES.items():
         if iri.startswith(namespace) and len(iri) > len(namespace):
-            return f"{prefix}:{iri[len(namespace):]}"
+            return f"{prefix}:{iri[len(namespace) :]}"
     return iri
 
 
@@ -233,9 +237,13 @@ def load(iri: str, lang: str) -> tuple[Resource, PageGraph] | None:
 def kind_of(resource: Resource) -> str | None:
     """The page kind a resource gets: position, match, player, event, source, or None (generic)."""
     names = {name for t in resource.types if (name := CP.name_of(t)) is not None}
-    for kind, cls in (("position", "Position"), ("match", "Match"), ("player", "Player"),
-                      ("event", "Event"), ("source", "Source")):
+    for kind, cls in (
+        ("position", "Position"),
+        ("match", "Match"),
+        ("player", "Player"),
+        ("event", "Event"),
+        ("source", "Source"),
+    ):
         if cls in names:
             return kind
     return None
-

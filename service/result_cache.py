@@ -32,8 +32,9 @@ MAX_TOTAL_BYTES = 64 << 20
 
 
 class ResultCache:
-    def __init__(self, max_entries: int = MAX_ENTRIES, failed_ttl: float = 0.0,
-                 max_bytes: int = MAX_TOTAL_BYTES) -> None:
+    def __init__(
+        self, max_entries: int = MAX_ENTRIES, failed_ttl: float = 0.0, max_bytes: int = MAX_TOTAL_BYTES
+    ) -> None:
         self.max_entries = max_entries
         self.failed_ttl = failed_ttl
         self.max_bytes = max_bytes
@@ -55,8 +56,10 @@ class ResultCache:
                 self.hits += 1
                 if isinstance(found, tuple):
                     failure = found[0]
-                    raise QueryFailed(failure.status, failure.message + " (remembered: it ran to the limit "
-                                                                        "shortly before; setting FAILED_QUERY_TTL)")
+                    raise QueryFailed(
+                        failure.status,
+                        failure.message + " (remembered: it ran to the limit shortly before; setting FAILED_QUERY_TTL)",
+                    )
                 return found
             self.misses += 1
         try:

@@ -17,8 +17,8 @@ from chesskb.kb.analysis.board_facts import position_key
 from chesskb.kb.vocab import CP, ONTOLOGY_IRI
 
 from .classes import THEME_NAMES
-from .links import class_label, opening_title, link_for
 from .i18n import current_lang
+from .links import class_label, link_for, opening_title
 from .rows import named
 from .titles import NOBODY, titles_of
 
@@ -61,9 +61,16 @@ def search_data(q: str) -> dict[str, Any]:
         if "/" in q:
             keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
             if keys:
-                groups["positions"] = [{"iri": r["s"], "label": r["s"], "url": link_for(r["s"]), "fen": r["fen"],
-                                        "board": url_for("pages.board_image", fen=r["fen"], size=120)}
-                                       for r in named("search-fen", key=keys)]
+                groups["positions"] = [
+                    {
+                        "iri": r["s"],
+                        "label": r["s"],
+                        "url": link_for(r["s"]),
+                        "fen": r["fen"],
+                        "board": url_for("pages.board_image", fen=r["fen"], size=120),
+                    }
+                    for r in named("search-fen", key=keys)
+                ]
         elif _ECO.match(q):
             groups["games"] = _unique(_opening_hit(r) for r in named("search-eco", q=Literal(q.upper())))
         if len(q) >= 2 and "/" not in q:
@@ -100,8 +107,12 @@ def _hit(row: dict[str, Any]) -> dict[str, Any]:
 
 def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
     """A game found by its opening: named by it (and by its players, when they are known: ``_name_in``)."""
-    return {"iri": row["s"], "label": row["s"], "url": link_for(row["s"]),
-            "opening": opening_title(row.get("eco"), row.get("opening"), row.get("variation"))}
+    return {
+        "iri": row["s"],
+        "label": row["s"],
+        "url": link_for(row["s"]),
+        "opening": opening_title(row.get("eco"), row.get("opening"), row.get("variation")),
+    }
 
 
 def _unique(hits) -> list[dict[str, Any]]:

@@ -25,8 +25,9 @@ blueprint = bp
 @bp.route("/favicon.ico")
 def favicon() -> Response:
     """A 32-pixel chessboard (``static/favicon.ico``), cached for a day like the other static files."""
-    return send_from_directory(bp.root_path + "/static", "favicon.ico", mimetype="image/vnd.microsoft.icon",
-                               max_age=86400)
+    return send_from_directory(
+        bp.root_path + "/static", "favicon.ico", mimetype="image/vnd.microsoft.icon", max_age=86400
+    )
 
 
 @bp.route("/prefixes.json")

@@ -43,8 +43,10 @@ _UTF8 = ("utf-8", "utf8", "us-ascii")
 
 # --- running queries (shared with the canned-query pages) -----------------------------------
 
-def run_query(sparql: str, bindings: dict | None = None, *, select_type: str = JSON_RESULTS,
-              graph_type: str = TURTLE) -> Answer:
+
+def run_query(
+    sparql: str, bindings: dict | None = None, *, select_type: str = JSON_RESULTS, graph_type: str = TURTLE
+) -> Answer:
     """A canned or page query: the pages lane of ``service.executor``."""
     return executor.run(sparql, bindings, lane="pages", select_type=select_type, graph_type=graph_type)
 
@@ -59,6 +61,7 @@ def answer_response(answer: Answer) -> Response:
 
 
 # --- the protocol ---------------------------------------------------------------------------
+
 
 @bp.errorhandler(ServiceError)
 def _protocol_error(exc: ServiceError) -> Response:
@@ -127,10 +130,14 @@ def _request_operation() -> Operation:
             if query is not None and update is not None:
                 raise ServiceError(400, "the request gives both 'query' and 'update'; send one operation")
         else:
-            raise ServiceError(415, f"unsupported content type {content_type or '(none)'}: send "
-                                    "application/sparql-query, application/sparql-update or a form")
-    graphs = {name: tuple(v.strip() for k, v in params if k == name) for name in ("default-graph-uri",
-                                                                                  "named-graph-uri")}
+            raise ServiceError(
+                415,
+                f"unsupported content type {content_type or '(none)'}: send "
+                "application/sparql-query, application/sparql-update or a form",
+            )
+    graphs = {
+        name: tuple(v.strip() for k, v in params if k == name) for name in ("default-graph-uri", "named-graph-uri")
+    }
     for iri in graphs["default-graph-uri"] + graphs["named-graph-uri"]:
         if not valid_iri(iri):
             raise ServiceError(400, f"not an absolute IRI for a graph: {iri!r}")
@@ -168,23 +175,32 @@ def sparql_endpoint() -> Response:
     operation = _request_operation()
     if operation.update is not None:
         _check_update_allowed()
-        raise ServiceError(501, "this store is written by `chesskb import`; SPARQL Update is not "
-                                "implemented on it")
+        raise ServiceError(501, "this store is written by `chesskb import`; SPARQL Update is not implemented on it")
     query = operation.query
     if query is None or not query.strip():
         if request.method == "POST":
             raise ServiceError(400, "no query given (parameter 'query')")
         if choose(["text/html", *RDF_FORMATS], TURTLE) == "text/html":
             # the protocol URL, the same in every language (lang=None: url_for adds no language)
-            return Response(render_template("sparql.html", endpoint=url_for("sparql.sparql_endpoint", lang=None),
-                                            page=url_for("pages.page"), base_iri=current_app.config["BASE_IRI"]),
-                            mimetype="text/html", headers={"Vary": "Accept"})  # or the description, by Accept
+            return Response(
+                render_template(
+                    "sparql.html",
+                    endpoint=url_for("sparql.sparql_endpoint", lang=None),
+                    page=url_for("pages.page"),
+                    base_iri=current_app.config["BASE_IRI"],
+                ),
+                mimetype="text/html",
+                headers={"Vary": "Accept"},
+            )  # or the description, by Accept
         return service_description()
     select_type, select_ok = _negotiated(RESULT_FORMATS, SELECT_ALIASES, JSON_RESULTS)
     graph_type, graph_ok = _negotiated(RDF_FORMATS, GRAPH_ALIASES, TURTLE)
     if not select_ok and not graph_ok:
-        raise ServiceError(406, f"none of the media types in Accept ({request.headers.get('Accept')}) can "
-                                "be served: results come as " + ", ".join([*RESULT_FORMATS, *RDF_FORMATS]))
+        raise ServiceError(
+            406,
+            f"none of the media types in Accept ({request.headers.get('Accept')}) can "
+            "be served: results come as " + ", ".join([*RESULT_FORMATS, *RDF_FORMATS]),
+        )
     dataset = Dataset(operation.default_graphs, operation.named_graphs, base_iri=request.base_url)
     # A client that accepts only result types (or only RDF) still gets the other family's default
     # (JSON, Turtle) for a query of the other form: clients send one Accept for every query.
@@ -195,10 +211,26 @@ def sparql_endpoint() -> Response:
 def service_description() -> Response:
     """SPARQL 1.1 Service Description of this endpoint, in the negotiated RDF format."""
     endpoint = NamedNode(request.base_url)
-    sd = {name: NamedNode(SD + name) for name in (
-        "Service", "endpoint", "supportedLanguage", "SPARQL11Query", "resultFormat", "feature",
-        "UnionDefaultGraph", "BasicFederatedQuery", "defaultDataset", "Dataset", "defaultGraph", "Graph",
-        "namedGraph", "NamedGraph", "name")}
+    sd = {
+        name: NamedNode(SD + name)
+        for name in (
+            "Service",
+            "endpoint",
+            "supportedLanguage",
+            "SPARQL11Query",
+            "resultFormat",
+            "feature",
+            "UnionDefaultGraph",
+            "BasicFederatedQuery",
+            "defaultDataset",
+            "Dataset",
+            "defaultGraph",
+            "Graph",
+            "namedGraph",
+            "NamedGraph",
+            "name",
+        )
+    }
     service, dataset, graph = BlankNode(), BlankNode(), BlankNode()
     triples = [
         Triple(service, RDF.type, sd["Service"]),
@@ -209,24 +241,34 @@ def service_description() -> Response:
         Triple(dataset, RDF.type, sd["Dataset"]),
         Triple(dataset, sd["defaultGraph"], graph),
         Triple(graph, RDF.type, sd["Graph"]),
-        Triple(service, NamedNode("http://www.w3.org/2000/01/rdf-schema#comment"),
-               Literal("ChessPosition KB: didactic chess positions; the default graph is the union of "
-                       "every source graph, the inferred graphs and the ontology.")),
+        Triple(
+            service,
+            NamedNode("http://www.w3.org/2000/01/rdf-schema#comment"),
+            Literal(
+                "ChessPosition KB: didactic chess positions; the default graph is the union of "
+                "every source graph, the inferred graphs and the ontology."
+            ),
+        ),
     ]
     for name in _graph_names():  # each source (and the inferred and ontology graphs) by name
         named = BlankNode()
-        triples += [Triple(dataset, sd["namedGraph"], named), Triple(named, RDF.type, sd["NamedGraph"]),
-                    Triple(named, sd["name"], NamedNode(name))]
+        triples += [
+            Triple(dataset, sd["namedGraph"], named),
+            Triple(named, RDF.type, sd["NamedGraph"]),
+            Triple(named, sd["name"], NamedNode(name)),
+        ]
     if current_app.config.get("ALLOW_SERVICE"):
         triples.append(Triple(service, sd["feature"], sd["BasicFederatedQuery"]))
-    triples += [Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + known.w3c))
-                for known in FORMATS if known.w3c]
+    triples += [
+        Triple(service, sd["resultFormat"], NamedNode(FORMATS_NS + known.w3c)) for known in FORMATS if known.w3c
+    ]
     media = choose(list(RDF_FORMATS), TURTLE)
     fmt = RDF_FORMATS[media]
     prefixes = {"sd": SD, "formats": FORMATS_NS, **PREFIXES} if fmt == RdfFormat.TURTLE else None
     body = serialize(triples, format=fmt, prefixes=prefixes)
-    return Response(body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""),
-                    headers={"Vary": "Accept"})
+    return Response(
+        body, content_type=media + ("; charset=utf-8" if media.startswith("text/") else ""), headers={"Vary": "Accept"}
+    )
 
 
 def _graph_names() -> list[str]:

@@ -30,8 +30,13 @@ from chesskb.kb.safe_output import write_inside
 #: Paths the site does not contain (they need a server or user input); links to them are dropped.
 DYNAMIC_PREFIXES = ("/sparql", "/queries", "/search", "/page.json", "/index.json", "/courses.json")
 _LINK = re.compile(r'(href|src)="([^"#]*)(#[^"]*)?"')
-_KEEP_TYPES = {"text/html": ".html", "image/svg+xml": ".svg", "text/css": ".css",
-               "text/javascript": ".js", "application/javascript": ".js"}
+_KEEP_TYPES = {
+    "text/html": ".html",
+    "image/svg+xml": ".svg",
+    "text/css": ".css",
+    "text/javascript": ".js",
+    "application/javascript": ".js",
+}
 
 
 def file_for(url: str, media_type: str) -> str:
@@ -47,8 +52,7 @@ def file_for(url: str, media_type: str) -> str:
     if path == "/":
         stem = "index"
     elif path in ("/page", "/board.svg"):
-        stem = ("resource/" if path == "/page" else "board/") + hashlib.sha1(
-            repr(others).encode()).hexdigest()[:16]
+        stem = ("resource/" if path == "/page" else "board/") + hashlib.sha1(repr(others).encode()).hexdigest()[:16]
         others = []
     else:
         stem = path.strip("/")
@@ -69,8 +73,9 @@ def _wanted(url: str) -> bool:
     return "format" not in query
 
 
-def build_site(app: Flask, out_dir: Path, *, extra: dict[str, str] | None = None,
-               progress: Callable[[int], None] | None = None) -> int:
+def build_site(
+    app: Flask, out_dir: Path, *, extra: dict[str, str] | None = None, progress: Callable[[int], None] | None = None
+) -> int:
     """Crawl ``app`` from ``/`` and write every page to ``out_dir``; returns the number of files.
 
     ``extra`` maps app URLs to files the caller writes itself (the ``.owl`` export), so links to
@@ -79,7 +84,7 @@ def build_site(app: Flask, out_dir: Path, *, extra: dict[str, str] | None = None
     client = app.test_client()
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = dict(extra or {})  # url -> site-relative file
-    pages: dict[str, bytes] = {}        # file -> HTML awaiting link rewriting
+    pages: dict[str, bytes] = {}  # file -> HTML awaiting link rewriting
     queue: deque[str] = deque(["/", "/classes", "/courses"])
     seen = set(queue) | set(files)
     while queue:
@@ -126,4 +131,3 @@ def _relative_links(html: str, current: str, files: dict[str, str]) -> str:
 
 def _html_unescape(text: str) -> str:
     return text.replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", '"')
-

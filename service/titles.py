@@ -42,13 +42,19 @@ def known(value: str | None) -> bool:
 def theme_class_title(types: Iterable[str], lang: str) -> str:
     """The class a position's title names (a mate first, else a theme, else its phase: the importer's
     rule, ``kb.mapping.game.label_class``), by its ontology label in ``lang``; ``types`` are class IRIs."""
-    names = [name for name in (CP.name_of(t) for t in types)
-             if name in THEME_CLASS_NAMES and name != "Position"]
+    names = [name for name in (CP.name_of(t) for t in types) if name in THEME_CLASS_NAMES and name != "Position"]
     return prop_label(CP.term(label_class(names)).value, lang)
 
 
-def game_title(lang: str, *, white: str | None, black: str | None, event: str | None = None,
-               round_: str | None = None, url: str | None = None) -> str:
+def game_title(
+    lang: str,
+    *,
+    white: str | None,
+    black: str | None,
+    event: str | None = None,
+    round_: str | None = None,
+    url: str | None = None,
+) -> str:
     """A game by its players, event and round (``Anderssen – Kieseritzky, London, ronda 3``): no words
     of any language but "round". A lichess puzzle's game, which names no players, by the id in its URL."""
     if url and not (known(white) or known(black)):
@@ -64,8 +70,9 @@ def game_title(lang: str, *, white: str | None, black: str | None, event: str | 
     return title
 
 
-def origin_title(lang: str, *, puzzle_id: str | None, game: str | None, ply: str | None, fen: str | None,
-                 fallback: str) -> str:
+def origin_title(
+    lang: str, *, puzzle_id: str | None, game: str | None, ply: str | None, fen: str | None, fallback: str
+) -> str:
     """Where a position comes from, without its theme: ``problema de lichess 00UwP``, its game, or its
     game and move number (python-chess's, from the FEN) when it is taken from inside a game."""
     s = strings(lang)
@@ -108,8 +115,9 @@ def position_title(facts: TitleFacts, lang: str, *, themed: bool = True) -> str:
     """A position's title. An exercise's names no theme (the theme is the answer; the trainer shows it
     once solved, issue 34 item 3), nor does one listed on its class's page (``themed=False``); a game's
     first position is ``Posición inicial — <game>``, any other ``<class> — <origin>``."""
-    origin = origin_title(lang, puzzle_id=facts.puzzle, game=facts.game, ply=facts.ply, fen=facts.fen,
-                          fallback=strings(lang)["position"])
+    origin = origin_title(
+        lang, puzzle_id=facts.puzzle, game=facts.game, ply=facts.ply, fen=facts.fen, fallback=strings(lang)["position"]
+    )
     if not themed or facts.has("Exercise"):
         return origin
     if facts.game is not None and facts.ply in (None, "0") and not facts.puzzle:
@@ -139,22 +147,38 @@ def title_from_facts(facts: TitleFacts, lang: str, *, themed: bool = True) -> st
 def game_of_row(row: dict[str, str | None], lang: str, minter: IriMinter) -> str:
     """The title of the game of one ``game-title-facts.rq`` row; stand-ins for a player or event the tags do
     not name (``IriMinter.is_placeholder``) name nobody."""
+
     def named_by(iri_column: str, name_column: str) -> str | None:
         iri = row.get(iri_column)
         return row.get(name_column) if iri and not minter.is_placeholder(iri) else None
 
     round_ = row.get("round") if known(row.get("round")) else row.get("roundNumber")
-    return game_title(lang, white=named_by("white", "whiteName"), black=named_by("black", "blackName"),
-                      event=named_by("event", "eventName"), round_=round_, url=row.get("gameUrl"))
+    return game_title(
+        lang,
+        white=named_by("white", "whiteName"),
+        black=named_by("black", "blackName"),
+        event=named_by("event", "eventName"),
+        round_=round_,
+        url=row.get("gameUrl"),
+    )
 
 
 def facts_of_row(row: dict[str, str | None], game: str | None, minter: IriMinter) -> TitleFacts:
     """``TitleFacts`` of one ``title-facts.rq`` row, with the title of its game (``game_of_row``)."""
-    return TitleFacts(iri=row["s"] or "", types=frozenset((row.get("types") or "").split()), fen=row.get("fen"),
-                      puzzle=row.get("puzzle"), ply=row.get("ply"), game=game, file=row.get("sourceFile"),
-                      game_number=row.get("gameNumber"), line=row.get("lineNumber"),
-                      source_name=row.get("sourceName"), placeholder=minter.is_placeholder(row["s"] or ""),
-                      labels=frozenset((row.get("labels") or "").split("\n")) - {""})
+    return TitleFacts(
+        iri=row["s"] or "",
+        types=frozenset((row.get("types") or "").split()),
+        fen=row.get("fen"),
+        puzzle=row.get("puzzle"),
+        ply=row.get("ply"),
+        game=game,
+        file=row.get("sourceFile"),
+        game_number=row.get("gameNumber"),
+        line=row.get("lineNumber"),
+        source_name=row.get("sourceName"),
+        placeholder=minter.is_placeholder(row["s"] or ""),
+        labels=frozenset((row.get("labels") or "").split("\n")) - {""},
+    )
 
 
 def _game_of(row: dict[str, str | None]) -> str | None:
@@ -173,8 +197,11 @@ def facts_of(iris: Iterable[str | None], lang: str) -> dict[str, TitleFacts]:
     minter = IriMinter(current_app.config["BASE_IRI"])
     rows = named("title-facts", s=wanted)
     game_iris = list(dict.fromkeys(game for row in rows if (game := _game_of(row))))
-    games = {row["m"]: game_of_row(row, lang, minter) for row in named("game-title-facts", m=game_iris)} \
-        if game_iris else {}
+    games = (
+        {row["m"]: game_of_row(row, lang, minter) for row in named("game-title-facts", m=game_iris)}
+        if game_iris
+        else {}
+    )
     return {row["s"]: facts_of_row(row, games.get(_game_of(row) or ""), minter) for row in rows}
 
 

@@ -26,6 +26,7 @@ SIGKILL when the parent goes, even by SIGKILL), may grow to at most a named addr
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform
@@ -75,8 +76,11 @@ class Isolation:
         return self.namespace or self.socket_filter
 
     def describe(self) -> str:
-        held = [name for name, holds in (("network namespace", self.namespace),
-                                         ("socket filter", self.socket_filter)) if holds]
+        held = [
+            name
+            for name, holds in (("network namespace", self.namespace), ("socket filter", self.socket_filter))
+            if holds
+        ]
         return " + ".join(held) if held else "off"
 
 
@@ -97,16 +101,16 @@ def _filter_program(arch: int, socket_nr: int, io_uring_nr: int) -> bytes:
     deny, allow = _RET_EACCES, _RET_ALLOW
     program = [
         (_LD_W_ABS, 0, 0, _ARCH),
-        (_JEQ_K, 1, 0, arch),             # this ABI: go on; another (i386 socketcall …): deny
+        (_JEQ_K, 1, 0, arch),  # this ABI: go on; another (i386 socketcall …): deny
         (_RET_K, 0, 0, deny),
         (_LD_W_ABS, 0, 0, _NR),
-        (_JGE_K, 0, 1, _X32_BIT),         # x32 numbers: deny
+        (_JGE_K, 0, 1, _X32_BIT),  # x32 numbers: deny
         (_RET_K, 0, 0, deny),
         (_JEQ_K, 0, 1, io_uring_nr),
         (_RET_K, 0, 0, deny),
         (_JEQ_K, 1, 0, socket_nr),
-        (_RET_K, 0, 0, allow),            # any other system call
-        (_LD_W_ABS, 0, 0, _ARG0),         # socket(domain, …)
+        (_RET_K, 0, 0, allow),  # any other system call
+        (_LD_W_ABS, 0, 0, _ARG0),  # socket(domain, …)
         (_JEQ_K, 0, 1, _AF_UNIX),
         (_RET_K, 0, 0, allow),
         (_RET_K, 0, 0, deny),
@@ -144,10 +148,8 @@ def confine_network() -> Isolation:
 def die_with_parent(parent: int) -> None:
     """Ask the kernel to SIGKILL this process when its parent ends (any way, SIGKILL included), and
     end now if the parent already ended before the request was made."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
     if os.getppid() != parent:
         os._exit(1)
 

@@ -48,13 +48,13 @@ def with_ancestors(classes: set[str]) -> set[str]:
 
 @dataclass
 class Game:
-    number: int           # 1-based game number in its file
+    number: int  # 1-based game number in its file
     file: str
     headers: dict[str, str]
     start: chess.Board
     end: chess.Board
     plies: int
-    asserted: set[str]    # classes the file's Termination and the analysis give the start position
+    asserted: set[str]  # classes the file's Termination and the analysis give the start position
     facts: dict
     exercise: bool = True  # False for an ordinary game from the initial position (kb/analysis/exercises.py)
 
@@ -92,26 +92,36 @@ def read_games(path: Path = COMPETENCY, themes: tuple[str, ...] = (), *, engine:
             termination = game.headers.get("Termination", "")
             if exercise and termination.startswith("mate in "):
                 asserted.add(mate_in_class(int(termination.split()[-1])))
-            games.append(Game(len(games) + 1, path.name, dict(game.headers), start, board, len(moves),
-                              asserted, dict(analysis.facts), exercise))
+            games.append(
+                Game(
+                    len(games) + 1,
+                    path.name,
+                    dict(game.headers),
+                    start,
+                    board,
+                    len(moves),
+                    asserted,
+                    dict(analysis.facts),
+                    exercise,
+                )
+            )
     return games
 
 
 @dataclass
 class Puzzle:
     puzzle_id: str
-    board: chess.Board          # after the opponent's setup move: the solver is to move
+    board: chess.Board  # after the opponent's setup move: the solver is to move
     solution_plies: int
     rating: int
     themes: set[str]
-    mate_in: int | None = None   # the solver's moves when the given solution ends in mate
-    asserted: set[str] | None = None   # lichess themes' classes and the analysis's classes
+    mate_in: int | None = None  # the solver's moves when the given solution ends in mate
+    asserted: set[str] | None = None  # lichess themes' classes and the analysis's classes
     facts: dict | None = None
 
     @property
     def classes(self) -> set[str]:
         return with_ancestors(self.asserted or set())
-
 
     @property
     def ident(self) -> tuple[str, object]:
@@ -131,8 +141,18 @@ def read_puzzles(*, engine: Engine | None = None) -> list[Puzzle]:
         themes = set(row["Themes"].split())
         analysis = analyse(board.copy(), [chess.Move.from_uci(m) for m in moves[1:]], engine=engine)
         asserted = {LICHESS_THEME_CLASSES[t] for t in themes if t in LICHESS_THEME_CLASSES} | set(analysis.classes)
-        out.append(Puzzle(row["PuzzleId"], board, len(moves) - 1, int(row["Rating"]), themes, mate_in,
-                          asserted, dict(analysis.facts)))
+        out.append(
+            Puzzle(
+                row["PuzzleId"],
+                board,
+                len(moves) - 1,
+                int(row["Rating"]),
+                themes,
+                mate_in,
+                asserted,
+                dict(analysis.facts),
+            )
+        )
     return out
 
 

@@ -55,8 +55,9 @@ def small_store(tmp_path_factory) -> Path:
     """A double round robin and 30 lichess puzzles (tests/fixtures): every kind of page, built in seconds."""
     fixtures = ROOT / "tests" / "fixtures"
     store = tmp_path_factory.mktemp("small") / "store"
-    result = run_cli("import", str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"), "--jobs", "1",
-                     store=store)
+    result = run_cli(
+        "import", str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"), "--jobs", "1", store=store
+    )
     assert result.exit_code == 0, result.output
     return store
 

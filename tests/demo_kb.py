@@ -25,8 +25,9 @@ def demo_imports() -> list[list[str]]:
         if not words or words[0] != "run_import":
             continue
         args = words[1:]
-        commands.append([match for arg in args
-                         for match in (sorted(glob.glob(str(ROOT / arg))) if "/" in arg else [arg])])
+        commands.append(
+            [match for arg in args for match in (sorted(glob.glob(str(ROOT / arg))) if "/" in arg else [arg])]
+        )
     return commands
 
 

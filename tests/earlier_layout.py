@@ -20,12 +20,15 @@ def old_load(target, statements, *, fast: bool = True, report=None) -> None:
     for item in statements:
         if isinstance(item, SerializedBatch):
             for graph, data in item.graphs.items():
-                quads += [Quad(t.subject, t.predicate, t.object, NamedNode(graph))
-                          for t in parse(data, format=RdfFormat.N_TRIPLES)]
+                quads += [
+                    Quad(t.subject, t.predicate, t.object, NamedNode(graph))
+                    for t in parse(data, format=RdfFormat.N_TRIPLES)
+                ]
         else:
             quads.append(item)
-    target.extend([q for quad in quads for q in (quad, Quad(quad.subject, quad.predicate, quad.object,
-                                                             DefaultGraph()))])
+    target.extend(
+        [q for quad in quads for q in (quad, Quad(quad.subject, quad.predicate, quad.object, DefaultGraph()))]
+    )
 
 
 def old_remove(target, graphs, subjects, *, fast: bool = True) -> None:
@@ -40,8 +43,10 @@ def old_remove(target, graphs, subjects, *, fast: bool = True) -> None:
         touched |= {q.triple for q in target.quads_for_pattern(None, None, None, graph)}
         target.remove_graph(graph)
     for triple in touched:
-        if not any(not isinstance(q.graph_name, DefaultGraph)
-                   for q in target.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)):
+        if not any(
+            not isinstance(q.graph_name, DefaultGraph)
+            for q in target.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
+        ):
             target.remove(Quad(triple.subject, triple.predicate, triple.object, DefaultGraph()))
 
 

@@ -44,16 +44,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(store: Path, *options: str, env: dict[str, str] | None = None,
-                 new_session: bool = False) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    store: Path, *options: str, env: dict[str, str] | None = None, new_session: bool = False
+) -> tuple[subprocess.Popen[bytes], str]:
     """``chesskb serve`` started and answering; returns the process (its output piped) and the base URL.
     ``new_session`` gives it its own process group, to signal it and its workers as a terminal does."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "chesskb", "--store", str(store), "serve", "--host", "127.0.0.1",
-         "--port", str(port), *options],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
-        start_new_session=new_session)
+        [
+            sys.executable,
+            "-m",
+            "chesskb",
+            "--store",
+            str(store),
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            *options,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+        start_new_session=new_session,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
@@ -103,9 +119,18 @@ def oxigraph_binary() -> str:
 def oxigraph_server(location: Path, *, read_only: bool = False) -> Iterator[str]:
     """Yield the base URL of an ``oxigraph serve`` (or ``serve-read-only``) on ``location``; stop it after."""
     port = free_port()
-    process = subprocess.Popen([oxigraph_binary(), "serve-read-only" if read_only else "serve", "--location",
-                                str(location), "--bind", f"127.0.0.1:{port}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [
+            oxigraph_binary(),
+            "serve-read-only" if read_only else "serve",
+            "--location",
+            str(location),
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -170,8 +195,12 @@ def virtuoso_server(folder: Path) -> Iterator[Virtuoso]:
     folder.mkdir(parents=True, exist_ok=True)
     sql_port, http_port = free_port(), free_port()
     (folder / "virtuoso.ini").write_text(VIRTUOSO_INI.format(dir=folder, sql_port=sql_port, http_port=http_port))
-    process = subprocess.Popen(["virtuoso-t", "+foreground", "+configfile", str(folder / "virtuoso.ini")],
-                               cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        ["virtuoso-t", "+foreground", "+configfile", str(folder / "virtuoso.ini")],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     sparql = f"http://127.0.0.1:{http_port}/sparql"
     try:
         deadline = time.monotonic() + 120
@@ -184,22 +213,34 @@ def virtuoso_server(folder: Path) -> Iterator[Virtuoso]:
                     log = (folder / "virtuoso.log").read_text(errors="replace")[-800:]
                     raise RuntimeError("virtuoso did not start: " + log) from None
                 time.sleep(0.2)
-        subprocess.run(["isql-vt", f"127.0.0.1:{sql_port}", "dba", "dba",
-                        'exec=GRANT SPARQL_UPDATE TO "SPARQL";'], check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            ["isql-vt", f"127.0.0.1:{sql_port}", "dba", "dba", 'exec=GRANT SPARQL_UPDATE TO "SPARQL";'],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         yield Virtuoso(sparql, sql_port, folder)
     finally:
         stop(process, wait=60)  # Virtuoso checkpoints as it stops
 
 
-def http(method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None,
-         source: str | None = None, timeout: float = 30) -> tuple[int, dict[str, str], bytes]:
+def http(
+    method: str,
+    url: str,
+    *,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    source: str | None = None,
+    timeout: float = 30,
+) -> tuple[int, dict[str, str], bytes]:
     """One request with http.client (any method, any header, from a chosen loopback address)."""
     import http.client
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout,
-                                            source_address=(source, 0) if source else None)
+    connection = http.client.HTTPConnection(
+        parts.hostname, parts.port, timeout=timeout, source_address=(source, 0) if source else None
+    )
     try:
         path = parts.path + ("?" + parts.query if parts.query else "")
         connection.request(method, path or "/", body=body, headers=headers or {})

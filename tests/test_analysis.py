@@ -16,10 +16,10 @@ import pytest
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.board_facts import board_facts
 from chesskb.kb.analysis.engine import engine_path, open_engine
+from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES
 from chesskb.kb.analysis.verify import verify_mate
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
-from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES
 
 from .conftest import DATA, run_cli
 
@@ -48,10 +48,29 @@ def scores(detected, name: str) -> tuple[int, float, float]:
 
 # The issue's targets. Each class has at least a few labelled puzzles in data/ (positives) and all
 # the others as negatives; precision bounds the false positives, recall the misses.
-EXACT = ["MateInOne", "MateInTwo", "MateInThree", "PawnEndgame", "RookEndgame", "QueenEndgame",
-         "MinorPieceEndgame", "Promotion"]
-MOTIFS = ["DoubleAttack", "Pinning", "Skewer", "DiscoveredAttack", "BackRankMate", "SmotheredMate", "HangingPiece",
-          "Sacrifice", "Deflection", "Attraction", "AttackCastledKing"]
+EXACT = [
+    "MateInOne",
+    "MateInTwo",
+    "MateInThree",
+    "PawnEndgame",
+    "RookEndgame",
+    "QueenEndgame",
+    "MinorPieceEndgame",
+    "Promotion",
+]
+MOTIFS = [
+    "DoubleAttack",
+    "Pinning",
+    "Skewer",
+    "DiscoveredAttack",
+    "BackRankMate",
+    "SmotheredMate",
+    "HangingPiece",
+    "Sacrifice",
+    "Deflection",
+    "Attraction",
+    "AttackCastledKing",
+]
 
 
 @pytest.mark.parametrize("name", EXACT)
@@ -86,8 +105,11 @@ LABEL_BOUND = {"OperaMate", "PillsburysMate"}
 
 
 def test_every_theme_with_five_examples_meets_the_issue_targets(detected):
-    labelled = {pid: pair for pid, pair in detected.items()
-                if LENGTH_KEYS & set(next(r.puzzle.themes for r in PUZZLES if r.puzzle and r.puzzle.puzzle_id == pid))}
+    labelled = {
+        pid: pair
+        for pid, pair in detected.items()
+        if LENGTH_KEYS & set(next(r.puzzle.themes for r in PUZZLES if r.puzzle and r.puzzle.puzzle_id == pid))
+    }
     frequent = {name for truth, _ in labelled.values() for name in truth}
     f1s = {}
     for name in sorted(frequent):
@@ -107,14 +129,14 @@ def test_board_facts_of_a_real_puzzle():
     assert facts["positionKey"] == " ".join(record.start_fen.split()[:3]) + " -"
     assert facts["whiteMaterial"] - facts["blackMaterial"] == facts["materialBalance"]
     assert facts["pieceCount"] == len(board.piece_map())
-    assert not any(facts[k] for k in ("whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside",
-                                      "blackCastleQueenside"))  # castling field "-"
+    assert not any(
+        facts[k] for k in ("whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside", "blackCastleQueenside")
+    )  # castling field "-"
 
 
 def test_mate_in_two_problems_are_proved_by_search():
     records = [r for r in read_records(DATA / "pychess" / "mate_in_2.pgn") if isinstance(r, GameRecord)]
-    statuses = Counter(analyse(r.start_board(), r.solution).facts.get("mateVerification")
-                       for r in records)
+    statuses = Counter(analyse(r.start_board(), r.solution).facts.get("mateVerification") for r in records)
     assert statuses == Counter({"proven": len(records)})
 
 
@@ -126,8 +148,7 @@ def test_a_perpetual_is_continuous_check_and_a_mating_attack_is_not():
     records = [r for r in read_records(DATA / "pychess" / "mate_in_2.pgn") if isinstance(r, GameRecord)]
     checking = [r for r in records if all(board_after_each.is_check() for board_after_each in _solver_boards(r))]
     assert checking  # the collection has all-check mates (Rotlevi–Suchting's queen sacrifice)
-    assert not [r for r in checking
-                if "ContinuousCheck" in analyse(r.start_board(), r.solution).classes]
+    assert not [r for r in checking if "ContinuousCheck" in analyse(r.start_board(), r.solution).classes]
 
 
 def _solver_boards(record: GameRecord) -> list[chess.Board]:
@@ -143,13 +164,13 @@ def _solver_boards(record: GameRecord) -> list[chess.Board]:
 def test_a_line_ending_in_mate_after_a_defensive_blunder_is_refuted():
     """Fool's mate from pgn-extract's test file: after 1. f3 the line 1...e5 2. g4 Qh4# ends in mate,
     but only because White helped; any other second move avoids mate in two."""
-    game = [r for r in read_records(DATA / "pgn-extract" / "test-checkmate.pgn") if isinstance(r, GameRecord)][0]
+    game = next(r for r in read_records(DATA / "pgn-extract" / "test-checkmate.pgn") if isinstance(r, GameRecord))
     board = game.start_board()
     board.push(game.solution[0])  # 1. f3
     line = game.solution[1:]
     analysis = analyse(board, line)
     assert analysis.facts["solverMoves"] == 2 and analysis.facts["solutionEnd"] == "checkmate"  # the line …
-    assert analysis.facts["mateVerification"] == "refuted"                                      # … is not forced
+    assert analysis.facts["mateVerification"] == "refuted"  # … is not forced
     assert "mateIn" not in analysis.facts and "MateInTwo" not in analysis.classes
     after_blunder = board.copy()
     after_blunder.push(line[0])
@@ -162,8 +183,9 @@ def test_the_mates_in_three_the_engine_once_refuted_are_proven(engine):
     """pychess's mate_in_3.pgn games 22 (Mason–Taubenhaus) and 25 (Neumann–Holzwarth) were stored as
     "refuted-engine" by a 300,000-node engine search that found no mate; both are true mates in three
     (1. Rd1 and 1. Rh1 answer every defence). With or without the engine the proof says so."""
-    records = {r.location.game_number: r for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
-               if isinstance(r, GameRecord)}
+    records = {
+        r.location.game_number: r for r in read_records(DATA / "pychess" / "mate_in_3.pgn") if isinstance(r, GameRecord)
+    }
     for number in (22, 25):
         record = records[number]
         with_engine = analyse(record.start_board(), record.solution, engine=engine).facts
@@ -174,7 +196,7 @@ def test_the_mates_in_three_the_engine_once_refuted_are_proven(engine):
 
 def test_without_an_engine_long_mates_are_still_proven(monkeypatch):
     monkeypatch.setenv("CHESSKB_ENGINE", "none")
-    record = [r for r in read_records(DATA / "pychess" / "mate_in_3.pgn") if isinstance(r, GameRecord)][0]
+    record = next(r for r in read_records(DATA / "pychess" / "mate_in_3.pgn") if isinstance(r, GameRecord))
     with open_engine() as engine:
         assert engine is None
         assert analyse(record.start_board(), record.solution, engine=engine).facts["mateVerification"] == "proven"
@@ -200,12 +222,24 @@ def test_classify_prints_the_documented_shape_for_csv_and_pgn():
 
 
 def test_imported_positions_carry_facts_status_and_detected_classes(data_store):
-    result = run_cli("query", "--format", "json", """
+    result = run_cli(
+        "query",
+        "--format",
+        "json",
+        """
         SELECT ?status (COUNT(*) AS ?n) WHERE { ?p a cp:MateInTwo ; cp:mateVerification ?status }
-        GROUP BY ?status""", store=data_store)
+        GROUP BY ?status""",
+        store=data_store,
+    )
     counts = {b["status"]["value"]: int(b["n"]["value"]) for b in json.loads(result.output)["results"]["bindings"]}
     assert counts.get("proven", 0) >= 96
-    detected = run_cli("query", "--format", "json", """
+    detected = run_cli(
+        "query",
+        "--format",
+        "json",
+        """
         SELECT (COUNT(*) AS ?n) WHERE { ?p cp:themeDetected cp:DoubleAttack ; cp:gamePhase ?phase ;
-                                         cp:materialSignature ?sig }""", store=data_store)
+                                         cp:materialSignature ?sig }""",
+        store=data_store,
+    )
     assert int(json.loads(detected.output)["results"]["bindings"][0]["n"]["value"]) > 0

@@ -12,8 +12,8 @@ import pytest
 from pyoxigraph import NamedNode
 
 from chesskb.kb.store import open_store
-from chesskb.queries.source_statements import graph_statements, source_statements
 from chesskb.kb.vocab import CP
+from chesskb.queries.source_statements import graph_statements, source_statements
 from chesskb.service.app import create_app
 from tests.conftest import DATA, run_cli
 from tests.live_server import live_server
@@ -54,8 +54,12 @@ def test_invalid_fens_and_illegal_solutions_are_refused(store: Path) -> None:
     illegal = client.post("/author/save", json={"fen": BACK_RANK, "moves": [{"uci": "a1b3"}]}, headers=HEADERS)
     assert illegal.status_code == 422 and "not legal" in illegal.get_json()["error"]
     assert client.post("/author/save", json={"fen": BACK_RANK, "moves": []}, headers=HEADERS).status_code == 422
-    assert client.post("/author/save", json={"fen": BACK_RANK, "moves": [{"uci": "a1a8"}], "themes": ["Nope"]},
-                       headers=HEADERS).status_code == 422
+    assert (
+        client.post(
+            "/author/save", json={"fen": BACK_RANK, "moves": [{"uci": "a1a8"}], "themes": ["Nope"]}, headers=HEADERS
+        ).status_code
+        == 422
+    )
     assert "authored" not in {s["name"] for s in _sources(store)}
 
 
@@ -65,21 +69,33 @@ def _sources(store: Path) -> list[dict]:
 
 def test_saved_exercises_join_the_source_with_themes_comments_and_analysis(store: Path) -> None:
     client = _client(store)
-    first = {"fen": BACK_RANK, "moves": [{"uci": "a1a8", "comment": "the back rank is weak"}],
-             "themes": ["BackRankMate"], "source": "my-lessons", "title": "Lesson 1"}
+    first = {
+        "fen": BACK_RANK,
+        "moves": [{"uci": "a1a8", "comment": "the back rank is weak"}],
+        "themes": ["BackRankMate"],
+        "source": "my-lessons",
+        "title": "Lesson 1",
+    }
     saved = client.post("/author/save", json=first, headers=HEADERS).get_json()
     assert saved["saved"] and saved["games"] == 1
-    second = {"fen": "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
-              "moves": [{"uci": "h5f7", "comment": "Scholar's mate"}], "themes": ["MateInOne"], "source": "my-lessons"}
+    second = {
+        "fen": "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        "moves": [{"uci": "h5f7", "comment": "Scholar's mate"}],
+        "themes": ["MateInOne"],
+        "source": "my-lessons",
+    }
     again = client.post("/author/save", json=second, headers=HEADERS).get_json()
     assert again["games"] == 2
     kb = open_store(str(store))
     said = source_statements(kb, NamedNode("https://w3id.org/chesskb/id/graph/my-lessons"))  # what the source says
-    themes = {(q.subject.value, q.object.value.rsplit("#", 1)[1]) for q in said
-              if q.predicate == CP.term("themeFromSource")}
+    themes = {
+        (q.subject.value, q.object.value.rsplit("#", 1)[1]) for q in said if q.predicate == CP.term("themeFromSource")
+    }
     assert (saved["position"], "BackRankMate") in themes and (again["position"], "MateInOne") in themes
-    detected = {row["c"].value.rsplit("#", 1)[1] for row in kb.query(
-        f"SELECT ?c WHERE {{ <{saved['position']}> cp:themeDetected ?c }}")}
+    detected = {
+        row["c"].value.rsplit("#", 1)[1]
+        for row in kb.query(f"SELECT ?c WHERE {{ <{saved['position']}> cp:themeDetected ?c }}")
+    }
     assert "MateInOne" in detected  # the importer's own analysis ran on the authored exercise
     page = client.get("/page", query_string={"iri": saved["position"]}, headers={"Accept": "text/html"})
     assert "the back rank is weak" in page.get_data(as_text=True)
@@ -87,8 +103,11 @@ def test_saved_exercises_join_the_source_with_themes_comments_and_analysis(store
 
 
 def test_download_as_pgn_reads_back_with_python_chess(store: Path) -> None:
-    response = _client(store).post("/author/pgn", json={
-        "fen": BACK_RANK, "moves": [{"uci": "a1a8", "comment": "mate"}], "themes": ["BackRankMate"]}, headers=HEADERS)
+    response = _client(store).post(
+        "/author/pgn",
+        json={"fen": BACK_RANK, "moves": [{"uci": "a1a8", "comment": "mate"}], "themes": ["BackRankMate"]},
+        headers=HEADERS,
+    )
     assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
     game = chess.pgn.read_game(__import__("io").StringIO(response.get_data(as_text=True)))
     assert game.headers["FEN"] == BACK_RANK and game.headers["SetUp"] == "1"
@@ -98,11 +117,12 @@ def test_download_as_pgn_reads_back_with_python_chess(store: Path) -> None:
 
 # -- in a real browser -----------------------------------------------------------------------------
 
+
 @pytest.fixture()
 def served(store: Path) -> Iterator[str]:
-    from tests.live_server import serve
-
     import os
+
+    from tests.live_server import serve
 
     os.environ["CHESSKB_AUTHOR_TOKEN"] = TOKEN
     try:
@@ -149,8 +169,11 @@ def test_a_teacher_writes_an_exercise_in_the_browser(served: str, store: Path) -
         # ... and builds a course of it, in the same page, without a file
         page.goto(served + "/author")
         page.fill("#token", TOKEN)
-        page.fill("#course-text", "id: from-browser\ntitle: From the browser\nchapters:\n"
-                                  "  - {title: Lesson one, level: beginner, select: {source: browser-lessons}}\n")
+        page.fill(
+            "#course-text",
+            "id: from-browser\ntitle: From the browser\nchapters:\n"
+            "  - {title: Lesson one, level: beginner, select: {source: browser-lessons}}\n",
+        )
         page.click("#save-course")
         page.wait_for_selector("#course-status:text-matches('^Saved')")
         page.click("#course-status a")
@@ -165,12 +188,16 @@ def test_a_course_is_built_in_the_browser_form_without_files(tmp_path: Path) -> 
     store = tmp_path / "store"
     assert run_cli("import", str(DATA / "lichess" / "puzzles.csv"), store=store).exit_code == 0
     client = _client(store)
-    text = ("id: club-week-1\ntitle: {en: Club week 1}\nchapters:\n"
-            "  - {title: Mates, level: beginner, select: {theme: MateInOne, limit: 3}}\n"
-            "  - {title: Forks, level: intermediate, select: {theme: DoubleAttack, limit: 2}}\n")
+    text = (
+        "id: club-week-1\ntitle: {en: Club week 1}\nchapters:\n"
+        "  - {title: Mates, level: beginner, select: {theme: MateInOne, limit: 3}}\n"
+        "  - {title: Forks, level: intermediate, select: {theme: DoubleAttack, limit: 2}}\n"
+    )
     # without the token: refused (from another address, which now waits before its next try)
-    assert client.post("/author/course", json={"course": text},
-                       environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 403
+    assert (
+        client.post("/author/course", json={"course": text}, environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code
+        == 403
+    )
     saved = client.post("/author/course", json={"course": text}, headers=HEADERS).get_json()
     assert saved == {"saved": True, "course": "club-week-1", "chapters": 2, "exercises": 5}
     page = client.get("/course/club-week-1.json").get_json()
@@ -183,10 +210,13 @@ def test_a_course_is_built_in_the_browser_form_without_files(tmp_path: Path) -> 
 
 SOURCE_GRAPH = "https://w3id.org/chesskb/id/graph/{}"
 # Eight back-rank mates (rook files and ranks): distinct exercises, each a legal one-move solution.
-ROOK_MATES = ([(f"6k1/5ppp/8/8/8/8/8/{rank} w - - 0 1", f"{file}1{file}8")
-               for rank, file in (("R5K1", "a"), ("1R4K1", "b"), ("2R3K1", "c"), ("3R2K1", "d"), ("4R1K1", "e"))]
-              + [(f"6k1/5ppp/8/8/8/8/{rank}/6K1 w - - 0 1", f"{file}2{file}8")
-                 for rank, file in (("R7", "a"), ("1R6", "b"), ("2R5", "c"))])
+ROOK_MATES = [
+    (f"6k1/5ppp/8/8/8/8/8/{rank} w - - 0 1", f"{file}1{file}8")
+    for rank, file in (("R5K1", "a"), ("1R4K1", "b"), ("2R3K1", "c"), ("3R2K1", "d"), ("4R1K1", "e"))
+] + [
+    (f"6k1/5ppp/8/8/8/8/{rank}/6K1 w - - 0 1", f"{file}2{file}8")
+    for rank, file in (("R7", "a"), ("1R6", "b"), ("2R5", "c"))
+]
 
 
 def _fen_ok(fen: str) -> str:
@@ -208,9 +238,12 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={**HEADERS, "Content-Type": "application/json",
-                                              "Accept": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={**HEADERS, "Content-Type": "application/json", "Accept": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, json.loads(response.read())
@@ -220,8 +253,10 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
 
 def _statements(store: Path, graphs: list[str]) -> set[tuple[str, str, str, str]]:
     """What the graphs say (a source's graphs decoded: queries/source_statements.py)."""
-    return {(q.subject.value, q.predicate.value, str(q.object), q.graph_name.value)
-            for q in graph_statements(open_store(str(store)), [NamedNode(g) for g in graphs])}
+    return {
+        (q.subject.value, q.predicate.value, str(q.object), q.graph_name.value)
+        for q in graph_statements(open_store(str(store)), [NamedNode(g) for g in graphs])
+    }
 
 
 def test_concurrent_saves_are_all_kept_or_refused_never_lost(live: tuple[str, Path]) -> None:
@@ -235,8 +270,9 @@ def test_concurrent_saves_are_all_kept_or_refused_never_lost(live: tuple[str, Pa
 
     def save(fen: str, uci: str) -> None:
         barrier.wait()
-        status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": uci, "comment": "mate"}],
-                                                    "source": "club-lessons"})
+        status, body = _post(
+            url + "/author/save", {"fen": fen, "moves": [{"uci": uci, "comment": "mate"}], "source": "club-lessons"}
+        )
         answers.append((status, body, fen))
 
     threads = [threading.Thread(target=save, args=exercise) for exercise in ROOK_MATES]
@@ -253,8 +289,10 @@ def test_concurrent_saves_are_all_kept_or_refused_never_lost(live: tuple[str, Pa
     assert stored == kept  # every save that said "saved" is there, and nothing else
     assert {s["name"]: s["games"] for s in _sources(store)}["club-lessons"] == len(kept)
     assert max(body["games"] for status, body, _ in answers if status == 200) == len(kept)
-    print(f"concurrent saves: {len(answers)} at once, {len(kept)} kept, "
-          f"{sum(status == 409 for status, _, _ in answers)} refused with 409, 0 lost")
+    print(
+        f"concurrent saves: {len(answers)} at once, {len(kept)} kept, "
+        f"{sum(status == 409 for status, _, _ in answers)} refused with 409, 0 lost"
+    )
 
 
 def test_saving_into_a_lichess_source_keeps_everything_it_held(live: tuple[str, Path]) -> None:
@@ -263,12 +301,15 @@ def test_saving_into_a_lichess_source_keeps_everything_it_held(live: tuple[str, 
     before = _statements(store, graphs)
     popularity = {s for s in before if s[1].endswith("#popularity") or s[1].endswith("#gameUrl")}
     assert popularity
-    course = ("id: lichess-week\ntitle: Lichess week\nchapters:\n"
-              "  - {title: Mates, level: beginner, select: {source: puzzles, limit: 4}}\n")
+    course = (
+        "id: lichess-week\ntitle: Lichess week\nchapters:\n"
+        "  - {title: Mates, level: beginner, select: {source: puzzles, limit: 4}}\n"
+    )
     status, _ = _post(url + "/author/course", {"course": course})
     assert status == 200
-    exercises_before = [e["iri"] for c in _get_json(url + "/course/lichess-week.json")["chapters"]
-                        for e in c["exercises"]]
+    exercises_before = [
+        e["iri"] for c in _get_json(url + "/course/lichess-week.json")["chapters"] for e in c["exercises"]
+    ]
     games_before = {s["name"]: s["games"] for s in _sources(store)}["puzzles"]
     fen, uci = ROOK_MATES[0]
     status, body = _post(url + "/author/save", {"fen": fen, "moves": [{"uci": uci}], "source": "puzzles"})
@@ -277,8 +318,9 @@ def test_saving_into_a_lichess_source_keeps_everything_it_held(live: tuple[str, 
     assert before <= after  # nothing the source held was dropped or rewritten
     assert {s[0] for s in after - before} >= {body["position"]}
     assert body["games"] == games_before + 1 == {s["name"]: s["games"] for s in _sources(store)}["puzzles"]
-    assert [e["iri"] for c in _get_json(url + "/course/lichess-week.json")["chapters"]
-            for e in c["exercises"]] == exercises_before
+    assert [
+        e["iri"] for c in _get_json(url + "/course/lichess-week.json")["chapters"] for e in c["exercises"]
+    ] == exercises_before
     files = json.loads(run_cli("sources", "--format", "json", store=store).output)
     assert next(s for s in files if s["name"] == "puzzles")["files"].split(", ") == ["authored.pgn", "puzzles.csv"]
 

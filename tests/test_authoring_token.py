@@ -14,14 +14,18 @@ BODY = json.dumps({"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "moves": ["a1a8"]
 
 
 def _check(base: str, token: str, source: str) -> tuple[int, dict[str, str]]:
-    status, headers, _ = http("POST", base + "/author/check", body=BODY, source=source,
-                              headers={"Content-Type": "application/json", "X-Author-Token": token})
+    status, headers, _ = http(
+        "POST",
+        base + "/author/check",
+        body=BODY,
+        source=source,
+        headers={"Content-Type": "application/json", "X-Author-Token": token},
+    )
     return status, headers
 
 
 def test_wrong_tokens_are_delayed_per_address(small_store):
-    process, base = start_server(small_store, "--author-token-delay", "1",
-                                 env={"CHESSKB_AUTHOR_TOKEN": TOKEN})
+    process, base = start_server(small_store, "--author-token-delay", "1", env={"CHESSKB_AUTHOR_TOKEN": TOKEN})
     try:
         started = time.monotonic()
         answers = [_check(base, f"guess-{n}", "127.0.0.3") for n in range(40)]

@@ -58,6 +58,7 @@ def culprits(report: dict) -> set[str]:
 
 # --- the real collections ------------------------------------------------------------------------
 
+
 def test_data_kb_checks_clean_and_records_what_its_sources_disagree_on(data_store: Path, tmp_path: Path) -> None:
     store = tmp_path / "copy"
     shutil.copytree(data_store, store, symlinks=True)
@@ -71,11 +72,15 @@ def test_data_kb_checks_clean_and_records_what_its_sources_disagree_on(data_stor
     sources = json.loads(run_cli("sources", "--format", "json", store=store).stdout)
     assert sorted(report["checked"]) == sorted([s["name"] for s in sources] + ["(all sources)"])  # consistent:
     kb = open_store(str(store))  # so every source is also reasoned over together
-    dates = {row["d"].value for row in kb.query(
-        "SELECT ?d WHERE { ?e cp:eventName 'Casual game, knight odds' ; cp:eventDate ?d }")}
+    dates = {
+        row["d"].value
+        for row in kb.query("SELECT ?d WHERE { ?e cp:eventName 'Casual game, knight odds' ; cp:eventDate ?d }")
+    }
     assert {"1788", "1788.03.30"} <= dates
-    disagree = {row["p"].value.rsplit("#", 1)[-1] for row in kb.query(
-        "SELECT ?p WHERE { ?e cp:eventName 'Casual game, knight odds' ; cp:sourcesDisagreeOn ?p }")}
+    disagree = {
+        row["p"].value.rsplit("#", 1)[-1]
+        for row in kb.query("SELECT ?p WHERE { ?e cp:eventName 'Casual game, knight odds' ; cp:sourcesDisagreeOn ?p }")
+    }
     assert ("eventDate" in disagree) == (len({d for d in dates if len(d) == 10}) > 1)  # 03.30 vs 03.31
     assert any("xsd:date" in note and "xsd:string" in note for note in report["notes"])  # says what it retyped
 
@@ -86,8 +91,12 @@ def test_data_kb_checks_clean_and_records_what_its_sources_disagree_on(data_stor
 
 def test_a_consistent_store_exits_0_and_checks_all_sources_together(tmp_path: Path) -> None:
     store = tmp_path / "s"
-    assert run_cli("import", str(DATA / "pychess" / "mate_in_3.pgn"), str(DATA / "seed" / "seed-000-sample.pgn"),
-                   store=store).exit_code == 0
+    assert (
+        run_cli(
+            "import", str(DATA / "pychess" / "mate_in_3.pgn"), str(DATA / "seed" / "seed-000-sample.pgn"), store=store
+        ).exit_code
+        == 0
+    )
     code, report = check(store)
     assert code == 0, report
     assert report["consistent"] is True and report["inconsistencies"] == []
@@ -102,14 +111,17 @@ def test_a_consistent_store_exits_0_and_checks_all_sources_together(tmp_path: Pa
 
 # --- inconsistent on purpose ---------------------------------------------------------------------
 
+
 def test_ontology_declares_player_and_position_disjoint() -> None:
     from chesskb import ontology
 
     graph = rdflib.Graph().parse(data=ontology.turtle_text(), format="turtle")
     from rdflib.collection import Collection
 
-    groups = [set(Collection(graph, graph.value(node, rdflib.OWL.members)))
-              for node in graph.subjects(rdflib.RDF.type, rdflib.OWL.AllDisjointClasses)]
+    groups = [
+        set(Collection(graph, graph.value(node, rdflib.OWL.members)))
+        for node in graph.subjects(rdflib.RDF.type, rdflib.OWL.AllDisjointClasses)
+    ]
     assert any({CP_NS.Player, CP_NS.Position} <= group for group in groups)
 
 
@@ -135,8 +147,11 @@ def test_a_game_with_two_results_from_two_sources_is_a_recorded_conflict(tmp_pat
     store = small_store(tmp_path)
     first_game = CHECKMATE.read_text(encoding="utf-8").split("\n\n[")[0]
     assert '[Result "1-0"]' in first_game or '[Result "0-1"]' in first_game
-    swapped = first_game.replace('[Result "1-0"]', '[Result "X"]').replace('[Result "0-1"]', '[Result "1-0"]') \
+    swapped = (
+        first_game.replace('[Result "1-0"]', '[Result "X"]')
+        .replace('[Result "0-1"]', '[Result "1-0"]')
         .replace('[Result "X"]', '[Result "0-1"]')
+    )
     copy = tmp_path / "copy.pgn"
     copy.write_text(swapped + "\n", encoding="utf-8")
     assert run_cli("import", str(copy), store=store).exit_code == 0
@@ -144,8 +159,7 @@ def test_a_game_with_two_results_from_two_sources_is_a_recorded_conflict(tmp_pat
     assert code == 0 and report["inconsistencies"] == []
     assert "copy" in report["checked"] and "test-checkmate" in report["checked"]
     kb = open_store(str(store))
-    two_results = {row["m"].value for row in kb.query(
-        "SELECT ?m WHERE { ?m cp:result ?a, ?b FILTER(?a != ?b) }")}
+    two_results = {row["m"].value for row in kb.query("SELECT ?m WHERE { ?m cp:result ?a, ?b FILTER(?a != ?b) }")}
     assert len(two_results) == 1
     annotated = {row["m"].value for row in kb.query("SELECT ?m WHERE { ?m cp:sourcesDisagreeOn cp:result }")}
     assert annotated == two_results
@@ -179,6 +193,7 @@ def test_source_option_checks_one_source(tmp_path: Path) -> None:
 
 # --- SHACL --------------------------------------------------------------------------------------
 
+
 def test_shacl_violations_are_listed_with_label_and_iri(tmp_path: Path) -> None:
     store = small_store(tmp_path)
     base = IriMinter().base
@@ -188,26 +203,38 @@ def test_shacl_violations_are_listed_with_label_and_iri(tmp_path: Path) -> None:
     label = NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
     date = Literal("1994-02-30", datatype=NamedNode(XSD + "date"))
     add_to_source(
-        store, "test-checkmate",
-        (position, RDF_TYPE, CP.MateInTwo), (position, label, Literal("Broken position")),
+        store,
+        "test-checkmate",
+        (position, RDF_TYPE, CP.MateInTwo),
+        (position, label, Literal("Broken position")),
         (position, CP.fen, Literal("8/8/8/8/8/8/8/8 w - - 0 1")),  # well formed, no kings
-        (match, RDF_TYPE, CP.Match), (match, label, Literal("Broken game")),
-        (match, CP.result, Literal("2-0")), (match, CP.date, Literal("1994.02.30")),
+        (match, RDF_TYPE, CP.Match),
+        (match, label, Literal("Broken game")),
+        (match, CP.result, Literal("2-0")),
+        (match, CP.date, Literal("1994.02.30")),
         (match, CP.gameDate, date),
-        (player, RDF_TYPE, CP.Player), (player, label, Literal("Nobody")),
-        (player, CP.name, Literal("  ")), (player, CP.elo, Literal(5000)),
+        (player, RDF_TYPE, CP.Player),
+        (player, label, Literal("Nobody")),
+        (player, CP.name, Literal("  ")),
+        (player, CP.elo, Literal(5000)),
     )
     code, report = check(store, "--no-cache")
     assert code == 1
     found = {(v["iri"], v["path"]) for v in report["shacl_violations"]}
-    assert {(position.value, "cp:fen"), (position.value, "cp:hasMatch"), (match.value, "cp:result"),
-            (match.value, "cp:date"), (match.value, "cp:gameDate"), (player.value, "cp:name"),
-            (player.value, "cp:elo")} <= found
+    assert {
+        (position.value, "cp:fen"),
+        (position.value, "cp:hasMatch"),
+        (match.value, "cp:result"),
+        (match.value, "cp:date"),
+        (match.value, "cp:gameDate"),
+        (player.value, "cp:name"),
+        (player.value, "cp:elo"),
+    } <= found
     assert all(v["label"] for v in report["shacl_violations"] if v["iri"].startswith(base + "position/handmade"))
     fen = next(v for v in report["shacl_violations"] if v["path"] == "cp:fen")
     assert "king" in fen["message"]
     text = run_cli("check", store=store).stdout
-    assert f"<{position.value}> \"Broken position\" cp:fen" in text
+    assert f'<{position.value}> "Broken position" cp:fen' in text
     assert "SHACL violation" in text
 
 
@@ -222,6 +249,7 @@ def test_fen_and_date_rules_beside_shacl() -> None:
 
 
 # --- cache ---------------------------------------------------------------------------------------
+
 
 def test_an_unchanged_source_comes_from_the_cache_a_changed_one_is_checked(tmp_path: Path) -> None:
     store = small_store(tmp_path)
@@ -271,8 +299,8 @@ def test_pellet_checks_or_says_which_java_it_needs(tmp_path: Path) -> None:
 
 # --- the Protégé export -------------------------------------------------------------------------
 
-def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data_store: Path,
-                                                                            tmp_path: Path) -> None:
+
+def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data_store: Path, tmp_path: Path) -> None:
     import owlready2
 
     from chesskb.kb.checks.owl import run_reasoner
@@ -280,10 +308,16 @@ def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data
     out = tmp_path / "kb.owl"
     assert run_cli("export", "--format", "owl", "-o", str(out), store=data_store).exit_code == 0
     graph = rdflib.Graph().parse(out, format="xml")
-    assert (rdflib.URIRef("http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl"),
-            rdflib.OWL.versionIRI, None) in graph
-    in_rdflib = Counter(str(o) for s, o in graph.subject_objects(rdflib.RDF.type)
-                        if str(o).startswith(str(CP_NS)) and (s, rdflib.RDF.type, rdflib.OWL.NamedIndividual) in graph)
+    assert (
+        rdflib.URIRef("http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl"),
+        rdflib.OWL.versionIRI,
+        None,
+    ) in graph
+    in_rdflib = Counter(
+        str(o)
+        for s, o in graph.subject_objects(rdflib.RDF.type)
+        if str(o).startswith(str(CP_NS)) and (s, rdflib.RDF.type, rdflib.OWL.NamedIndividual) in graph
+    )
     kb = open_store(str(data_store))
     in_store = Counter()
     for row in kb.query("""SELECT ?c (COUNT(DISTINCT ?x) AS ?n) WHERE { GRAPH ?g { ?x a ?c }
@@ -292,16 +326,22 @@ def test_owl_export_reloads_with_the_same_individuals_per_class_and_reasons(data
     assert in_rdflib == in_store
     world = owlready2.World()
     world.get_ontology(out.as_uri()).load()
-    in_owlready = Counter(parent.iri for ind in world.individuals() for parent in ind.is_a
-                          if getattr(parent, "iri", "").startswith(str(CP_NS)))
+    in_owlready = Counter(
+        parent.iri
+        for ind in world.individuals()
+        for parent in ind.is_a
+        if getattr(parent, "iri", "").startswith(str(CP_NS))
+    )
     assert in_owlready == in_store
     unlabelled = [ind.iri for ind in world.individuals() if not ind.label]
     assert unlabelled == []
     world.close()
 
     single = tmp_path / "mate_in_2.owl"
-    assert run_cli("export", "--format", "owl", "--source", "mate_in_2", "-o", str(single),
-                   store=data_store).exit_code == 0
+    assert (
+        run_cli("export", "--format", "owl", "--source", "mate_in_2", "-o", str(single), store=data_store).exit_code
+        == 0
+    )
     from pyoxigraph import RdfFormat, parse
 
     verdict = run_reasoner([t for t in parse(path=str(single), format=RdfFormat.RDF_XML)])
@@ -321,14 +361,14 @@ def _owlready_statements(path: Path) -> tuple[int, set]:
     return total, named
 
 
-def test_owlxml_export_says_in_owl_xml_exactly_what_the_owl_export_says(data_store: Path,
-                                                                         tmp_path: Path) -> None:
+def test_owlxml_export_says_in_owl_xml_exactly_what_the_owl_export_says(data_store: Path, tmp_path: Path) -> None:
     rdfxml, owlxml = tmp_path / "kb.owl", tmp_path / "kb.owx"
     for fmt, out in (("owl", rdfxml), ("owlxml", owlxml)):
-        assert run_cli("export", "--format", fmt, "--source", "mate_in_2", "-o", str(out),
-                       store=data_store).exit_code == 0
+        assert (
+            run_cli("export", "--format", fmt, "--source", "mate_in_2", "-o", str(out), store=data_store).exit_code == 0
+        )
     head = owlxml.read_text(encoding="utf-8")[:2000]
-    assert "<Ontology xmlns=\"http://www.w3.org/2002/07/owl#\"" in head
+    assert '<Ontology xmlns="http://www.w3.org/2002/07/owl#"' in head
     assert 'ontologyIRI="http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl"' in head
     assert 'versionIRI="' in head
     total_owl, named_owl = _owlready_statements(rdfxml)
@@ -338,8 +378,9 @@ def test_owlxml_export_says_in_owl_xml_exactly_what_the_owl_export_says(data_sto
     assert any(p == rdflib.RDFS.label and getattr(o, "language", None) == "es" for _, p, o in named_owx)
 
 
-def test_owlxml_export_without_java_exits_2_and_writes_nothing(data_store: Path, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_owlxml_export_without_java_exits_2_and_writes_nothing(
+    data_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import owlready2
 
     monkeypatch.setattr(owlready2, "JAVA_EXE", str(tmp_path / "no-java-here"))
@@ -364,13 +405,21 @@ def test_axioms_named_are_the_ones_the_statements_break() -> None:
 
 
 def test_text_report_escapes_control_characters_in_data() -> None:
-    from chesskb.kb.findings import shacl_finding
     from chesskb.kb.checks.runner import CheckReport
+    from chesskb.kb.findings import shacl_finding
     from chesskb.service.commands.check import render_text
 
-    report = CheckReport(reasoner="hermit", shacl_violations=[
-        shacl_finding("https://w3id.org/chesskb/id/player/x", "Evil\x1b[2J\x07 name", "cp:name",
-                      "a player's name is not empty")])
+    report = CheckReport(
+        reasoner="hermit",
+        shacl_violations=[
+            shacl_finding(
+                "https://w3id.org/chesskb/id/player/x",
+                "Evil\x1b[2J\x07 name",
+                "cp:name",
+                "a player's name is not empty",
+            )
+        ],
+    )
     text = render_text(report)
     assert "\x1b" not in text and "\x07" not in text
     assert "Evil\\x1b[2J\\x07 name" in text and "1 SHACL violation(s):" in text

@@ -113,20 +113,29 @@ def _for_hermit(triple):
 
 def test_owl_export_parses_back_to_the_same_triples_and_loads_in_owlready2(tmp_path: Path) -> None:
     store = tmp_path / "s"
-    assert run_cli("import", str(DATA / "pychess" / "mate_in_3.pgn"), str(DATA / "seed" / "seed-000-sample.pgn"),
-                   store=store).exit_code == 0
+    assert (
+        run_cli(
+            "import", str(DATA / "pychess" / "mate_in_3.pgn"), str(DATA / "seed" / "seed-000-sample.pgn"), store=store
+        ).exit_code
+        == 0
+    )
     out = tmp_path / "kb.owl"
     result = run_cli("export", "--format", "owl", "-o", str(out), store=store)
     assert result.exit_code == 0
     graph = rdflib.Graph().parse(out, format="xml")
     exported = {t for t in graph if not isinstance(t[0], rdflib.BNode) and not isinstance(t[2], rdflib.BNode)}
     declared = {t for t in exported if t[2] == rdflib.OWL.NamedIndividual}
-    expected = {_for_hermit(t) for t in _store_triples(store)
-                if not isinstance(t[0], rdflib.BNode) and not isinstance(t[2], rdflib.BNode)}
+    expected = {
+        _for_hermit(t)
+        for t in _store_triples(store)
+        if not isinstance(t[0], rdflib.BNode) and not isinstance(t[2], rdflib.BNode)
+    }
     assert exported - declared == expected
-    assert {s for s, _, _ in declared} == {s for s, p, o in expected
-                                           if p == rdflib.RDF.type and str(o).startswith(str(CP))
-                                           and not str(s).startswith(str(CP))}
+    assert {s for s, _, _ in declared} == {
+        s
+        for s, p, o in expected
+        if p == rdflib.RDF.type and str(o).startswith(str(CP)) and not str(s).startswith(str(CP))
+    }
     import owlready2
 
     world = owlready2.World()
@@ -136,14 +145,14 @@ def test_owl_export_parses_back_to_the_same_triples_and_loads_in_owlready2(tmp_p
     assert {m.iri for m in mates} <= {str(s) for s, _, o in graph.triples((None, rdflib.RDF.type, None))}
 
 
-@pytest.mark.parametrize("fmt, rdflib_format", [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"),
-                                                ("jsonld", "json-ld")])
+@pytest.mark.parametrize(
+    "fmt, rdflib_format", [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"), ("jsonld", "json-ld")]
+)
 def test_other_exports_parse(tmp_path: Path, fmt: str, rdflib_format: str) -> None:
     store = tmp_path / "s"
     assert run_cli("import", str(DATA / "seed" / "seed-000-sample.pgn"), store=store).exit_code == 0
     out = tmp_path / f"kb.{fmt}"
-    assert run_cli("export", "--format", fmt, "-o", str(out), "--source", "seed-000-sample",
-                   store=store).exit_code == 0
+    assert run_cli("export", "--format", fmt, "-o", str(out), "--source", "seed-000-sample", store=store).exit_code == 0
     fen = rdflib.URIRef("http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#fen")
     if fmt == "nq":
         dataset = rdflib.Dataset()
@@ -176,8 +185,12 @@ def test_unknown_source_export_is_an_error(tmp_path: Path) -> None:
 
     from .conftest import ROOT
 
-    result = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "export", "--format",
-                             "ttl", "--source", "nope"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "export", "--format", "ttl", "--source", "nope"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 1
     assert result.stderr.strip() == f"error: no source named 'nope' in {store}"
 
@@ -190,10 +203,14 @@ def test_bench_queries_times_every_query_with_defaults(data_store) -> None:
     rows = json.loads(result.output)
     with_defaults = {q.name for q in list_queries() if all(p.default is not None for p in q.params)}
     assert {r["name"] for r in rows} == with_defaults
-    assert all(set(r) == {"name", "median_ms", "p95_ms", "rows"} and 0 <= r["median_ms"] <= r["p95_ms"]
-               for r in rows)
+    assert all(set(r) == {"name", "median_ms", "p95_ms", "rows"} and 0 <= r["median_ms"] <= r["p95_ms"] for r in rows)
     mate = next(r for r in rows if r["name"] == "mate-in-one")
-    count = run_cli("query", "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:MateInOne ; cp:fen ?f }",
-                    "--format", "json", store=data_store)
+    count = run_cli(
+        "query",
+        "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:MateInOne ; cp:fen ?f }",
+        "--format",
+        "json",
+        store=data_store,
+    )
     total = int(json.loads(count.output)["results"]["bindings"][0]["n"]["value"])
     assert total > 0 and mate["rows"] == min(100, total)  # the first page

@@ -22,8 +22,12 @@ from chesskb.kb.store.remote import RemoteStore
 from tests.conftest import DATA, run_cli
 from tests.live_server import oxigraph_binary, oxigraph_server
 
-FILES = [DATA / "pychess" / "mate_in_2.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn",
-         DATA / "lichess" / "puzzles.csv", DATA / "pgn-extract" / "odds.pgn"]
+FILES = [
+    DATA / "pychess" / "mate_in_2.pgn",
+    DATA / "games" / "kasparov-deep-blue-1997.pgn",
+    DATA / "lichess" / "puzzles.csv",
+    DATA / "pgn-extract" / "odds.pgn",
+]
 IMPORTED_AT = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#importedAt"
 ALL_QUADS = """SELECT ?g ?s ?p ?o WHERE { { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } }"""
 
@@ -43,16 +47,22 @@ def dataset(store) -> tuple[Counter, Counter]:
         if row["g"] is None:
             merge[(_text(row["s"]), str(row["p"]), _text(row["o"]))] += 1
         by_subject.setdefault(row["s"], []).append(
-            Quad(row["s"], row["p"], row["o"], row["g"] if row["g"] is not None else DefaultGraph()))
+            Quad(row["s"], row["p"], row["o"], row["g"] if row["g"] is not None else DefaultGraph())
+        )
     said: Counter = Counter()
     for subject, quads in by_subject.items():
         if isinstance(subject, BlankNode):  # the ontology's lists: a bookkeeping graph's, stored in full
-            said.update((str(q.graph_name), "_:", str(q.predicate), _text(q.object))
-                        for q in quads if not isinstance(q.graph_name, DefaultGraph))
+            said.update(
+                (str(q.graph_name), "_:", str(q.predicate), _text(q.object))
+                for q in quads
+                if not isinstance(q.graph_name, DefaultGraph)
+            )
             continue
         for owner, statements in layout.decode(quads).items():
-            said.update((str(owner), _text(t.subject), str(t.predicate), _text(t.object))
-                        for t in {q.triple for q in statements})
+            said.update(
+                (str(owner), _text(t.subject), str(t.predicate), _text(t.object))
+                for t in {q.triple for q in statements}
+            )
     return merge, said
 
 
@@ -64,8 +74,9 @@ def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path)
     with gzip.open(output, "rt", encoding="utf-8") as handle:
         assert handle.readline().rstrip().endswith(".")
     loaded = tmp_path / "oxigraph"
-    subprocess.run([oxigraph_binary(), "load", "--location", str(loaded), "--file", str(output)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [oxigraph_binary(), "load", "--location", str(loaded), "--file", str(output)], check=True, capture_output=True
+    )
     embedded = tmp_path / "embedded"
     assert run_cli("import", "--jobs", "2", *map(str, FILES), store=embedded).exit_code == 0
 

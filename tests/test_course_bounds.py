@@ -26,7 +26,7 @@ CHAPTER = "{title: Mates, level: beginner, select: {theme: MateInTwo, source: ma
 
 def _bomb(chapters: int = 500) -> str:
     """A course whose chapters are all one aliased chapter: about 2 KB for 500 chapters."""
-    return ("id: bomb\ntitle: Bomb\nx: &c " + CHAPTER + "\nchapters: [" + ", ".join(["*c"] * chapters) + "]\n")
+    return "id: bomb\ntitle: Bomb\nx: &c " + CHAPTER + "\nchapters: [" + ", ".join(["*c"] * chapters) + "]\n"
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +48,24 @@ def test_the_alias_bomb_is_refused_fast_by_the_command(store: Path, tmp_path: Pa
     assert not [c for c in listed if c["iri"].endswith("/bomb")]
 
 
-@pytest.mark.parametrize(("text", "setting"), [
-    ("chapters: [" + ", ".join([CHAPTER] * (COURSE_MAX_CHAPTERS + 1)) + "]", "COURSE_MAX_CHAPTERS"),
-    ("chapters: [{title: All, level: beginner, select: {theme: MateInTwo, limit: " + str(COURSE_MAX_EXERCISES + 1)
-     + "}}]", "COURSE_MAX_EXERCISES"),
-    ("chapters: [{title: All, level: beginner, exercises: [" + ", ".join(["x"] * (COURSE_MAX_EXERCISES + 1))
-     + "]}]", "COURSE_MAX_EXERCISES"),
-])
+@pytest.mark.parametrize(
+    ("text", "setting"),
+    [
+        ("chapters: [" + ", ".join([CHAPTER] * (COURSE_MAX_CHAPTERS + 1)) + "]", "COURSE_MAX_CHAPTERS"),
+        (
+            "chapters: [{title: All, level: beginner, select: {theme: MateInTwo, limit: "
+            + str(COURSE_MAX_EXERCISES + 1)
+            + "}}]",
+            "COURSE_MAX_EXERCISES",
+        ),
+        (
+            "chapters: [{title: All, level: beginner, exercises: ["
+            + ", ".join(["x"] * (COURSE_MAX_EXERCISES + 1))
+            + "]}]",
+            "COURSE_MAX_EXERCISES",
+        ),
+    ],
+)
 def test_chapters_and_exercises_are_bounded(store: Path, tmp_path: Path, text: str, setting: str) -> None:
     path = tmp_path / "big.yaml"
     path.write_text("id: big\ntitle: Big\n" + text + "\n", encoding="utf-8")
@@ -64,8 +75,9 @@ def test_chapters_and_exercises_are_bounded(store: Path, tmp_path: Path, text: s
 
 def test_a_few_aliases_still_work(store: Path, tmp_path: Path) -> None:
     path = tmp_path / "aliases.yaml"
-    path.write_text("id: few\ntitle: Few\nx: &c " + CHAPTER + "\nchapters: [" + ", ".join(["*c"] * 3) + "]\n",
-                    encoding="utf-8")
+    path.write_text(
+        "id: few\ntitle: Few\nx: &c " + CHAPTER + "\nchapters: [" + ", ".join(["*c"] * 3) + "]\n", encoding="utf-8"
+    )
     assert COURSE_YAML_ALIASES >= 3
     result = run_cli("course", "import", str(path), store=store)
     assert result.exit_code == 0, result.output
@@ -76,14 +88,16 @@ def test_a_few_aliases_still_work(store: Path, tmp_path: Path) -> None:
 def test_the_authoring_page_refuses_the_bomb_and_keeps_serving(store: Path, tmp_path: Path) -> None:
     with live_server(store, env={"CHESSKB_AUTHOR_TOKEN": TOKEN}) as base:
         started = time.monotonic()
-        status, _, answer = http("POST", f"{base}/author/course", headers=AUTH,
-                                 body=json.dumps({"course": _bomb()}).encode())
+        status, _, answer = http(
+            "POST", f"{base}/author/course", headers=AUTH, body=json.dumps({"course": _bomb()}).encode()
+        )
         assert status == 422 and "COURSE_YAML_ALIASES" in json.loads(answer)["error"]
         assert time.monotonic() - started < 5
         assert http("GET", f"{base}/course/bomb.json")[0] == 404
         good = "id: good\ntitle: Good\nchapters: [" + CHAPTER + "]\n"
-        status, _, answer = http("POST", f"{base}/author/course", headers=AUTH,
-                                 body=json.dumps({"course": good}).encode())
+        status, _, answer = http(
+            "POST", f"{base}/author/course", headers=AUTH, body=json.dumps({"course": good}).encode()
+        )
         assert status == 200, answer
         page = json.loads(http("GET", f"{base}/course/good.json")[2])
         assert [len(chapter["exercises"]) for chapter in page["chapters"]] == [3]

@@ -22,15 +22,19 @@ chapters:
 
 def _mates_in_one() -> set[str]:
     with open(PUZZLES, encoding="utf-8", newline="") as handle:
-        return {f"{BASE}position/lichess-{row['PuzzleId']}" for row in csv.DictReader(handle)
-                if "mateIn1" in row["Themes"].split()}
+        return {
+            f"{BASE}position/lichess-{row['PuzzleId']}"
+            for row in csv.DictReader(handle)
+            if "mateIn1" in row["Themes"].split()
+        }
 
 
 def _exercises(store: Path) -> list[str]:
     exported = run_cli("course", "export", f"{BASE}course/skip-test", store=store)
     assert exported.exit_code == 0, exported.output
-    return [line.split("- ", 1)[1].strip() for line in exported.output.splitlines()
-            if line.strip().startswith("- http")]
+    return [
+        line.split("- ", 1)[1].strip() for line in exported.output.splitlines() if line.strip().startswith("- http")
+    ]
 
 
 def test_an_unchanged_course_is_not_imported_again(tmp_path: Path) -> None:

@@ -34,14 +34,20 @@ def _chapters(store: Path) -> list[tuple[int, str, list[tuple[str, int]]]]:
     for row in rows:
         order = int(row["order"].value)
         chapters.setdefault(order, (order, row["level"].value, []))[2].append(
-            (row["exercise"].value, int(row["difficulty"].value)))
+            (row["exercise"].value, int(row["difficulty"].value))
+        )
     return list(chapters.values())
 
 
 def test_the_shipped_course_has_five_chapters_by_level_easiest_first(store: Path) -> None:
     chapters = _chapters(store)
     assert [(order, level) for order, level, _ in chapters] == [
-        (1, "beginner"), (2, "intermediate"), (3, "intermediate"), (4, "advanced"), (5, "advanced")]
+        (1, "beginner"),
+        (2, "intermediate"),
+        (3, "intermediate"),
+        (4, "advanced"),
+        (5, "advanced"),
+    ]
     for _, _, items in chapters:
         assert 1 <= len(items) <= 8
         assert [d for _, d in items] == sorted(d for _, d in items)
@@ -49,15 +55,25 @@ def test_the_shipped_course_has_five_chapters_by_level_easiest_first(store: Path
     typed = {row["p"].value for row in open_store(str(store)).query("SELECT ?p WHERE { ?p a cp:MateInOne }")}
     assert mate_in_one <= typed
     mate_in_two = {iri for iri, _ in chapters[3][2]}
-    in_source = {row["p"].value for row in open_store(str(store)).query(
-        "SELECT ?p WHERE { GRAPH <https://w3id.org/chesskb/id/graph/mate_in_2> { ?p a cp:MateInTwo } }")}
+    in_source = {
+        row["p"].value
+        for row in open_store(str(store)).query(
+            "SELECT ?p WHERE { GRAPH <https://w3id.org/chesskb/id/graph/mate_in_2> { ?p a cp:MateInTwo } }"
+        )
+    }
     assert mate_in_two <= in_source
 
 
 def test_course_list_and_export_round_trip(store: Path, tmp_path: Path) -> None:
     listed = json.loads(run_cli("course", "list", "--format", "json", store=store).output)
-    assert listed == [{"iri": IRI, "title": "First steps in tactics", "chapters": 5,
-                       "exercises": sum(len(items) for _, _, items in _chapters(store))}]
+    assert listed == [
+        {
+            "iri": IRI,
+            "title": "First steps in tactics",
+            "chapters": 5,
+            "exercises": sum(len(items) for _, _, items in _chapters(store)),
+        }
+    ]
     exported = run_cli("course", "export", IRI, store=store)
     assert exported.exit_code == 0
     file = tmp_path / "again.yaml"
@@ -77,16 +93,23 @@ def _course_statements(store: Path) -> set[str]:
     return {str(quad.triple) for quad in open_store(str(store)).quads([graph])}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("id: x\ntitle: T\nchapters:\n  - {title: A, level: expert, select: {theme: MateInOne}}\n", "level must be"),
-    ("id: x\ntitle: T\nchapters:\n  - {title: A, level: beginner, select: {theme: Forky}}\n", "unknown class"),
-    ("id: x\ntitle: T\nchapters:\n  - {title: A, level: beginner, select: {theme: Zugzwang, source: nope}}\n",
-     "finds no exercise"),
-    ("id: X Y\ntitle: T\nchapters: []\n", "id:"),
-    ("id: x\ntitle: T\nchapters:\n  - {title: A, level: beginner, exercises: [https://example.org/none]}\n",
-     "no exercise"),
-    ("id: x\n  title: [\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("id: x\ntitle: T\nchapters:\n  - {title: A, level: expert, select: {theme: MateInOne}}\n", "level must be"),
+        ("id: x\ntitle: T\nchapters:\n  - {title: A, level: beginner, select: {theme: Forky}}\n", "unknown class"),
+        (
+            "id: x\ntitle: T\nchapters:\n  - {title: A, level: beginner, select: {theme: Zugzwang, source: nope}}\n",
+            "finds no exercise",
+        ),
+        ("id: X Y\ntitle: T\nchapters: []\n", "id:"),
+        (
+            "id: x\ntitle: T\nchapters:\n  - {title: A, level: beginner, exercises: [https://example.org/none]}\n",
+            "no exercise",
+        ),
+        ("id: x\n  title: [\n", "not valid YAML"),
+    ],
+)
 def test_bad_course_files_are_refused_with_the_reason(store: Path, tmp_path: Path, text: str, message: str) -> None:
     file = tmp_path / "bad.yaml"
     file.write_text(text, encoding="utf-8")
@@ -102,16 +125,24 @@ def test_course_pages_html_json_spanish_and_escaping(store: Path, tmp_path: Path
     listing = client.get("/courses.json").get_json()["courses"]
     assert [c["id"] for c in listing] == ["first-steps"]
     course = client.get("/course/first-steps.json").get_json()
-    assert [c["level"] for c in course["chapters"]] == ["beginner", "intermediate", "intermediate", "advanced",
-                                                        "advanced"]
+    assert [c["level"] for c in course["chapters"]] == [
+        "beginner",
+        "intermediate",
+        "intermediate",
+        "advanced",
+        "advanced",
+    ]
     assert [e["iri"] for e in course["chapters"][0]["exercises"]] == [iri for iri, _ in _chapters(store)[0][2]]
     spanish = client.get("/course/first-steps?lang=es").get_data(as_text=True)
     assert "Capítulo 1: Mate en una" in spanish and "principiante" in spanish
     assert client.get("/course/none").status_code == 404
     hostile = tmp_path / "hostile.yaml"
-    hostile.write_text("id: hostile\ntitle: '<script>alert(1)</script>'\nchapters:\n"
-                       "  - {title: '\"><img src=x onerror=alert(2)>', level: beginner, select: {theme: MateInOne, "
-                       "limit: 2}}\n", encoding="utf-8")
+    hostile.write_text(
+        "id: hostile\ntitle: '<script>alert(1)</script>'\nchapters:\n"
+        "  - {title: '\"><img src=x onerror=alert(2)>', level: beginner, select: {theme: MateInOne, "
+        "limit: 2}}\n",
+        encoding="utf-8",
+    )
     assert run_cli("course", "import", str(hostile), store=store).exit_code == 0
     body = client.get("/course/hostile").get_data(as_text=True)
     assert "<script>alert(1)" not in body and "&lt;script&gt;alert(1)" in body

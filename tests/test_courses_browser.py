@@ -5,7 +5,6 @@ an upload into a fresh browser."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-
 from pathlib import Path
 
 import pytest

@@ -5,6 +5,7 @@ the README announces; the second start reinstalls nothing, re-imports no source 
 change and chooses no course again, which their own reports say; a changed file is imported again, and
 only that one.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,19 +22,29 @@ import pytest
 from tests.live_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO_SOURCES = ("puzzles", "mate_in_2", "mate_in_3", "seed-000-sample", "kasparov-deep-blue-1997",
-                "odds", "seed-001-openings")
+DEMO_SOURCES = (
+    "puzzles",
+    "mate_in_2",
+    "mate_in_3",
+    "seed-000-sample",
+    "kasparov-deep-blue-1997",
+    "odds",
+    "seed-001-openings",
+)
 #: Every line demo.sh may print, as the README's "The two commands" announces them.
-ANNOUNCED = tuple(re.compile(pattern) for pattern in (
-    r"ready: \.venv/bin/chesskb",
-    r"imported \d+ games into (\d+ sources: .*|source \S+) .* -> .+",
-    r"unchanged, not imported again: \d+ source\(s\): .+",
-    r"notes on the bundled files \(expected, see README\): \d+ in .+\.import-notes\.txt",
-    r"imported course [a-z0-9-]+: \d+ chapters, \d+ exercises",
-    r"course unchanged, not imported again: data/courses/.+\.yaml",
-    r"query workers: network isolation .+",
-    r"serving .+ on http://127\.0\.0\.1:\d+/ \(SPARQL at /sparql; Ctrl-C stops\)",
-))
+ANNOUNCED = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"ready: \.venv/bin/chesskb",
+        r"imported \d+ games into (\d+ sources: .*|source \S+) .* -> .+",
+        r"unchanged, not imported again: \d+ source\(s\): .+",
+        r"notes on the bundled files \(expected, see README\): \d+ in .+\.import-notes\.txt",
+        r"imported course [a-z0-9-]+: \d+ chapters, \d+ exercises",
+        r"course unchanged, not imported again: data/courses/.+\.yaml",
+        r"query workers: network isolation .+",
+        r"serving .+ on http://127\.0\.0\.1:\d+/ \(SPARQL at /sparql; Ctrl-C stops\)",
+    )
+)
 
 
 def _unannounced(log: str) -> list[str]:
@@ -44,9 +55,15 @@ def _start_demo(root: Path, store: Path, timeout: float = 600) -> str:
     """Run demo.sh until it serves; returns everything it printed before serving, then stops it."""
     port = free_port()
     env = {**os.environ, "CHESSKB_STORE": str(store), "PORT": str(port), "HOST": "127.0.0.1"}
-    process = subprocess.Popen(["bash", str(root / "scripts" / "demo.sh")], cwd=root, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        ["bash", str(root / "scripts" / "demo.sh")],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines: list[str] = []
     deadline = time.monotonic() + timeout
     try:
@@ -82,7 +99,8 @@ def test_second_demo_start_reimports_only_changed_sources(tmp_path: Path) -> Non
     assert not re.search(r"^imported \d+ games", second, re.MULTILINE), second  # nothing analysed again
     assert not re.search(r"^imported course", second, re.MULTILINE), second  # no course chosen again
     assert len(re.findall(r"^course unchanged, not imported again", second, re.MULTILINE)) == len(
-        list((ROOT / "data" / "courses").glob("*.yaml")))
+        list((ROOT / "data" / "courses").glob("*.yaml"))
+    )
     assert not _unannounced(second), second
 
 
@@ -99,8 +117,10 @@ def test_a_changed_file_is_imported_again_and_only_it(tmp_path: Path) -> None:
     assert again.exit_code == 0 and "unchanged, not imported again: 2 source(s)" in again.output
 
     with open(files[1], "a", encoding="utf-8") as handle:
-        handle.write('\n[Event "added"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "?"]\n[White "A"]\n'
-                     '[Black "B"]\n[Result "1-0"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n')
+        handle.write(
+            '\n[Event "added"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "?"]\n[White "A"]\n'
+            '[Black "B"]\n[Result "1-0"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n'
+        )
     changed = run_cli("import", "--skip-unchanged", *files, store=store)
     assert changed.exit_code == 0, changed.output
     assert "unchanged, not imported again: 1 source(s): mate_in_2" in changed.output

@@ -48,8 +48,13 @@ def rows_per_query(kb) -> dict[str, int]:
 def test_demo_imports_no_test_fixture():
     files = [Path(arg).name for args in demo_imports() for arg in args if not arg.startswith("-")]
     assert "puzzles.csv" in files and "odds.pgn" in files and "legall-1750.pgn" in files
-    assert not {"test-checkmate.pgn", "test-fixresulttags-in.pgn", "nested-comment.pgn", "test-setup-in.pgn",
-                "test-stalemate.pgn"} & set(files)
+    assert not {
+        "test-checkmate.pgn",
+        "test-fixresulttags-in.pgn",
+        "nested-comment.pgn",
+        "test-setup-in.pgn",
+        "test-stalemate.pgn",
+    } & set(files)
 
 
 def test_every_query_answers_with_its_defaults(demo_kb):
@@ -60,6 +65,7 @@ def test_every_query_answers_with_its_defaults(demo_kb):
 
 
 # --- the rows are the games python-chess finds in the same files ------------------------------
+
 
 @dataclass
 class DemoGame:
@@ -133,10 +139,14 @@ def abbreviates(value: str, wanted: str) -> bool:
     writing to the one fuller name it fits (``kb.merge.linking``); the demo files hold one Judit Polgár."""
     if "," not in value or "," not in wanted:
         return False
-    (family, given), (wanted_family, wanted_given) = ([fold(part).split() for part in name.split(",", 1)]
-                                                       for name in (value, wanted))
-    return family == wanted_family and 0 < len(given) == len(wanted_given) and \
-        all(full.startswith(short) for short, full in zip(given, wanted_given, strict=True))
+    (family, given), (wanted_family, wanted_given) = (
+        [fold(part).split() for part in name.split(",", 1)] for name in (value, wanted)
+    )
+    return (
+        family == wanted_family
+        and 0 < len(given) == len(wanted_given)
+        and all(full.startswith(short) for short, full in zip(given, wanted_given, strict=True))
+    )
 
 
 def contains(value: str, wanted: str) -> bool:
@@ -145,48 +155,88 @@ def contains(value: str, wanted: str) -> bool:
 
 #: query -> (column holding the position or game, which games its default finds).
 BY_TAG = {
-    "positions-of-player": ("position", lambda g: any(has_name(g.h(c), default("positions-of-player", "player"))
-                                                      for c in ("White", "Black"))),
-    "positions-of-player-as-black": ("position", lambda g: has_name(
-        g.h("Black"), default("positions-of-player-as-black", "player"))),
+    "positions-of-player": (
+        "position",
+        lambda g: any(has_name(g.h(c), default("positions-of-player", "player")) for c in ("White", "Black")),
+    ),
+    "positions-of-player-as-black": (
+        "position",
+        lambda g: has_name(g.h("Black"), default("positions-of-player-as-black", "player")),
+    ),
     "positions-in-year": ("position", lambda g: g.h("Date").startswith(default("positions-in-year", "year") + ".")),
     "positions-of-event": ("position", lambda g: contains(g.h("Event"), default("positions-of-event", "event"))),
     "annotated-by": ("position", lambda g: contains(g.h("Annotator"), default("annotated-by", "annotator"))),
     "sponsored-by": ("match", lambda g: contains(g.h("EventSponsor"), default("sponsored-by", "sponsor"))),
     "positions-by-nic": ("position", lambda g: g.h("NIC") == default("positions-by-nic", "nic")),
     "over-the-board": ("match", lambda g: g.h("Mode").upper() == default("over-the-board", "mode")),
-    "positions-by-subvariation": ("position", lambda g: contains(
-        g.h("SubVariation"), default("positions-by-subvariation", "subvariation"))),
+    "positions-by-subvariation": (
+        "position",
+        lambda g: contains(g.h("SubVariation"), default("positions-by-subvariation", "subvariation")),
+    ),
     "winning-in-section": ("position", lambda g: g.won and g.h("Section") == default("winning-in-section", "section")),
     "winning-in-stage": ("position", lambda g: g.won and g.h("Stage") == default("winning-in-stage", "stage")),
     "positions-on-board": ("position", lambda g: g.h("Board") == default("positions-on-board", "board")),
-    "winning-with-titled-player": ("position", lambda g: g.won and default("winning-with-titled-player", "title")
-                                   in (g.h("WhiteTitle"), g.h("BlackTitle"))),
+    "winning-with-titled-player": (
+        "position",
+        lambda g: g.won and default("winning-with-titled-player", "title") in (g.h("WhiteTitle"), g.h("BlackTitle")),
+    ),
     "started-after": ("position", lambda g: bool(g.h("Time")) and g.h("Time") > default("started-after", "time")),
-    "played-before-utc": ("position", lambda g: bool(g.h("UTCDate")) and g.h("UTCDate").replace(".", "-")
-                          < default("played-before-utc", "date")),
-    "players-rated-above": ("position", lambda g: any(
-        g.h(tag).isdigit() and int(g.h(tag)) > int(default("players-rated-above", "elo"))
-        for tag in ("WhiteElo", "BlackElo"))),
-    "positions-by-variation": ("position", lambda g: contains(g.h("Variation"),
-                                                              default("positions-by-variation", "variation"))),
-    "fast-time-control": ("position", lambda g: base_seconds(g.h("TimeControl")) is not None
-                          and base_seconds(g.h("TimeControl")) <= int(default("fast-time-control", "minutes")) * 60),
-    "played-between-utc": ("match", lambda g: utc_between(g.h("UTCTime"), default("played-between-utc", "from"),
-                                                          default("played-between-utc", "to"))),
+    "played-before-utc": (
+        "position",
+        lambda g: bool(g.h("UTCDate")) and g.h("UTCDate").replace(".", "-") < default("played-before-utc", "date"),
+    ),
+    "players-rated-above": (
+        "position",
+        lambda g: any(
+            g.h(tag).isdigit() and int(g.h(tag)) > int(default("players-rated-above", "elo"))
+            for tag in ("WhiteElo", "BlackElo")
+        ),
+    ),
+    "positions-by-variation": (
+        "position",
+        lambda g: contains(g.h("Variation"), default("positions-by-variation", "variation")),
+    ),
+    "fast-time-control": (
+        "position",
+        lambda g: (
+            base_seconds(g.h("TimeControl")) is not None
+            and base_seconds(g.h("TimeControl")) <= int(default("fast-time-control", "minutes")) * 60
+        ),
+    ),
+    "played-between-utc": (
+        "match",
+        lambda g: utc_between(
+            g.h("UTCTime"), default("played-between-utc", "from"), default("played-between-utc", "to")
+        ),
+    ),
     "positions-by-eco": ("position", lambda g: in_eco_range(g.h("ECO"), default("positions-by-eco", "eco"))),
-    "positions-with-program": ("position", lambda g: any(
-        g.h(side + "Type").lower() == "program" or "(computer)" in g.h(side).lower() for side in ("White", "Black"))),
+    "positions-with-program": (
+        "position",
+        lambda g: any(
+            g.h(side + "Type").lower() == "program" or "(computer)" in g.h(side).lower() for side in ("White", "Black")
+        ),
+    ),
     "positions-on-event-day": ("position", lambda g: event_day(g) == int(default("positions-on-event-day", "day"))),
-    "player-games": ("match", lambda g: any(has_name(g.h(c), default("player-games", "player"))
-                                            for c in ("White", "Black"))),
+    "player-games": (
+        "match",
+        lambda g: any(has_name(g.h(c), default("player-games", "player")) for c in ("White", "Black")),
+    ),
     "ended-by-resignation": ("position", lambda g: resigned(g)),
-    "winning-in-long-games": ("position", lambda g: g.h("Result") in ("1-0", "0-1") and max(
-        g.moves, (int(g.h("PlyCount")) + 1) // 2 if g.h("PlyCount").isdigit() else 0)
-        > int(default("winning-in-long-games", "moves"))),
-    "mate-in-n-by-player": ("position", lambda g: mates_in(g, default("mate-in-n-by-player", "n"))
-                            and any(has_name(g.h(c), default("mate-in-n-by-player", "player"))
-                                    for c in ("White", "Black"))),
+    "winning-in-long-games": (
+        "position",
+        lambda g: (
+            g.h("Result") in ("1-0", "0-1")
+            and max(g.moves, (int(g.h("PlyCount")) + 1) // 2 if g.h("PlyCount").isdigit() else 0)
+            > int(default("winning-in-long-games", "moves"))
+        ),
+    ),
+    "mate-in-n-by-player": (
+        "position",
+        lambda g: (
+            mates_in(g, default("mate-in-n-by-player", "n"))
+            and any(has_name(g.h(c), default("mate-in-n-by-player", "player")) for c in ("White", "Black"))
+        ),
+    ),
 }
 
 
@@ -220,8 +270,11 @@ def resigned(game: DemoGame) -> bool:
     was decided (1-0, 0-1) with a normal or no Termination and its moves do not end in checkmate; its start
     position must be one python-chess can set up, or the knowledge base holds no position of it."""
     how = (game.h("Termination") or "normal").lower()
-    return readable(game) and ("resign" in how or how == "abandoned" or (
-        game.h("Result") in ("1-0", "0-1") and how == "normal" and not game.mates))
+    return readable(game) and (
+        "resign" in how
+        or how == "abandoned"
+        or (game.h("Result") in ("1-0", "0-1") and how == "normal" and not game.mates)
+    )
 
 
 def utc_between(utc_time: str, earliest: str, latest: str) -> bool:
@@ -293,8 +346,12 @@ def test_polgar_mates_in_one_with_black(demo_kb):
             with open(path, encoding="utf-8") as handle:
                 while (game := chess.pgn.read_game(handle)) is not None:
                     end = game.end()
-                    if has_name(game.headers.get("Black", ""), "Polgar") and end.parent is not None \
-                            and end.board().is_checkmate() and end.board().turn == chess.WHITE:
+                    if (
+                        has_name(game.headers.get("Black", ""), "Polgar")
+                        and end.parent is not None
+                        and end.board().is_checkmate()
+                        and end.board().turn == chess.WHITE
+                    ):
                         expected.add(" ".join(end.parent.board().fen().split()[:4]))
     assert expected, "no mined game in which a Polgar mates with Black"
     positions = " ".join(f"<{row['position']}>" for row in run(demo_kb, "mate-in-n-by-player"))
@@ -314,12 +371,18 @@ def test_positions_by_opening_are_the_games_and_puzzles_naming_it(demo_kb):
     """The default opening's positions: the PGN games whose Opening or Variation tag contains it (or whose
     ECO code it is), and the lichess puzzles whose OpeningTags contain it, read from the CSV demo.sh imports."""
     wanted = default("positions-by-opening", "opening")
-    games = {(g.file, g.number) for g in demo_games()
-             if opening_text(wanted) in opening_text(g.h("Opening")) + "\n" + opening_text(g.h("Variation"))
-             or g.h("ECO").upper() == wanted.upper()}
+    games = {
+        (g.file, g.number)
+        for g in demo_games()
+        if opening_text(wanted) in opening_text(g.h("Opening")) + "\n" + opening_text(g.h("Variation"))
+        or g.h("ECO").upper() == wanted.upper()
+    }
     with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
-        puzzles = {row["PuzzleId"] for row in csv.DictReader(handle)
-                   if opening_text(wanted) in opening_text(row["OpeningTags"])}
+        puzzles = {
+            row["PuzzleId"]
+            for row in csv.DictReader(handle)
+            if opening_text(wanted) in opening_text(row["OpeningTags"])
+        }
     assert games and puzzles
     rows = run(demo_kb, "positions-by-opening")
     found_puzzles = {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]}
@@ -329,6 +392,7 @@ def test_positions_by_opening_are_the_games_and_puzzles_naming_it(demo_kb):
 
 
 # --- the rows are the positions python-chess decides from the board ---------------------------
+
 
 def every_position(kb) -> dict[str, chess.Board]:
     """Every position the demo KB holds, as python-chess sets up its FEN: the boards the checks below decide
@@ -368,15 +432,20 @@ def test_no_castling_either_side_is_every_board_without_castling_rights(demo_kb)
 def pieces(board: chess.Board, colour: chess.Color) -> str:
     """One side's pieces as positions-with-material's parameters write them: K Q R B N in that order, a letter
     per piece, then P for one or more pawns."""
-    letters = "".join(chess.piece_symbol(kind).upper() * len(board.pieces(kind, colour))
-                      for kind in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT))
+    letters = "".join(
+        chess.piece_symbol(kind).upper() * len(board.pieces(kind, colour))
+        for kind in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+    )
     return letters + ("P" if board.pieces(chess.PAWN, colour) else "")
 
 
 def test_positions_with_material_are_the_boards_with_those_pieces(demo_kb):
     white, black = (sorted(default("positions-with-material", side)) for side in ("white", "black"))
-    expected = {iri for iri, board in every_position(demo_kb).items()
-                if sorted(pieces(board, chess.WHITE)) == white and sorted(pieces(board, chess.BLACK)) == black}
+    expected = {
+        iri
+        for iri, board in every_position(demo_kb).items()
+        if sorted(pieces(board, chess.WHITE)) == white and sorted(pieces(board, chess.BLACK)) == black
+    }
     assert expected
     assert {row["position"] for row in run(demo_kb, "positions-with-material")} == expected
 
@@ -384,8 +453,10 @@ def test_positions_with_material_are_the_boards_with_those_pieces(demo_kb):
 def rook_endgame(*boards: chess.Board) -> bool:
     """Only kings, rooks and pawns, with a rook, on every board given: the position and the one after the first
     solution move (a capture that changes the material on that move does not make an endgame)."""
-    return all({piece.piece_type for piece in board.piece_map().values()} - {chess.KING, chess.PAWN}
-               == {chess.ROOK} for board in boards)
+    return all(
+        {piece.piece_type for piece in board.piece_map().values()} - {chess.KING, chess.PAWN} == {chess.ROOK}
+        for board in boards
+    )
 
 
 def test_drawn_rook_endgames_are_the_drawn_games_and_equal_puzzles_with_rooks(demo_kb):
@@ -423,8 +494,11 @@ def exercise_lost_by_its_solver(game: DemoGame) -> bool:
     if loser is None or not readable(game):
         return False
     start = game.game.board()
-    if game.h("FEN") and (mates_in_one(start) or game.h("Termination").startswith("mate in")
-                          or (game.mates and game.game.end().board().turn != start.turn)):
+    if game.h("FEN") and (
+        mates_in_one(start)
+        or game.h("Termination").startswith("mate in")
+        or (game.mates and game.game.end().board().turn != start.turn)
+    ):
         return start.turn == loser
     return game.mined and game.mates and game.game.end().board().turn != loser  # the mated side is to move
 
@@ -447,8 +521,11 @@ def lichess_white_wins() -> set[str]:
             for move in row["Moves"].split()[1:]:
                 end.push_uci(move)
             themes = set(row["Themes"].split())
-            if solver == chess.WHITE and (themes & {"mate", "crushing", "advantage"} or end.is_checkmate()
-                                          or any(t.startswith("mateIn") for t in themes)):
+            if solver == chess.WHITE and (
+                themes & {"mate", "crushing", "advantage"}
+                or end.is_checkmate()
+                or any(t.startswith("mateIn") for t in themes)
+            ):
                 wins.add(row["PuzzleId"])
     return wins
 
@@ -468,8 +545,15 @@ def white_solves(game: DemoGame) -> bool:
         return False
     start = game.game.board()
     if (game.h("FEN") and not odds_start(start)) or game.themed:
-        solver = start.turn if (mates_in_one(start) or game.h("Termination").startswith("mate in")
-                                or (game.mates and game.game.end().board().turn != start.turn)) else None
+        solver = (
+            start.turn
+            if (
+                mates_in_one(start)
+                or game.h("Termination").startswith("mate in")
+                or (game.mates and game.game.end().board().turn != start.turn)
+            )
+            else None
+        )
         return solver == chess.WHITE or (solver is None and game.h("Result") == "1-0")
     return game.mined and game.mates and game.game.end().board().turn == chess.BLACK
 
@@ -502,8 +586,9 @@ def test_event_standings_are_the_files_results(demo_kb):
     rows = run(demo_kb, "event-standings")
     assert table and len(rows) == len(table)
     for name, (points, played, unfinished) in table.items():
-        assert [(float(r["score"]), int(r["games"]), int(r["unfinished"])) for r in rows
-                if has_name(r["name"], name)] == [(points, played, unfinished)], name
+        assert [
+            (float(r["score"]), int(r["games"]), int(r["unfinished"])) for r in rows if has_name(r["name"], name)
+        ] == [(points, played, unfinished)], name
 
 
 def round_of(game: DemoGame) -> str:
@@ -535,16 +620,30 @@ def test_event_crosstable_is_the_files_games(demo_kb):
 
     rows = run(demo_kb, "event-crosstable")
     assert expected
-    assert sorted(((named(r["name"]), r["round"], r["colour"], named(r["opponent"]),
-                    None if r["points"] is None else float(r["points"]), r["result"]) for r in rows),
-                  key=str) == sorted(expected, key=str)
+    assert sorted(
+        (
+            (
+                named(r["name"]),
+                r["round"],
+                r["colour"],
+                named(r["opponent"]),
+                None if r["points"] is None else float(r["points"]),
+                r["result"],
+            )
+            for r in rows
+        ),
+        key=str,
+    ) == sorted(expected, key=str)
 
 
 def test_positions_matching_pattern_are_the_boards_python_chess_reads(demo_kb):
     """The default pattern "R*7 kg8": a white rook somewhere on the 7th rank and the black king on g8."""
     assert default("positions-matching-pattern", "pattern") == "R*7 kg8"
-    expected = {iri for iri, board in every_position(demo_kb).items()
-                if board.pieces(chess.ROOK, chess.WHITE) & chess.BB_RANK_7 and board.king(chess.BLACK) == chess.G8}
+    expected = {
+        iri
+        for iri, board in every_position(demo_kb).items()
+        if board.pieces(chess.ROOK, chess.WHITE) & chess.BB_RANK_7 and board.king(chess.BLACK) == chess.G8
+    }
     assert expected
     assert {row["position"] for row in run(demo_kb, "positions-matching-pattern")} == expected
 
@@ -573,8 +672,10 @@ def test_positions_in_country_are_the_games_placed_there(demo_kb):
 
     def placed(game: DemoGame) -> bool:
         texts = (game.h("Site"), game.h("Event"))
-        return readable(game) and (game.h("EventCountry").upper() == wanted or any(
-            re.search(rf"\b{wanted}\s*\d*\s*$", text) or re.match(US_CITIES, text.lower()) for text in texts))
+        return readable(game) and (
+            game.h("EventCountry").upper() == wanted
+            or any(re.search(rf"\b{wanted}\s*\d*\s*$", text) or re.match(US_CITIES, text.lower()) for text in texts)
+        )
 
     expected = {(g.file, g.number) for g in demo_games() if placed(g)}
     assert expected

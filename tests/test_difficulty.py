@@ -21,7 +21,7 @@ def _ranks(values: list[float]) -> list[float]:
         end = start
         while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
             end += 1
-        for index in order[start:end + 1]:
+        for index in order[start : end + 1]:
             ranks[index] = (start + end) / 2
         start = end + 1
     return ranks

@@ -32,8 +32,11 @@ from tests.conftest import DATA, run_cli
 from tests.earlier_layout import earlier_layout
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
-FILES = {"polgar-puzzles": MERGE / "polgar-puzzles.pgn", "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
-         "club-bulletin": MERGE / "club-bulletin.pgn"}
+FILES = {
+    "polgar-puzzles": MERGE / "polgar-puzzles.pgn",
+    "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
+    "club-bulletin": MERGE / "club-bulletin.pgn",
+}
 #: Recomputed over the whole knowledge base by every write (links between players, class counts)
 #: or different at every import (its time): compared apart, or not at all.
 DERIVED = {NamedNode("http://www.w3.org/2002/07/owl#sameAs"), CP.candidateSameAs, CP.memberCount, CP.importedAt}
@@ -57,8 +60,7 @@ def _default(quads) -> set:
 
 
 def _by_owner(quads) -> set:
-    return {(None if isinstance(q.graph_name, DefaultGraph) else rules.owner_of(q.graph_name), q.triple)
-            for q in quads}
+    return {(None if isinstance(q.graph_name, DefaultGraph) else rules.owner_of(q.graph_name), q.triple) for q in quads}
 
 
 def _decoded(quads) -> dict:
@@ -88,8 +90,11 @@ def converted(tmp_path_factory) -> dict[str, set]:
     for name, path in FILES.items():
         target = tmp_path_factory.mktemp("convert") / f"{name}.nq"
         convert_files([path], target, source=name)
-        out[name] = {q.triple for q in parse(target.read_bytes(), format=RdfFormat.N_QUADS)
-                     if isinstance(q.graph_name, DefaultGraph) and q.predicate not in DERIVED}
+        out[name] = {
+            q.triple
+            for q in parse(target.read_bytes(), format=RdfFormat.N_QUADS)
+            if isinstance(q.graph_name, DefaultGraph) and q.predicate not in DERIVED
+        }
     return out
 
 
@@ -111,8 +116,11 @@ def test_the_default_graph_is_the_union_of_the_sources(converted, stores) -> Non
     quads = stores(tuple(FILES))
     assert _default(quads) == set().union(*converted.values())
     asserting = _asserted_by(quads)
-    bookkeeping = {q.subject for q in quads if not isinstance(q.graph_name, DefaultGraph)
-                   and not rules.is_source(rules.owner_of(q.graph_name))}
+    bookkeeping = {
+        q.subject
+        for q in quads
+        if not isinstance(q.graph_name, DefaultGraph) and not rules.is_source(rules.owner_of(q.graph_name))
+    }
     alone = {s for s, graphs in asserting.items() if len(graphs) == 1 and s not in bookkeeping}
     shared = {s for s, graphs in asserting.items() if len(graphs) > 1}
     assert alone and shared, "the bulletin shares some individuals with the puzzles and has its own"
@@ -131,8 +139,11 @@ def test_each_source_decodes_to_what_it_says_alone(stores) -> None:
 
 
 def _source_graph(stores, name: str) -> NamedNode:
-    return next(q.graph_name for q in stores((name,)) if not isinstance(q.graph_name, DefaultGraph)
-                and q.graph_name.value.endswith(f"/graph/{name}"))
+    return next(
+        q.graph_name
+        for q in stores((name,))
+        if not isinstance(q.graph_name, DefaultGraph) and q.graph_name.value.endswith(f"/graph/{name}")
+    )
 
 
 @pytest.mark.parametrize("order", [tuple(FILES), tuple(reversed(FILES))])
@@ -163,8 +174,12 @@ def test_fast_and_per_subject_paths_store_the_same_quads(tmp_path) -> None:
         for store in (fast, slow):
             remove_source(store, name)
         assert _all_quads(fast) == _all_quads(slow)
-    assert not [q for q in _all_quads(fast) if isinstance(q.graph_name, DefaultGraph)
-                and q.subject.value.startswith("https://w3id.org/chesskb/id/position/")]
+    assert not [
+        q
+        for q in _all_quads(fast)
+        if isinstance(q.graph_name, DefaultGraph)
+        and q.subject.value.startswith("https://w3id.org/chesskb/id/position/")
+    ]
 
 
 def test_an_import_of_new_subjects_takes_the_fast_path(tmp_path, monkeypatch) -> None:
@@ -211,16 +226,20 @@ def test_an_old_layout_store_takes_an_import(old_layout, stores) -> None:
 
 @pytest.mark.parametrize("name", ["polgar-puzzles", "club-bulletin"])
 def test_an_old_layout_store_takes_a_removal(old_layout, stores, name) -> None:
-    touched = {q.subject for q in _all_quads(old_layout) if not isinstance(q.graph_name, DefaultGraph)
-               and rules.owner_of(q.graph_name).value.endswith(f"/graph/{name}")}
+    touched = {
+        q.subject
+        for q in _all_quads(old_layout)
+        if not isinstance(q.graph_name, DefaultGraph) and rules.owner_of(q.graph_name).value.endswith(f"/graph/{name}")
+    }
     remove_source(old_layout, name)
     rest = tuple(other for other in ("polgar-puzzles", "club-bulletin") if other != name)
     after, compact = _all_quads(old_layout), stores(rest)
     assert _default(after) == _default(compact)
     assert _decoded(after) == _decoded(compact)
     # the subjects the removal touched are re-encoded compactly; the others stay as they were
-    assert {(o, t) for o, t in _by_owner(after) if t.subject in touched} == \
-        {(o, t) for o, t in _by_owner(compact) if t.subject in touched}
+    assert {(o, t) for o, t in _by_owner(after) if t.subject in touched} == {
+        (o, t) for o, t in _by_owner(compact) if t.subject in touched
+    }
 
 
 def test_compact_rewrites_an_earlier_layout_store_with_the_same_answers(old_layout, stores) -> None:
@@ -235,9 +254,15 @@ def test_compact_rewrites_an_earlier_layout_store_with_the_same_answers(old_layo
     assert _default(after) == _default(before) == _default(today)
     assert _decoded(after) == _decoded(before)
     assert _by_owner(after) == _by_owner(today)  # as compact as a store written in this layout
+
     def repeated(quads) -> int:  # statements a source's graphs hold beside its markers
-        return sum(1 for q in quads if not isinstance(q.graph_name, DefaultGraph)
-                   and rules.is_source(rules.owner_of(q.graph_name)) and not rules.is_marker(q))
+        return sum(
+            1
+            for q in quads
+            if not isinstance(q.graph_name, DefaultGraph)
+            and rules.is_source(rules.owner_of(q.graph_name))
+            and not rules.is_marker(q)
+        )
 
     assert repeated(after) < 0.2 * repeated(before) and len(after) < len(before)
     again = run_cli("compact", store=old_layout.path)

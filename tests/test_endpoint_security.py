@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server as http_server
 import json
 import re
@@ -76,9 +77,20 @@ def tmpdir_of_server(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(store, tmpdir_of_server):
-    with live_server(store, "--query-timeout", str(TIMEOUT), "--channel-timeout", str(CHANNEL_TIMEOUT),
-                     "--workers", "3", "--client-queries", "2", "--queue-wait", "2",
-                     env={"TMPDIR": str(tmpdir_of_server)}) as base:
+    with live_server(
+        store,
+        "--query-timeout",
+        str(TIMEOUT),
+        "--channel-timeout",
+        str(CHANNEL_TIMEOUT),
+        "--workers",
+        "3",
+        "--client-queries",
+        "2",
+        "--queue-wait",
+        "2",
+        env={"TMPDIR": str(tmpdir_of_server)},
+    ) as base:
         yield base
 
 
@@ -95,11 +107,11 @@ def hostile_queries(target: str) -> list[str]:
     return [
         f"SELECT * WHERE {{ SERVICE <{target}> {pattern} }}",
         f"select * where {{ service <{target}> {pattern} }}",
-        f"SELECT * WHERE {{ # \r SERVICE <{target}> {pattern} \n}}",                 # CR ends a comment
+        f"SELECT * WHERE {{ # \r SERVICE <{target}> {pattern} \n}}",  # CR ends a comment
         f"PREFIX ex: <http://e/>\nSELECT * WHERE {{ ?s ex:a\\' 1 . SERVICE <{target}> {pattern} # '\n}}",
         f"PREFIX ex: <http://e/>\nSELECT * WHERE {{ ?s ex:a\\' ?o . SERVICE <{target}> {pattern} }} #'",
-        f"SELECT * WHERE {{ ?x ?y 1SERVICE<{target}>{pattern} }}",                    # no word boundary
-        f"PREFIX : <{target}#>\nSELECT * WHERE {{ SERVICE:x {pattern} }}",            # prefixed-name IRI
+        f"SELECT * WHERE {{ ?x ?y 1SERVICE<{target}>{pattern} }}",  # no word boundary
+        f"PREFIX : <{target}#>\nSELECT * WHERE {{ SERVICE:x {pattern} }}",  # prefixed-name IRI
         f"SELECT * WHERE {{ SERVICE SILENT <{target}> {pattern} }}",
         f"SELECT * WHERE {{ ?s ?p ?o FILTER EXISTS {{ SERVICE <{target}> {pattern} }} }}",
         f"SELECT * WHERE {{ {{ SELECT * WHERE {{ OPTIONAL {{ SERVICE <{target}> {pattern} }} }} }} }}",
@@ -128,8 +140,12 @@ def test_hostile_service_queries_are_refused_and_never_reach_the_listener(server
             if method == "GET":
                 status, _, body = http("GET", server + "/sparql?query=" + quote(query))
             else:
-                status, _, body = http("POST", server + "/sparql", body=query.encode(),
-                                       headers={"Content-Type": "application/sparql-query"})
+                status, _, body = http(
+                    "POST",
+                    server + "/sparql",
+                    body=query.encode(),
+                    headers={"Content-Type": "application/sparql-query"},
+                )
             assert status in (400, 403), (query, status, body[:200])
     time.sleep(0.5)
     assert listener.hits == []
@@ -137,28 +153,44 @@ def test_hostile_service_queries_are_refused_and_never_reach_the_listener(server
 
 
 def test_from_and_from_named_never_fetch(server, listener):
-    status, _, body = http("GET", server + "/sparql?query=" + quote(
-        f"SELECT * FROM <{listener.url}> FROM NAMED <{listener.url}?n> WHERE {{ ?s ?p ?o }}"))
+    status, _, body = http(
+        "GET",
+        server
+        + "/sparql?query="
+        + quote(f"SELECT * FROM <{listener.url}> FROM NAMED <{listener.url}?n> WHERE {{ ?s ?p ?o }}"),
+    )
     assert status == 200 and json.loads(body)["results"]["bindings"] == []
-    status, _, _ = http("GET", server + "/sparql?query=" + quote("ASK { ?s ?p ?o }") +
-                        "&default-graph-uri=" + quote(listener.url) + "&named-graph-uri=" + quote(listener.url))
+    status, _, _ = http(
+        "GET",
+        server
+        + "/sparql?query="
+        + quote("ASK { ?s ?p ?o }")
+        + "&default-graph-uri="
+        + quote(listener.url)
+        + "&named-graph-uri="
+        + quote(listener.url),
+    )
     assert status == 200
     assert listener.hits == []
 
 
 def test_harmless_queries_that_mention_service_still_run(server):
-    for query in ('SELECT ?service WHERE { BIND("SERVICE <http://x>" AS ?service) } # SERVICE',
-                  "SELECT ?s WHERE { ?s a <http://www.w3.org/ns/sparql-service-description#Service> }",
-                  "PREFIX sd: <http://www.w3.org/ns/sparql-service-description#>\nASK { ?s a sd:Service }"):
+    for query in (
+        'SELECT ?service WHERE { BIND("SERVICE <http://x>" AS ?service) } # SERVICE',
+        "SELECT ?s WHERE { ?s a <http://www.w3.org/ns/sparql-service-description#Service> }",
+        "PREFIX sd: <http://www.w3.org/ns/sparql-service-description#>\nASK { ?s a sd:Service }",
+    ):
         status, _, body = http("GET", server + "/sparql?query=" + quote(query))
         assert status == 200, body
 
 
 def test_workers_have_no_network(listener):
     """The second layer: a query worker cannot reach any host, whatever the query says."""
-    code = ("import sys, urllib.request\nfrom chesskb.service.worker_confinement import isolate_network\n"
-            "assert isolate_network()\n"
-            f"urllib.request.urlopen({listener.url!r}, timeout=5)\n")
+    code = (
+        "import sys, urllib.request\nfrom chesskb.service.worker_confinement import isolate_network\n"
+        "assert isolate_network()\n"
+        f"urllib.request.urlopen({listener.url!r}, timeout=5)\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     if "AssertionError" in result.stderr:
         pytest.skip("this system does not allow unprivileged network namespaces")
@@ -173,9 +205,19 @@ def test_the_guard_on_every_canned_query_is_quiet():
 
 # --- headers ----------------------------------------------------------------------------------
 
+
 def test_security_headers_on_every_response(server):
-    paths = ["/", "/sparql", "/sparql?query=ASK%7B%7D", "/sparql?query=ASK%7B", "/classes", "/queries",
-             "/static/style.css", "/no/such/page", "/page?iri=nope"]
+    paths = [
+        "/",
+        "/sparql",
+        "/sparql?query=ASK%7B%7D",
+        "/sparql?query=ASK%7B",
+        "/classes",
+        "/queries",
+        "/static/style.css",
+        "/no/such/page",
+        "/page?iri=nope",
+    ]
     for path in paths:
         for accept in ("text/html", "*/*"):
             _, headers, _ = http("GET", server + path, headers={"Accept": accept})
@@ -209,6 +251,7 @@ def test_404_language_link_stays_on_this_site(server):
 
 # --- resources --------------------------------------------------------------------------------
 
+
 def _raw(server: str) -> socket.socket:
     parts = urlsplit(server)
     return socket.create_connection((parts.hostname, parts.port), timeout=30)
@@ -217,8 +260,10 @@ def _raw(server: str) -> socket.socket:
 def test_a_huge_body_is_refused_from_its_content_length_without_spooling(server, tmpdir_of_server):
     sock = _raw(server)
     try:
-        sock.sendall(b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
-                     b"Content-Length: 943718400\r\n\r\n")
+        sock.sendall(
+            b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+            b"Content-Length: 943718400\r\n\r\n"
+        )
         started = time.monotonic()
         sent = 0
         try:
@@ -240,18 +285,17 @@ def test_hundreds_of_idle_sockets_neither_lock_out_nor_stay(server):
     try:
         started = time.monotonic()
         for path in ("/", "/sparql?query=ASK%7B%7D", "/classes"):  # another address: this one is at its share
-            status, _, _ = http("GET", server + path, headers={"Accept": "text/html,*/*;q=0.8"}, timeout=10,
-                                source="127.0.0.2")
+            status, _, _ = http(
+                "GET", server + path, headers={"Accept": "text/html,*/*;q=0.8"}, timeout=10, source="127.0.0.2"
+            )
             assert status == 200
         assert time.monotonic() - started < 8
         time.sleep(CHANNEL_TIMEOUT + 3)  # the server closes idle connections after CHANNEL_TIMEOUT
         closed = 0
         for sock in idle:
             sock.settimeout(2)
-            try:
+            with contextlib.suppress(TimeoutError, OSError):
                 closed += sock.recv(1) == b""
-            except (TimeoutError, OSError):
-                pass
         assert closed == len(idle)
     finally:
         for sock in idle:
@@ -288,6 +332,7 @@ def test_runaway_queries_are_held_while_a_second_client_is_answered(server):
     """One client fires six runaways: two run (CLIENT_QUERIES), the rest get 429 at once; another
     client's pages, canned questions and queries (from another network: one /24 shares a lane's reserve,
     ``service.admission``) keep answering within a second or two."""
+
     def runaway(_: int) -> tuple[int, dict[str, str], float]:
         started = time.monotonic()
         status, headers, _ = http("GET", server + "/sparql?query=" + quote(RUNAWAY), timeout=60)
@@ -300,8 +345,7 @@ def test_runaway_queries_are_held_while_a_second_client_is_answered(server):
         while not all(future.done() for future in attacks):
             for path in ("/", "/classes", "/queries/mate-in-one", "/sparql?query=" + quote("ASK { ?s ?p ?o }")):
                 started = time.monotonic()
-                status, _, _ = http("GET", server + path, headers={"Accept": "text/html,*/*;q=0.8"},
-                                    source="127.0.1.2")
+                status, _, _ = http("GET", server + path, headers={"Accept": "text/html,*/*;q=0.8"}, source="127.0.1.2")
                 visitor.append((path, status, time.monotonic() - started))
         results = [future.result() for future in attacks]
     statuses = sorted(status for status, _, _ in results)

@@ -29,8 +29,14 @@ MATE_IN_THREE = DATA / "pychess" / "mate_in_3.pgn"
 
 def _run_script(code: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True,
-                            text=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     return result, time.monotonic() - started
 
 
@@ -72,7 +78,8 @@ def test_collecting_the_suite_analyses_nothing_and_starts_no_engine(tmp_path: Pa
     notes its start; the collection must also end by itself, well within the timeout."""
     calls = tmp_path / "calls.txt"
     plugin = tmp_path / "record_analysis.py"
-    plugin.write_text(textwrap.dedent(f"""
+    plugin.write_text(
+        textwrap.dedent(f"""
         import chesskb.kb.analysis as analysis
 
         _real = analysis.analyse
@@ -83,16 +90,38 @@ def test_collecting_the_suite_analyses_nothing_and_starts_no_engine(tmp_path: Pa
             return _real(*args, **kwargs)
 
         analysis.analyse = analyse
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     fake_engine = tmp_path / "fake-engine"
     fake_engine.write_text(f"#!/bin/sh\necho engine >> {calls}\nexit 1\n", encoding="utf-8")
     fake_engine.chmod(0o755)
-    env = dict(os.environ, CHESSKB_ENGINE=str(fake_engine),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ,
+        CHESSKB_ENGINE=str(fake_engine),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])),
+    )
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "record_analysis",
-                             "-p", "no:cacheprovider", "tests/"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=240, check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "record_analysis",
+            "-p",
+            "no:cacheprovider",
+            "tests/",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     seconds = time.monotonic() - started
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert " collected" in result.stdout or "tests collected" in result.stdout
@@ -141,8 +170,19 @@ def _alive(pids) -> list[int]:
 def test_a_killed_import_leaves_no_worker_or_engine_behind(tmp_path: Path, jobs: int) -> None:
     """SIGKILL gives the importer no chance to clean up: its workers and their engines (or, with one
     job, its own engine) must end anyway, at once, instead of analysing on for nobody."""
-    command = [sys.executable, "-m", "chesskb", "--store", str(tmp_path / "store"), "import", "--mine",
-               "--jobs", str(jobs), str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), str(MATE_IN_THREE)]
+    command = [
+        sys.executable,
+        "-m",
+        "chesskb",
+        "--store",
+        str(tmp_path / "store"),
+        "import",
+        "--mine",
+        "--jobs",
+        str(jobs),
+        str(DATA / "games" / "kasparov-deep-blue-1997.pgn"),
+        str(MATE_IN_THREE),
+    ]
     importer = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120

@@ -31,6 +31,7 @@ MATE_CLASSES = ("MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFi
 
 # --- independent readings ---------------------------------------------------------------------------
 
+
 def read(path: Path, encoding: str = "utf-8") -> list[chess.pgn.Game]:
     games = []
     with open(path, encoding=encoding) as handle:
@@ -65,6 +66,7 @@ def _after(board: chess.Board, reply: chess.Move, moves: int) -> bool:
 
 # --- the store ------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> dict:
     path = tmp_path_factory.mktemp("issue17") / "store"
@@ -91,15 +93,19 @@ def canned(store: dict, name: str, **params) -> list[dict]:
 
 def positions_of(store: dict, source: str) -> dict[int, dict]:
     """Game number -> the start position's types, facts and label in a source (ply 0)."""
-    rows = query(store, f"""SELECT ?n ?p ?type ?label ?fen WHERE {{
+    rows = query(
+        store,
+        f"""SELECT ?n ?p ?type ?label ?fen WHERE {{
         GRAPH <https://w3id.org/chesskb/id/graph/{source}> {{ ?rec a ?record }}  # the source's own records
         ?m dcterms:source ?rec . ?rec cp:gameNumber ?n .
         ?p cp:hasMatch ?m ; cp:plyInGame 0 ; cp:fen ?fen ; rdfs:label ?label .
-        ?p a ?type }}""")
+        ?p a ?type }}""",
+    )
     out: dict[int, dict] = {}
     for row in rows:
-        entry = out.setdefault(int(row["n"]), {"iri": row["p"], "types": set(), "label": row["label"],
-                                               "fen": row["fen"]})
+        entry = out.setdefault(
+            int(row["n"]), {"iri": row["p"], "types": set(), "label": row["label"], "fen": row["fen"]}
+        )
         entry["types"].add(row["type"].rsplit("#", 1)[-1])
     for entry in out.values():
         facts = query(store, f"SELECT ?k ?v WHERE {{ <{entry['iri']}> ?k ?v FILTER(isLiteral(?v)) }}")
@@ -108,6 +114,7 @@ def positions_of(store: dict, source: str) -> dict[int, dict]:
 
 
 # --- 2. exercises versus games ------------------------------------------------------------------------
+
 
 def where(path: Path, token: str, encoding: str = "utf-8") -> str:
     """``(line L, column C)`` of the first occurrence of ``token`` in the file, counted here."""
@@ -125,8 +132,9 @@ def is_game_start(game: chess.pgn.Game) -> bool:
     return board.fullmove_number <= 2 and len(board.piece_map()) >= 24 and moved <= 2
 
 
-@pytest.mark.parametrize("path, source", [(GAMES, "games-and-claims"), (KASPAROV, "kasparov-deep-blue-1997"),
-                                          (ODDS, "odds")])
+@pytest.mark.parametrize(
+    "path, source", [(GAMES, "games-and-claims"), (KASPAROV, "kasparov-deep-blue-1997"), (ODDS, "odds")]
+)
 def test_ordinary_games_are_matches_whose_start_is_not_an_exercise(store, path, source):
     games = read(path, "latin-1" if path == ODDS else "utf-8")
     positions = positions_of(store, source)
@@ -140,8 +148,9 @@ def test_ordinary_games_are_matches_whose_start_is_not_an_exercise(store, path, 
         entry = positions[number]
         if number in starts:
             assert entry["types"] == {"Position"}, (number, entry["types"])
-            assert not {"mateIn", "mateVerification", "goal", "difficulty", "claimStatus", "solverMoves"} \
-                & set(entry["facts"]), (number, entry["facts"])
+            assert not {"mateIn", "mateVerification", "goal", "difficulty", "claimStatus", "solverMoves"} & set(
+                entry["facts"]
+            ), (number, entry["facts"])
             assert entry["label"].startswith("Start position — ")
             assert entry["facts"]["solutionSan"].split()[0] == game.board().san(game.next().move)
         else:
@@ -152,13 +161,14 @@ def test_the_scholars_mate_is_no_mate_in_four_from_the_initial_position(store):
     """The issue's "Mate in four" / "Other mate — mate in 37" from the initial position."""
     game = read(GAMES)[0]
     assert game.end().board().is_checkmate() and game.board().fen() == chess.STARTING_FEN
-    initial = {row["position"] for row in query(
-        store, f'SELECT ?position WHERE {{ ?position cp:fen "{chess.STARTING_FEN}" }}')}
+    initial = {
+        row["position"] for row in query(store, f'SELECT ?position WHERE {{ ?position cp:fen "{chess.STARTING_FEN}" }}')
+    }
     assert initial
     for name in ("mate-in-one", "winning-for-white", "tactics-in-first-round", "exercises-by-difficulty"):
         listed = {row.get("position") for row in canned(store, name)}
         assert not listed & initial, name
-    for cls in MATE_CLASSES + ("QuietMove", "Clearance", "Exercise"):
+    for cls in (*MATE_CLASSES, "QuietMove", "Clearance", "Exercise"):
         assert not query(store, f'SELECT ?p WHERE {{ ?p a cp:{cls} ; cp:fen "{chess.STARTING_FEN}" }}'), cls
 
 
@@ -190,6 +200,7 @@ def test_class_pages_and_courses_leave_games_out(store, tmp_path):
 
 # --- 7. claims are checked ----------------------------------------------------------------------------
 
+
 def test_a_false_theme_claim_is_not_asserted_and_is_reported(store):
     assert store["themed"].exit_code == 0, store["themed"].output
     games = read(THEMES)
@@ -201,8 +212,11 @@ def test_a_false_theme_claim_is_not_asserted_and_is_reported(store):
     refuted = [game for game in games if game.board().fen() not in truly]
     assert "claim MateInOne (mate in 1) is false (refuted by proof)" in store["themed"].stderr
     assert "game 2" in store["themed"].stderr and "game 1 " not in store["themed"].stderr
-    statuses = query(store, f"""SELECT DISTINCT ?s WHERE {{ GRAPH <https://w3id.org/chesskb/id/graph/theme-claims> {{
-        ?p a ?type }} ?p cp:fen "{refuted[0].board().fen()}" ; cp:claimStatus ?s }}""")
+    statuses = query(
+        store,
+        f"""SELECT DISTINCT ?s WHERE {{ GRAPH <https://w3id.org/chesskb/id/graph/theme-claims> {{
+        ?p a ?type }} ?p cp:fen "{refuted[0].board().fen()}" ; cp:claimStatus ?s }}""",
+    )
     assert [row["s"] for row in statuses] == ["MateInOne in 1 refuted"]
 
 
@@ -222,6 +236,7 @@ def test_a_false_termination_claim_is_not_asserted(store):
 
 
 # --- 6. encodings per game ----------------------------------------------------------------------------
+
 
 def mixed_games() -> list[tuple[str, str]]:
     """The fixture's names, each game decoded on its own (the file is hand-made: the third game's UTF-8
@@ -249,25 +264,45 @@ _SPELLINGS = """{{ GRAPH <https://w3id.org/chesskb/id/graph/{graph}> {{ ?p a cp:
 
 def test_a_utf8_and_a_latin1_game_in_one_file_keep_their_names(store):
     expected = mixed_games()
-    assert expected == [("Müller, Jürgen", "Weiß, Ernst"), ("François André", "Núñez, José"),
-                        ("Gonçalves, Zoë", "Lefèvre, Amélie")]
-    names = {row["n"] for row in query(store, """SELECT ?n WHERE {
-        """ + _SPELLINGS.format(graph="mixed-encoding") + "}")}
+    assert expected == [
+        ("Müller, Jürgen", "Weiß, Ernst"),
+        ("François André", "Núñez, José"),
+        ("Gonçalves, Zoë", "Lefèvre, Amélie"),
+    ]
+    names = {
+        row["n"]
+        for row in query(
+            store,
+            """SELECT ?n WHERE {
+        """
+            + _SPELLINGS.format(graph="mixed-encoding")
+            + "}",
+        )
+    }
     assert names == {name for pair in expected for name in pair}
     stderr = store["plain"].stderr
-    line = where(MIXED, "[White \"Gon", "latin-1").split(",")[0] + ")"
+    line = where(MIXED, '[White "Gon', "latin-1").split(",")[0] + ")"
     assert f"mixed-encoding.pgn: game 3 {line}: UTF-8 encoded twice, repaired: 'GonÃ§alves,' -> 'Gonçalves,'" in stderr
 
 
 def test_odds_pgn_names_are_not_mojibake(store):
-    names = {row["n"] for row in query(store, """SELECT ?n WHERE {
-        """ + _SPELLINGS.format(graph="odds") + "}")}
+    names = {
+        row["n"]
+        for row in query(
+            store,
+            """SELECT ?n WHERE {
+        """
+            + _SPELLINGS.format(graph="odds")
+            + "}",
+        )
+    }
     assert "François André Philidor" in names
     assert not [name for name in names if "Ã" in name]
     assert "odds.pgn: game 2 (line 30): U+FFFD" in store["plain"].stderr
 
 
 # --- 10. bad movetext ----------------------------------------------------------------------------------
+
 
 def test_garbage_movetext_is_reported_and_not_imported_as_an_empty_game(store):
     games = read(GARBAGE)
@@ -278,8 +313,14 @@ def test_garbage_movetext_is_reported_and_not_imported_as_an_empty_game(store):
     assert "game skipped" in stderr.split("garbage-movetext.pgn: game 2")[1].splitlines()[0]
     assert f"garbage-movetext.pgn: game 3 {where(GARBAGE, '±')}: '±'" in stderr
     assert f"garbage-movetext.pgn: game 4 {where(GARBAGE, 'xx')}: 'xx'" in stderr
-    numbers = {int(row["n"]) for row in query(store, """SELECT ?n WHERE {
-        GRAPH <https://w3id.org/chesskb/id/graph/garbage-movetext> { ?rec a ?record } ?rec cp:gameNumber ?n }""")}
+    numbers = {
+        int(row["n"])
+        for row in query(
+            store,
+            """SELECT ?n WHERE {
+        GRAPH <https://w3id.org/chesskb/id/graph/garbage-movetext> { ?rec a ?record } ?rec cp:gameNumber ?n }""",
+        )
+    }
     assert numbers == {1, 3, 4, 5}
     positions = positions_of(store, "garbage-movetext")
     assert positions[3]["facts"]["solutionSan"] == "d4 d5 c4 c6"
@@ -289,6 +330,7 @@ def test_garbage_movetext_is_reported_and_not_imported_as_an_empty_game(store):
 
 
 # --- 11. canned queries ---------------------------------------------------------------------------------
+
 
 def test_positions_in_country_knows_cities_and_takes_no_pattern(store):
     usa = {row["position"] for row in canned(store, "positions-in-country", country="USA")}

@@ -32,8 +32,14 @@ def chesskb(*args: str, store: Path | str | None = None, cwd: Path | None = None
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("exits")
-    paths = {"game": folder / "game.pgn", "binary": folder / "binary.pgn", "badname": folder / "_hidden.pgn",
-             "badfen": folder / "badfen.pgn", "course": folder / "course.yaml", "store": folder / "store"}
+    paths = {
+        "game": folder / "game.pgn",
+        "binary": folder / "binary.pgn",
+        "badname": folder / "_hidden.pgn",
+        "badfen": folder / "badfen.pgn",
+        "course": folder / "course.yaml",
+        "store": folder / "store",
+    }
     paths["game"].write_text(GAME, encoding="utf-8")
     paths["badname"].write_text(GAME, encoding="utf-8")
     paths["binary"].write_bytes(b"\x00\x01\x02 not a pgn \x00")
@@ -58,45 +64,52 @@ def test_the_table_is_in_the_help() -> None:
     assert cli.epilog and "130 interrupted" in cli.epilog
 
 
-@pytest.mark.parametrize("args, code, words", [
-    (["import", "{badname}"], EXIT_USAGE, ["invalid source name"]),            # ImportRefused
-    (["import", "{game}", "--theme", "NoSuchTheme"], EXIT_USAGE, ["unknown theme class"]),
-    (["import", "{missing}"], EXIT_USAGE, ["no such file"]),
-    (["import", "{binary}"], EXIT_DATA, ["nothing imported"]),
-    (["html", "{badname}", "-o", "{out}"], EXIT_USAGE, ["invalid source name"]),  # was 1: now as import
-    (["html", "{binary}", "-o", "{out}"], EXIT_DATA, ["no readable game"]),
-    (["convert", "{game}", "--theme", "NoSuchTheme", "-o", "{out}.nq"], EXIT_USAGE, ["unknown theme class"]),
-    (["convert", "{binary}", "-o", "{out}.nq"], EXIT_DATA, ["nothing converted"]),
-    (["query"], EXIT_USAGE, ["give exactly one of"]),
-    (["query", "SELECT WHERE {{"], EXIT_USAGE, ["SPARQL syntax error"]),
-    (["query", "--name", "no-such-query"], EXIT_USAGE, []),
-    (["export", "--format", "ttl", "--source", "nope"], EXIT_DATA, ["no source named 'nope'"]),
-    (["export", "--format", "nope"], EXIT_USAGE, []),
-    (["remove-source", "nope"], EXIT_DATA, ["no source named 'nope'"]),
-    (["validate"], EXIT_USAGE, ["give --fen FEN"]),
-    (["validate", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"], EXIT_DATA, []),
-    (["validate", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"], EXIT_OK, []),
-    (["validate", "{badfen}"], EXIT_DATA, []),
-    (["validate", "{game}"], EXIT_OK, []),
-    (["classify", "{binary}", "--no-engine"], EXIT_DATA, ["nothing classified"]),
-    (["course", "import", "{course}"], EXIT_USAGE, []),
-    (["course", "export", "https://w3id.org/chesskb/id/course/nope"], EXIT_DATA, ["no course"]),
-    (["find", "Zz9"], EXIT_USAGE, []),
-    (["site", "-o", "{out}", "--source", "nope"], EXIT_DATA, ["no source named 'nope'"]),
-    (["serve", "--port", "99999"], EXIT_USAGE, []),
-    (["bench-queries", "--repeat", "0"], EXIT_USAGE, []),
-    (["no-such-command"], EXIT_USAGE, []),
-])
-def test_error_paths_exit_with_the_table_s_code(files, tmp_path: Path, args: list[str], code: int,
-                                                words: list[str]) -> None:
-    values = {name: str(path) for name, path in files.items()} | {"missing": str(tmp_path / "missing.pgn"),
-                                                                   "out": str(tmp_path / "out")}
+@pytest.mark.parametrize(
+    "args, code, words",
+    [
+        (["import", "{badname}"], EXIT_USAGE, ["invalid source name"]),  # ImportRefused
+        (["import", "{game}", "--theme", "NoSuchTheme"], EXIT_USAGE, ["unknown theme class"]),
+        (["import", "{missing}"], EXIT_USAGE, ["no such file"]),
+        (["import", "{binary}"], EXIT_DATA, ["nothing imported"]),
+        (["html", "{badname}", "-o", "{out}"], EXIT_USAGE, ["invalid source name"]),  # was 1: now as import
+        (["html", "{binary}", "-o", "{out}"], EXIT_DATA, ["no readable game"]),
+        (["convert", "{game}", "--theme", "NoSuchTheme", "-o", "{out}.nq"], EXIT_USAGE, ["unknown theme class"]),
+        (["convert", "{binary}", "-o", "{out}.nq"], EXIT_DATA, ["nothing converted"]),
+        (["query"], EXIT_USAGE, ["give exactly one of"]),
+        (["query", "SELECT WHERE {{"], EXIT_USAGE, ["SPARQL syntax error"]),
+        (["query", "--name", "no-such-query"], EXIT_USAGE, []),
+        (["export", "--format", "ttl", "--source", "nope"], EXIT_DATA, ["no source named 'nope'"]),
+        (["export", "--format", "nope"], EXIT_USAGE, []),
+        (["remove-source", "nope"], EXIT_DATA, ["no source named 'nope'"]),
+        (["validate"], EXIT_USAGE, ["give --fen FEN"]),
+        (["validate", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"], EXIT_DATA, []),
+        (["validate", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"], EXIT_OK, []),
+        (["validate", "{badfen}"], EXIT_DATA, []),
+        (["validate", "{game}"], EXIT_OK, []),
+        (["classify", "{binary}", "--no-engine"], EXIT_DATA, ["nothing classified"]),
+        (["course", "import", "{course}"], EXIT_USAGE, []),
+        (["course", "export", "https://w3id.org/chesskb/id/course/nope"], EXIT_DATA, ["no course"]),
+        (["find", "Zz9"], EXIT_USAGE, []),
+        (["site", "-o", "{out}", "--source", "nope"], EXIT_DATA, ["no source named 'nope'"]),
+        (["serve", "--port", "99999"], EXIT_USAGE, []),
+        (["bench-queries", "--repeat", "0"], EXIT_USAGE, []),
+        (["no-such-command"], EXIT_USAGE, []),
+    ],
+)
+def test_error_paths_exit_with_the_table_s_code(
+    files, tmp_path: Path, args: list[str], code: int, words: list[str]
+) -> None:
+    values = {name: str(path) for name, path in files.items()} | {
+        "missing": str(tmp_path / "missing.pgn"),
+        "out": str(tmp_path / "out"),
+    }
     _assert_exit(chesskb(*[arg.format(**values) for arg in args], store=files["store"]), code, *words)
 
 
 def test_check_of_an_unknown_source_decides_nothing(files) -> None:
-    _assert_exit(chesskb("check", "--source", "nope", "--no-cache", store=files["store"]), EXIT_USAGE,
-                 "no source named 'nope'")
+    _assert_exit(
+        chesskb("check", "--source", "nope", "--no-cache", store=files["store"]), EXIT_USAGE, "no source named 'nope'"
+    )
 
 
 def test_check_without_java_decides_nothing(files, tmp_path: Path) -> None:
@@ -104,8 +117,9 @@ def test_check_without_java_decides_nothing(files, tmp_path: Path) -> None:
     env_bin = tmp_path / "bin"
     env_bin.mkdir()
     argv = [sys.executable, "-m", "chesskb", "--store", str(files["store"]), "check", "--no-cache"]
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT,
-                            env={"PATH": str(env_bin), "HOME": str(tmp_path)})
+    result = subprocess.run(
+        argv, capture_output=True, text=True, timeout=300, cwd=ROOT, env={"PATH": str(env_bin), "HOME": str(tmp_path)}
+    )
     _assert_exit(result, EXIT_USAGE, "Java")
     assert "Usage:" not in result.stderr
 

@@ -21,14 +21,19 @@ def _exercises(store: Path) -> set[tuple[str, str, str]]:
 def _matches(store: Path) -> set[tuple[str, str, str]]:
     rows = open_store(str(store)).query(
         "SELECT ?m ?r ?e WHERE { ?m a cp:Match OPTIONAL { ?m cp:result ?r } "
-        "OPTIONAL { ?m cp:hasEvent/cp:eventName ?e } }")
+        "OPTIONAL { ?m cp:hasEvent/cp:eventName ?e } }"
+    )
     return {(row["m"].value, row["r"].value if row["r"] else "", row["e"].value if row["e"] else "") for row in rows}
 
 
 def test_pgn_export_reimports_to_the_same_exercises_and_games(tmp_path: Path) -> None:
     original, again = tmp_path / "original", tmp_path / "again"
-    files = [DATA / "pychess" / "mate_in_2.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn",
-             MERGE / "club-bulletin.pgn", DATA / "seed" / "seed-000-sample.pgn"]
+    files = [
+        DATA / "pychess" / "mate_in_2.pgn",
+        DATA / "games" / "kasparov-deep-blue-1997.pgn",
+        MERGE / "club-bulletin.pgn",
+        DATA / "seed" / "seed-000-sample.pgn",
+    ]
     for path in files:
         assert run_cli("import", "--jobs", "1", str(path), store=original).exit_code == 0
     exported = tmp_path / "all.pgn"
@@ -61,9 +66,11 @@ def test_one_source_exports_its_own_tags_and_comments(tmp_path: Path) -> None:
 
 def test_comments_survive_the_round_trip(tmp_path: Path) -> None:
     source = tmp_path / "lesson.pgn"
-    source.write_text('[Event "Lesson"]\n[White "Teacher"]\n[Black "Student"]\n[Result "1-0"]\n\n'
-                      '1. e4 {the centre} e5 2. Bc4 Nc6 3. Qh5 {threatens f7} Nf6 4. Qxf7# {mate} 1-0\n',
-                      encoding="utf-8")
+    source.write_text(
+        '[Event "Lesson"]\n[White "Teacher"]\n[Black "Student"]\n[Result "1-0"]\n\n'
+        "1. e4 {the centre} e5 2. Bc4 Nc6 3. Qh5 {threatens f7} Nf6 4. Qxf7# {mate} 1-0\n",
+        encoding="utf-8",
+    )
     store = tmp_path / "store"
     assert run_cli("import", str(source), store=store).exit_code == 0
     text = run_cli("export", "--format", "pgn", store=store).output

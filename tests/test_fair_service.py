@@ -23,16 +23,37 @@ from chesskb.service.errors import ServiceError
 from tests.live_server import http, live_server
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
-VISITOR = "127.0.1.2"   # another /24 than the attackers' 127.0.0.x
+VISITOR = "127.0.1.2"  # another /24 than the attackers' 127.0.0.x
 VISITS = ("/", "/queries/mate-in-one?limit=3", "/sparql?query=" + quote("ASK { ?s ?p ?o }"))
 
 
 @pytest.fixture(scope="module")
 def server(small_store):
-    with live_server(small_store, "--query-timeout", "4", "--workers", "3", "--page-workers", "2",
-                     "--client-queries", "2", "--queue-wait", "3", "--query-backoff", "8",
-                     "--connection-limit", "300", "--client-connections", "20", "--canned-max-rows", "5",
-                     "--channel-timeout", "5", "--query-max-nesting", "0") as base:
+    with live_server(
+        small_store,
+        "--query-timeout",
+        "4",
+        "--workers",
+        "3",
+        "--page-workers",
+        "2",
+        "--client-queries",
+        "2",
+        "--queue-wait",
+        "3",
+        "--query-backoff",
+        "8",
+        "--connection-limit",
+        "300",
+        "--client-connections",
+        "20",
+        "--canned-max-rows",
+        "5",
+        "--channel-timeout",
+        "5",
+        "--query-max-nesting",
+        "0",
+    ) as base:
         # QUERY_MAX_NESTING off: the crash storm below must reach the workers (tests/test_query_nesting.py)
         yield base
 
@@ -50,8 +71,9 @@ def visit_during(server: str, attack: Callable[[threading.Event], None], seconds
         while time.monotonic() < deadline:
             for path in VISITS:
                 started = time.monotonic()
-                status, _, _ = http("GET", server + path, headers={"Accept": "text/html,*/*;q=0.8"},
-                                    source=VISITOR, timeout=30)
+                status, _, _ = http(
+                    "GET", server + path, headers={"Accept": "text/html,*/*;q=0.8"}, source=VISITOR, timeout=30
+                )
                 seen.append((status, time.monotonic() - started))
     finally:
         stop.set()
@@ -63,6 +85,7 @@ def visit_during(server: str, attack: Callable[[threading.Event], None], seconds
 def attack_threads(stop: threading.Event, threads: int, job: Callable[[int], object]) -> list[threading.Thread]:
     """``threads`` started threads, each doing ``job(n)`` again and again until ``stop`` is set (a
     refused connection is tried again shortly). ``bench/fair_lanes.py`` attacks with them too."""
+
     def loop(n: int) -> None:
         while not stop.is_set():
             try:
@@ -94,8 +117,13 @@ def test_runaways_from_a_few_addresses_of_one_network_do_not_hold_the_sparql_lan
     answers: list[int] = []
 
     def attack(stop: threading.Event) -> None:
-        _repeat(stop, 4, lambda n: answers.append(http("GET", server + "/sparql?query=" + quote(RUNAWAY),
-                                                       source=attackers[n % 2], timeout=30)[0]))
+        _repeat(
+            stop,
+            4,
+            lambda n: answers.append(
+                http("GET", server + "/sparql?query=" + quote(RUNAWAY), source=attackers[n % 2], timeout=30)[0]
+            ),
+        )
 
     _served(visit_during(server, attack, 10))
     assert 503 in answers and 429 in answers, answers  # they ran, were stopped, and then were held off
@@ -106,9 +134,20 @@ def test_a_crash_storm_is_backed_off(server):
     crashing = b"SELECT * WHERE " + b"{" * 5000  # unbounded (QUERY_MAX_NESTING 0), the worker's parser crashes
 
     def attack(stop: threading.Event) -> None:
-        _repeat(stop, 2, lambda _: crashes.append(http("POST", server + "/sparql", body=crashing,
-                                                       headers={"Content-Type": "application/sparql-query"},
-                                                       source="127.0.0.20", timeout=30)[0]))
+        _repeat(
+            stop,
+            2,
+            lambda _: crashes.append(
+                http(
+                    "POST",
+                    server + "/sparql",
+                    body=crashing,
+                    headers={"Content-Type": "application/sparql-query"},
+                    source="127.0.0.20",
+                    timeout=30,
+                )[0]
+            ),
+        )
 
     _served(visit_during(server, attack, 6))
     assert crashes.count(500) <= 2, crashes  # one crash, then the address waits (QUERY_BACKOFF 8 s)
@@ -192,8 +231,10 @@ def test_an_address_that_closed_its_connections_has_its_whole_share_again(server
     parts = urlsplit(server)
 
     def open_share(count: int) -> list[socket.socket]:
-        return [socket.create_connection((parts.hostname, parts.port), timeout=5, source_address=("127.0.0.41", 0))
-                for _ in range(count)]
+        return [
+            socket.create_connection((parts.hostname, parts.port), timeout=5, source_address=("127.0.0.41", 0))
+            for _ in range(count)
+        ]
 
     for sock in open_share(20):
         sock.close()
@@ -214,6 +255,7 @@ def test_an_address_that_closed_its_connections_has_its_whole_share_again(server
 
 
 # --- the rules themselves ------------------------------------------------------------------------
+
 
 def test_an_address_never_holds_a_lane_and_its_network_leaves_the_reserve():
     lane = LaneAdmission("pages", Shares(size=3, client_queries=3, reserve=1, backoff_first=5))

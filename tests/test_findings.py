@@ -8,14 +8,32 @@ import json
 import pytest
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
-from chesskb.kb.findings import (Finding, fen_json, fen_kind, fen_text, inconsistency_finding,
-                                 inconsistency_from_json, inconsistency_json, inconsistency_text, lint_line,
-                                 shacl_finding, shacl_from_json, shacl_json, shacl_text, unsatisfiable_finding,
-                                 unsatisfiable_text)
 from chesskb.kb.checks.pgn_lint import lint_text as lint_pgn
+from chesskb.kb.findings import (
+    Finding,
+    fen_json,
+    fen_kind,
+    fen_text,
+    inconsistency_finding,
+    inconsistency_from_json,
+    inconsistency_json,
+    inconsistency_text,
+    lint_line,
+    shacl_finding,
+    shacl_from_json,
+    shacl_json,
+    shacl_text,
+    unsatisfiable_finding,
+    unsatisfiable_text,
+)
 
-BAD_FENS = ["", "8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR W KQkq e9 01 0",
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RCBQKBNR w KQkq - 0 1", "k7/8/8/8/8/8/8/7K\tw - - 0 1"]
+BAD_FENS = [
+    "",
+    "8/8/8/8/8/8/8/8 w - - 0 1",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR W KQkq e9 01 0",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RCBQKBNR w KQkq - 0 1",
+    "k7/8/8/8/8/8/8/7K\tw - - 0 1",
+]
 
 
 @pytest.mark.parametrize("fen", BAD_FENS)
@@ -56,14 +74,22 @@ def test_shacl_violations_round_trip_through_the_cache_shape() -> None:
 
 
 def test_inconsistencies_round_trip_through_the_cache_shape() -> None:
-    details = {"individuals": [{"iri": "i", "label": "L"}], "statements": ["<i> rdf:type cp:Position"],
-               "axioms": ["DisjointClasses(cp:Player cp:Position)"], "minimal": False, "reasoner_message": ""}
+    details = {
+        "individuals": [{"iri": "i", "label": "L"}],
+        "statements": ["<i> rdf:type cp:Position"],
+        "axioms": ["DisjointClasses(cp:Player cp:Position)"],
+        "minimal": False,
+        "reasoner_message": "",
+    }
     finding = inconsistency_finding("src", details)
     data = inconsistency_json(finding)
-    assert data == {"source": "src", **details} and list(data)[0] == "source"
+    assert data == {"source": "src", **details} and next(iter(data)) == "source"
     assert inconsistency_from_json(json.loads(json.dumps(data))) == finding
     lines = inconsistency_text(finding, 2)
     assert lines[0] == "inconsistency 2 in src (not narrowed down fully):"
-    assert lines[1:] == ['  individual <i>  "L"', "  statement  <i> rdf:type cp:Position",
-                         "  axiom      DisjointClasses(cp:Player cp:Position)"]
+    assert lines[1:] == [
+        '  individual <i>  "L"',
+        "  statement  <i> rdf:type cp:Position",
+        "  axiom      DisjointClasses(cp:Player cp:Position)",
+    ]
     assert unsatisfiable_text(unsatisfiable_finding("urn:c")) == "unsatisfiable class <urn:c>"

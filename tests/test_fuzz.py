@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chesskb.kb.checks.fen import board_from_fen, validate_fen
-from chesskb.kb.findings import fen_kind
 from chesskb.kb.checks.pgn_lint import lint_text
+from chesskb.kb.findings import fen_kind
 from chesskb.kb.pipeline import PipelineSettings, process_unit
 from chesskb.kb.reading.units import work_units
 from tests.conftest import run_cli
@@ -30,10 +30,49 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[Hea
 # -- generators ---------------------------------------------------------------------------------------
 
 FEN_ALPHABET = "KQRBNPkqrbnp12345678/ wb-KQkqa-h0123456789\t"
-PGN_PIECES = ["1.", "2.", "3...", "e4", "e5", "Nf3", "Cf3", "Nc6", "O-O", "0-0", "Qxf7#", "e8=Q", "{", "}",
-              "(", ")", "[", "]", '"', "\\", ";", "%", "$1", "!?", "1-0", "0-1", "1/2-1/2", "*", "\n", "\r\n",
-              " ", "\x00", "é", "[Event \"x\"]\n", "[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n", "[SetUp \"1\"]\n",
-              "<script>", "--", "Z0", "Kxe1", "\t"]
+PGN_PIECES = [
+    "1.",
+    "2.",
+    "3...",
+    "e4",
+    "e5",
+    "Nf3",
+    "Cf3",
+    "Nc6",
+    "O-O",
+    "0-0",
+    "Qxf7#",
+    "e8=Q",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    '"',
+    "\\",
+    ";",
+    "%",
+    "$1",
+    "!?",
+    "1-0",
+    "0-1",
+    "1/2-1/2",
+    "*",
+    "\n",
+    "\r\n",
+    " ",
+    "\x00",
+    "é",
+    '[Event "x"]\n',
+    '[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n',
+    '[SetUp "1"]\n',
+    "<script>",
+    "--",
+    "Z0",
+    "Kxe1",
+    "\t",
+]
 
 
 @st.composite
@@ -61,6 +100,7 @@ pgn_texts = st.lists(st.one_of(st.sampled_from(PGN_PIECES), st.text(max_size=6))
 
 
 # -- properties -------------------------------------------------------------------------------------
+
 
 @FUZZ
 @given(random_fens())
@@ -111,8 +151,11 @@ def test_random_pgn_text_never_crashes_the_import_path(text: str) -> None:
             assert all(finding.message for finding in result.findings)
 
 
-@settings(max_examples=max(5, EXAMPLES // 10), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=max(5, EXAMPLES // 10),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(pgn_texts)
 def test_random_pgn_text_never_crashes_chesskb_import(tmp_path: Path, text: str) -> None:
     path = tmp_path / "fuzz.pgn"

@@ -39,11 +39,17 @@ def home(client, lang: str = "en") -> str:
 
 
 def cards(body: str) -> list[dict[str, str]]:
-    found = re.findall(r'<a href="([^"]+)" class="theme-card" data-class="(\w+)"><img src="([^"]+)".*?'
-                       r'<strong>([^<]+)</strong><span class="description">([^<]*)</span>\s*'
-                       r'<span class="count">([^<]+)</span>', body, re.DOTALL)
-    return [{"url": u, "name": n, "board": unescape(b), "label": unescape(lab), "description": unescape(d),
-             "count": c} for u, n, b, lab, d, c in found]
+    found = re.findall(
+        r'<a href="([^"]+)" class="theme-card" data-class="(\w+)"><img src="([^"]+)".*?'
+        r'<strong>([^<]+)</strong><span class="description">([^<]*)</span>\s*'
+        r'<span class="count">([^<]+)</span>',
+        body,
+        re.DOTALL,
+    )
+    return [
+        {"url": u, "name": n, "board": unescape(b), "label": unescape(lab), "description": unescape(d), "count": c}
+        for u, n, b, lab, d, c in found
+    ]
 
 
 def fen_of(board_url: str) -> str:
@@ -56,7 +62,7 @@ def test_home_offers_ways_in_and_no_test_fixture(client):
     assert 'class="daily-link"' in body and "from=class/MiddlegameTheme" in body
     assert re.search(r'<a href="/course/first-steps" class="course-link">[^<]+</a> \(5 chapters\)', body)
     assert "(1 chapter)" in body  # the openings course: singular
-    tour = body[body.index('class="tour"'):]
+    tour = body[body.index('class="tour"') :]
     assert len(re.findall(r'<li><a href="/queries/[\w-]+">', tour)) == 3
     assert 'href="/sparql"' in tour and 'href="/chessposition.owl"' in tour and "/sparql</code>" in tour
     assert not [name for name in FIXTURE_SOURCES if name in body]
@@ -85,10 +91,16 @@ def _mates(board: chess.Board, move: chess.Move) -> bool:
 
 def test_spanish_home_names_the_themes_by_the_ontologys_spanish_labels(client):
     ontology = rdflib.Graph().parse(ROOT / "ontology" / "chessposition.ttl")
-    spanish = {str(s).split("#")[1]: str(o) for s, o in ontology.subject_objects(rdflib.RDFS.label)
-               if getattr(o, "language", None) == "es"}
-    comments = {str(s).split("#")[1]: str(o) for s, o in ontology.subject_objects(rdflib.RDFS.comment)
-                if getattr(o, "language", None) == "es"}
+    spanish = {
+        str(s).split("#")[1]: str(o)
+        for s, o in ontology.subject_objects(rdflib.RDFS.label)
+        if getattr(o, "language", None) == "es"
+    }
+    comments = {
+        str(s).split("#")[1]: str(o)
+        for s, o in ontology.subject_objects(rdflib.RDFS.comment)
+        if getattr(o, "language", None) == "es"
+    }
     body = home(client, "es")
     shown = cards(body)
     assert shown
@@ -150,10 +162,11 @@ def test_exercise_page_shows_lichess_opening_tags_as_words(client):
 
     with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
         row = next(r for r in csv.DictReader(handle) if r["PuzzleId"] == "000rZ")
-    body = client.get("/page", query_string={"iri": "https://w3id.org/chesskb/id/position/lichess-000rZ"},
-                      headers=BROWSER).get_data(as_text=True)
+    body = client.get(
+        "/page", query_string={"iri": "https://w3id.org/chesskb/id/position/lichess-000rZ"}, headers=BROWSER
+    ).get_data(as_text=True)
     start = body.index('<section class="game">')
-    table = body[start:body.index("</section>", start)]
+    table = body[start : body.index("</section>", start)]
     for tag in row["OpeningTags"].split():
         assert tag.replace("_", " ") in table
     assert "_" not in re.sub(r"<[^>]+>", "", table)
@@ -161,8 +174,11 @@ def test_exercise_page_shows_lichess_opening_tags_as_words(client):
 
 def test_course_pages_say_chapter_counts_and_the_pass_mark_plainly(client):
     listing = client.get("/courses", headers=BROWSER).get_data(as_text=True)
-    assert "(1 chapter)" in listing and "(5 chapters)" in listing and "chapters)" not in listing.replace(
-        "(5 chapters)", "")
+    assert (
+        "(1 chapter)" in listing
+        and "(5 chapters)" in listing
+        and "chapters)" not in listing.replace("(5 chapters)", "")
+    )
     spanish = client.get("/courses?lang=es", headers=BROWSER).get_data(as_text=True)
     assert "(1 capítulo)" in spanish and "(5 capítulos)" in spanish
     course = client.get("/course/first-steps", headers=BROWSER).get_data(as_text=True)

@@ -16,8 +16,7 @@ from chesskb.kb.checks.pgn_lint import lint_file
 from chesskb.kb.store import open_store
 from tests.conftest import run_cli
 
-GOOD = ('[Event "Good {n}"]\n[White "Anna {n}"]\n[Black "Boris {n}"]\n[Result "*"]\n\n'
-        "1. {first} Nf6 *\n\n")
+GOOD = '[Event "Good {n}"]\n[White "Anna {n}"]\n[Black "Boris {n}"]\n[Result "*"]\n\n1. {first} Nf6 *\n\n'
 # Distinct games need distinct moves: the same moves from the same start are one game (issue 7).
 FIRST_MOVES = [f"{file}{rank}" for rank in (3, 4) for file in "abcdefgh"]
 
@@ -47,8 +46,11 @@ HOSTILE_GAMES = {
     "unclosed-comment": ('[Event "open"]\n\n1. e4 {never closed e5 *\n\n', "comment-unclosed"),
     "spanish-letters": ('[Event "es"]\n\n1. e4 e5 2. Cf3 Cc6 *\n\n', "foreign-piece-letter"),
     "bad-fen": ('[Event "fen"]\n[SetUp "1"]\n[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n\n*\n\n', "fen-invalid"),
-    "script-tags": ('[Event "<script>alert(1)</script>"]\n[White "\\"quoted\\" <b>"]\n\n'
-                    "1. e4 {</script><script>alert(2)</script>} e5 *\n\n", None),
+    "script-tags": (
+        '[Event "<script>alert(1)</script>"]\n[White "\\"quoted\\" <b>"]\n\n'
+        "1. e4 {</script><script>alert(2)</script>} e5 *\n\n",
+        None,
+    ),
     "stray-brackets": ('[Event "brackets"]\n\n1. e4 ) } ] e5 *\n\n', None),
 }
 
@@ -77,20 +79,25 @@ def test_crlf_and_mixed_encodings_import_every_game(tmp_path: Path) -> None:
     store = tmp_path / "store"
     assert _import(path, store).exit_code == 0
     assert _games_in_store(store) == 4
-    names = {row["n"].value for row in open_store(str(store)).query(
-        "SELECT ?n WHERE { ?p a cp:Player ; rdfs:label ?n }")}
+    names = {
+        row["n"].value for row in open_store(str(store)).query("SELECT ?n WHERE { ?p a cp:Player ; rdfs:label ?n }")
+    }
     assert "Müller, Jörg" in names or any("Müller" in name for name in names)
     assert list(lint_file(path)) == []
 
 
-@pytest.mark.parametrize(("content", "rule"), [
-    (b"", None),
-    (b'[Event "x"]\n[Site "y"]\n', None),
-    (bytes(range(256)) * 40, "file-binary"),
-    (b"\x89PNG\r\n\x1a\n" + b"\x00" * 4000, "file-binary"),
-])
-def test_files_without_games_are_reported_and_leave_the_store_unchanged(tmp_path: Path, content: bytes,
-                                                                        rule: str | None) -> None:
+@pytest.mark.parametrize(
+    ("content", "rule"),
+    [
+        (b"", None),
+        (b'[Event "x"]\n[Site "y"]\n', None),
+        (bytes(range(256)) * 40, "file-binary"),
+        (b"\x89PNG\r\n\x1a\n" + b"\x00" * 4000, "file-binary"),
+    ],
+)
+def test_files_without_games_are_reported_and_leave_the_store_unchanged(
+    tmp_path: Path, content: bytes, rule: str | None
+) -> None:
     store = tmp_path / "store"
     seed = tmp_path / "seed.pgn"
     seed.write_text(good_games(1), encoding="utf-8")
@@ -120,12 +127,14 @@ def test_a_100_mb_comment_drops_its_game_and_the_games_around_it_are_imported(tm
     store = tmp_path / "store"
     result = _import(path, store)
     first = good_games(1).count("\n") + 1  # the big game's first line; its comment is two lines on
-    assert f"big.pgn: game 2 (line {first}): game dropped: line {first + 2} is longer than" in result.output, \
+    assert f"big.pgn: game 2 (line {first}): game dropped: line {first + 2} is longer than" in result.output, (
         result.output[-2000:]
+    )
     assert "(MAX_LINE_BYTES)" in result.output
     assert _games_in_store(store) == 2
     long_literals = open_store(str(store)).query(
-        "SELECT ?s WHERE { ?s ?p ?t FILTER(isLiteral(?t) && STRLEN(STR(?t)) > 20000) }")
+        "SELECT ?s WHERE { ?s ?p ?t FILTER(isLiteral(?t) && STRLEN(STR(?t)) > 20000) }"
+    )
     assert list(long_literals) == []
     findings = list(lint_file(path))
     assert [(f.rule, f.line) for f in findings if f.level == "error"] == [("input-too-large", first + 2)]

@@ -13,9 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-
 LANGUAGE_FREE = ("/static/", "/board.svg")
-_LINK = re.compile(r'<(a|link|form)\b([^>]*)>', re.S)
+_LINK = re.compile(r"<(a|link|form)\b([^>]*)>", re.S)
 _ATTR = re.compile(r'\b(href|action|hreflang|method)="([^"]*)"')
 MAX_PAGES = 400
 
@@ -52,8 +51,15 @@ def _forms_without_lang(body: str) -> list[str]:
 
 
 def test_every_link_of_a_spanish_page_stays_spanish(client) -> None:
-    start = ["/?lang=es", "/classes?lang=es", "/courses?lang=es", "/queries?lang=es", "/search?q=alpha&lang=es",
-             "/queries/mate-in-one?lang=es", "/find?pattern=Qf7&lang=es"]
+    start = [
+        "/?lang=es",
+        "/classes?lang=es",
+        "/courses?lang=es",
+        "/queries?lang=es",
+        "/search?q=alpha&lang=es",
+        "/queries/mate-in-one?lang=es",
+        "/find?pattern=Qf7&lang=es",
+    ]
     queue, seen, pages, kinds = deque(start), set(start), 0, set()
     problems: list[tuple[str, str]] = []
     while queue and pages < MAX_PAGES:

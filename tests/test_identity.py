@@ -66,6 +66,7 @@ def match_count(store: Path) -> int:
 
 # --- 1. Game identity ---------------------------------------------------------------------------
 
+
 def test_double_round_robin_keeps_every_game_and_its_standings(tmp_path: Path) -> None:
     """Three identical short draws and a miniature copied by two other pairs: 12 games, 12 Matches."""
     path = IDENTITY / "double-round-robin.pgn"
@@ -106,8 +107,7 @@ def test_fischer_and_petrosian_keep_pgn_extracts_66_games(tmp_path: Path) -> Non
     store = build(tmp_path, fischer, petrosian)
     assert match_count(store) == len(distinct)
     merged = report(store)["games"]
-    assert len(merged) == 3 and all({e["source"] for e in g["found_in"]} == {"fischer", "petrosian"}
-                                    for g in merged)
+    assert len(merged) == 3 and all({e["source"] for e in g["found_in"]} == {"fischer", "petrosian"} for g in merged)
     assert all("same players (fischer vs petrosian)" in g["reason"] for g in merged)
 
 
@@ -128,14 +128,18 @@ def test_the_same_game_with_the_name_written_two_ways_is_one_match(tmp_path: Pat
 
 # --- 3. Facts on the right individual -------------------------------------------------------------
 
+
 def test_ratings_and_titles_are_the_games(tmp_path: Path) -> None:
     path = IDENTITY / "two-ratings.pgn"
     games = read_headers(path)
     store = build(tmp_path, path)
     assert select(store, "SELECT ?p WHERE { ?p a cp:Player ; cp:elo ?e }") == []  # not on the person
     for limit in (2300, 2200, 2400):
-        expected = {(h["White"], h["Black"]) for h, _ in games
-                    if any(h.get(t, "?").isdigit() and int(h[t]) > limit for t in ("WhiteElo", "BlackElo"))}
+        expected = {
+            (h["White"], h["Black"])
+            for h, _ in games
+            if any(h.get(t, "?").isdigit() and int(h[t]) > limit for t in ("WhiteElo", "BlackElo"))
+        }
         rows = canned(store, "players-rated-above", elo=limit)
         found = {r["position"] for r in rows}
         labels = {r["label"] for r in rows}
@@ -169,6 +173,7 @@ def test_player_page_shows_the_rating_of_each_game(tmp_path: Path) -> None:
 
 
 # --- 4. Events -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", [IDENTITY / "numbered-sites.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn"])
 def test_a_match_with_numbered_sites_is_one_event_with_its_games_by_round(tmp_path: Path, path: Path) -> None:
@@ -217,14 +222,27 @@ def test_event_page_and_queries_use_one_rule_for_unfinished_games(tmp_path: Path
 
 # --- 5. Players ------------------------------------------------------------------------------------
 
+
 def test_name_forms_link_and_a_surname_alone_stays_a_candidate() -> None:
     from chesskb.kb.merge.linking import PlayerNames, compute_links
 
-    names = {"a": "Tal, Mikhail N.", "b": "Mikhail Tal", "c": "Tal,M", "d": "Polgár, Judit", "e": "Polgar, Susan",
-             "f": "Polgar, Sofia", "g": "POLGAR", "h": "Nepomniachtchi, Ian", "i": "Ian Nepomnyashchy",
-             "j": "Kasparov, G", "k": "Kasparov, Garry"}
-    links = {(link.a, link.b): link.kind for link in compute_links(
-        PlayerNames(iri, {name_key(name)}, {name}) for iri, name in names.items())}
+    names = {
+        "a": "Tal, Mikhail N.",
+        "b": "Mikhail Tal",
+        "c": "Tal,M",
+        "d": "Polgár, Judit",
+        "e": "Polgar, Susan",
+        "f": "Polgar, Sofia",
+        "g": "POLGAR",
+        "h": "Nepomniachtchi, Ian",
+        "i": "Ian Nepomnyashchy",
+        "j": "Kasparov, G",
+        "k": "Kasparov, Garry",
+    }
+    links = {
+        (link.a, link.b): link.kind
+        for link in compute_links(PlayerNames(iri, {name_key(name)}, {name}) for iri, name in names.items())
+    }
     for pair in (("a", "b"), ("a", "c"), ("b", "c"), ("h", "i"), ("j", "k")):
         assert links[pair] == "sameAs", pair
     assert links[("d", "g")] == links[("e", "g")] == links[("f", "g")] == "candidate"
@@ -232,6 +250,7 @@ def test_name_forms_link_and_a_surname_alone_stays_a_candidate() -> None:
 
 
 # --- 9. Disagreement without inconsistency ---------------------------------------------------------
+
 
 def test_compatible_values_merge_and_conflicts_are_recorded_not_inconsistent(tmp_path: Path) -> None:
     a, b = IDENTITY / "dates-source-a.pgn", IDENTITY / "dates-source-b.pgn"
@@ -253,9 +272,14 @@ def test_compatible_values_merge_and_conflicts_are_recorded_not_inconsistent(tmp
 def test_the_demo_knowledge_base_is_consistent_under_hermit(tmp_path: Path) -> None:
     """The files scripts/demo.sh imports from data/ (the README's demo), checked with HermiT."""
     root = DATA
-    files = [root / "lichess" / "puzzles.csv", *sorted((root / "pychess").glob("*.pgn")),
-             *sorted((root / "seed").glob("*.pgn")), *sorted((root / "games").glob("*.pgn")),
-             *sorted((root / "pgn-extract").glob("*.pgn")), *sorted((root / "openings").glob("*.pgn"))]
+    files = [
+        root / "lichess" / "puzzles.csv",
+        *sorted((root / "pychess").glob("*.pgn")),
+        *sorted((root / "seed").glob("*.pgn")),
+        *sorted((root / "games").glob("*.pgn")),
+        *sorted((root / "pgn-extract").glob("*.pgn")),
+        *sorted((root / "openings").glob("*.pgn")),
+    ]
     store = tmp_path / "store"
     result = run_cli("import", *map(str, files), store=store)
     assert result.exit_code in (0, 1), result.output  # seed-000 holds one invalid FEN, reported
@@ -288,8 +312,9 @@ def test_every_by_player_answer_follows_the_players_cluster(tmp_path: Path) -> N
         rows = canned(store, query, player="Tal, Mikhail")
         assert len({r.get("position") or r["match"] for r in rows}) == len(tal) == 8, query
     black = [h for h in tal if "tal" in name_key(h["Black"]).split()]
-    assert len({r["position"] for r in canned(store, "positions-of-player-as-black", player="Tal, Mikhail")}) \
-        == len(black)
+    assert len({r["position"] for r in canned(store, "positions-of-player-as-black", player="Tal, Mikhail")}) == len(
+        black
+    )
     client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
     members = [r["p"] for r in select(store, "SELECT ?p WHERE { ?p cp:nameKey ?k FILTER(CONTAINS(?k, 'tal')) }")]
     assert len(members) == 4  # "m tal", "mikhail tal", "mikhail n tal", "mihail tal"

@@ -55,8 +55,9 @@ def import_graph() -> dict[str, set[str]]:
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
                 source = _resolve(name, path.name == "__init__.py", node)
-                targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
-                           for alias in node.names]
+                targets = [
+                    f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source for alias in node.names
+                ]
             for target in targets:
                 while target and target not in known:  # ``import a.b.c`` of a non-module: its package
                     target = target.rpartition(".")[0]
@@ -132,12 +133,18 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_import_cycle_in_service_or_kb() -> None:
     found = cycles(import_graph())
-    assert not found, "import cycles (each line a set of modules that import each other):\n" + \
-        "\n".join(" <-> ".join(c) for c in found)
+    assert not found, "import cycles (each line a set of modules that import each other):\n" + "\n".join(
+        " <-> ".join(c) for c in found
+    )
 
 
 def test_kb_never_imports_service() -> None:
     graph = import_graph()
-    upward = sorted(f"{m} -> {t}" for m, targets in graph.items() if m.startswith("chesskb.kb")
-                    for t in targets if t.startswith("chesskb.service"))
+    upward = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph.items()
+        if m.startswith("chesskb.kb")
+        for t in targets
+        if t.startswith("chesskb.service")
+    )
     assert not upward, upward

@@ -23,8 +23,14 @@ def _lint_imports(config: Path) -> subprocess.CompletedProcess[str]:
     program = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     if program is None:
         pytest.skip("import-linter is in the test extra (scripts/setup.sh installs it)")
-    return subprocess.run([program, "--config", str(config), "--no-cache"], cwd=ROOT, capture_output=True,
-                          text=True, check=False, timeout=300)
+    return subprocess.run(
+        [program, "--config", str(config), "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
 
 
 def test_the_packages_keep_the_stage_order() -> None:
@@ -40,8 +46,9 @@ def test_an_import_against_the_order_is_found(tmp_path: Path) -> None:
     order = "    chesskb.queries\n    chesskb.kb.search\n    chesskb.kb.store\n"
     assert order in text
     stricter = tmp_path / "importlinter.ini"
-    stricter.write_text(text.replace(order, "    chesskb.kb.store\n    chesskb.queries\n    chesskb.kb.search\n"),
-                        encoding="utf-8")
+    stricter.write_text(
+        text.replace(order, "    chesskb.kb.store\n    chesskb.queries\n    chesskb.kb.search\n"), encoding="utf-8"
+    )
     done = _lint_imports(stricter)
     assert done.returncode != 0
     assert "chesskb.queries is not allowed to import chesskb.kb.store" in done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -15,10 +16,9 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.reading import read_records
 from chesskb.kb.reading.records import GameRecord
-from chesskb.kb.store import EmbeddedStore
-from chesskb.kb.store import layout
-from chesskb.queries.source_statements import source_statements
+from chesskb.kb.store import EmbeddedStore, layout
 from chesskb.kb.vocab import CP as VOCAB
+from chesskb.queries.source_statements import source_statements
 
 from .conftest import BASE, DATA, ROOT, run_cli
 
@@ -43,23 +43,28 @@ def test_every_readable_game_becomes_one_position_with_its_game(data_store: Path
     expected = sum(readable_records(p) for p in files)
     assert scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:Position }") <= expected
     # positions of distinct games: duplicated games across files (test-setup-in.pgn) collapse
-    assert scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:Position ; cp:fen ?f ; cp:hasMatch ?m }") \
+    assert (
+        scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a cp:Position ; cp:fen ?f ; cp:hasMatch ?m }")
         >= expected - 5
+    )
     assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Position FILTER NOT EXISTS { ?p cp:fen ?f } }") == 0
 
 
 def test_mate_in_two_file_gives_mate_in_two_positions_with_their_players(data_store: Path) -> None:
     store = EmbeddedStore(data_store)
     graph = IriMinter(BASE).source_graph("mate_in_2")
-    n = scalar(store, "SELECT (COUNT(DISTINCT ?p) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:MateInTwo } } GROUP BY ?g",
-               g=graph)
+    n = scalar(
+        store, "SELECT (COUNT(DISTINCT ?p) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:MateInTwo } } GROUP BY ?g", g=graph
+    )
     assert n == readable_records(DATA / "pychess" / "mate_in_2.pgn") == 96
     # The first game of the file: Henry Buckle vs NN, London 1840
-    rows = list(store.query("""
+    rows = list(
+        store.query("""
         SELECT ?fen ?move ?white ?site ?type WHERE {
           ?p cp:hasMatch ?m ; cp:fen ?fen ; cp:move ?move ; cp:hasPlayerWhite/cp:name ?white ;
              cp:hasEvent/cp:site ?site ; cp:typePosition ?type .
-          ?m dcterms:source ?rec . ?rec cp:gameNumber 1 ; cp:sourceFile "mate_in_2.pgn" }"""))
+          ?m dcterms:source ?rec . ?rec cp:gameNumber 1 ; cp:sourceFile "mate_in_2.pgn" }""")
+    )
     assert len(rows) == 1
     row = rows[0]
     assert row["fen"].value == "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"
@@ -71,10 +76,16 @@ def test_mate_in_two_file_gives_mate_in_two_positions_with_their_players(data_st
 def test_superclasses_and_inverses_are_inferred_in_their_own_graph(data_store: Path) -> None:
     store = EmbeddedStore(data_store)
     minter = IriMinter(BASE)
-    asserted = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:EndgameTheme } } GROUP BY ?g",
-                      g=minter.source_graph("mate_in_2"))
-    inferred = scalar(store, "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:EndgameTheme } } GROUP BY ?g",
-                      g=minter.inferred_graph("mate_in_2"))
+    asserted = scalar(
+        store,
+        "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:EndgameTheme } } GROUP BY ?g",
+        g=minter.source_graph("mate_in_2"),
+    )
+    inferred = scalar(
+        store,
+        "SELECT (COUNT(*) AS ?n) ?g WHERE { GRAPH ?g { ?p a cp:EndgameTheme } } GROUP BY ?g",
+        g=minter.inferred_graph("mate_in_2"),
+    )
     assert asserted == 0 and inferred == 96
     assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?m cp:hasPosition ?p . ?p cp:hasMatch ?m }") > 0
 
@@ -92,8 +103,9 @@ def test_iris_are_stable_across_runs_and_files(tmp_path: Path) -> None:
     first.write_text(game, encoding="utf-8")
     # the same game in another file with other (non-identifying) headers and after another game
     other = tmp_path / "two.pgn"
-    other.write_text('[Event "Other"]\n\n1. e4 e5 *\n\n' + game.replace("[Round", '[Annotator "X"]\n[Round'),
-                     encoding="utf-8")
+    other.write_text(
+        '[Event "Other"]\n\n1. e4 e5 *\n\n' + game.replace("[Round", '[Annotator "X"]\n[Round'), encoding="utf-8"
+    )
     stores = []
     for index in range(2):
         store = tmp_path / f"s{index}"
@@ -106,8 +118,11 @@ def test_iris_are_stable_across_runs_and_files(tmp_path: Path) -> None:
     for name in ("one", "two"):
         said = list(source_statements(stores[0], IriMinter(BASE).source_graph(name)))  # what the file says
         with_fen = {q.subject for q in said if q.predicate == VOCAB.term("fen")}
-        per_file[name] = {q.subject.value for q in said if q.predicate == VOCAB.term("move") and "Q" in q.object.value
-                          and q.subject in with_fen}
+        per_file[name] = {
+            q.subject.value
+            for q in said
+            if q.predicate == VOCAB.term("move") and "Q" in q.object.value and q.subject in with_fen
+        }
     assert per_file["one"] and per_file["one"] <= per_file["two"]
 
 
@@ -125,8 +140,12 @@ def _merge_is_what_the_graphs_say(store_path: Path) -> bool:
     """The default graph holds exactly what the named graphs say, decoded by ``kb.store.layout``
     (a statement several graphs make once; nothing left behind by a removal)."""
     quads = _stored(EmbeddedStore(store_path))
-    said = {q.triple for stored in layout.by_subject(quads).values()
-            for graph_quads in layout.decode(stored).values() for q in graph_quads}
+    said = {
+        q.triple
+        for stored in layout.by_subject(quads).values()
+        for graph_quads in layout.decode(stored).values()
+        for q in graph_quads
+    }
     return said == {q.triple for q in quads if isinstance(q.graph_name, DefaultGraph)}
 
 
@@ -146,17 +165,23 @@ def test_reimport_replaces_the_source_with_the_same_quads(tmp_path: Path) -> Non
 
 def test_theme_option_asserts_the_class_and_rejects_unknown_names(tmp_path: Path) -> None:
     store_path = tmp_path / "s"
-    result = run_cli("import", str(DATA / "seed" / "seed-000-sample.pgn"), "--theme", "Combinationn",
-                     store=store_path)
+    result = run_cli("import", str(DATA / "seed" / "seed-000-sample.pgn"), "--theme", "Combinationn", store=store_path)
     assert result.exit_code == 2
     assert "Combinationn" in result.output and "Attraction" in result.output  # lists the valid ones
     assert not store_path.exists() or not (store_path / "CURRENT").exists()
-    result = run_cli("import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), "--theme", "Combination",
-                     store=store_path)
+    result = run_cli(
+        "import", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), "--theme", "Combination", store=store_path
+    )
     assert result.exit_code == 0, result.output
     store = EmbeddedStore(store_path)
-    assert scalar(store, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Combination ; cp:themeFromUser cp:Combination ;"
-                         " cp:typePosition 'tactic' }") == 6
+    assert (
+        scalar(
+            store,
+            "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:Combination ; cp:themeFromUser cp:Combination ;"
+            " cp:typePosition 'tactic' }",
+        )
+        == 6
+    )
 
 
 def test_nothing_readable_exits_1_and_leaves_the_store_alone(tmp_path: Path) -> None:
@@ -190,20 +215,23 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
 
 def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
     """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
-    from chesskb.queries.class_counts import count_members, stored_counts
     from chesskb.kb.reports.stats import kb_stats
+    from chesskb.queries.class_counts import count_members, stored_counts
 
     store_path = tmp_path / "s"
     store = EmbeddedStore(store_path)
 
     def answered() -> dict[str, int]:
-        result = run_cli("query", "--name", "class-hierarchy-counts", "--param", "limit=0", "--format", "tsv",
-                         store=store_path)
+        result = run_cli(
+            "query", "--name", "class-hierarchy-counts", "--param", "limit=0", "--format", "tsv", store=store_path
+        )
         rows = [line.split("\t") for line in result.output.splitlines()[1:]]
-        return {r[0].strip("<>")[len(CP):]: int(r[3].split("^^")[0].strip('"')) for r in rows}
+        return {r[0].strip("<>")[len(CP) :]: int(r[3].split("^^")[0].strip('"')) for r in rows}
 
-    for paths in ([DATA / "pychess" / "mate_in_2.pgn", DATA / "seed" / "seed-000-sample.pgn"],
-                  [DATA / "lichess" / "puzzles.csv"]):
+    for paths in (
+        [DATA / "pychess" / "mate_in_2.pgn", DATA / "seed" / "seed-000-sample.pgn"],
+        [DATA / "lichess" / "puzzles.csv"],
+    ):
         assert run_cli("import", *map(str, paths), store=store_path).exit_code == 0
         live = count_members(store)
         assert stored_counts(store) == live and live["MateInTwo"] > 0 and live["Match"] > 0
@@ -231,8 +259,12 @@ def test_import_killed_midway_leaves_the_store_as_it_was(tmp_path: Path) -> None
     current = os.readlink(store_path / "CURRENT")
     big = tmp_path / "big.pgn"
     _big_pgn(big, 60)  # 2,400 games, several seconds of work
-    process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store_path), "import",
-                                str(big)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chesskb", "--store", str(store_path), "import", str(big)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not any(p.name.endswith(".partial") for p in store_path.iterdir()):
         assert process.poll() is None, process.communicate()
@@ -264,17 +296,19 @@ def _state(store_path: Path) -> tuple[set[tuple], int]:
 
 def _derived_agree_with_data(store_path: Path) -> None:
     """The links and class counts a store keeps are the ones its data calls for (no stale generation)."""
-    from chesskb.queries.class_counts import count_members, stored_counts
     from chesskb.kb.importer import source_counts
     from chesskb.kb.merge.linking import links_graph_quads
+    from chesskb.queries.class_counts import count_members, stored_counts
 
     store = EmbeddedStore(store_path)
     minter = IriMinter(BASE)
     assert stored_counts(store) == count_members(store)
     kept = {(q.subject, q.predicate, q.object) for q in store.quads([minter.links_graph])}
     assert kept == {(q.subject, q.predicate, q.object) for q in links_graph_quads(store, minter.links_graph)}
-    for row in store.query("SELECT ?name ?games ?positions ?players WHERE { ?s cp:sourceName ?name ; "
-                           "cp:gameCount ?games ; cp:positionCount ?positions ; cp:playerCount ?players }"):
+    for row in store.query(
+        "SELECT ?name ?games ?positions ?players WHERE { ?s cp:sourceName ?name ; "
+        "cp:gameCount ?games ; cp:positionCount ?positions ; cp:playerCount ?players }"
+    ):
         counted = source_counts(store, minter, row["name"].value)
         assert counted == tuple(int(row[k].value) for k in ("games", "positions", "players")), row["name"]
 
@@ -289,15 +323,16 @@ def test_random_kills_leave_data_links_and_counts_exactly_before_or_after(tmp_pa
     import shutil
 
     seed = tmp_path / "seed.pgn"
-    seed.write_text('[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "Smyslov, Vasily"]\n[Result "*"]\n\n1. e4 *\n\n',
-                    encoding="utf-8")
+    seed.write_text(
+        '[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "Smyslov, Vasily"]\n[Result "*"]\n\n1. e4 *\n\n',
+        encoding="utf-8",
+    )
     template = tmp_path / "template"
     assert run_cli("import", str(seed), store=template).exit_code == 0
     big = tmp_path / "big.pgn"
     _big_pgn(big, 6)
     # the new games are by "Tal, M.": a link to Tal, Mikhail that only the complete import calls for
-    big.write_text(re.sub(r'\[White "[^"]*"\]', '[White "Tal, M."]', big.read_text(encoding="utf-8")),
-                   encoding="utf-8")
+    big.write_text(re.sub(r'\[White "[^"]*"\]', '[White "Tal, M."]', big.read_text(encoding="utf-8")), encoding="utf-8")
     before = _state(template)
     reference = tmp_path / "reference"
     shutil.copytree(template, reference, symlinks=True)
@@ -318,18 +353,30 @@ def test_random_kills_leave_data_links_and_counts_exactly_before_or_after(tmp_pa
         store_path = tmp_path / f"s{number}"
         shutil.copytree(template, store_path, symlinks=True)
         live = os.readlink(store_path / "CURRENT")
-        process = subprocess.Popen([sys.executable, "-m", "chesskb", "--store", str(store_path), "import",
-                                    "--jobs", str(1 + number % 2), str(big)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "chesskb",
+                "--store",
+                str(store_path),
+                "import",
+                "--jobs",
+                str(1 + number % 2),
+                str(big),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + (delay if delay is not None else 120)
         while time.monotonic() < deadline and process.poll() is None:
             if delay is None and os.readlink(store_path / "CURRENT") != live:
                 break  # the first instant a reader could see the new generation
             time.sleep(0.001 if delay is None else 0.01)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # the importer and its worker processes
-        except ProcessLookupError:
-            pass
         process.wait()
         state = _state(store_path)
         assert state in (before, after), f"kill {number} at {delay} s left a state that is neither"
@@ -361,8 +408,11 @@ def test_literal_escaping_of_hostile_names(tmp_path: Path) -> None:
 
 
 def test_parallel_import_gives_the_same_quads_as_one_job(tmp_path: Path) -> None:
-    files = [str(DATA / "pychess" / "mate_in_2.pgn"), str(DATA / "lichess" / "puzzles.csv"),
-             str(DATA / "pgn-extract" / "odds.pgn")]
+    files = [
+        str(DATA / "pychess" / "mate_in_2.pgn"),
+        str(DATA / "lichess" / "puzzles.csv"),
+        str(DATA / "pgn-extract" / "odds.pgn"),
+    ]
     results = []
     for jobs in ("1", "2"):
         store_path = tmp_path / f"s{jobs}"
@@ -412,6 +462,7 @@ def test_exports_hold_named_graphs_only(tmp_path: Path, data_store: Path) -> Non
     quads = list(parse(path=str(out), format=RdfFormat.N_QUADS))
     assert quads and not any(isinstance(q.graph_name, DefaultGraph) for q in quads)
     store = EmbeddedStore(data_store)
+
     # the statements of every graph, decoded whatever the layout, are exactly the merge the queries read
     # (the ontology's blank nodes aside: their labels differ between two readings), the inverse links
     # of a source without inferred types included
@@ -436,8 +487,9 @@ def test_a_strict_import_with_an_error_changes_nothing(tmp_path: Path) -> None:
     bad.write_text(good + '\n[Event "Bad"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n', encoding="utf-8")
     for append in (False, True):
         with pytest.raises(ImportRefused, match="nothing was saved"):
-            import_files(EmbeddedStore(store_path), [bad], source="kasparov-deep-blue-1997", jobs=1,
-                         append=append, strict=True)
+            import_files(
+                EmbeddedStore(store_path), [bad], source="kasparov-deep-blue-1997", jobs=1, append=append, strict=True
+            )
         assert os.readlink(store_path / "CURRENT") == generation and _state(store_path) == before
         assert not [p for p in store_path.iterdir() if p.name.endswith(".partial")]
         assert not (store_path / "write.lock").exists()
@@ -453,8 +505,11 @@ def test_readers_never_fail_or_see_half_a_write_while_writes_switch_generations(
 
     store_path = tmp_path / "s"
     writer = EmbeddedStore(store_path)
-    graph, subject, predicate = NamedNode("http://example.org/g"), NamedNode("http://example.org/s"), \
-        NamedNode("http://example.org/p")
+    graph, subject, predicate = (
+        NamedNode("http://example.org/g"),
+        NamedNode("http://example.org/s"),
+        NamedNode("http://example.org/p"),
+    )
     writer.replace_graphs([], [Quad(subject, predicate, Literal("0"), graph)])
     stop = threading.Event()
     answers: list[int] = []

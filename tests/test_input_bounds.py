@@ -49,9 +49,15 @@ def _import(store: Path, path: Path) -> tuple[subprocess.CompletedProcess[str], 
     # measures what the import uses, not what malloc reserves.
     env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "1",
-                             str(path)], cwd=ROOT, capture_output=True, text=True, preexec_fn=limit, timeout=300,
-                            env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "import", "--jobs", "1", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        timeout=300,
+        env=env,
+    )
     return result, time.monotonic() - started
 
 
@@ -90,14 +96,16 @@ def test_a_zstd_bomb_of_short_lines_stops_at_the_ratio_bound(tmp_path: Path) -> 
     be half a gigabyte."""
     real = _real_games()
     bomb = tmp_path / "bomb.pgn.zst"
-    _write_compressed(bomb, [(real + b'[Event "bomb"]\n\n1. e4 {', 1), ((b"abcdefgh" * 8 + b"\n") * 16384, 512),
-                             (b"} e5 *\n", 1)])
+    _write_compressed(
+        bomb, [(real + b'[Event "bomb"]\n\n1. e4 {', 1), ((b"abcdefgh" * 8 + b"\n") * 16384, 512), (b"} e5 *\n", 1)]
+    )
     assert bomb.stat().st_size < 100_000
     result, seconds = _import(tmp_path / "s", bomb)
     assert result.returncode in (0, 1), result.stderr[-1000:]
     games = _count_games(real)
-    message = re.search(r"bomb\.pgn\.zst: game (\d+): reading stopped: .*MAX_DECOMPRESSION_RATIO.*at line ([\d,]+)",
-                        result.stderr)
+    message = re.search(
+        r"bomb\.pgn\.zst: game (\d+): reading stopped: .*MAX_DECOMPRESSION_RATIO.*at line ([\d,]+)", result.stderr
+    )
     assert message and int(message.group(1)) == games + 1, result.stderr[-1000:]
     assert _stored(tmp_path / "s", "Match") == games and seconds < 120
 
@@ -133,10 +141,16 @@ def test_an_over_long_line_or_game_costs_that_game_only(tmp_path: Path) -> None:
     result, seconds = _import(tmp_path / "s", path)
     assert result.returncode in (0, 1), result.stderr[-1000:]
     first = real.count(b"\n") + 1  # the long-line game's first line
-    assert re.search(rf"long\.pgn: game {games + 1} \(line {first}\): game dropped: line {first + 2} is longer than "
-                     r"[\d,]+ bytes \(MAX_LINE_BYTES\)", result.stderr), result.stderr[-1000:]
-    assert re.search(rf"long\.pgn: game {games + 2} \(line {first + 4}\): game dropped: longer than [\d,]+ "
-                     r"characters \(MAX_GAME_CHARACTERS\)", result.stderr), result.stderr[-1000:]
+    assert re.search(
+        rf"long\.pgn: game {games + 1} \(line {first}\): game dropped: line {first + 2} is longer than "
+        r"[\d,]+ bytes \(MAX_LINE_BYTES\)",
+        result.stderr,
+    ), result.stderr[-1000:]
+    assert re.search(
+        rf"long\.pgn: game {games + 2} \(line {first + 4}\): game dropped: longer than [\d,]+ "
+        r"characters \(MAX_GAME_CHARACTERS\)",
+        result.stderr,
+    ), result.stderr[-1000:]
     # the games after them are read, numbered on; the same games twice are the same matches
     records = [r for unit in work_units(path, "long", "long.pgn") for r in unit_records(unit)]
     numbers = [r.location.game_number for r in records if hasattr(r, "location")]
@@ -154,7 +168,7 @@ def test_an_over_long_csv_row_costs_that_row_only(tmp_path: Path) -> None:
     assert "MAX_LINE_BYTES" in dropped[0].message
     kept = [r for r in records if hasattr(r, "location")]
     assert len(kept) == len(lines) - 1
-    assert [r.location.game_number for r in kept] == [1, 2, 3] + list(range(5, len(lines) + 1))
+    assert [r.location.game_number for r in kept] == [1, 2, 3, *list(range(5, len(lines) + 1))]
 
 
 def test_ordinary_compressed_files_read_whole(tmp_path: Path) -> None:
@@ -167,8 +181,9 @@ def test_ordinary_compressed_files_read_whole(tmp_path: Path) -> None:
         assert len(handle.read()) == 400 * len(real) < RATIO_CHECKED_FROM
     varied = tmp_path / "varied.pgn.zst"
     rng = random.Random(35)  # commented games: text as varied as real annotations
-    words = [rng.choice(["e4", "Nf3", "the", "knight", "attack", "{", "}", "weak", "square", "1-0"])
-             for _ in range(4 << 20)]
+    words = [
+        rng.choice(["e4", "Nf3", "the", "knight", "attack", "{", "}", "weak", "square", "1-0"]) for _ in range(4 << 20)
+    ]
     text = " ".join(f"{w}{rng.randrange(100)}" if i % 3 else w for i, w in enumerate(words)).encode()
     _write_compressed(varied, [(text, 1)])
     assert len(text) > RATIO_CHECKED_FROM and len(text) / varied.stat().st_size < 100
@@ -231,10 +246,12 @@ def _address_space() -> int:
 
 
 def test_the_cap_is_the_present_address_space_plus_the_setting() -> None:
-    code = ("from chesskb.kb.reading.memory import cap_address_space\n"
-            "limit = cap_address_space(128 << 20)\n"
-            "try:\n    bytearray(512 << 20)\nexcept MemoryError:\n    print('refused', limit > 0)\n"
-            "print(len(bytearray(16 << 20)))\n")
+    code = (
+        "from chesskb.kb.reading.memory import cap_address_space\n"
+        "limit = cap_address_space(128 << 20)\n"
+        "try:\n    bytearray(512 << 20)\nexcept MemoryError:\n    print('refused', limit > 0)\n"
+        "print(len(bytearray(16 << 20)))\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["refused", "True", str(16 << 20)], done.stderr
     assert cap_address_space(0) is None

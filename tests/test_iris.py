@@ -14,8 +14,8 @@ import pytest
 from pyoxigraph import NamedNode
 
 from chesskb.kb.importer import import_files
-from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.identity import game_identity
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.vocab import ALL_TERMS, CP, CP_IRI, RDF
 
@@ -23,15 +23,32 @@ from .conftest import run_cli
 
 BASES = ["https://w3id.org/chesskb/id/", "http://example.org/kb#", "urn:x-kb:base/"]
 
-HOSTILE = ["mate_in_2", "a/b", "..", "_links", "100%", "sp ace", "ünïcödé-名前", "<script>", "x?y#z", "game",
-           "inferred", "course-first-steps", "unknown-0123456789abcdef", "a%2Fb", "graph/x"]
+HOSTILE = [
+    "mate_in_2",
+    "a/b",
+    "..",
+    "_links",
+    "100%",
+    "sp ace",
+    "ünïcödé-名前",
+    "<script>",
+    "x?y#z",
+    "game",
+    "inferred",
+    "course-first-steps",
+    "unknown-0123456789abcdef",
+    "a%2Fb",
+    "graph/x",
+]
 
 
 def game_keys() -> list[str]:
     """Real game keys, made by the identity rule from real games (not written by hand)."""
     keys = []
-    for moves, headers in ((["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"], {"White": "Polgar, Judit"}),
-                           ([], {"Event": "Unknown", "White": "?", "Black": "?"})):
+    for moves, headers in (
+        (["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"], {"White": "Polgar, Judit"}),
+        ([], {"Event": "Unknown", "White": "?", "Black": "?"}),
+    ):
         board = chess.Board()
         keys.append(game_identity(board.epd(), True, moves, headers).key)
     return keys
@@ -59,19 +76,31 @@ def test_source_iris_read_back_to_their_source(base: str, name: str) -> None:
     for iri, kind in ((graph, "graph"), (inferred, "graph"), (source, "source"), (record, "source")):
         assert minter.kind_of(iri) == kind
         assert not minter.is_placeholder(iri)
-        assert iri.value.startswith(minter.base) and "/" not in iri.value[len(minter.base):].split("/")[1]
+        assert iri.value.startswith(minter.base) and "/" not in iri.value[len(minter.base) :].split("/")[1]
 
 
 @pytest.mark.parametrize("base", BASES)
 def test_bookkeeping_graphs_and_other_individuals_are_no_source(base: str) -> None:
     minter = IriMinter(base)
     key = game_keys()[0]
-    for iri in (minter.links_graph, minter.counts_graph, minter.meta_graph, minter.match(key),
-                minter.position(key, 3), minter.board(key), minter.player("Kasparov, Garry"),
-                minter.event("Linares", 1994), minter.course("c"), minter.chapter("c", 1),
-                minter.chapter_item("c", 1, 2), NamedNode(CP_IRI + "Position"),
-                NamedNode("https://elsewhere.example/graph/x"), NamedNode(minter.base + "source/x/game/1a"),
-                NamedNode(minter.base + "source/x/game/²"), NamedNode(minter.base + "graph/x/inferred/more")):
+    for iri in (
+        minter.links_graph,
+        minter.counts_graph,
+        minter.meta_graph,
+        minter.match(key),
+        minter.position(key, 3),
+        minter.board(key),
+        minter.player("Kasparov, Garry"),
+        minter.event("Linares", 1994),
+        minter.course("c"),
+        minter.chapter("c", 1),
+        minter.chapter_item("c", 1, 2),
+        NamedNode(CP_IRI + "Position"),
+        NamedNode("https://elsewhere.example/graph/x"),
+        NamedNode(minter.base + "source/x/game/1a"),
+        NamedNode(minter.base + "source/x/game/²"),
+        NamedNode(minter.base + "graph/x/inferred/more"),
+    ):
         assert minter.source_of(iri) is None, iri
         assert minter.record_number(iri) is None, iri
         assert not minter.is_source_graph(iri) and not minter.is_inferred_graph(iri)
@@ -81,12 +110,15 @@ def test_bookkeeping_graphs_and_other_individuals_are_no_source(base: str) -> No
 def test_every_individual_says_its_kind(base: str) -> None:
     minter = IriMinter(base)
     key = game_keys()[0]
-    made = {"match": [minter.match(key), minter.lichess_match("https://lichess.org/seIMDWkD/black#44")],
-            "position": [minter.position(key, 0), minter.lichess_position("00sHx")],
-            "player": [minter.player("Polgár, Judit"), minter.player("x", "123"), minter.unknown_player(key, "black")],
-            "event": [minter.event("Linares", 1994), minter.unknown_event(key)], "board": [minter.board(key)],
-            "graph": [minter.links_graph, minter.meta_graph, minter.counts_graph, minter.course_graph("c")],
-            "course": [minter.course("c"), minter.chapter("c", 1), minter.chapter_item("c", 1, 1)]}
+    made = {
+        "match": [minter.match(key), minter.lichess_match("https://lichess.org/seIMDWkD/black#44")],
+        "position": [minter.position(key, 0), minter.lichess_position("00sHx")],
+        "player": [minter.player("Polgár, Judit"), minter.player("x", "123"), minter.unknown_player(key, "black")],
+        "event": [minter.event("Linares", 1994), minter.unknown_event(key)],
+        "board": [minter.board(key)],
+        "graph": [minter.links_graph, minter.meta_graph, minter.counts_graph, minter.course_graph("c")],
+        "course": [minter.course("c"), minter.chapter("c", 1), minter.chapter_item("c", 1, 1)],
+    }
     for kind, iris in made.items():
         for iri in iris:
             assert minter.kind_of(iri) == kind and minter.kind_of(iri.value) == kind, iri
@@ -179,8 +211,9 @@ def test_players_and_events_called_unknown_are_counted_and_shown(tmp_path: Path)
     app = create_app({"STORE": str(store), "QUERY_WORKERS": 0})
     minter = IriMinter(app.config["BASE_IRI"])
     with app.test_client() as client:
-        start = next(iter(app.extensions["chesskb.store"].query(
-            "SELECT ?p WHERE { ?p a cp:Position ; cp:plyInGame 0 }")))["p"].value
+        start = next(
+            iter(app.extensions["chesskb.store"].query("SELECT ?p WHERE { ?p a cp:Position ; cp:plyInGame 0 }"))
+        )["p"].value
         page = client.get("/page.json", query_string={"iri": start}).get_json()
     shown = {row["property"]: row for row in page["game"]}
     white, event = shown[CP.hasPlayerWhite.value], shown[CP.eventName.value]  # both used to be hidden as stand-ins

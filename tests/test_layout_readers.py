@@ -28,8 +28,7 @@ from pyoxigraph import Store as OxStore
 
 from chesskb.kb.courses.course_file import COURSE_MAX_EXERCISES
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.store import EmbeddedStore
-from chesskb.kb.store import layout
+from chesskb.kb.store import EmbeddedStore, layout
 from chesskb.kb.store.compaction import compact_generation
 from chesskb.kb.store.embedded import CURRENT
 from chesskb.queries.executor import run
@@ -38,8 +37,12 @@ from tests.conftest import DATA, ROOT, run_cli
 from tests.earlier_layout import earlier_layout
 
 MERGE = ROOT / "tests" / "fixtures" / "merge"
-FILES = [MERGE / "polgar-puzzles.pgn", MERGE / "club-bulletin.pgn", DATA / "pychess" / "mate_in_2.pgn",
-         DATA / "lichess" / "puzzles.csv"]
+FILES = [
+    MERGE / "polgar-puzzles.pgn",
+    MERGE / "club-bulletin.pgn",
+    DATA / "pychess" / "mate_in_2.pgn",
+    DATA / "lichess" / "puzzles.csv",
+]
 SOURCES = ["polgar-puzzles", "club-bulletin", "mate_in_2", "puzzles"]
 COURSE = DATA / "courses" / "first-steps.yaml"
 SHARED = ["polgar-puzzles", "club-bulletin"]  # the sources whose subjects others assert too
@@ -80,13 +83,17 @@ def _rows(result) -> list[tuple[str, ...]]:
 
 # --- the compacted store -----------------------------------------------------------------------------
 
+
 def test_the_compacted_copy_is_compact_and_merges_the_same(stores) -> None:
     old, compact = (_quads(store) for store in stores)
     merged = [{q for q in quads if isinstance(q.graph_name, DefaultGraph)} for quads in (old, compact)]
     assert merged[0] == merged[1]  # the merge (every query over the default graph) is untouched
     assert len(compact) < 0.7 * len(old)
-    in_sources = [q for q in compact if not isinstance(q.graph_name, DefaultGraph)
-                  and layout.is_source(layout.owner_of(q.graph_name))]
+    in_sources = [
+        q
+        for q in compact
+        if not isinstance(q.graph_name, DefaultGraph) and layout.is_source(layout.owner_of(q.graph_name))
+    ]
     types = sum(1 for q in in_sources if layout.is_marker(q))
     assert types >= 0.9 * len(in_sources)  # a source's graphs hold mostly its markers
     named_old = {q for q in old if not isinstance(q.graph_name, DefaultGraph)}
@@ -117,6 +124,7 @@ def test_a_subject_outside_the_merge_is_copied_as_it_is() -> None:
 
 
 # --- one source's statements: checks and RDF exports -----------------------------------------------
+
 
 @pytest.mark.parametrize("name", SOURCES)
 @pytest.mark.parametrize("inferred", [True, False])
@@ -155,8 +163,12 @@ def test_rdf_exports_are_the_same(stores, fmt: str, source: str | None) -> None:
     assert old == compact
     assert any(q.predicate.value.endswith("#fen") for q in old)
     if source is not None:
-        assert {q.graph_name for q in old if not q.graph_name.value.endswith("ChessPosition.owl")} <= \
-            {MINTER.source_graph(source), MINTER.inferred_graph(source), MINTER.meta_graph, MINTER.counts_graph}
+        assert {q.graph_name for q in old if not q.graph_name.value.endswith("ChessPosition.owl")} <= {
+            MINTER.source_graph(source),
+            MINTER.inferred_graph(source),
+            MINTER.meta_graph,
+            MINTER.counts_graph,
+        }
 
 
 def test_graph_statements_reads_bookkeeping_graphs_as_stored(stores) -> None:
@@ -189,6 +201,7 @@ def test_check_of_one_source_is_the_same(stores, name: str) -> None:
 
 # --- PGN export, search, courses, counts -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("source", [*SOURCES, None])
 def test_pgn_export_is_the_same(stores, source: str | None) -> None:
     from chesskb.kb.export.pgn import write_pgn
@@ -204,8 +217,8 @@ def test_pgn_export_is_the_same(stores, source: str | None) -> None:
 @pytest.mark.parametrize("pattern", ["Kg1", "Qd1", "w", "KR-K", "*/*/*/*/*/*/PPP?????/*"])
 @pytest.mark.parametrize("source", SOURCES)
 def test_find_in_one_source_is_the_same(stores, pattern: str, source: str) -> None:
-    from chesskb.queries.find import find_query
     from chesskb.kb.search.patterns import parse
+    from chesskb.queries.find import find_query
 
     sparql = find_query(parse(pattern), source_graph=MINTER.source_graph(source).value, limit=0)
     old, compact = (_rows(store.query(sparql)) for store in stores)
@@ -213,17 +226,19 @@ def test_find_in_one_source_is_the_same(stores, pattern: str, source: str) -> No
 
 
 def test_find_in_one_source_finds_positions(stores) -> None:
-    from chesskb.queries.find import find_query
     from chesskb.kb.search.patterns import parse
+    from chesskb.queries.find import find_query
 
     for source in SOURCES:
         sparql = find_query(parse("Kg1"), source_graph=MINTER.source_graph(source).value, limit=0)
         assert _rows(stores[1].query(sparql)), source
 
 
-@pytest.mark.parametrize("select", [{"source": name, "limit": COURSE_MAX_EXERCISES} for name in SOURCES]
-                         + [{"theme": "MateInTwo", "limit": COURSE_MAX_EXERCISES},
-                            {"theme": "MateInTwo", "source": "club-bulletin"}])
+@pytest.mark.parametrize(
+    "select",
+    [{"source": name, "limit": COURSE_MAX_EXERCISES} for name in SOURCES]
+    + [{"theme": "MateInTwo", "limit": COURSE_MAX_EXERCISES}, {"theme": "MateInTwo", "source": "club-bulletin"}],
+)
 def test_course_selection_is_the_same(stores, select: dict) -> None:
     from chesskb.kb.courses.course_file import LEVELS, resolve_course
 
@@ -237,19 +252,27 @@ def test_source_counts_and_last_record_are_the_same(stores, name: str) -> None:
     from chesskb.kb.importer import last_record_number, source_counts
 
     graphs = {"graph": MINTER.source_graph(name), "inferred": MINTER.inferred_graph(name)}
-    old, compact = ((_rows(run(store, "source-counts", graphs)), source_counts(store, MINTER, name),
-                     last_record_number(store, MINTER, name)) for store in stores)
+    old, compact = (
+        (
+            _rows(run(store, "source-counts", graphs)),
+            source_counts(store, MINTER, name),
+            last_record_number(store, MINTER, name),
+        )
+        for store in stores
+    )
     assert old == compact and old[2] > 0
 
 
 def test_start_positions_by_key_are_the_same(stores) -> None:
-    keys = [row["key"] for row in stores[0].query(
-        "SELECT DISTINCT ?key WHERE { ?p cp:plyInGame 0 ; cp:positionKey ?key }")]
+    keys = [
+        row["key"] for row in stores[0].query("SELECT DISTINCT ?key WHERE { ?p cp:plyInGame 0 ; cp:positionKey ?key }")
+    ]
     assert keys
     for name in SOURCES:
         params = {"graph": MINTER.source_graph(name), "inferred": MINTER.inferred_graph(name)}
-        found = [[_rows(run(store, "start-position-by-key", {**params, "key": key})) for key in keys]
-                 for store in stores]
+        found = [
+            [_rows(run(store, "start-position-by-key", {**params, "key": key})) for key in keys] for store in stores
+        ]
         assert found[0] == found[1]
         assert any(found[0]) == (name != "puzzles")  # a lichess puzzle is no game's start
 
@@ -275,6 +298,7 @@ def test_appending_a_game_answers_the_same(stores, tmp_path: Path) -> None:
 
 # --- merge report and name variants ------------------------------------------------------------------
 
+
 def test_merge_report_is_the_same(stores) -> None:
     from chesskb.kb.merge.report import merge_report
 
@@ -286,8 +310,12 @@ def test_merge_report_is_the_same(stores) -> None:
 def test_disagreements_are_the_same(stores) -> None:
     from chesskb.kb.merge.conflicts import disagreements
 
-    subjects = [row["s"].value for row in stores[0].query(
-        "SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s a ?t } FILTER(STRENDS(STR(?g), 'club-bulletin')) }")]
+    subjects = [
+        row["s"].value
+        for row in stores[0].query(
+            "SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s a ?t } FILTER(STRENDS(STR(?g), 'club-bulletin')) }"
+        )
+    ]
     old, compact = (disagreements(store, subjects) for store in stores)
     assert [(d.subject, d.prop, d.values) for d in old] == [(d.subject, d.prop, d.values) for d in compact]
     assert old
@@ -295,8 +323,9 @@ def test_disagreements_are_the_same(stores) -> None:
 
 @pytest.mark.parametrize("player", ["Polgar", "Judit", "Susan", "Anderssen", "Club"])
 def test_name_variants_are_the_same(stores, player: str) -> None:
-    old, compact = (_rows(run(store, "players-by-name-variant", {"player": player, "limit": "0"}, public=True))
-                    for store in stores)
+    old, compact = (
+        _rows(run(store, "players-by-name-variant", {"player": player, "limit": "0"}, public=True)) for store in stores
+    )
     assert old == compact and old
     assert all(row[2] != "None" for row in old)  # every spelling comes with the source using it
 
@@ -312,6 +341,7 @@ def test_every_canned_query_is_the_same(stores) -> None:
 
 
 # --- the same readers on a SPARQL server holding the compact layout ---------------------------------
+
 
 def test_readers_on_a_server_holding_the_compact_layout(stores, tmp_path: Path) -> None:
     """``oxigraph serve`` over the compacted statements (as ``chesskb convert`` + ``oxigraph load``
@@ -342,5 +372,6 @@ def test_readers_on_a_server_holding_the_compact_layout(stores, tmp_path: Path) 
         assert texts[0] == texts[1] and texts[0]
         assert merge_report(remote) == merge_report(old)
         params = {"player": "Polgar", "limit": "0"}
-        assert _rows(run(remote, "players-by-name-variant", params, public=True)) == \
-            _rows(run(old, "players-by-name-variant", params, public=True))
+        assert _rows(run(remote, "players-by-name-variant", params, public=True)) == _rows(
+            run(old, "players-by-name-variant", params, public=True)
+        )

@@ -36,8 +36,9 @@ def test_every_puzzle_plays_the_csvs_first_move_first(client) -> None:
         number = f"{before.fullmove_number}." if before.turn == chess.WHITE else f"{before.fullmove_number}..."
         san = before.san(setup)
         data = client.get("/page.json", query_string={"iri": f"{BASE}position/lichess-{row['PuzzleId']}"}).get_json()
-        assert data["solution"]["lead_in"] == {"fen": row["FEN"], "uci": setup.uci(), "san": san,
-                                               "number": number}, row["PuzzleId"]
+        assert data["solution"]["lead_in"] == {"fen": row["FEN"], "uci": setup.uci(), "san": san, "number": number}, (
+            row["PuzzleId"]
+        )
         assert data["solution"]["difficulty"] == int(row["Rating"])
         assert data["solution"]["deviation"] == int(row["RatingDeviation"])
         labels = [c["label"].lower() for c in data["classes"]]
@@ -51,7 +52,7 @@ def test_a_stored_move_that_does_not_lead_to_the_exercise_is_not_shown() -> None
     start = chess.STARTING_FEN
     after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
     assert lead_in(start, "e2e4", after_e4) == {"fen": start, "uci": "e2e4", "san": "e4", "number": "1."}
-    assert lead_in(start, "d2d4", after_e4) is None      # legal, but another position
-    assert lead_in(start, "e2e5", after_e4) is None      # not legal there
+    assert lead_in(start, "d2d4", after_e4) is None  # legal, but another position
+    assert lead_in(start, "e2e5", after_e4) is None  # not legal there
     assert lead_in("not a fen", "e2e4", after_e4) is None
     assert lead_in(start, "zz", after_e4) is None

@@ -21,8 +21,12 @@ BASE = "https://w3id.org/chesskb/id/player/"
 @pytest.fixture(scope="module")
 def merged_store(tmp_path_factory) -> Path:
     store = tmp_path_factory.mktemp("merge") / "store"
-    for path in (MERGE / "polgar-puzzles.pgn", DATA / "pychess" / "mate_in_2.pgn",
-                 DATA / "games" / "kasparov-deep-blue-1997.pgn", MERGE / "club-bulletin.pgn"):
+    for path in (
+        MERGE / "polgar-puzzles.pgn",
+        DATA / "pychess" / "mate_in_2.pgn",
+        DATA / "games" / "kasparov-deep-blue-1997.pgn",
+        MERGE / "club-bulletin.pgn",
+    ):
         assert run_cli("import", str(path), store=store).exit_code == 0
     return store
 
@@ -55,10 +59,13 @@ def test_the_same_game_in_two_sources_is_one_match_with_both_sources(merged_stor
 
 
 def test_same_players_and_date_with_other_moves_stay_two_games(merged_store: Path) -> None:
-    rows = _select(merged_store, """
+    rows = _select(
+        merged_store,
+        """
         SELECT (COUNT(DISTINCT ?m) AS ?n) WHERE {
           ?m a cp:Match ; cp:hasPlayerWhite ?w ; cp:hasPlayerBlack ?b .
-          ?w cp:nameKey "judit polgar" . ?b cp:nameKey "angelova pavlina" }""")
+          ?w cp:nameKey "judit polgar" . ?b cp:nameKey "angelova pavlina" }""",
+    )
     assert rows == [{"n": "2"}]
 
 
@@ -66,8 +73,10 @@ def test_name_variants_are_one_player_and_the_three_polgars_stay_three(merged_st
     players = {p["iri"]: p for p in _report(merged_store)["players"]}
     judit = next(p for iri, p in players.items() if "judit-polgar" in iri)
     assert {"Judit Polgar", "Polgár, Judit", "POLGAR, JUDIT"} <= set(judit["names"])
-    keys = {row["n"] for row in _select(merged_store, "SELECT DISTINCT ?n WHERE { ?p cp:nameKey ?n "
-                                                      "FILTER(CONTAINS(?n, 'polgar')) }")}
+    keys = {
+        row["n"]
+        for row in _select(merged_store, "SELECT DISTINCT ?n WHERE { ?p cp:nameKey ?n FILTER(CONTAINS(?n, 'polgar')) }")
+    }
     assert keys == {"judit polgar", "polgar susan", "polgar sofia", "polgar"}
 
 
@@ -120,38 +129,51 @@ def test_remove_source_and_reimport_are_exact(tmp_path: Path) -> None:
 def test_initials_that_fit_several_players_are_only_candidates() -> None:
     from chesskb.kb.merge.linking import PlayerNames, compute_links
 
-    players = [PlayerNames("s", {"polgar s"}, {"Polgar, S."}),
-               PlayerNames("susan", {"polgar susan"}, {"Polgar, Susan"}),
-               PlayerNames("sofia", {"polgar sofia"}, {"Sofia Polgar"}),
-               PlayerNames("judit", {"judit polgar"}, {"Polgar, Judit"}),
-               PlayerNames("boris", {"boris tal"}, {"Boris Tal"}), PlayerNames("m", {"m tal"}, {"Tal, M."})]
+    players = [
+        PlayerNames("s", {"polgar s"}, {"Polgar, S."}),
+        PlayerNames("susan", {"polgar susan"}, {"Polgar, Susan"}),
+        PlayerNames("sofia", {"polgar sofia"}, {"Sofia Polgar"}),
+        PlayerNames("judit", {"judit polgar"}, {"Polgar, Judit"}),
+        PlayerNames("boris", {"boris tal"}, {"Boris Tal"}),
+        PlayerNames("m", {"m tal"}, {"Tal, M."}),
+    ]
     links = {(link.a, link.b): link.kind for link in compute_links(players)}
     assert links[("s", "susan")] == links[("s", "sofia")] == "candidate"
     assert ("judit", "s") not in links and ("boris", "m") not in links  # J. and B. are other people
-    fide = [PlayerNames("a", {"wang yue"}, {"Wang Yue"}, fide_ids={"8603820"}),
-            PlayerNames("b", {"wang yue"}, {"Wang, Yue"}, fide_ids={"1"}), PlayerNames("c", {"wang yue"}, {"Wang Yue"})]
+    fide = [
+        PlayerNames("a", {"wang yue"}, {"Wang Yue"}, fide_ids={"8603820"}),
+        PlayerNames("b", {"wang yue"}, {"Wang, Yue"}, fide_ids={"1"}),
+        PlayerNames("c", {"wang yue"}, {"Wang Yue"}),
+    ]
     kinds = {(link.a, link.b): link.kind for link in compute_links(fide)}
     assert kinds == {("a", "c"): "candidate", ("b", "c"): "candidate"}
 
 
 def test_events_are_one_per_name_and_year_whatever_the_site(tmp_path: Path) -> None:
     one = tmp_path / "bulletin.pgn"
-    one.write_text('[Event "Linares"]\n[Site "Linares"]\n[Date "1994.02.25"]\n[White "Karpov, Anatoly"]\n'
-                   '[Black "Kasparov, Garry"]\n[Result "*"]\n\n1. d4 Nf6 *\n\n'
-                   '[Event "Linares"]\n[Site "Linares"]\n[Date "1993.??.??"]\n[White "Karpov, Anatoly"]\n'
-                   '[Black "Anand, Viswanathan"]\n[Result "*"]\n\n1. e4 c5 *\n', encoding="utf-8")
+    one.write_text(
+        '[Event "Linares"]\n[Site "Linares"]\n[Date "1994.02.25"]\n[White "Karpov, Anatoly"]\n'
+        '[Black "Kasparov, Garry"]\n[Result "*"]\n\n1. d4 Nf6 *\n\n'
+        '[Event "Linares"]\n[Site "Linares"]\n[Date "1993.??.??"]\n[White "Karpov, Anatoly"]\n'
+        '[Black "Anand, Viswanathan"]\n[Result "*"]\n\n1. e4 c5 *\n',
+        encoding="utf-8",
+    )
     two = tmp_path / "database.pgn"
-    two.write_text('[Event "Linares"]\n[Site "Linares ESP"]\n[Date "1994.03.01"]\n[White "Topalov, Veselin"]\n'
-                   '[Black "Karpov, Anatoly"]\n[Result "*"]\n\n1. c4 e5 *\n\n'
-                   '[Event "Linares"]\n[Site "Dos Hermanas ESP"]\n[Date "1994.??.??"]\n[White "Topalov, Veselin"]\n'
-                   '[Black "Shirov, Alexei"]\n[Result "*"]\n\n1. Nf3 d5 *\n', encoding="utf-8")
+    two.write_text(
+        '[Event "Linares"]\n[Site "Linares ESP"]\n[Date "1994.03.01"]\n[White "Topalov, Veselin"]\n'
+        '[Black "Karpov, Anatoly"]\n[Result "*"]\n\n1. c4 e5 *\n\n'
+        '[Event "Linares"]\n[Site "Dos Hermanas ESP"]\n[Date "1994.??.??"]\n[White "Topalov, Veselin"]\n'
+        '[Black "Shirov, Alexei"]\n[Result "*"]\n\n1. Nf3 d5 *\n',
+        encoding="utf-8",
+    )
     store = tmp_path / "store"
     for path in (one, two):
         assert run_cli("import", str(path), store=store).exit_code == 0
     # Issue 17: an event is its name and year, whatever the Site says, so the three 1994 games are one
     # event (this test kept Dos Hermanas apart before, by its site) and 1993 is another.
-    rows = _select(store, "SELECT ?e (COUNT(DISTINCT ?m) AS ?n) WHERE { ?m a cp:Match ; cp:hasEvent ?e } "
-                          "GROUP BY ?e ORDER BY ?n")
+    rows = _select(
+        store, "SELECT ?e (COUNT(DISTINCT ?m) AS ?n) WHERE { ?m a cp:Match ; cp:hasEvent ?e } GROUP BY ?e ORDER BY ?n"
+    )
     assert [row["n"] for row in rows] == ["1", "3"]
     assert [link for link in _report(store)["links"] if "/event/" in link["a"]] == []
 
@@ -161,8 +183,9 @@ def test_pgn_extracts_duplicate_pair_is_one_game_with_both_records(tmp_path: Pat
     SetUp/FEN of the initial position. Same moves from the same start: one Match, two records."""
     store = tmp_path / "store"
     assert run_cli("import", str(DATA / "pgn-extract" / "test-setup-in.pgn"), store=store).exit_code == 0
-    rows = _select(store, "SELECT ?m (COUNT(DISTINCT ?r) AS ?n) WHERE { ?m a cp:Match ; dcterms:source ?r } "
-                          "GROUP BY ?m")
+    rows = _select(
+        store, "SELECT ?m (COUNT(DISTINCT ?r) AS ?n) WHERE { ?m a cp:Match ; dcterms:source ?r } GROUP BY ?m"
+    )
     assert [row["n"] for row in rows] == ["2"]
     games = _report(store)["games"]
     assert len(games) == 1 and [e["record"].split(", ")[1] for e in games[0]["found_in"]] == ["game 1", "game 2"]

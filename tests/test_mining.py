@@ -33,12 +33,15 @@ def test_fools_mate_is_mined_as_mate_in_one_of_its_game(tmp_path: Path) -> None:
     store = tmp_path / "store"
     result = run_cli("import", "--mine", str(DATA / "pgn-extract" / "test-checkmate.pgn"), store=store)
     assert result.exit_code == 0, result.output
-    rows = _rows(store, """
+    rows = _rows(
+        store,
+        """
         SELECT ?ply ?goal ?san ?fen ?start WHERE {
           ?p cp:goal ?goal ; cp:plyInGame ?ply ; cp:solutionSan ?san ; cp:fen ?fen ; cp:hasMatch ?m ;
              a cp:MateInOne .
           ?start cp:hasMatch ?m ; cp:plyInGame 0 .
-        }""")
+        }""",
+    )
     assert len(rows) == 1
     ply, goal, san, fen, start = rows[0]
     assert (ply, goal, san) == ("3", '"mate"', '"Qh4#"')
@@ -48,9 +51,12 @@ def test_fools_mate_is_mined_as_mate_in_one_of_its_game(tmp_path: Path) -> None:
 
 
 def _odds_game(opponent: str, date: str) -> GameRecord:
-    (game,) = [g for g in _games(DATA / "pgn-extract" / "odds.pgn")
-               if opponent in g.headers.get("Black", "") + g.headers.get("White", "")
-               and g.headers.get("Date", "").startswith(date)]
+    (game,) = [
+        g
+        for g in _games(DATA / "pgn-extract" / "odds.pgn")
+        if opponent in g.headers.get("Black", "") + g.headers.get("White", "")
+        and g.headers.get("Date", "").startswith(date)
+    ]
     return game
 
 
@@ -67,8 +73,11 @@ def test_mates_and_decisive_gains_the_game_shows_are_found_in_real_games() -> No
         # lichess puzzles are cut from real games: Moves[0] is the blunder, Moves[1] its punishment
         # (02a9L drops a rook to a back-rank pin, 06NeY hangs a rook; both swing the game by 7+ pawns)
         for puzzle_id, punishment in (("02a9L", "e5e1"), ("06NeY", "a3f3")):
-            (row,) = [r for r in csv.DictReader((DATA / "lichess" / "puzzles.csv").open(encoding="utf-8"))
-                      if r["PuzzleId"] == puzzle_id]
+            (row,) = [
+                r
+                for r in csv.DictReader((DATA / "lichess" / "puzzles.csv").open(encoding="utf-8"))
+                if r["PuzzleId"] == puzzle_id
+            ]
             start = chess.Board(row["FEN"])
             moves = [chess.Move.from_uci(uci) for uci in row["Moves"].split()]
             (exercise,) = mine_game(engine, start, moves)
@@ -76,7 +85,7 @@ def test_mates_and_decisive_gains_the_game_shows_are_found_in_real_games() -> No
             board = chess.Board(exercise.fen)
             solver = board.turn
             before = material(board, solver) - material(board, not solver)
-            assert list(exercise.solution) == moves[1:1 + len(exercise.solution)]
+            assert list(exercise.solution) == moves[1 : 1 + len(exercise.solution)]
             for move in exercise.solution:
                 board.push(move)
             assert material(board, solver) - material(board, not solver) - before >= MIN_GAIN
@@ -104,8 +113,24 @@ def test_mining_in_process_exits_cleanly(tmp_path: Path) -> None:
 
     from .conftest import ROOT
 
-    result = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(tmp_path / "store"), "import",
-                             "--mine", "--jobs", "1", str(DATA / "pgn-extract" / "test-checkmate.pgn")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chesskb",
+            "--store",
+            str(tmp_path / "store"),
+            "import",
+            "--mine",
+            "--jobs",
+            "1",
+            str(DATA / "pgn-extract" / "test-checkmate.pgn"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert "imported 2 games" in result.stdout

@@ -37,9 +37,11 @@ def test_the_chesskb_names_still_import_from_the_repository_root() -> None:
 
 def test_modules_and_tracebacks_name_the_real_files_not_the_chesskb_links() -> None:
     """``chesskb/kb`` is a link to ``kb/``; a traceback should name ``kb/...``, the file one opens and edits."""
-    code = ("import traceback, chesskb.kb.vocab, chesskb.kb.store.base, chesskb.service.commands.base as b\n"
-            "print(chesskb.kb.vocab.__file__); print(chesskb.kb.store.base.__file__); print(b.__file__)\n"
-            "try:\n    b.verdict(False)\nexcept BaseException:\n    print(traceback.format_exc().splitlines()[-3])\n")
+    code = (
+        "import traceback, chesskb.kb.vocab, chesskb.kb.store.base, chesskb.service.commands.base as b\n"
+        "print(chesskb.kb.vocab.__file__); print(chesskb.kb.store.base.__file__); print(b.__file__)\n"
+        "try:\n    b.verdict(False)\nexcept BaseException:\n    print(traceback.format_exc().splitlines()[-3])\n"
+    )
     done = _python(code)
     assert done.returncode == 0, done.stderr[-2000:]
     vocab, store_base, command_base, frame = done.stdout.strip().splitlines()

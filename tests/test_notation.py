@@ -19,8 +19,7 @@ NOTATION = Path(__file__).parent / "fixtures" / "notation"
 
 
 def _games(store: Path) -> list[tuple[str, str]]:
-    rows = open_store(str(store)).query(
-        "SELECT ?m ?moves WHERE { ?p cp:hasMatch ?m ; cp:move ?moves }")
+    rows = open_store(str(store)).query("SELECT ?m ?moves WHERE { ?p cp:hasMatch ?m ; cp:move ?moves }")
     return sorted((row["m"].value, row["moves"].value) for row in rows)
 
 
@@ -52,11 +51,22 @@ def test_the_seeds_spanish_game_shows_its_real_typo(tmp_path: Path) -> None:
     assert "'Dxd5'" in errors[0]["message"]
 
 
-@pytest.mark.parametrize(("lang", "foreign", "english"), [
-    ("es", "Rb1", "Kb1"), ("es", "Txe8+", "Rxe8+"), ("es", "e8=D#", "e8=Q#"), ("it", "Axf7", "Bxf7"),
-    ("fr", "Fg5", "Bg5"), ("fr", "Rg1", "Kg1"), ("de", "Sbd2", "Nbd2"), ("de", "Kb1", "Kb1"),
-    ("nl", "Pc3", "Nc3"), ("pl", "Hd8", "Qd8"), ("es", "O-O-O", "O-O-O"),
-])
+@pytest.mark.parametrize(
+    ("lang", "foreign", "english"),
+    [
+        ("es", "Rb1", "Kb1"),
+        ("es", "Txe8+", "Rxe8+"),
+        ("es", "e8=D#", "e8=Q#"),
+        ("it", "Axf7", "Bxf7"),
+        ("fr", "Fg5", "Bg5"),
+        ("fr", "Rg1", "Kg1"),
+        ("de", "Sbd2", "Nbd2"),
+        ("de", "Kb1", "Kb1"),
+        ("nl", "Pc3", "Nc3"),
+        ("pl", "Hd8", "Qd8"),
+        ("es", "O-O-O", "O-O-O"),
+    ],
+)
 def test_san_translation_both_ways(lang: str, foreign: str, english: str) -> None:
     assert san_to_english(lang, foreign) == english
     assert english_san_to(lang, english) == foreign

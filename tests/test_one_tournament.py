@@ -31,8 +31,10 @@ _GERMAN_TO_ENGLISH = str.maketrans({"S": "N", "L": "B", "T": "R", "D": "Q"})
 
 def english(path: Path, tmp_path: Path) -> Path:
     """The German file re-lettered to English by this test (tag lines kept), for python-chess to read."""
-    lines = [line if line.startswith("[") else line.translate(_GERMAN_TO_ENGLISH)
-             for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [
+        line if line.startswith("[") else line.translate(_GERMAN_TO_ENGLISH)
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
     out = tmp_path / "english.pgn"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
@@ -90,8 +92,9 @@ def test_standings_and_crosstable_are_one_row_per_person(candidates: Path, tmp_p
             played[surname_of(name)] += 1
     rows = canned(candidates, "event-standings", event="Candidates")
     assert len(rows) == len(points) == 8
-    assert {surname_of(r["name"]): (float(r["score"]), int(r["games"])) for r in rows} == \
-        {name: (points[name], played[name]) for name in points}
+    assert {surname_of(r["name"]): (float(r["score"]), int(r["games"])) for r in rows} == {
+        name: (points[name], played[name]) for name in points
+    }
     cells = canned(candidates, "event-crosstable", event="Candidates")
     assert len(cells) == 2 * len(expected_games(tmp_path))
     by_person: dict[str, float] = defaultdict(float)
@@ -107,8 +110,10 @@ def test_the_event_page_uses_the_same_persons(candidates: Path, tmp_path: Path) 
     [event] = select(candidates, 'SELECT ?e WHERE { ?e cp:eventName "FIDE Candidates 2022" }')
     page = client.get("/page.json", query_string={"iri": event["e"]}).get_json()
     by_page = {surname_of(r["name"]): (r["points"], r["played"]) for r in page["standings"]}
-    by_query = {surname_of(r["name"]): (float(r["score"]), int(r["games"]))
-                for r in canned(candidates, "event-standings", event="FIDE Candidates 2022")}
+    by_query = {
+        surname_of(r["name"]): (float(r["score"]), int(r["games"]))
+        for r in canned(candidates, "event-standings", event="FIDE Candidates 2022")
+    }
     assert by_page == by_query and len(by_page) == 8
 
 
@@ -157,7 +162,8 @@ def test_a_swiss_split_over_two_files_with_an_overlapping_round(tmp_path: Path) 
     records = read_headers(first) + read_headers(second)
     # one game: the same moves in the same round between the same two FIDE ids (short draws recur on other boards)
     distinct: dict[tuple, chess.pgn.Headers] = {
-        (*one_game_key(h, m), h["WhiteFideId"], h["BlackFideId"]): h for h, m in records}
+        (*one_game_key(h, m), h["WhiteFideId"], h["BlackFideId"]): h for h, m in records
+    }
     assert len(distinct) < len(records)  # round 3 really is in both files
     store = tmp_path / "store"
     import_files(store, first)
@@ -174,13 +180,24 @@ def test_a_swiss_split_over_two_files_with_an_overlapping_round(tmp_path: Path) 
     assert len({r["match"] for r in canned(store, "positions-on-board", board=1)}) == len(boards)
 
 
-@pytest.mark.parametrize(("written", "family", "given"), [
-    ("Nakamura,Hi", "nakamura", ("hi",)), ("Duda, Jan-Krzysztof", "duda", ("jan", "krzysztof")),
-    ("Smyslov V", "smyslov", ("v",)), ("Szabo L", "szabo", ("l",)), ("Ding Liren", "ding", ("liren",)),
-    ("Liren Ding", "ding", ("liren",)), ("Huebner R", "huebner", ("r",)), ("V. Smyslov", "smyslov", ("v",)),
-    ("Addison, William G.", "addison", ("william", "g")), ("Mikhail Tal", "tal", ("mikhail",)),
-    ("Wang Hao", "wang", ("hao",)), ("Kim Hansen", "hansen", ("kim",)), ("Li Chao b", "li", ("chao", "b")),
-])
+@pytest.mark.parametrize(
+    ("written", "family", "given"),
+    [
+        ("Nakamura,Hi", "nakamura", ("hi",)),
+        ("Duda, Jan-Krzysztof", "duda", ("jan", "krzysztof")),
+        ("Smyslov V", "smyslov", ("v",)),
+        ("Szabo L", "szabo", ("l",)),
+        ("Ding Liren", "ding", ("liren",)),
+        ("Liren Ding", "ding", ("liren",)),
+        ("Huebner R", "huebner", ("r",)),
+        ("V. Smyslov", "smyslov", ("v",)),
+        ("Addison, William G.", "addison", ("william", "g")),
+        ("Mikhail Tal", "tal", ("mikhail",)),
+        ("Wang Hao", "wang", ("hao",)),
+        ("Kim Hansen", "hansen", ("kim",)),
+        ("Li Chao b", "li", ("chao", "b")),
+    ],
+)
 def test_one_reading_of_a_written_name(written: str, family: str, given: tuple[str, ...]) -> None:
     reading = read_name(written)
     assert reading is not None and reading.family[-1] == family and reading.given == given
@@ -205,11 +222,25 @@ def test_names_of_every_shipped_file_keep_their_order() -> None:
 def test_name_pairs_of_the_issue_link_and_a_surname_alone_does_not() -> None:
     from chesskb.kb.merge.linking import PlayerNames, compute_links
 
-    names = {"a": "Nakamura, Hikaru", "b": "Nakamura,Hi", "c": "Duda, Jan-Krzysztof", "d": "Duda,J",
-             "e": "Hübner, Robert", "f": "Huebner R", "g": "Addison, William G.", "h": "Addison W",
-             "i": "Smyslov, Vasily", "j": "Smyslov V", "k": "Ding, Liren", "l": "Ding L", "m": "Nakamura"}
-    links = {(link.a, link.b): link.kind for link in compute_links(
-        PlayerNames(iri, set(), {name}) for iri, name in names.items())}
+    names = {
+        "a": "Nakamura, Hikaru",
+        "b": "Nakamura,Hi",
+        "c": "Duda, Jan-Krzysztof",
+        "d": "Duda,J",
+        "e": "Hübner, Robert",
+        "f": "Huebner R",
+        "g": "Addison, William G.",
+        "h": "Addison W",
+        "i": "Smyslov, Vasily",
+        "j": "Smyslov V",
+        "k": "Ding, Liren",
+        "l": "Ding L",
+        "m": "Nakamura",
+    }
+    links = {
+        (link.a, link.b): link.kind
+        for link in compute_links(PlayerNames(iri, set(), {name}) for iri, name in names.items())
+    }
     for pair in (("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"), ("k", "l")):
         assert links.get(pair) == "sameAs", pair
     assert links[("a", "m")] == links[("b", "m")] == "candidate"
@@ -223,8 +254,10 @@ def test_fide_ids_decide_when_both_records_have_one() -> None:
 
 
 #: Two study chapters whose names differ only in word order, without players.
-STUDY = ('[Event "Rook endings: Lucena"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. e4 *\n\n'
-         '[Event "Lucena: Rook endings"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. d4 *\n')
+STUDY = (
+    '[Event "Rook endings: Lucena"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. e4 *\n\n'
+    '[Event "Lucena: Rook endings"]\n[White "?"]\n[Black "?"]\n[Result "*"]\n\n1. d4 *\n'
+)
 
 
 def test_events_differing_only_in_word_order_stay_two(tmp_path: Path) -> None:
@@ -238,9 +271,11 @@ def test_events_differing_only_in_word_order_stay_two(tmp_path: Path) -> None:
     assert re.search(r"^players\s+0$", stats.output, re.MULTILINE), stats.output
 
 
-CHESS960 = ('[Event "Engine match"]\n[White "Maverick 1.5"]\n[Black "Stockfish 7"]\n[Result "*"]\n'
-            '[FEN "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1"]\n[SetUp "1"]\n'
-            '[Variant "fischerandom"]\n\n1. d4 d5 2. c3 Nb6 3. e4 dxe4 *\n')
+CHESS960 = (
+    '[Event "Engine match"]\n[White "Maverick 1.5"]\n[Black "Stockfish 7"]\n[Result "*"]\n'
+    '[FEN "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1"]\n[SetUp "1"]\n'
+    '[Variant "fischerandom"]\n\n1. d4 d5 2. c3 Nb6 3. e4 dxe4 *\n'
+)
 
 
 def test_a_chess960_start_is_a_game_and_its_fen_is_checked_by_its_rules(tmp_path: Path) -> None:
@@ -264,11 +299,40 @@ def test_linking_blocks_never_hide_a_fit() -> None:
     one, whatever the spelling (initials, prefixes, transliterations that change the first letter)."""
     from chesskb.kb.merge.linking import _block_keys, fits
 
-    names = ["Tal, Khalil", "Tal, K.", "Tal, H", "Nakamura, Hikaru", "Nakamura,Hi", "Philipp Meier", "Meier, Filip",
-             "Meier, P", "Meier, F", "Duda, Jan-Krzysztof", "Duda,J", "Duda,JK", "Duda, Ian", "Duda, Yan",
-             "Nepomniachtchi, Ian", "Ian Nepomnyashchy", "Nepomniachtchi,I", "Wladimir Kramnik", "Kramnik, V",
-             "Kramnik, Vladimir", "Tsvetan Zlatev", "Zlatev, Zvetan", "Zlatev, T", "Chris Ward", "Ward, Kris",
-             "Ward, C", "Hübner, Robert", "Huebner R", "Addison W", "Addison, William G.", "Ding Liren", "Ding, L"]
+    names = [
+        "Tal, Khalil",
+        "Tal, K.",
+        "Tal, H",
+        "Nakamura, Hikaru",
+        "Nakamura,Hi",
+        "Philipp Meier",
+        "Meier, Filip",
+        "Meier, P",
+        "Meier, F",
+        "Duda, Jan-Krzysztof",
+        "Duda,J",
+        "Duda,JK",
+        "Duda, Ian",
+        "Duda, Yan",
+        "Nepomniachtchi, Ian",
+        "Ian Nepomnyashchy",
+        "Nepomniachtchi,I",
+        "Wladimir Kramnik",
+        "Kramnik, V",
+        "Kramnik, Vladimir",
+        "Tsvetan Zlatev",
+        "Zlatev, Zvetan",
+        "Zlatev, T",
+        "Chris Ward",
+        "Ward, Kris",
+        "Ward, C",
+        "Hübner, Robert",
+        "Huebner R",
+        "Addison W",
+        "Addison, William G.",
+        "Ding Liren",
+        "Ding, L",
+    ]
     readings = [reading for name in names if (reading := read_name(name)) is not None]
     assert len(readings) == len(names)
     fitting = [(a, b) for a in readings for b in readings if a is not b and fits(a, b)]

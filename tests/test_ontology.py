@@ -24,7 +24,7 @@ def cp(name: str) -> URIRef:
 
 def local(iri: URIRef) -> str:
     assert iri.startswith(CP), iri
-    return iri[len(CP):]
+    return iri[len(CP) :]
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +48,7 @@ ALL_OBJECT = vocab.ORIGINAL_OBJECT_PROPERTIES + vocab.ADDED_OBJECT_PROPERTIES
 
 # --- Identity ---------------------------------------------------------------------------------
 
+
 def test_ontology_header(g: Graph) -> None:
     assert (ONTOLOGY, RDF.type, OWL.Ontology) in g
     assert set(g.objects(ONTOLOGY, OWL.versionIRI)) == {URIRef(vocab.ONTOLOGY_VERSION_IRI)}
@@ -60,6 +61,7 @@ def test_ontology_header(g: Graph) -> None:
 
 
 # --- The vocabulary contract --------------------------------------------------------------------
+
 
 def test_classes_are_exactly_the_vocab_classes(g: Graph) -> None:
     assert declared(g, OWL.Class) == set(vocab.ALL_CLASSES)
@@ -90,8 +92,18 @@ def test_original_terms_keep_their_iris(g: Graph) -> None:
 
 # --- Class axioms ---------------------------------------------------------------------------------
 
-TOP_LEVEL = {"Event", "Player", "Board", "Match", "Position", "Source", "SourceRecord", "Course", "Chapter",
-             "ChapterItem"}
+TOP_LEVEL = {
+    "Event",
+    "Player",
+    "Board",
+    "Match",
+    "Position",
+    "Source",
+    "SourceRecord",
+    "Course",
+    "Chapter",
+    "ChapterItem",
+}
 
 
 def test_class_tree_equals_themes_parent(g: Graph) -> None:
@@ -119,13 +131,13 @@ def test_no_protege_some_values_from_quirks(g: Graph) -> None:
 
 DOMAINS = {
     "Event": "eventName site eventDate eventType eventCountry eventRounds eventSponsor section stage "
-             "eventYear eventStartDate countryCode",
+    "eventYear eventStartDate countryCode",
     "Player": "name title elo uscf na typePlayer fideId nameKey",
     "Board": "boardNum mode",
     "Match": "date round result opening variation subVariation eco nic time utcTime utcDate timeControl "
-             "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
-             "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl movesKey annotatorKey "
-             + " ".join(vocab.PER_GAME_PLAYER_PROPERTIES),
+    "setup termination annotator plyCount year gameDate utcDateTime startTime baseTimeSeconds "
+    "incrementSeconds fullMoveCount roundNumber pgnTag gameKey variant gameUrl movesKey annotatorKey "
+    + " ".join(vocab.PER_GAME_PLAYER_PROPERTIES),
     "Source": "sourceName checksum importedWith importedAt gameCount positionCount playerCount",
     "SourceRecord": "sourceFile gameNumber lineNumber",
     "Chapter": "chapterOrder level passPercent selection",
@@ -133,15 +145,52 @@ DOMAINS = {
     "Course": "resolvedFrom",
 }
 INTEGER = {
-    "elo", "uscf", "boardNum", "plyCount", "setup", "eventYear", "year", "baseTimeSeconds",
-    "incrementSeconds", "fullMoveCount", "roundNumber", "halfMoveClock", "fullMoveNumber",
-    "whiteMaterial", "blackMaterial", "materialBalance", "pieceCount", "plyInGame", "solverMoves",
-    "mateIn", "mateWithin", "puzzleRating", "puzzleRatingDeviation", "popularity", "nbPlays", "gameNumber",
-    "lineNumber", "difficulty", "gameCount", "positionCount", "playerCount", "chapterOrder", "itemOrder",
-    "passPercent", "whiteElo", "blackElo", "whiteUscf", "blackUscf",
+    "elo",
+    "uscf",
+    "boardNum",
+    "plyCount",
+    "setup",
+    "eventYear",
+    "year",
+    "baseTimeSeconds",
+    "incrementSeconds",
+    "fullMoveCount",
+    "roundNumber",
+    "halfMoveClock",
+    "fullMoveNumber",
+    "whiteMaterial",
+    "blackMaterial",
+    "materialBalance",
+    "pieceCount",
+    "plyInGame",
+    "solverMoves",
+    "mateIn",
+    "mateWithin",
+    "puzzleRating",
+    "puzzleRatingDeviation",
+    "popularity",
+    "nbPlays",
+    "gameNumber",
+    "lineNumber",
+    "difficulty",
+    "gameCount",
+    "positionCount",
+    "playerCount",
+    "chapterOrder",
+    "itemOrder",
+    "passPercent",
+    "whiteElo",
+    "blackElo",
+    "whiteUscf",
+    "blackUscf",
 }
-BOOLEAN = {"whiteCastleKingside", "whiteCastleQueenside", "blackCastleKingside", "blackCastleQueenside",
-           "solutionLegal"}
+BOOLEAN = {
+    "whiteCastleKingside",
+    "whiteCastleQueenside",
+    "blackCastleKingside",
+    "blackCastleQueenside",
+    "solutionLegal",
+}
 DATETIME = {"utcDateTime", "importedAt"}
 # xsd:date and xsd:time are outside the OWL 2 datatype map; HermiT rejects them, so no range.
 NO_RANGE = {"eventStartDate", "gameDate", "startTime"}
@@ -191,10 +240,14 @@ def union_members(g: Graph, node) -> set[str]:
 def test_object_property_domains_ranges_and_inverses(g: Graph) -> None:
     assert list(g.objects(cp("hasMatch"), RDFS.domain)) == [cp("Position")]
     assert list(g.objects(cp("hasMatch"), RDFS.range)) == [cp("Match")]
-    ranges = {"hasBoard": "Board", "hasPlayerWhite": "Player", "hasPlayerBlack": "Player",
-              "hasEvent": "Event"}
-    inverses = {"hasMatch": "hasPosition", "hasPlayerWhite": "whitePlayerOf",
-                "hasPlayerBlack": "blackPlayerOf", "hasEvent": "eventOf", "hasBoard": "boardOf"}
+    ranges = {"hasBoard": "Board", "hasPlayerWhite": "Player", "hasPlayerBlack": "Player", "hasEvent": "Event"}
+    inverses = {
+        "hasMatch": "hasPosition",
+        "hasPlayerWhite": "whitePlayerOf",
+        "hasPlayerBlack": "blackPlayerOf",
+        "hasEvent": "eventOf",
+        "hasBoard": "boardOf",
+    }
     for prop, rng in ranges.items():
         (domain,) = g.objects(cp(prop), RDFS.domain)
         assert union_members(g, domain) == {"Position", "Match"}
@@ -213,21 +266,66 @@ def test_object_property_domains_ranges_and_inverses(g: Graph) -> None:
 # Issue 17: one Match gathers every record of the game and one Event every game of the event, so
 # their tag properties take one value per record (a partial and a complete date, or a conflict
 # that merge-report shows); they are not functional, and disagreeing sources stay consistent.
-GATHERED = {"eventDate", "eventType", "eventCountry", "eventRounds", "eventSponsor", "section", "stage",
-            "eventYear", "eventStartDate", "countryCode", "boardNum", "mode", "date", "round", "result",
-            "opening", "variation", "subVariation", "eco", "nic", "time", "utcTime", "utcDate", "timeControl",
-            "setup", "termination", "annotator", "plyCount", "year", "gameDate", "utcDateTime", "startTime",
-            "baseTimeSeconds", "incrementSeconds", "roundNumber", "variant", "annotatorKey",
-            *vocab.PER_GAME_PLAYER_PROPERTIES}
+GATHERED = {
+    "eventDate",
+    "eventType",
+    "eventCountry",
+    "eventRounds",
+    "eventSponsor",
+    "section",
+    "stage",
+    "eventYear",
+    "eventStartDate",
+    "countryCode",
+    "boardNum",
+    "mode",
+    "date",
+    "round",
+    "result",
+    "opening",
+    "variation",
+    "subVariation",
+    "eco",
+    "nic",
+    "time",
+    "utcTime",
+    "utcDate",
+    "timeControl",
+    "setup",
+    "termination",
+    "annotator",
+    "plyCount",
+    "year",
+    "gameDate",
+    "utcDateTime",
+    "startTime",
+    "baseTimeSeconds",
+    "incrementSeconds",
+    "roundNumber",
+    "variant",
+    "annotatorKey",
+    *vocab.PER_GAME_PLAYER_PROPERTIES,
+}
 
 
 def test_functional_flags(g: Graph) -> None:
-    multi = {"name", "eventName", "site", "pgnTag", "openingTag", "sourceThemeLabel",
-             "title", "elo", "uscf", "na", "typePlayer",  # a merged player has one per game
-             "claimStatus",  # one per mate claim checked
-             "pieceOn",  # one per piece on the board
-             "pieceIn",  # one per piece letter and rank, and per piece letter
-             "nameKey"} | GATHERED  # a FIDE-identified or sameAs-linked player may be known by several names
+    multi = {
+        "name",
+        "eventName",
+        "site",
+        "pgnTag",
+        "openingTag",
+        "sourceThemeLabel",
+        "title",
+        "elo",
+        "uscf",
+        "na",
+        "typePlayer",  # a merged player has one per game
+        "claimStatus",  # one per mate claim checked
+        "pieceOn",  # one per piece on the board
+        "pieceIn",  # one per piece letter and rank, and per piece letter
+        "nameKey",
+    } | GATHERED  # a FIDE-identified or sameAs-linked player may be known by several names
     want_data = set(ALL_DATA) - multi
     have = functional(g)
     assert have & set(ALL_DATA) == want_data
@@ -240,6 +338,7 @@ def test_functional_flags(g: Graph) -> None:
 
 # --- Annotations ------------------------------------------------------------------------------------
 
+
 def test_every_term_has_english_and_spanish_labels_and_an_english_comment(g: Graph) -> None:
     for name in vocab.ALL_TERMS:
         labels = {lit.language for lit in g.objects(cp(name), RDFS.label)}
@@ -251,27 +350,33 @@ def test_every_term_has_english_and_spanish_labels_and_an_english_comment(g: Gra
 
 
 def test_annex_spanish_names(g: Graph) -> None:
-    es = {local(s): str(o) for s, o in g.subject_objects(RDFS.label) if o.language == "es"
-          and isinstance(s, URIRef) and s.startswith(CP)}
+    es = {
+        local(s): str(o)
+        for s, o in g.subject_objects(RDFS.label)
+        if o.language == "es" and isinstance(s, URIRef) and s.startswith(CP)
+    }
     assert es["Match"] == "Partida" and es["Player"] == "Jugador" and es["Event"] == "Evento"
     assert es["Board"] == "Tablero" and es["Position"] == "Posición"
     assert es["MateInTwo"] == "Mate en dos" and es["Pinning"] == "Clavada"
     assert es["Trap"] == "Celada" and es["DoubleAttack"] == "Ataque doble"
 
 
-@pytest.mark.parametrize("cls, synonym", [
-    ("DoubleAttack", Literal("fork", lang="en")),
-    ("DoubleAttack", Literal("horquilla", lang="es")),
-    ("Drowned", Literal("stalemate", lang="en")),
-    ("ContinuousCheck", Literal("perpetual check", lang="en")),
-    ("Pinning", Literal("pin", lang="en")),
-    ("Pinning", Literal("clavada", lang="es")),
-    ("Trap", Literal("celada", lang="es")),
-    ("Skewer", Literal("enfilada", lang="es")),
-    ("Attraction", Literal("decoy", lang="en")),
-    ("Zwischenzug", Literal("in-between move", lang="en")),
-    ("Zwischenzug", Literal("intermezzo", lang="en")),
-])
+@pytest.mark.parametrize(
+    "cls, synonym",
+    [
+        ("DoubleAttack", Literal("fork", lang="en")),
+        ("DoubleAttack", Literal("horquilla", lang="es")),
+        ("Drowned", Literal("stalemate", lang="en")),
+        ("ContinuousCheck", Literal("perpetual check", lang="en")),
+        ("Pinning", Literal("pin", lang="en")),
+        ("Pinning", Literal("clavada", lang="es")),
+        ("Trap", Literal("celada", lang="es")),
+        ("Skewer", Literal("enfilada", lang="es")),
+        ("Attraction", Literal("decoy", lang="en")),
+        ("Zwischenzug", Literal("in-between move", lang="en")),
+        ("Zwischenzug", Literal("intermezzo", lang="en")),
+    ],
+)
 def test_synonyms(g: Graph, cls: str, synonym: Literal) -> None:
     assert (cp(cls), SKOS.altLabel, synonym) in g
 
@@ -284,7 +389,9 @@ def test_lichess_theme_annotations_equal_the_themes_table(g: Graph) -> None:
         found[str(key)] = local(subject)
     assert found == themes.LICHESS_THEME_CLASSES
     assert set(g.objects(cp("MinorPieceEndgame"), cp("lichessTheme"))) == {
-        Literal("bishopEndgame"), Literal("knightEndgame")}
+        Literal("bishopEndgame"),
+        Literal("knightEndgame"),
+    }
     assert not list(g.subject_objects(SKOS.closeMatch))
 
 
@@ -305,6 +412,7 @@ def test_every_annotation_predicate_is_declared(g: Graph) -> None:
 
 
 # --- Files and API ----------------------------------------------------------------------------------
+
 
 def test_package_api() -> None:
     assert ontology.TTL_FILE == "chessposition.ttl" and ontology.OWL_FILE == "chessposition.owl"
@@ -387,8 +495,9 @@ def load_with_abox(tmp_path, abox: str):
 def test_hermit_accepts_disagreeing_sources(tmp_path) -> None:
     """Two records of one game state two results and two dates: a conflict for merge-report, not an
     inconsistency (issue 17)."""
-    world, _ = load_with_abox(tmp_path, 'cp:m a owl:NamedIndividual, cp:Match ; cp:result "1-0", "0-1" ; '
-                                        'cp:date "1788", "1788.03.30" .')
+    world, _ = load_with_abox(
+        tmp_path, 'cp:m a owl:NamedIndividual, cp:Match ; cp:result "1-0", "0-1" ; cp:date "1788", "1788.03.30" .'
+    )
     hermit(world)
 
 
@@ -400,17 +509,23 @@ def test_hermit_accepts_a_typical_game(tmp_path) -> None:
     assert onto.game in onto.polgar.whitePlayerOf
 
 
-@pytest.mark.parametrize("abox", [
-    # Disjoint classes: nothing is both a player and a position.
-    "cp:odd a owl:NamedIndividual, cp:Player, cp:Position .",
-    # Functional data property with two values: a position with two FENs (elo: an integer, not a string).
-    # (Issue 17: a game with two results from two sources is a recorded conflict, not an inconsistency.)
-    'cp:m a owl:NamedIndividual, cp:Position ; cp:fen "8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/k6K w - - 0 1" .',
-    'cp:p a owl:NamedIndividual, cp:Player ; cp:elo "2300" .',
-    # hasMatch points from a position to a game; a player is not a game.
-    ("cp:pos a owl:NamedIndividual, cp:Position ; cp:hasMatch cp:pl ."
-     " cp:pl a owl:NamedIndividual, cp:Player ."),
-], ids=["player-and-position", "two-results", "string-elo", "player-as-game"])
+@pytest.mark.parametrize(
+    "abox",
+    [
+        # Disjoint classes: nothing is both a player and a position.
+        "cp:odd a owl:NamedIndividual, cp:Player, cp:Position .",
+        # Functional data property with two values: a position with two FENs (elo: an integer, not a string).
+        # (Issue 17: a game with two results from two sources is a recorded conflict, not an inconsistency.)
+        (
+            "cp:m a owl:NamedIndividual, cp:Position ; "
+            'cp:fen "8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/k6K w - - 0 1" .'
+        ),
+        'cp:p a owl:NamedIndividual, cp:Player ; cp:elo "2300" .',
+        # hasMatch points from a position to a game; a player is not a game.
+        ("cp:pos a owl:NamedIndividual, cp:Position ; cp:hasMatch cp:pl . cp:pl a owl:NamedIndividual, cp:Player ."),
+    ],
+    ids=["player-and-position", "two-results", "string-elo", "player-as-game"],
+)
 def test_hermit_reports_inconsistent_individuals(tmp_path, abox: str) -> None:
     world, _ = load_with_abox(tmp_path, abox)
     with pytest.raises(owlready2.OwlReadyInconsistentOntologyError):

@@ -36,8 +36,15 @@ def claims_in_file() -> list[dict]:
             verdict = None
             if moves <= 3:
                 verdict = "proven" if mates_within(board.copy(), moves) else "refuted"
-            found.append({"fen": board.fen(), "event": game.headers["Event"], "moves": moves,
-                          "claim": CLASS_OF.get(moves, "OtherMate"), "verdict": verdict})
+            found.append(
+                {
+                    "fen": board.fen(),
+                    "event": game.headers["Event"],
+                    "moves": moves,
+                    "claim": CLASS_OF.get(moves, "OtherMate"),
+                    "verdict": verdict,
+                }
+            )
     return found
 
 
@@ -86,9 +93,17 @@ def test_merge_report_lists_the_undecided_and_refuted_claims(store, position_of)
     report = json.loads(result.output)
     assert set(report) == REPORT_KEYS  # every earlier key kept
     rows = [{key: row[key] for key in ("source", "position", "claim", "moves", "status")} for row in report["claims"]]
-    expected = [{"source": "drills", "position": position_of[claim["fen"]], "claim": claim["claim"],
-                 "moves": claim["moves"], "status": claim["verdict"] or "undecided"}
-                for claim in claims_in_file() if claim["verdict"] != "proven"]
+    expected = [
+        {
+            "source": "drills",
+            "position": position_of[claim["fen"]],
+            "claim": claim["claim"],
+            "moves": claim["moves"],
+            "status": claim["verdict"] or "undecided",
+        }
+        for claim in claims_in_file()
+        if claim["verdict"] != "proven"
+    ]
     assert sorted(rows, key=str) == sorted(expected, key=str)
     labels = {row["position"]: row["label"] for row in report["claims"]}
     for claim in claims_in_file():
@@ -99,8 +114,8 @@ def test_merge_report_lists_the_undecided_and_refuted_claims(store, position_of)
 def test_merge_report_text_names_each_open_claim(store, position_of):
     text = run_cli("merge-report", store=store).output
     assert "Mate claims refuted or undecided: 2" in text
-    undecided, = _by(claims_in_file(), None)
-    refuted, = _by(claims_in_file(), "refuted")
+    (undecided,) = _by(claims_in_file(), None)
+    (refuted,) = _by(claims_in_file(), "refuted")
     assert "undecided: OtherMate in 14 — " in text and f"<{position_of[undecided['fen']]}>" in text
     assert "refuted: MateInThree in 3 — " in text and f"<{position_of[refuted['fen']]}>" in text
 
@@ -135,7 +150,7 @@ def test_the_position_page_shows_each_claim_as_the_sources_with_its_verdict(clie
 
 
 def test_the_class_page_lists_an_undecided_claim_apart_from_its_members(client, position_of):
-    undecided, = _by(claims_in_file(), None)
+    (undecided,) = _by(claims_in_file(), None)
     iri = position_of[undecided["fen"]]
     data = client.get(f"/class/{undecided['claim']}.json").get_json()
     assert iri not in {p["iri"] for p in data["positions"]}
@@ -150,7 +165,7 @@ def test_the_class_page_lists_an_undecided_claim_apart_from_its_members(client, 
 
 
 def test_a_refuted_claim_is_neither_member_nor_candidate(client, position_of):
-    refuted, = _by(claims_in_file(), "refuted")
+    (refuted,) = _by(claims_in_file(), "refuted")
     iri = position_of[refuted["fen"]]
     data = client.get(f"/class/{refuted['claim']}.json").get_json()
     assert iri not in {p["iri"] for p in data["positions"]} | {p["iri"] for p in data["claimed"]}
@@ -159,7 +174,7 @@ def test_a_refuted_claim_is_neither_member_nor_candidate(client, position_of):
 
 
 def test_a_proven_claim_is_a_member_and_no_candidate(client, position_of):
-    proven, = _by(claims_in_file(), "proven")
+    (proven,) = _by(claims_in_file(), "proven")
     iri = position_of[proven["fen"]]
     data = client.get(f"/class/{proven['claim']}.json").get_json()
     assert iri in {p["iri"] for p in data["positions"]} and data["claimed"] == []

@@ -1,5 +1,6 @@
 """ChessPosition KB installs like a well-kept Python tool: one import namespace (`chesskb`), every module
 in the wheel, no packaging warnings, and a wheel that works in a fresh virtual environment."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,12 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The client's folders and where pyproject.toml installs them.
-MAPPED = {"kb": "chesskb.kb", "ontology": "chesskb.ontology", "queries": "chesskb.queries",
-          "service": "chesskb.service"}
+MAPPED = {
+    "kb": "chesskb.kb",
+    "ontology": "chesskb.ontology",
+    "queries": "chesskb.queries",
+    "service": "chesskb.service",
+}
 
 
 def _setuptools_config() -> dict:
@@ -44,8 +49,18 @@ def test_no_module_imports_the_old_top_level_names() -> None:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             stripped = line.strip()
-            if stripped.startswith(("from kb", "import kb", "from service", "import service", "from queries",
-                                    "import queries", "from ontology", "import ontology")):
+            if stripped.startswith(
+                (
+                    "from kb",
+                    "import kb",
+                    "from service",
+                    "import service",
+                    "from queries",
+                    "import queries",
+                    "from ontology",
+                    "import ontology",
+                )
+            ):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {stripped}")
     assert offenders == [], "\n".join(offenders)
 
@@ -54,14 +69,23 @@ def test_no_module_imports_the_old_top_level_names() -> None:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel `python -m build --wheel` makes from this checkout (its output is checked for warnings)."""
     out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, check=False, env={**os.environ, "PIP_NO_INPUT": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PIP_NO_INPUT": "1"},
+    )
     if done.returncode != 0 and "No module named build" in done.stderr:
         pytest.skip("the `build` package is in the test extra (scripts/setup.sh installs it)")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    noisy = [line for line in (done.stdout + done.stderr).splitlines()
-             if ("warning" in line.lower() or "!!" in line) and "byte-compiling is disabled" not in line
-             and "Location '" not in line]  # pip's notice about this machine's unused local package indexes
+    noisy = [
+        line
+        for line in (done.stdout + done.stderr).splitlines()
+        if ("warning" in line.lower() or "!!" in line)
+        and "byte-compiling is disabled" not in line
+        and "Location '" not in line
+    ]  # pip's notice about this machine's unused local package indexes
     assert noisy == [], "\n".join(noisy[:40])
     (wheel_file,) = out.glob("chesskb-*.whl")
     return wheel_file
@@ -72,11 +96,18 @@ def test_the_wheel_installs_only_chesskb_and_imports_the_shipped_data(wheel: Pat
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     ours = {entry.name for entry in site.iterdir()} - _names_installed_by_dependencies(python, site)
     assert {name for name in ours if not name.startswith("chesskb-")} == {"chesskb"}
     for legacy in ("kb", "service", "queries", "ontology"):
@@ -85,36 +116,58 @@ def test_the_wheel_installs_only_chesskb_and_imports_the_shipped_data(wheel: Pat
     chesskb = env_dir / "bin" / "chesskb"
     version = subprocess.run([str(chesskb), "--version"], capture_output=True, text=True, check=True).stdout
     from chesskb import __version__
+
     assert __version__ in version
 
     store = tmp_path / "store"
     files = [str(ROOT / "data" / "pychess" / "mate_in_2.pgn"), str(ROOT / "data" / "lichess" / "puzzles.csv")]
     # Run from an empty folder so nothing of the checkout can be imported by accident.
-    imported = subprocess.run([str(chesskb), "--store", str(store), "import", "--jobs", "1", *files],
-                              capture_output=True, text=True, check=False, cwd=tmp_path,
-                              env={**os.environ, "CHESSKB_ENGINE": "none"})
+    imported = subprocess.run(
+        [str(chesskb), "--store", str(store), "import", "--jobs", "1", *files],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "CHESSKB_ENGINE": "none"},
+    )
     assert imported.returncode == 0, imported.stderr[-3000:]
-    counted = subprocess.run([str(chesskb), "--store", str(store), "query", "--format", "csv",
-                              "SELECT (COUNT(?m) AS ?n) WHERE { ?m a cp:Match }"],
-                             capture_output=True, text=True, check=True, cwd=tmp_path)
+    counted = subprocess.run(
+        [
+            str(chesskb),
+            "--store",
+            str(store),
+            "query",
+            "--format",
+            "csv",
+            "SELECT (COUNT(?m) AS ?n) WHERE { ?m a cp:Match }",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
     import chess.pgn
+
     with open(files[0], encoding="utf-8", errors="replace") as handle:
         games = sum(1 for _ in iter(lambda: chess.pgn.read_headers(handle), None))
     with open(files[1], encoding="utf-8") as handle:
         puzzles = sum(1 for _ in handle) - 1
     assert int(counted.stdout.splitlines()[1]) == games + puzzles
     # Package data (queries, ontology, templates) is found from the installed wheel.
-    listed = subprocess.run([str(chesskb), "queries", "--format", "json"], capture_output=True, text=True,
-                            check=True, cwd=tmp_path)
+    listed = subprocess.run(
+        [str(chesskb), "queries", "--format", "json"], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
     assert '"mate-in-one"' in listed.stdout
 
 
 def _names_installed_by_dependencies(python: Path, site: Path) -> set[str]:
     """Top-level entries of site-packages that belong to other distributions than chesskb."""
-    script = ("import importlib.metadata as m, pathlib\n"
-              "for d in m.distributions():\n"
-              "    if d.metadata['Name'].lower() == 'chesskb':\n        continue\n"
-              "    for f in d.files or []:\n        print(pathlib.PurePath(f).parts[0])\n")
+    script = (
+        "import importlib.metadata as m, pathlib\n"
+        "for d in m.distributions():\n"
+        "    if d.metadata['Name'].lower() == 'chesskb':\n        continue\n"
+        "    for f in d.files or []:\n        print(pathlib.PurePath(f).parts[0])\n"
+    )
     done = subprocess.run([str(python), "-c", script], capture_output=True, text=True, check=True)
     return set(done.stdout.split()) | {"__pycache__", "_distutils_hack", "distutils-precedence.pth"}
 
@@ -122,13 +175,21 @@ def _names_installed_by_dependencies(python: Path, site: Path) -> set[str]:
 def test_the_app_and_the_command_load_nothing_under_the_old_names() -> None:
     """Blueprints and commands named by strings are found under chesskb too: a module loaded twice (as
     ``service.x`` and ``chesskb.service.x``) has two ``ServiceError`` classes and answers 500."""
-    script = ("import sys\nfrom chesskb.service.app import create_app\nfrom chesskb.service.cli import cli\n"
-              "create_app({'STORE': sys.argv[1], 'QUERY_WORKERS': 0, 'PAGE_WORKERS': 0})\n"
-              "cli.main(['--help'], standalone_mode=False)\n"
-              "print(sorted(m for m in sys.modules if m.split('.')[0] in {'kb', 'service', 'queries', 'ontology'}))\n")
+    script = (
+        "import sys\nfrom chesskb.service.app import create_app\nfrom chesskb.service.cli import cli\n"
+        "create_app({'STORE': sys.argv[1], 'QUERY_WORKERS': 0, 'PAGE_WORKERS': 0})\n"
+        "cli.main(['--help'], standalone_mode=False)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'kb', 'service', 'queries', 'ontology'}))\n"
+    )
     import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run([sys.executable, "-c", script, str(Path(tmp) / "store")], capture_output=True,
-                              text=True, check=False, cwd=ROOT)  # where the bare folder names are importable
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(Path(tmp) / "store")],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+        )  # where the bare folder names are importable
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -18,8 +18,12 @@ from chesskb.kb.vocab import CP_IRI, PREFIXES
 
 BROWSER = {"Accept": "text/html"}
 #: The public names of a page's RDF formats (README, "/page?iri="): ?format= value -> media type, rdflib parser.
-RDF_NAMES = {"ttl": ("text/turtle", "turtle"), "rdf": ("application/rdf+xml", "xml"),
-             "jsonld": ("application/ld+json", "json-ld"), "nt": ("application/n-triples", "nt")}
+RDF_NAMES = {
+    "ttl": ("text/turtle", "turtle"),
+    "rdf": ("application/rdf+xml", "xml"),
+    "jsonld": ("application/ld+json", "json-ld"),
+    "nt": ("application/n-triples", "nt"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +54,21 @@ def first(store, sparql: str) -> str:
 @pytest.fixture(scope="module")
 def game_position(store) -> str:
     """A position taken from a game whose tags name both players and an event, with a source record."""
-    return first(store, "SELECT ?p WHERE { ?p a cp:Position ; cp:hasMatch ?m ; cp:hasEvent ?e ; "
-                        "cp:hasPlayerWhite ?w ; cp:hasPlayerBlack ?b . ?m <http://purl.org/dc/terms/source> ?r } "
-                        "ORDER BY ?p LIMIT 1")
+    return first(
+        store,
+        "SELECT ?p WHERE { ?p a cp:Position ; cp:hasMatch ?m ; cp:hasEvent ?e ; "
+        "cp:hasPlayerWhite ?w ; cp:hasPlayerBlack ?b . ?m <http://purl.org/dc/terms/source> ?r } "
+        "ORDER BY ?p LIMIT 1",
+    )
 
 
 def description(store, iri: str) -> rdflib.Graph:
     """The resource's statements and the labels of the IRIs it points to, read from the store."""
     graph = rdflib.Graph()
-    for row in store.query(f"SELECT ?s ?p ?o WHERE {{ {{ <{iri}> ?p ?o BIND(<{iri}> AS ?s) }} UNION "
-                           f"{{ <{iri}> ?x ?s . ?s rdfs:label ?o FILTER(isIRI(?s)) BIND(rdfs:label AS ?p) }} }}"):
+    for row in store.query(
+        f"SELECT ?s ?p ?o WHERE {{ {{ <{iri}> ?p ?o BIND(<{iri}> AS ?s) }} UNION "
+        f"{{ <{iri}> ?x ?s . ?s rdfs:label ?o FILTER(isIRI(?s)) BIND(rdfs:label AS ?p) }} }}"
+    ):
         graph.add(tuple(_rdflib(row[name]) for name in ("s", "p", "o")))
     return graph
 
@@ -97,10 +106,11 @@ def test_json_ld_is_compacted_with_the_project_prefixes(client, game_position, s
     assert subject["cp:fen"] == fen and "cp:Position" in subject["@type"]
     page = client.get("/page", query_string={"iri": game_position}, headers=BROWSER).get_data(as_text=True)
     start = page.index('<script type="application/ld+json">') + len('<script type="application/ld+json">')
-    embedded = json.loads(page[start:page.index("</script>", start)])
+    embedded = json.loads(page[start : page.index("</script>", start)])
     assert embedded["@context"] == dict(PREFIXES)
-    assert isomorphic(rdflib.Graph().parse(data=json.dumps(embedded), format="json-ld"),
-                      description(store, game_position))
+    assert isomorphic(
+        rdflib.Graph().parse(data=json.dumps(embedded), format="json-ld"), description(store, game_position)
+    )
 
 
 def test_html_page_lists_each_format_by_its_public_name(client, game_position):
@@ -137,8 +147,7 @@ def counted(app):
     app.extensions["chesskb.reader"] = real
 
 
-def test_a_game_position_reads_its_game_event_players_and_source_in_one_query(client, store, game_position,
-                                                                                 counted):
+def test_a_game_position_reads_its_game_event_players_and_source_in_one_query(client, store, game_position, counted):
     data = client.get("/page.json", query_string={"iri": game_position}).get_json()
     assert counted.asked["page-context"] == 1
     assert counted.asked["describe"] == 0 and counted.asked["describe-own"] == 0
@@ -157,8 +166,11 @@ def test_a_game_position_reads_its_game_event_players_and_source_in_one_query(cl
 def test_a_resource_named_twice_in_one_language_shows_its_first_name(client, store):
     """A player two sources name differently ("Karpov, Anatoly", "Anatoly Karpov") is shown by the first
     name in code-point order, whatever order the store lists them in."""
-    player = first(store, "SELECT ?p WHERE { ?p a cp:Player ; rdfs:label ?a , ?b "
-                          "FILTER(?a < ?b && LANG(?a) = '' && LANG(?b) = '') } ORDER BY ?p LIMIT 1")
+    player = first(
+        store,
+        "SELECT ?p WHERE { ?p a cp:Player ; rdfs:label ?a , ?b "
+        "FILTER(?a < ?b && LANG(?a) = '' && LANG(?b) = '') } ORDER BY ?p LIMIT 1",
+    )
     labels = [r[0].value for r in store.query(f"SELECT ?l WHERE {{ <{player}> rdfs:label ?l FILTER(LANG(?l) = '') }}")]
     assert len(set(labels)) >= 2
     assert client.get("/page.json", query_string={"iri": player}).get_json()["label"] == min(labels)

@@ -60,6 +60,7 @@ def embedded(body: str, kind: str) -> list[str]:
 
 # --- the position page -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("index", [0, 7, 150, 299])
 def test_puzzle_page_shows_board_legend_classes_and_solution(client, index):
     row = puzzles()[index]
@@ -97,20 +98,25 @@ def test_game_page_shows_known_data_only_with_links(client):
     with open(DATA / "games" / "kasparov-deep-blue-1997.pgn", encoding="utf-8") as handle:
         game = chess.pgn.read_game(handle)
     # the file's first game, from its source page (game labels no longer carry the Site tag, "01")
-    source = client.get("/page.json", query_string={"iri": "https://w3id.org/chesskb/id/source/"
-                                                            "kasparov-deep-blue-1997"}).get_json()
+    source = client.get(
+        "/page.json", query_string={"iri": "https://w3id.org/chesskb/id/source/kasparov-deep-blue-1997"}
+    ).get_json()
     first = next(g for g in source["games"] if g["number"] == "1")
     match = client.get("/page.json", query_string={"iri": first["iri"]}).get_json()
     # the header: this game's result; round 1 read from Site "01"; no site, as the event's games gave six
     assert (match["header"]["result"], match["header"]["round"], match["header"]["site"]) == (
-        game.headers["Result"], "1", None)
+        game.headers["Result"],
+        "1",
+        None,
+    )
     # the players as the file writes them (names keep the source's order), the event, the round
-    assert match["header"]["title"] == (f"{game.headers['White']} – {game.headers['Black']}, "
-                                        f"{game.headers['Event']}, round 1")
+    assert match["header"]["title"] == (
+        f"{game.headers['White']} – {game.headers['Black']}, {game.headers['Event']}, round 1"
+    )
     position_iri = match["positions"][0]["iri"]
     body = client.get("/page", query_string={"iri": position_iri}, headers=BROWSER).get_data(as_text=True)
     start = body.index('<section class="game">')
-    game_table = body[start:body.index("</section>", start)]
+    game_table = body[start : body.index("</section>", start)]
     assert html.escape(game.headers["Event"]) in game_table
     assert game.headers["ECO"] in game_table
     assert "?" not in re.sub(r"<[^>]+>|\?iri=|\?lang=", "", game_table)  # "?" tags (WhiteElo) are not shown
@@ -142,8 +148,12 @@ def test_spanish_interface_and_piece_letters(client):
 
 # --- content negotiation -----------------------------------------------------------------------
 
-FORMATS = [("text/turtle", "turtle"), ("application/rdf+xml", "xml"), ("application/ld+json", "json-ld"),
-           ("application/n-triples", "nt")]
+FORMATS = [
+    ("text/turtle", "turtle"),
+    ("application/rdf+xml", "xml"),
+    ("application/ld+json", "json-ld"),
+    ("application/n-triples", "nt"),
+]
 
 
 @pytest.mark.parametrize("media,parser", FORMATS)
@@ -163,8 +173,7 @@ def test_content_negotiation_gives_each_rdf_format(client, media, parser):
 
 def test_negotiation_by_q_values_parameter_and_json_twin(client):
     iri, fen, _ = puzzle_position(puzzles()[3])
-    preferred = client.get("/page", query_string={"iri": iri},
-                           headers={"Accept": "text/html;q=0.5, text/turtle;q=0.9"})
+    preferred = client.get("/page", query_string={"iri": iri}, headers={"Accept": "text/html;q=0.5, text/turtle;q=0.9"})
     assert preferred.mimetype == "text/turtle"
     assert client.get("/page", query_string={"iri": iri, "format": "nt"}).mimetype == "application/n-triples"
     assert client.get("/page", query_string={"iri": iri}, headers={"Accept": "*/*"}).mimetype == "text/html"
@@ -197,7 +206,7 @@ def test_iri_paths_dereference_when_the_base_points_at_the_service(tmp_path):
     rows = client.get("/class/Position.json").get_json()["positions"]
     iri = rows[0]["iri"]
     assert iri.startswith(base)
-    path = iri[len("http://localhost"):]
+    path = iri[len("http://localhost") :]
     page = client.get(path, headers=BROWSER)
     assert page.status_code == 200 and page.mimetype == "text/html"
     turtle = client.get(path, headers={"Accept": "text/turtle"})
@@ -208,6 +217,7 @@ def test_iri_paths_dereference_when_the_base_points_at_the_service(tmp_path):
 
 
 # --- browsing ----------------------------------------------------------------------------------
+
 
 def test_class_tree_counts_include_subclasses(client, app):
     tree = client.get("/classes.json").get_json()["tree"]
@@ -223,9 +233,11 @@ def test_class_tree_counts_include_subclasses(client, app):
     assert {n["name"] for n in nodes} == set(PARENT) | {"Position"}
     for node in nodes:
         # independent count: the ontology's subClassOf axioms, not the stored inferred types
-        result = store.query("SELECT ?c (COUNT(DISTINCT ?p) AS ?n) WHERE { ?sub rdfs:subClassOf* ?c . "
-                             "?p a ?sub ; a cp:Position }  GROUP BY ?c",
-                             bindings={"c": rdflib_to_ox(str(CP[node["name"]]))})
+        result = store.query(
+            "SELECT ?c (COUNT(DISTINCT ?p) AS ?n) WHERE { ?sub rdfs:subClassOf* ?c . "
+            "?p a ?sub ; a cp:Position }  GROUP BY ?c",
+            bindings={"c": rdflib_to_ox(str(CP[node["name"]]))},
+        )
         expected = sum(int(row["n"].value) for row in result)
         assert node["count"] == expected, node["name"]
     lichess_mate2 = sum("mateIn2" in row["Themes"].split() for row in puzzles())
@@ -350,8 +362,9 @@ def hostile_client(tmp_path_factory):
 def _no_live_markup(body: str) -> None:
     """No hostile tag made it into the page as markup: only the page's own three scripts exist and
     the hostile strings appear only escaped (or as JSON escapes inside the data scripts)."""
-    assert len(re.findall(r"<script", body)) == body.count('<script type="application/json"') + \
-        body.count('<script type="application/ld+json"') + body.count('<script src=')
+    assert len(re.findall(r"<script", body)) == body.count('<script type="application/json"') + body.count(
+        '<script type="application/ld+json"'
+    ) + body.count("<script src=")
     outside_scripts = re.sub(r"<script[^>]*>.*?</script>", "", body, flags=re.S)
     for marker in ("<script>", "<img src=x", "<b>Gambit", "<i>Co</i>", "</script><!--"):
         assert marker not in outside_scripts
@@ -377,8 +390,14 @@ def test_hostile_pgn_text_is_escaped_everywhere(hostile_client):
     assert player_urls
     for url in {html.unescape(u) for u in player_urls}:
         _no_live_markup(client.get(url, headers=BROWSER).get_data(as_text=True))
-    for url in ("/", "/classes", "/class/MateInOne", "/search?q=script", "/search?q=<script>alert(1)</script>",
-                "/search?q=hostile"):
+    for url in (
+        "/",
+        "/classes",
+        "/class/MateInOne",
+        "/search?q=script",
+        "/search?q=<script>alert(1)</script>",
+        "/search?q=hostile",
+    ):
         page = client.get(url, headers=BROWSER)
         assert page.status_code == 200
         _no_live_markup(page.get_data(as_text=True))
@@ -392,8 +411,9 @@ def test_hostile_pgn_text_is_escaped_everywhere(hostile_client):
 
 
 def test_hostile_error_message_is_escaped(hostile_client):
-    body = hostile_client.get("/page", query_string={"iri": "http://x/<script>alert(1)</script>"},
-                              headers=BROWSER).get_data(as_text=True)
+    body = hostile_client.get(
+        "/page", query_string={"iri": "http://x/<script>alert(1)</script>"}, headers=BROWSER
+    ).get_data(as_text=True)
     assert "<script>alert(1)" not in body
 
 
@@ -434,7 +454,7 @@ def test_browse_pages_have_json_by_parameter_and_class_iris_have_pages(client):
 
 
 def test_html_pages_announce_their_rdf_alternates(client):
-    iri, fen, _ = puzzle_position(puzzles()[5])
+    iri, _fen, _ = puzzle_position(puzzles()[5])
     body = client.get("/page", query_string={"iri": iri}, headers=BROWSER).get_data(as_text=True)
     alternates = dict(re.findall(r'<link rel="alternate" type="([^"]+)" href="([^"]+)">', body))
     assert set(alternates) >= {"text/turtle", "application/rdf+xml", "application/ld+json", "application/n-triples"}
@@ -471,14 +491,39 @@ def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
     store = tmp_path / "store"
     assert run_cli("import", str(path), store=store).exit_code == 0
     client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
-    position = next(p for p in client.get("/class/Position.json").get_json()["positions"]
-                    if p["fen"] == game.headers["FEN"])
+    position = next(
+        p for p in client.get("/class/Position.json").get_json()["positions"] if p["fen"] == game.headers["FEN"]
+    )
     body = client.get(position["url"], headers=BROWSER).get_data(as_text=True)
     start = body.index('<section class="game">')
-    table = html.unescape(body[start:body.index("</section>", start)])
-    for tag in ("Event", "Site", "Round", "Result", "WhiteTitle", "BlackTitle", "WhiteElo", "BlackElo", "WhiteUSCF",
-                "EventType", "EventRounds", "EventSponsor", "Section", "Stage", "Board", "Opening", "Variation",
-                "SubVariation", "ECO", "NIC", "TimeControl", "Termination", "Annotator", "Mode", "Time"):
+    table = html.unescape(body[start : body.index("</section>", start)])
+    for tag in (
+        "Event",
+        "Site",
+        "Round",
+        "Result",
+        "WhiteTitle",
+        "BlackTitle",
+        "WhiteElo",
+        "BlackElo",
+        "WhiteUSCF",
+        "EventType",
+        "EventRounds",
+        "EventSponsor",
+        "Section",
+        "Stage",
+        "Board",
+        "Opening",
+        "Variation",
+        "SubVariation",
+        "ECO",
+        "NIC",
+        "TimeControl",
+        "Termination",
+        "Annotator",
+        "Mode",
+        "Time",
+    ):
         assert game.headers[tag] in table, tag
     assert "Sahuquillo" in table and "Rudolf" in table
 

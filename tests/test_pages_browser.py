@@ -68,7 +68,7 @@ def a_move_that_does_not_mate_in_two(board: chess.Board) -> chess.Move:
 
 def test_solve_by_clicking_with_a_wrong_move_refused(page, base_url):
     ARTIFACTS.mkdir(exist_ok=True)
-    url, data = a_mate_in_two(page, base_url)
+    _url, data = a_mate_in_two(page, base_url)
     plies = data["plies"]
     assert len(plies) >= 3 and plies[0]["solver"] and not plies[1]["solver"]
     assert page.is_visible("#solve")  # the script ran and showed the solving panel
@@ -107,8 +107,9 @@ def wider_than_the_screen(page) -> list[str]:
 
 
 def test_solution_reveals_without_javascript_on_a_phone(browser, base_url):
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 740},
-                                  is_mobile=True, device_scale_factor=2)
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 375, "height": 740}, is_mobile=True, device_scale_factor=2
+    )
     page = context.new_page()
     page.goto(base_url + "/class/MateInOne")
     page.click("ul.cards a.position-link >> nth=0")

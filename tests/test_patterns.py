@@ -104,12 +104,22 @@ PATTERNS: list[tuple[str, Predicate]] = [
     ("*/*R*/*/*/*/*/*/*", lambda b: on_rank(b, 7, "R")),
     ("*/*/*/*/*/*/*[Pp]*[Pp]*/*", lambda b: sum(on_rank_file(b, 2, f, "Pp") for f in range(8)) >= 2),
     ("Q** q**", lambda b: bool(b.pieces(chess.QUEEN, chess.WHITE)) and bool(b.pieces(chess.QUEEN, chess.BLACK))),
-    ("[Qq]** !P** !p**", lambda b: bool(b.pieces(chess.QUEEN, chess.WHITE) | b.pieces(chess.QUEEN, chess.BLACK))
-     and not b.pieces(chess.PAWN, chess.WHITE) and not b.pieces(chess.PAWN, chess.BLACK)),
+    (
+        "[Qq]** !P** !p**",
+        lambda b: (
+            bool(b.pieces(chess.QUEEN, chess.WHITE) | b.pieces(chess.QUEEN, chess.BLACK))
+            and not b.pieces(chess.PAWN, chess.WHITE)
+            and not b.pieces(chess.PAWN, chess.BLACK)
+        ),
+    ),
     ("!P** !p**", lambda b: not b.pieces(chess.PAWN, chess.WHITE) and not b.pieces(chess.PAWN, chess.BLACK)),
     ("N** !B**", lambda b: bool(b.pieces(chess.KNIGHT, chess.WHITE)) and not b.pieces(chess.BISHOP, chess.WHITE)),
-    ("6??/8/???5/????4/8/8/8/8", lambda b: all(chess.square_name(s) in ("g8", "h8", "a6", "b6", "c6", "a5", "b5",
-                                                                          "c5", "d5") for s in b.piece_map())),
+    (
+        "6??/8/???5/????4/8/8/8/8",
+        lambda b: all(
+            chess.square_name(s) in ("g8", "h8", "a6", "b6", "c6", "a5", "b5", "c5", "d5") for s in b.piece_map()
+        ),
+    ),
     # the same piece more than once on a rank: looked up by the counted cp:pieceIn values (2R*1 …)
     ("*/*/*/*/*/*/*/*R*R*", lambda b: count_on_rank(b, 1, "R") >= 2),
     ("*r*r*/*/*/*/*/*/*/*", lambda b: count_on_rank(b, 8, "r") >= 2),
@@ -128,8 +138,7 @@ CONSTRAINTS: list[tuple[str | None, str | None, Predicate]] = [
 
 
 def expected(positions: dict[str, chess.Board], predicate: Predicate, either: bool) -> set[str]:
-    return {key for key, board in positions.items()
-            if predicate(board) or (either and predicate(board.mirror()))}
+    return {key for key, board in positions.items() if predicate(board) or (either and predicate(board.mirror()))}
 
 
 def found(store, pattern: str, *options: str) -> set[str]:
@@ -158,12 +167,13 @@ def test_patterns_find_what_python_chess_finds(data_store, positions, pattern, p
 
 @pytest.mark.parametrize("side,material,constraint", CONSTRAINTS[1:], ids=["w", "b", "queens", "w-rook"])
 @pytest.mark.parametrize("either", [False, True], ids=["as-given", "either-colour"])
-@pytest.mark.parametrize("pattern,predicate", [PATTERNS[1], PATTERNS[6], PATTERNS[7]],
-                         ids=["R*7", "d4e4", "back-rank"])
-def test_side_and_material_constraints(data_store, positions, pattern, predicate, side, material, constraint,
-                                       either):
-    options = (("--side", side) if side else ()) + (("--material", material) if material else ()) + \
-        (("--either-colour",) if either else ())
+@pytest.mark.parametrize("pattern,predicate", [PATTERNS[1], PATTERNS[6], PATTERNS[7]], ids=["R*7", "d4e4", "back-rank"])
+def test_side_and_material_constraints(data_store, positions, pattern, predicate, side, material, constraint, either):
+    options = (
+        (("--side", side) if side else ())
+        + (("--material", material) if material else ())
+        + (("--either-colour",) if either else ())
+    )
     want = expected(positions, lambda b: predicate(b) and constraint(b), either)
     assert found(data_store, pattern, *options) == want
 
@@ -195,6 +205,7 @@ def material_predicate(signature: str) -> Predicate:
             if not at_least and have != wanted:
                 return False
         return True
+
     return predicate
 
 
@@ -223,8 +234,9 @@ def test_region_index_is_what_python_chess_sees(data_store):
     for fen, regions in stored.items():
         pieces = chess.Board(fen).piece_map()
         on = Counter(f"{p.symbol()}*{chess.square_rank(s) + 1}" for s, p in pieces.items())
-        want = set(on) | {f"{n}{region}" for region, k in on.items() if region[0] in "QRBNqrbn"
-                          for n in range(2, k + 1)}  # at least n of a piece (not a pawn or king) on the rank
+        want = set(on) | {
+            f"{n}{region}" for region, k in on.items() if region[0] in "QRBNqrbn" for n in range(2, k + 1)
+        }  # at least n of a piece (not a pawn or king) on the rank
         assert regions == want, fen
 
 
@@ -237,40 +249,71 @@ def test_exact_material(data_store, positions):
 
 
 def test_source_and_paging(data_store, positions):
-    rows = json.loads(run_cli("find", "kg8", "--limit", "0", "--format", "json", "--source", "puzzles",
-                              store=data_store).output)["results"]["bindings"]
+    rows = json.loads(
+        run_cli("find", "kg8", "--limit", "0", "--format", "json", "--source", "puzzles", store=data_store).output
+    )["results"]["bindings"]
     assert rows and all("/lichess-" in row["position"]["value"] for row in rows)
     first = run_cli("find", "kg8", "--limit", "3", "--format", "csv", store=data_store).output.splitlines()
-    second = run_cli("find", "kg8", "--limit", "3", "--offset", "3", "--format", "csv",
-                     store=data_store).output.splitlines()
+    second = run_cli(
+        "find", "kg8", "--limit", "3", "--offset", "3", "--format", "csv", store=data_store
+    ).output.splitlines()
     assert first[0] == "position,label,fen" and len(first) == 4 and len(second) == 4
     assert not set(first[1:]) & set(second[1:])
 
 
 def test_canned_query_matches_find(data_store):
-    canned = run_cli("query", "--name", "positions-matching-pattern", "--param", "pattern=R*7 kg8 w",
-                     "--param", "limit=0", "--format", "json", store=data_store)
+    canned = run_cli(
+        "query",
+        "--name",
+        "positions-matching-pattern",
+        "--param",
+        "pattern=R*7 kg8 w",
+        "--param",
+        "limit=0",
+        "--format",
+        "json",
+        store=data_store,
+    )
     rows = json.loads(canned.output)["results"]["bindings"]
     assert {r["position"]["value"] for r in rows} == {
-        r["position"]["value"] for r in json.loads(run_cli("find", "R*7 kg8", "--side", "w", "--limit", "0",
-                                                           "--format", "json", store=data_store).output)
-        ["results"]["bindings"]}
+        r["position"]["value"]
+        for r in json.loads(
+            run_cli("find", "R*7 kg8", "--side", "w", "--limit", "0", "--format", "json", store=data_store).output
+        )["results"]["bindings"]
+    }
     assert rows and {r["pattern"]["value"] for r in rows} == {"R*7 kg8 w"}
 
 
-@pytest.mark.parametrize("pattern,predicate", [p for p in PATTERNS if p[0] in (
-    "R*7 kg8", "[QR]** kh8", "*/*R*/*/*/*/*/*/*", "*/*/*/*/*/*/*/*R*R*", "Q** q**", "!P** !p**")])
-def test_the_canned_query_looks_patterns_up_and_finds_what_python_chess_finds(data_store, positions,
-                                                                             pattern, predicate):
+@pytest.mark.parametrize(
+    "pattern,predicate",
+    [
+        p
+        for p in PATTERNS
+        if p[0] in ("R*7 kg8", "[QR]** kh8", "*/*R*/*/*/*/*/*/*", "*/*/*/*/*/*/*/*R*R*", "Q** q**", "!P** !p**")
+    ],
+)
+def test_the_canned_query_looks_patterns_up_and_finds_what_python_chess_finds(
+    data_store, positions, pattern, predicate
+):
     """``positions-matching-pattern`` starts from the same index lookups as ``find`` when the store has
     the indexes (the text says so) and answers what python-chess finds on every position."""
-    from chesskb.queries.find import INDEXES
     from chesskb.queries.executor import prepare
+    from chesskb.queries.find import INDEXES
 
     text = prepare("positions-matching-pattern", {"pattern": pattern, "limit": "0"}, public=True, indexes=INDEXES)
     assert "#LOOKUPS" not in text and ("cp:piece" in text or "cp:whitePieces" in text)
-    canned = run_cli("query", "--name", "positions-matching-pattern", "--param", f"pattern={pattern}",
-                     "--param", "limit=0", "--format", "json", store=data_store)
+    canned = run_cli(
+        "query",
+        "--name",
+        "positions-matching-pattern",
+        "--param",
+        f"pattern={pattern}",
+        "--param",
+        "limit=0",
+        "--format",
+        "json",
+        store=data_store,
+    )
     assert canned.exit_code == 0, canned.output
     rows = json.loads(canned.output)["results"]["bindings"]
     assert {_key(chess.Board(r["fen"]["value"])) for r in rows} == expected(positions, predicate, False)
@@ -278,12 +321,25 @@ def test_the_canned_query_looks_patterns_up_and_finds_what_python_chess_finds(da
 
 # --- the language ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,message", [
-    ("Nz5", "square"), ("*/*/8", "8 ranks"), ("7/8/8/8/8/8/8/8", "7 squares"), ("Xf5", "not a list-form"),
-    ("*/*/*/*/*/*/*/*[Q", "without ']'"), ("*/*/*/*/*/*/*/*!?", "every square"), ("w w", "twice"),
-    ("KRP-KR KR-K", "twice"), ("KK-K", "one king"), ("Nf5 */*/*/*/*/*/*/*", "either"),
-    ('"} DROP ALL #', "not a list-form"), ("x" * 500, "longer"), ("?f5", "not a list-form"),
-])
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("Nz5", "square"),
+        ("*/*/8", "8 ranks"),
+        ("7/8/8/8/8/8/8/8", "7 squares"),
+        ("Xf5", "not a list-form"),
+        ("*/*/*/*/*/*/*/*[Q", "without ']'"),
+        ("*/*/*/*/*/*/*/*!?", "every square"),
+        ("w w", "twice"),
+        ("KRP-KR KR-K", "twice"),
+        ("KK-K", "one king"),
+        ("Nf5 */*/*/*/*/*/*/*", "either"),
+        ('"} DROP ALL #', "not a list-form"),
+        ("x" * 500, "longer"),
+        ("?f5", "not a list-form"),
+    ],
+)
 def test_bad_patterns_say_why(text, message):
     with pytest.raises(PatternError, match=re.escape(message)):
         parse(text)
@@ -307,8 +363,10 @@ def test_board_squares_round_trip():
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
     squares = board_squares(board)
     assert len(squares) == 71 and squares.count("/") == 7
-    assert chess.Board(re.sub(r"\.+", lambda m: str(len(m.group())), squares) + " w - - 0 1").board_fen() \
+    assert (
+        chess.Board(re.sub(r"\.+", lambda m: str(len(m.group())), squares) + " w - - 0 1").board_fen()
         == board.board_fen()
+    )
 
 
 # --- on a remote SPARQL server ---------------------------------------------------------------------
@@ -323,9 +381,14 @@ def test_the_same_answers_from_a_remote_sparql_server(server, tmp_path):  # noqa
     assert run_cli("import", "--jobs", "1", str(path), store=embedded).exit_code == 0
     remote = ("--store", server["query"], "--update-endpoint", server["update"])
     assert run_cli(*remote, "import", "--jobs", "1", str(path)).exit_code == 0
-    for pattern, options in (("R*7 kg8", ()), ("*k?/*ppp/*/*/*/*/*/*", ("--either-colour", "--side", "w")),
-                             ("", ("--material", "KQ+-KQ+")), ("!Pe* Q**", ()), ("*/*R*/*/*/*/*/*/*", ()),
-                             ("!N** !b**", ("--either-colour",))):
+    for pattern, options in (
+        ("R*7 kg8", ()),
+        ("*k?/*ppp/*/*/*/*/*/*", ("--either-colour", "--side", "w")),
+        ("", ("--material", "KQ+-KQ+")),
+        ("!Pe* Q**", ()),
+        ("*/*R*/*/*/*/*/*/*", ()),
+        ("!N** !b**", ("--either-colour",)),
+    ):
         here = found(embedded, pattern, *options)
         there = run_cli(*remote, "find", pattern, "--limit", "0", "--format", "json", *options)
         assert there.exit_code == 0, there.output
@@ -335,13 +398,13 @@ def test_the_same_answers_from_a_remote_sparql_server(server, tmp_path):  # noqa
 
 # --- the web page's data (the editor itself: tests/test_find_browser.py) -------------------------------
 
+
 @pytest.fixture(scope="module")
 def client(data_store):
     from chesskb.kb.store import open_store
     from chesskb.service.app import create_app
 
-    return create_app({"STORE": str(data_store), "QUERY_WORKERS": 0},
-                      store=open_store(str(data_store))).test_client()
+    return create_app({"STORE": str(data_store), "QUERY_WORKERS": 0}, store=open_store(str(data_store))).test_client()
 
 
 def test_find_json_pages_through_what_the_cli_finds(client, data_store, positions):
@@ -370,21 +433,21 @@ def test_the_piece_index_changes_nothing_but_speed(data_store):
     """The lookups (cp:pieceOn, cp:pieceIn, cp:pieceCount) and the pre-tests on cp:whitePieces/cp:blackPieces
     only narrow the boards tested: with all of them, with some (a store imported before one existed)
     and with none, the rows are the same."""
-    from chesskb.queries.find import INDEXES, find_query, has_piece_index
     from chesskb.kb.store import open_store
+    from chesskb.queries.find import INDEXES, find_query, has_piece_index
 
     store = open_store(str(data_store))
     assert has_piece_index(store) == set(INDEXES)
     used: Counter[str] = Counter()
-    cases = [parse(text, either_colour=either) for text, _ in PATTERNS for either in (False, True)] + \
-        [parse("", material=m, either_colour=either) for m in MATERIALS for either in (False, True)]
+    cases = [parse(text, either_colour=either) for text, _ in PATTERNS for either in (False, True)] + [
+        parse("", material=m, either_colour=either) for m in MATERIALS for either in (False, True)
+    ]
     for pattern in cases:
         fast = find_query(pattern, limit=0)
         used.update(prop for prop in ("pieceOn", "pieceIn", "pieceCount", "whitePieces") if f"cp:{prop} " in fast)
         rows = {r["position"].value for r in store.query(fast)}
         assert rows == {r["position"].value for r in store.query(find_query(pattern, limit=0, piece_index=False))}
-        assert rows == {r["position"].value for r in store.query(find_query(pattern, limit=0,
-                                                                            piece_index={"pieceOn"}))}
+        assert rows == {r["position"].value for r in store.query(find_query(pattern, limit=0, piece_index={"pieceOn"}))}
     # the list items and the FEN ranks with fixed pieces look up cp:pieceOn; pieces on a rank, cp:pieceIn;
     # a nearly empty board, cp:pieceCount; material and pieces ruled out, cp:whitePieces/cp:blackPieces
     assert used["pieceOn"] >= 10 and used["pieceIn"] >= 6 and used["pieceCount"] >= 2 and used["whitePieces"] >= 10
@@ -396,6 +459,7 @@ def test_paging_is_stable_when_nothing_is_looked_up(data_store):
         whole = run_cli("find", *args, "--limit", "0", "--format", "csv", store=data_store).output.splitlines()[1:]
         pages = []
         for offset in range(0, len(whole) + 7, 7):
-            pages += run_cli("find", *args, "--limit", "7", "--offset", str(offset), "--format", "csv",
-                             store=data_store).output.splitlines()[1:]
+            pages += run_cli(
+                "find", *args, "--limit", "7", "--offset", str(offset), "--format", "csv", store=data_store
+            ).output.splitlines()[1:]
         assert len(whole) > 14 and pages == whole, args

@@ -42,14 +42,20 @@ def test_phase_agrees_with_lichess_labels(phase):
     assert f1 >= 0.90, (phase, tp, fp, fn)
 
 
-@pytest.mark.parametrize("fen, phase", [
-    (chess.STARTING_FEN, "opening"),
-    ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "opening"),   # 2. Nf3 Nc6
-    ("2r2rk1/pp1qbppp/2n1pn2/3p4/2PP4/2N1PN2/PP1Q1PPP/R3KB1R w KQ - 0 12", "middlegame"),  # 3 black pieces on rank 8
-    ("8/5pk1/6p1/8/3R4/6P1/5PKP/3r4 w - - 0 40", "endgame"),                              # rook ending
-    ("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "endgame"),                                      # king and pawn
-    ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "endgame"),                                  # four rooks only
-])
+@pytest.mark.parametrize(
+    "fen, phase",
+    [
+        (chess.STARTING_FEN, "opening"),
+        ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "opening"),  # 2. Nf3 Nc6
+        (
+            "2r2rk1/pp1qbppp/2n1pn2/3p4/2PP4/2N1PN2/PP1Q1PPP/R3KB1R w KQ - 0 12",
+            "middlegame",
+        ),  # 3 black pieces on rank 8
+        ("8/5pk1/6p1/8/3R4/6P1/5PKP/3r4 w - - 0 40", "endgame"),  # rook ending
+        ("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "endgame"),  # king and pawn
+        ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "endgame"),  # four rooks only
+    ],
+)
 def test_phase_of_positions_any_player_would_name(fen, phase):
     assert game_phase(chess.Board(fen)) == phase
 
@@ -72,11 +78,17 @@ def test_every_imported_position_is_in_exactly_one_phase(data_store):
 
     The start position of an ordinary game (kb.analysis.exercises) states its ``gamePhase`` fact but no class:
     it is not a didactic position, so it is in no class page, the phase classes' included."""
-    result = run_cli("query", "--format", "json", """
+    result = run_cli(
+        "query",
+        "--format",
+        "json",
+        """
         SELECT ?p (COUNT(DISTINCT ?phase) AS ?n) (SAMPLE(?value) AS ?v) (SAMPLE(?phase) AS ?c) WHERE {
           ?p a cp:Exercise ; cp:gamePhase ?value .
           OPTIONAL { VALUES ?phase { cp:PositionBegin cp:PositionMiddle cp:PositionEnd } ?p a ?phase }
-        } GROUP BY ?p""", store=data_store)
+        } GROUP BY ?p""",
+        store=data_store,
+    )
     rows = json.loads(result.output)["results"]["bindings"]
     assert rows
     assert all(int(r["n"]["value"]) == 1 for r in rows), [r for r in rows if int(r["n"]["value"]) != 1][:3]
@@ -85,21 +97,96 @@ def test_every_imported_position_is_in_exactly_one_phase(data_store):
 
 #: lichess's theme keys (lila PuzzleTheme.scala's 71 visible keys, the three newer ones, the hidden
 #: and the retired ones), written out here so the test does not read the table it checks.
-LICHESS_KEYS = """
-mix opening middlegame endgame rookEndgame bishopEndgame pawnEndgame knightEndgame queenEndgame queenRookEndgame
-advancedPawn attackingF2F7 capturingDefender discoveredAttack doubleCheck exposedKing fork hangingPiece
-kingsideAttack pin queensideAttack sacrifice skewer trappedPiece attraction clearance discoveredCheck
-defensiveMove deflection interference intermezzo quietMove xRayAttack zugzwang mate mateIn1 mateIn2 mateIn3
-mateIn4 mateIn5 anastasiaMate arabianMate backRankMate balestraMate blindSwineMate bodenMate cornerMate
-doubleBishopMate dovetailMate hookMate killBoxMate pillsburysMate morphysMate operaMate triangleMate vukovicMate
-smotheredMate castling enPassant promotion underPromotion equality advantage crushing oneMove short long
-veryLong master masterVsMaster superGM epauletteMate swallowstailMate collinearMove checkFirst
-backRankThreat blocking coercion matingNet overloading simplification any healthyMix
-""".split()
+LICHESS_KEYS = [
+    "mix",
+    "opening",
+    "middlegame",
+    "endgame",
+    "rookEndgame",
+    "bishopEndgame",
+    "pawnEndgame",
+    "knightEndgame",
+    "queenEndgame",
+    "queenRookEndgame",
+    "advancedPawn",
+    "attackingF2F7",
+    "capturingDefender",
+    "discoveredAttack",
+    "doubleCheck",
+    "exposedKing",
+    "fork",
+    "hangingPiece",
+    "kingsideAttack",
+    "pin",
+    "queensideAttack",
+    "sacrifice",
+    "skewer",
+    "trappedPiece",
+    "attraction",
+    "clearance",
+    "discoveredCheck",
+    "defensiveMove",
+    "deflection",
+    "interference",
+    "intermezzo",
+    "quietMove",
+    "xRayAttack",
+    "zugzwang",
+    "mate",
+    "mateIn1",
+    "mateIn2",
+    "mateIn3",
+    "mateIn4",
+    "mateIn5",
+    "anastasiaMate",
+    "arabianMate",
+    "backRankMate",
+    "balestraMate",
+    "blindSwineMate",
+    "bodenMate",
+    "cornerMate",
+    "doubleBishopMate",
+    "dovetailMate",
+    "hookMate",
+    "killBoxMate",
+    "pillsburysMate",
+    "morphysMate",
+    "operaMate",
+    "triangleMate",
+    "vukovicMate",
+    "smotheredMate",
+    "castling",
+    "enPassant",
+    "promotion",
+    "underPromotion",
+    "equality",
+    "advantage",
+    "crushing",
+    "oneMove",
+    "short",
+    "long",
+    "veryLong",
+    "master",
+    "masterVsMaster",
+    "superGM",
+    "epauletteMate",
+    "swallowstailMate",
+    "collinearMove",
+    "checkFirst",
+    "backRankThreat",
+    "blocking",
+    "coercion",
+    "matingNet",
+    "overloading",
+    "simplification",
+    "any",
+    "healthyMix",
+]
 
 
 def test_every_lichess_theme_key_has_a_class_or_a_stated_place():
     from chesskb.kb.analysis.themes import LICHESS_KEYS_WITHOUT_CLASS, LICHESS_THEME_CLASSES
+
     assert not set(LICHESS_THEME_CLASSES) & set(LICHESS_KEYS_WITHOUT_CLASS)
     missing = set(LICHESS_KEYS) - set(LICHESS_THEME_CLASSES) - set(LICHESS_KEYS_WITHOUT_CLASS)
     assert not missing

@@ -46,13 +46,22 @@ def pages(site) -> dict[str, str]:
     game = source["games"][0]["url"]
     header = _json(site + game.replace("/page?", "/page.json?"))["header"]
     return {
-        "home": "/", "themes": "/classes", "class": "/class/MateInOne",
+        "home": "/",
+        "themes": "/classes",
+        "class": "/class/MateInOne",
         "exercise": f"/page?iri={quote(ID + 'position/lichess-000rZ')}",
-        "game": game, "player": header["black"]["url"], "event": header["event"]["url"],
+        "game": game,
+        "player": header["black"]["url"],
+        "event": header["event"]["url"],
         "source": f"/page?iri={quote(ID + 'source/dortmund-1996-1997')}",
-        "search": "/search?q=polgar", "find": "/find", "questions": "/queries",
-        "question": "/queries/positions-of-player-as-black", "sparql": "/sparql",
-        "courses": "/courses", "course": "/course/first-steps", "not-found": "/class/NoSuchClass",
+        "search": "/search?q=polgar",
+        "find": "/find",
+        "questions": "/queries",
+        "question": "/queries/positions-of-player-as-black",
+        "sparql": "/sparql",
+        "courses": "/courses",
+        "course": "/course/first-steps",
+        "not-found": "/class/NoSuchClass",
     }
 
 

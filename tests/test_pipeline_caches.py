@@ -21,8 +21,8 @@ from chesskb.kb import pipeline
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.exercises import assess_themes, is_exercise, is_game_start
 from chesskb.kb.analysis.verify import MateVerifier
-from chesskb.kb.findings import Finding
 from chesskb.kb.export.convert import convert_files
+from chesskb.kb.findings import Finding
 from chesskb.kb.mapping.game import MappingContext, literal, record_quads, source_quads
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.pipeline import AnalysisMemo, RecentQuads
@@ -37,8 +37,12 @@ FILES = ("lichess/puzzles.csv", "pychess/mate_in_2.pgn", "games/kasparov-deep-bl
 
 def _records(paths: list[Path], source: str) -> list[GameRecord]:
     """The records of a source's files, numbered on from one file to the next as an import numbers them."""
-    return [item for unit in source_units(paths, source) for item in unit_records(unit, None)
-            if not isinstance(item, Finding)]
+    return [
+        item
+        for unit in source_units(paths, source)
+        for item in unit_records(unit, None)
+        if not isinstance(item, Finding)
+    ]
 
 
 def _fresh_quads(paths: list[Path], source: str) -> set[str]:
@@ -58,8 +62,9 @@ def _fresh_quads(paths: list[Path], source: str) -> set[str]:
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_convert_with_its_caches_writes_what_fresh_mapping_gives(name: str, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_convert_with_its_caches_writes_what_fresh_mapping_gives(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = DATA / name
     copy = tmp_path / ("copy" + path.suffix)
     copy.write_bytes(path.read_bytes())  # the same records again: the memo answers, the sent statements repeat
@@ -71,8 +76,11 @@ def test_convert_with_its_caches_writes_what_fresh_mapping_gives(name: str, tmp_
     convert_files([path, copy], output, source="s", jobs=1)
     minter = IriMinter(None)
     graphs = {minter.source_graph("s").value, minter.inferred_graph("s").value}
-    written = {str(quad) for quad in parse(path=str(output), format=RdfFormat.N_QUADS)
-               if isinstance(quad.graph_name, NamedNode) and quad.graph_name.value in graphs}
+    written = {
+        str(quad)
+        for quad in parse(path=str(output), format=RdfFormat.N_QUADS)
+        if isinstance(quad.graph_name, NamedNode) and quad.graph_name.value in graphs
+    }
     expected = _fresh_quads([path, copy], "s")
     assert written == expected
     assert len(written) > 100
@@ -113,8 +121,7 @@ def test_recent_quads_sends_each_statement_once_within_its_window() -> None:
     assert recent.fresh([b]) == [b]
 
 
-@pytest.mark.parametrize("value", [False, True, 0, 1, -1, -64, -65, 4095, 4096, 10**12, "w", "",
-                                   dt.date(2024, 2, 29)])
+@pytest.mark.parametrize("value", [False, True, 0, 1, -1, -64, -65, 4095, 4096, 10**12, "w", "", dt.date(2024, 2, 29)])
 def test_literals_made_once_equal_new_ones(value) -> None:
     if isinstance(value, bool):
         expected = Literal("true" if value else "false", datatype=XSD.boolean)
@@ -144,8 +151,9 @@ def test_game_start_counts_moved_men_as_python_chess_reads_the_squares() -> None
             return False
         men = board.piece_map()
         moved = sum(1 for square, piece in men.items() if home.piece_at(square) != piece)
-        return (len(men) >= 24 and moved <= 2) or (board.turn == chess.WHITE
-                                                   and board.copy(stack=False).chess960_pos() is not None)
+        return (len(men) >= 24 and moved <= 2) or (
+            board.turn == chess.WHITE and board.copy(stack=False).chess960_pos() is not None
+        )
 
     boards = [chess.Board(record.start_fen) for path in sorted(DATA.rglob("*.pgn")) for record in _records([path], "s")]
     for moves in (["e2e4"], ["e2e4", "e7e5"], ["g1f3", "g8f6", "f3g1"], ["d2d4", "d7d5", "c2c4", "e7e6"]):

@@ -20,8 +20,10 @@ def client(tmp_path: Path):
     from chesskb.kb.store import open_store
     from chesskb.service.app import create_app
 
-    app = create_app({"STORE": str(tmp_path / "store"), "PLAY_RATE": 3, "PLAY_MAX_PLIES": 4,
-                      "QUERY_WORKERS": 0}, store=open_store(str(tmp_path / "store")))
+    app = create_app(
+        {"STORE": str(tmp_path / "store"), "PLAY_RATE": 3, "PLAY_MAX_PLIES": 4, "QUERY_WORKERS": 0},
+        store=open_store(str(tmp_path / "store")),
+    )
     yield app.test_client()
     pool = app.extensions.get("chesskb.play_pool")
     if pool is not None:
@@ -39,8 +41,9 @@ def test_bad_input_is_refused_with_a_reason(client):
     assert answer.status_code == 400 and "not legal" in answer.get_json()["error"]
     answer = client.post("/play", json={"fen": "8/8/8/8/8/8/8/8 w - - 0 1", "moves": []}, **_from("10.0.0.3"))
     assert answer.status_code == 400 and "not a legal position" in answer.get_json()["error"]
-    answer = client.post("/play", json={"fen": START, "moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]},
-                         **_from("10.0.0.4"))
+    answer = client.post(
+        "/play", json={"fen": START, "moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]}, **_from("10.0.0.4")
+    )
     assert answer.status_code == 400 and "PLAY_MAX_PLIES" in answer.get_json()["error"]
 
 

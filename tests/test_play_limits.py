@@ -28,16 +28,36 @@ BODY = json.dumps({"fen": chess.STARTING_FEN, "moves": ["e2e4"], "elo": 1500}).e
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("play-limits") / "store"
-    with live_server(store, "--play-engines", "1", "--play-movetime", str(MOVETIME), "--play-queue", "1",
-                     "--play-wait", str(WAIT), "--play-client-moves", "1", "--play-rate", "2",
-                     "--play-seats", "8") as base:
+    with live_server(
+        store,
+        "--play-engines",
+        "1",
+        "--play-movetime",
+        str(MOVETIME),
+        "--play-queue",
+        "1",
+        "--play-wait",
+        str(WAIT),
+        "--play-client-moves",
+        "1",
+        "--play-rate",
+        "2",
+        "--play-seats",
+        "8",
+    ) as base:
         yield base
 
 
 def ask(base: str, source: str) -> tuple[int, dict[str, str], dict, float]:
     started = time.monotonic()
-    status, headers, body = http("POST", base + "/play", body=BODY, source=source, timeout=30,
-                                 headers={"Content-Type": "application/json", "Accept": "application/json"})
+    status, headers, body = http(
+        "POST",
+        base + "/play",
+        body=BODY,
+        source=source,
+        timeout=30,
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+    )
     return status, headers, json.loads(body), time.monotonic() - started
 
 
@@ -68,8 +88,9 @@ def test_one_engine_one_share_per_client_a_short_queue_and_the_site_keeps_answer
     assert MOVETIME * 0.8 <= result[3] < MOVETIME + 5
     # Of the two other clients, one found the queue (PLAY_QUEUE = 1) full and was told so at once; the
     # other waited PLAY_WAIT seconds for the engine, which was still busy; both may retry.
-    (fast, fast_headers, fast_answer, fast_seconds), (slow, slow_headers, slow_answer, slow_seconds) = \
-        [(r[0], r[1], r[2], r[3]) for r in refused]
+    (fast, fast_headers, fast_answer, fast_seconds), (slow, slow_headers, slow_answer, slow_seconds) = [
+        (r[0], r[1], r[2], r[3]) for r in refused
+    ]
     assert fast == 503 and "PLAY_QUEUE" in fast_answer["error"] and fast_seconds < WAIT, refused
     assert slow == 503 and "PLAY_WAIT" in slow_answer["error"] and slow_seconds >= WAIT * 0.9, refused
     assert fast_headers["retry-after"] and slow_headers["retry-after"]
@@ -94,15 +115,17 @@ def test_the_rate_per_client_says_when_to_come_back(server):
 
 def http_learner_turn(base: str, source: str) -> tuple[int, dict[str, str], dict, float]:
     body = json.dumps({"fen": chess.STARTING_FEN, "moves": []}).encode()
-    status, headers, data = http("POST", base + "/play", body=body, source=source,
-                                 headers={"Content-Type": "application/json"})
+    status, headers, data = http(
+        "POST", base + "/play", body=body, source=source, headers={"Content-Type": "application/json"}
+    )
     return status, headers, json.loads(data), 0.0
 
 
 def _game_move(base: str, source: str, moves: list[str]) -> tuple[int, dict]:
     body = json.dumps({"fen": chess.STARTING_FEN, "moves": moves, "elo": 1500}).encode()
-    status, _, data = http("POST", base + "/play", body=body, source=source, timeout=30,
-                           headers={"Content-Type": "application/json"})
+    status, _, data = http(
+        "POST", base + "/play", body=body, source=source, timeout=30, headers={"Content-Type": "application/json"}
+    )
     return status, json.loads(data)
 
 
@@ -112,8 +135,21 @@ def test_a_learner_already_playing_keeps_a_seat_against_newcomers(small_store):
     the seats are told at once (503, PLAY_SEATS, Retry-After)."""
     import threading
 
-    with live_server(small_store, "--play-engines", "1", "--play-movetime", "0.1", "--play-seats", "2",
-                     "--play-rate", "60", "--play-queue", "4", "--play-wait", "5") as base:
+    with live_server(
+        small_store,
+        "--play-engines",
+        "1",
+        "--play-movetime",
+        "0.1",
+        "--play-seats",
+        "2",
+        "--play-rate",
+        "60",
+        "--play-queue",
+        "4",
+        "--play-wait",
+        "5",
+    ) as base:
         first, _ = _game_move(base, "127.0.2.1", ["e2e4"])
         assert first == 200
         stop = threading.Event()
@@ -122,8 +158,14 @@ def test_a_learner_already_playing_keeps_a_seat_against_newcomers(small_store):
         def hammer(source: str) -> None:
             while not stop.is_set():
                 started = time.monotonic()
-                status, headers, data = http("POST", base + "/play", body=BODY, source=source, timeout=30,
-                                             headers={"Content-Type": "application/json"})
+                status, _headers, data = http(
+                    "POST",
+                    base + "/play",
+                    body=BODY,
+                    source=source,
+                    timeout=30,
+                    headers={"Content-Type": "application/json"},
+                )
                 newcomers.append((status, json.loads(data).get("error", "") if status != 200 else ""))
                 time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))  # within PLAY_RATE (60 a minute)
 

@@ -49,8 +49,9 @@ def sources(tmp_path_factory) -> dict[str, Path]:
     opening tags (so its first position is titled as the game's start, not by its opening)."""
     folder = tmp_path_factory.mktemp("titles")
     exercises = (DATA / "pychess" / "mate_in_2.pgn").read_text(encoding="latin-1").split("\n\n[Event ")
-    (folder / "exercises.pgn").write_text(exercises[0] + "".join(f"\n\n[Event {g}" for g in exercises[1:4]) + "\n",
-                                          encoding="utf-8")
+    (folder / "exercises.pgn").write_text(
+        exercises[0] + "".join(f"\n\n[Event {g}" for g in exercises[1:4]) + "\n", encoding="utf-8"
+    )
     game = chess.pgn.read_game(io.StringIO((DATA / "games" / "kasparov-deep-blue-1997.pgn").read_text()))
     assert game is not None
     for tag in ("ECO", "Opening", "Variation"):
@@ -95,15 +96,17 @@ def _titles(client, iri: str, lang: str) -> tuple[str, str]:
 
 
 def _page(client, iri: str, lang: str) -> str:
-    return unescape(client.get("/page", query_string={"iri": iri, "lang": lang}, headers=BROWSER)
-                    .get_data(as_text=True))
+    return unescape(
+        client.get("/page", query_string={"iri": iri, "lang": lang}, headers=BROWSER).get_data(as_text=True)
+    )
 
 
 def _game_positions(kb, file_name: str) -> dict[int, list[tuple[str, int, str]]]:
     """Game number -> (position IRI, ply, FEN) of the positions the store keeps of that file's games."""
     rows = kb.query(
         "SELECT ?p ?n ?ply ?fen WHERE { ?p cp:hasMatch ?m ; cp:plyInGame ?ply ; cp:fen ?fen . ?m dcterms:source ?r . "
-        f'?r cp:sourceFile ?f ; cp:gameNumber ?n FILTER(STRENDS(STR(?f), "{file_name}")) }}')
+        f'?r cp:sourceFile ?f ; cp:gameNumber ?n FILTER(STRENDS(STR(?f), "{file_name}")) }}'
+    )
     found: dict[int, list[tuple[str, int, str]]] = {}
     for row in rows:
         found.setdefault(int(row["n"].value), []).append((row["p"].value, int(row["ply"].value), row["fen"].value))
@@ -127,7 +130,7 @@ def test_a_pgn_exercise_is_titled_by_its_game_and_no_theme(client, kb, sources):
     positions = _game_positions(kb, "exercises.pgn")
     assert len(games) == 4 and set(positions) == {1, 2, 3, 4}
     for number, (game, line) in enumerate(games, start=1):
-        [(iri, ply, fen)] = [p for p in positions[number] if p[1] == 0]
+        [(iri, _ply, fen)] = [p for p in positions[number] if p[1] == 0]
         assert fen == game.board().fen()
         spanish, _ = _titles(client, iri, "es")
         assert spanish == _titles(client, iri, "en")[0]
@@ -174,8 +177,9 @@ def test_a_mined_position_is_titled_by_its_game_and_move_number(client, kb):
         english, _ = _titles(client, iri, "en")
         assert spanish.endswith(f", jugada {board.fullmove_number}") and not ENGLISH_WORDS.search(spanish)
         assert english.endswith(f", move {board.fullmove_number}")
-        assert spanish.removesuffix(f", jugada {board.fullmove_number}") == \
-            english.removesuffix(f", move {board.fullmove_number}")
+        assert spanish.removesuffix(f", jugada {board.fullmove_number}") == english.removesuffix(
+            f", move {board.fullmove_number}"
+        )
         assert game.headers["White"] in spanish and game.headers["Black"] in spanish
 
 
@@ -197,8 +201,16 @@ def test_names_that_read_like_the_importers_phrases_stay_as_the_file_gives_them(
     from chesskb.service.app import create_app
 
     game = chess.pgn.Game()
-    game.headers.update({"Event": "Club match", "Site": "Leeds", "Date": "1990.01.02", "White": "Board of Trade",
-                         "Black": "Mate in one", "Result": "1-0"})
+    game.headers.update(
+        {
+            "Event": "Club match",
+            "Site": "Leeds",
+            "Date": "1990.01.02",
+            "White": "Board of Trade",
+            "Black": "Mate in one",
+            "Result": "1-0",
+        }
+    )
     game.add_line([chess.Move.from_uci(u) for u in ("e2e4", "e7e5", "g1f3")])
     source = tmp_path / "names.pgn"
     source.write_text(str(game) + "\n\n", encoding="utf-8")

@@ -1,4 +1,5 @@
 """Long commands show a status line on a terminal and print only their result into a pipe (issue 25)."""
+
 from __future__ import annotations
 
 import os

@@ -39,7 +39,7 @@ def replay(board: chess.Board, tree: dict, moves: int) -> int:
     """Walk a solution tree against python-chess: one legal attacking move per node, then every legal
     defence (compared with the tree's), mate within ``moves``. Returns the longest branch's length."""
     assert len(tree) == 1 and moves >= 1
-    (uci, replies), = tree.items()
+    ((uci, replies),) = tree.items()
     move = chess.Move.from_uci(uci)
     assert board.is_legal(move), (board.fen(), uci)
     board.push(move)
@@ -69,14 +69,14 @@ def mate_claims() -> list[tuple[str, chess.Board, int, list[chess.Move]]]:
         for record in read_records(DATA / "pychess" / f"{name}.pgn"):
             if isinstance(record, GameRecord):
                 moves = int(record.headers["Termination"].split()[-1])
-                claims.append((f"{name} game {record.location.game_number}", record.start_board(), moves,
-                               record.solution))
+                claims.append(
+                    (f"{name} game {record.location.game_number}", record.start_board(), moves, record.solution)
+                )
     for record in read_records(DATA / "lichess" / "puzzles.csv"):
         if isinstance(record, GameRecord) and record.puzzle is not None:
-            lengths = [int(theme[len("mateIn"):]) for theme in record.puzzle.themes if theme.startswith("mateIn")]
+            lengths = [int(theme[len("mateIn") :]) for theme in record.puzzle.themes if theme.startswith("mateIn")]
             if lengths:
-                claims.append((f"lichess {record.puzzle.puzzle_id}", record.start_board(), lengths[0],
-                               record.solution))
+                claims.append((f"lichess {record.puzzle.puzzle_id}", record.start_board(), lengths[0], record.solution))
     return claims
 
 
@@ -96,8 +96,11 @@ def test_every_shipped_mate_claim_is_proven_by_a_tree_python_chess_replays():
             for move in board.legal_moves:
                 after = board.copy()
                 after.push(move)
-                mates = after.is_checkmate() or (moves > 1 and any(after.legal_moves) and all(
-                    _loses(after, defence, moves - 1) for defence in list(after.legal_moves)))
+                mates = after.is_checkmate() or (
+                    moves > 1
+                    and any(after.legal_moves)
+                    and all(_loses(after, defence, moves - 1) for defence in list(after.legal_moves))
+                )
                 assert (move.uci() in proof.first_moves) == mates, (name, move.uci())
 
 
@@ -118,7 +121,7 @@ def test_a_budget_of_one_node_leaves_every_claim_undecided_never_false():
 
 def test_a_refutation_is_a_proof_the_brute_force_confirms():
     """Fool's mate after 1. f3: the line 1...e5 2. g4 Qh4# mates only because White helped."""
-    game = [r for r in read_records(DATA / "pgn-extract" / "test-checkmate.pgn") if isinstance(r, GameRecord)][0]
+    game = next(r for r in read_records(DATA / "pgn-extract" / "test-checkmate.pgn") if isinstance(r, GameRecord))
     board = game.start_board()
     board.push(game.solution[0])
     assert prove_mate(board, 2).verdict == REFUTED
@@ -128,8 +131,9 @@ def test_a_refutation_is_a_proof_the_brute_force_confirms():
 
 def _record(tmp_path: Path, fen: str, termination: str, movetext: str) -> GameRecord:
     path = tmp_path / "claim.pgn"
-    path.write_text(f'[Event "?"]\n[FEN "{fen}"]\n[SetUp "1"]\n[Termination "{termination}"]\n\n{movetext} *\n',
-                    encoding="utf-8")
+    path.write_text(
+        f'[Event "?"]\n[FEN "{fen}"]\n[SetUp "1"]\n[Termination "{termination}"]\n\n{movetext} *\n', encoding="utf-8"
+    )
     (record,) = [r for r in read_records(path) if isinstance(r, GameRecord)]
     return record
 
@@ -162,7 +166,7 @@ def test_a_refuted_line_asserts_no_mate_and_keeps_its_claim(tmp_path: Path):
 
 def test_the_stored_tree_is_the_proof(tmp_path: Path):
     """The JSON tree the trainer reads replays as a proof of the exact length."""
-    name, board, moves, solution = [claim for claim in mate_claims() if claim[0] == "mate_in_3 game 22"][0]
+    _name, board, _moves, solution = next(claim for claim in mate_claims() if claim[0] == "mate_in_3 game 22")
     facts = analyse(board, solution).facts
     tree = json.loads(str(facts["solutionTree"]))
     assert replay(board.copy(), tree, 3) == facts["mateIn"] == 3
@@ -179,10 +183,16 @@ def test_the_engine_changes_no_verdict(engine):
 
 def test_a_mate_whose_exact_length_does_not_fit_the_budget_asserts_no_class(tmp_path: Path):
     """Proven within three, "no mate in two" not refuted in time: the bound is kept, no class claimed."""
-    (record,) = [r for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
-                 if isinstance(r, GameRecord) and r.location.game_number == 1]
-    budget = next(b for b in range(100, 2000, 50)
-                  if prove_mate(record.start_board(), 3, record.solution[0], budget=b).verdict == PROVEN)
+    (record,) = [
+        r
+        for r in read_records(DATA / "pychess" / "mate_in_3.pgn")
+        if isinstance(r, GameRecord) and r.location.game_number == 1
+    ]
+    budget = next(
+        b
+        for b in range(100, 2000, 50)
+        if prove_mate(record.start_board(), 3, record.solution[0], budget=b).verdict == PROVEN
+    )
     proof = prove_mate(record.start_board(), 3, record.solution[0], budget=budget)
     assert proof.verdict == PROVEN and not proof.minimal and proof.exact is None  # the budget's doing
     assert brute_mates(record.start_board(), 3) and not brute_mates(record.start_board(), 2)  # the truth: 3

@@ -26,13 +26,23 @@ from tests.live_server import http, live_server
 BASE = default_base_iri()
 #: data1.rdf, data2.rdf, data3.rdf of the suite -> (graph, subject) of our sources competency, puzzles,
 #: competency-traps (tests/competency.py imports these three files under their stems).
-DATA = {n: (f"{BASE}graph/{name}", f"{BASE}source/{name}")
-        for n, name in ((1, "competency"), (2, "puzzles"), (3, "competency-traps"))}
+DATA = {
+    n: (f"{BASE}graph/{name}", f"{BASE}source/{name}")
+    for n, name in ((1, "competency"), (2, "puzzles"), (3, "competency-traps"))
+}
 DATA0 = "http://kasei.us/2009/09/sparql/data/data0.rdf"  # a graph no store has (the suite's too)
-SELECT_TYPES = {"application/sparql-results+json", "application/sparql-results+xml", "text/csv",
-                "text/tab-separated-values"}
-RDF_TYPES = {"text/turtle": "turtle", "application/rdf+xml": "xml", "application/n-triples": "nt",
-             "application/ld+json": "json-ld"}
+SELECT_TYPES = {
+    "application/sparql-results+json",
+    "application/sparql-results+xml",
+    "text/csv",
+    "text/tab-separated-values",
+}
+RDF_TYPES = {
+    "text/turtle": "turtle",
+    "application/rdf+xml": "xml",
+    "application/n-triples": "nt",
+    "application/ld+json": "json-ld",
+}
 
 
 def g(n: int) -> str:
@@ -50,7 +60,7 @@ class Case:
     params: list[tuple[str, str]] = field(default_factory=list)
     content_type: str | None = None
     body: bytes | None = None
-    expect: str = "boolean"   # boolean (true), tabular, RDF, 4xx
+    expect: str = "boolean"  # boolean (true), tabular, RDF, 4xx
     update: bool = False
 
 
@@ -60,47 +70,128 @@ UPDATE = "application/sparql-update"
 TWO_DEFAULTS = f"ASK {{ <{s(1)}> a ?type . <{s(2)}> a ?type . }}"
 TWO_NAMED = f"ASK {{ GRAPH ?g1 {{ <{s(1)}> a ?type }} GRAPH ?g2 {{ <{s(2)}> a ?type }} }}"
 FULL = f"ASK {{\n  <{s(3)}> a ?type\n  GRAPH ?g1 {{ <{s(1)}> a ?type }}\n  GRAPH ?g2 {{ <{s(2)}> a ?type }}\n}}"
-INSERT_DOCS = ("PREFIX dc: <http://purl.org/dc/terms/>\nPREFIX foaf: <http://xmlns.com/foaf/0.1/>\n"
-               f"DROP ALL ;\nINSERT DATA {{ GRAPH <{g(1)}> {{ <{s(1)}> a foaf:Document }} }} ;\n"
-               "INSERT { GRAPH <http://example.org/protocol-update-dataset-test/> { ?s a dc:BibliographicResource } }\n"
-               "WHERE { ?s a foaf:Document }")
+INSERT_DOCS = (
+    "PREFIX dc: <http://purl.org/dc/terms/>\nPREFIX foaf: <http://xmlns.com/foaf/0.1/>\n"
+    f"DROP ALL ;\nINSERT DATA {{ GRAPH <{g(1)}> {{ <{s(1)}> a foaf:Document }} }} ;\n"
+    "INSERT { GRAPH <http://example.org/protocol-update-dataset-test/> { ?s a dc:BibliographicResource } }\n"
+    "WHERE { ?s a foaf:Document }"
+)
 
 CASES = [
     Case("query_post_form", "POST", [("default-graph-uri", DATA0)], FORM, b"query=ASK%20%7B%7D"),
-    Case("query_dataset_default_graphs_get", "GET",
-         [("query", TWO_DEFAULTS), ("default-graph-uri", g(1)), ("default-graph-uri", g(2))]),
-    Case("query_dataset_default_graphs_post", "POST", [("default-graph-uri", g(1)), ("default-graph-uri", g(2))],
-         DIRECT, TWO_DEFAULTS.encode()),
-    Case("query_dataset_named_graphs_post", "POST", [("named-graph-uri", g(1)), ("named-graph-uri", g(2))],
-         DIRECT, TWO_NAMED.encode()),
-    Case("query_dataset_named_graphs_get", "GET",
-         [("query", TWO_NAMED), ("named-graph-uri", g(1)), ("named-graph-uri", g(2))]),
-    Case("query_dataset_full", "POST",
-         [("default-graph-uri", g(3)), ("named-graph-uri", g(1)), ("named-graph-uri", g(2))], DIRECT, FULL.encode()),
-    Case("query_multiple_dataset", "POST", [("named-graph-uri", g(1)), ("named-graph-uri", g(2))], DIRECT,
-         f"ASK FROM <{g(3)}> {{ GRAPH ?g1 {{ <{s(1)}> a ?type }} GRAPH ?g2 {{ <{s(2)}> a ?type }} }}".encode()),
+    Case(
+        "query_dataset_default_graphs_get",
+        "GET",
+        [("query", TWO_DEFAULTS), ("default-graph-uri", g(1)), ("default-graph-uri", g(2))],
+    ),
+    Case(
+        "query_dataset_default_graphs_post",
+        "POST",
+        [("default-graph-uri", g(1)), ("default-graph-uri", g(2))],
+        DIRECT,
+        TWO_DEFAULTS.encode(),
+    ),
+    Case(
+        "query_dataset_named_graphs_post",
+        "POST",
+        [("named-graph-uri", g(1)), ("named-graph-uri", g(2))],
+        DIRECT,
+        TWO_NAMED.encode(),
+    ),
+    Case(
+        "query_dataset_named_graphs_get",
+        "GET",
+        [("query", TWO_NAMED), ("named-graph-uri", g(1)), ("named-graph-uri", g(2))],
+    ),
+    Case(
+        "query_dataset_full",
+        "POST",
+        [("default-graph-uri", g(3)), ("named-graph-uri", g(1)), ("named-graph-uri", g(2))],
+        DIRECT,
+        FULL.encode(),
+    ),
+    Case(
+        "query_multiple_dataset",
+        "POST",
+        [("named-graph-uri", g(1)), ("named-graph-uri", g(2))],
+        DIRECT,
+        f"ASK FROM <{g(3)}> {{ GRAPH ?g1 {{ <{s(1)}> a ?type }} GRAPH ?g2 {{ <{s(2)}> a ?type }} }}".encode(),
+    ),
     Case("query_get", "GET", [("query", "ASK {}"), ("default-graph-uri", DATA0)]),
-    Case("query_content_type_select", "POST", [("default-graph-uri", DATA0)], DIRECT, b"SELECT (1 AS ?value) {}",
-         expect="tabular"),
+    Case(
+        "query_content_type_select",
+        "POST",
+        [("default-graph-uri", DATA0)],
+        DIRECT,
+        b"SELECT (1 AS ?value) {}",
+        expect="tabular",
+    ),
     Case("query_content_type_ask", "POST", [("default-graph-uri", DATA0)], DIRECT, b"ASK {}"),
-    Case("query_content_type_describe", "POST", [("default-graph-uri", DATA0)], DIRECT,
-         b"DESCRIBE <http://example.org/>", expect="RDF"),
-    Case("query_content_type_construct", "POST", [("default-graph-uri", DATA0)], DIRECT,
-         b"CONSTRUCT { <s> <p> 1 } WHERE {}", expect="RDF"),
-    Case("update_dataset_default_graph", "POST", [("using-graph-uri", g(1))], UPDATE,
-         INSERT_DOCS.replace("DROP ALL", "CLEAR ALL").encode(), expect="4xx", update=True),
-    Case("update_dataset_default_graphs", "POST", [("using-graph-uri", g(1)), ("using-graph-uri", g(2))], UPDATE,
-         INSERT_DOCS.encode(), expect="4xx", update=True),
-    Case("update_dataset_named_graphs", "POST", [("using-named-graph-uri", g(1)), ("using-named-graph-uri", g(2))],
-         UPDATE, INSERT_DOCS.encode(), expect="4xx", update=True),
-    Case("update_dataset_full", "POST", [("using-graph-uri", g(1)), ("using-named-graph-uri", g(2))], UPDATE,
-         INSERT_DOCS.encode(), expect="4xx", update=True),
+    Case(
+        "query_content_type_describe",
+        "POST",
+        [("default-graph-uri", DATA0)],
+        DIRECT,
+        b"DESCRIBE <http://example.org/>",
+        expect="RDF",
+    ),
+    Case(
+        "query_content_type_construct",
+        "POST",
+        [("default-graph-uri", DATA0)],
+        DIRECT,
+        b"CONSTRUCT { <s> <p> 1 } WHERE {}",
+        expect="RDF",
+    ),
+    Case(
+        "update_dataset_default_graph",
+        "POST",
+        [("using-graph-uri", g(1))],
+        UPDATE,
+        INSERT_DOCS.replace("DROP ALL", "CLEAR ALL").encode(),
+        expect="4xx",
+        update=True,
+    ),
+    Case(
+        "update_dataset_default_graphs",
+        "POST",
+        [("using-graph-uri", g(1)), ("using-graph-uri", g(2))],
+        UPDATE,
+        INSERT_DOCS.encode(),
+        expect="4xx",
+        update=True,
+    ),
+    Case(
+        "update_dataset_named_graphs",
+        "POST",
+        [("using-named-graph-uri", g(1)), ("using-named-graph-uri", g(2))],
+        UPDATE,
+        INSERT_DOCS.encode(),
+        expect="4xx",
+        update=True,
+    ),
+    Case(
+        "update_dataset_full",
+        "POST",
+        [("using-graph-uri", g(1)), ("using-named-graph-uri", g(2))],
+        UPDATE,
+        INSERT_DOCS.encode(),
+        expect="4xx",
+        update=True,
+    ),
     Case("update_post_form", "POST", [], FORM, b"update=CLEAR+ALL", expect="4xx", update=True),
     Case("update_post_direct", "POST", [], UPDATE, b"CLEAR ALL", expect="4xx", update=True),
-    Case("update_base_uri", "POST", [], UPDATE,
-         b"CLEAR SILENT GRAPH <http://example.org/protocol-base-test/> ;\n"
-         b"INSERT DATA { GRAPH <http://example.org/protocol-base-test/> { <http://example.org/s> "
-         b"<http://example.org/p> <test> } }", expect="4xx", update=True),
+    Case(
+        "update_base_uri",
+        "POST",
+        [],
+        UPDATE,
+        b"CLEAR SILENT GRAPH <http://example.org/protocol-base-test/> ;\n"
+        b"INSERT DATA { GRAPH <http://example.org/protocol-base-test/> { <http://example.org/s> "
+        b"<http://example.org/p> <test> } }",
+        expect="4xx",
+        update=True,
+    ),
     Case("query_post_direct", "POST", [], DIRECT, b"ASK {}"),
     Case("bad_query_method", "PUT", [("query", "ASK {}"), ("default-graph-uri", DATA0)], FORM, expect="4xx"),
     Case("bad_multiple_queries", "GET", [("query", "ASK {}"), ("query", "SELECT * {}")], expect="4xx"),
@@ -110,17 +201,38 @@ CASES = [
     Case("bad_query_non_utf8", "POST", [], DIRECT + "; charset=UTF-16", "ASK {}".encode("utf-16"), expect="4xx"),
     Case("bad_query_syntax", "GET", [("query", "ASK {")], expect="4xx"),
     Case("bad_update_get", "GET", [("update", "CLEAR ALL")], expect="4xx", update=True),
-    Case("bad_multiple_updates", "POST", [], FORM, b"update=CLEAR%20NAMED&update=CLEAR%20DEFAULT", expect="4xx",
-         update=True),
+    Case(
+        "bad_multiple_updates",
+        "POST",
+        [],
+        FORM,
+        b"update=CLEAR%20NAMED&update=CLEAR%20DEFAULT",
+        expect="4xx",
+        update=True,
+    ),
     Case("bad_update_wrong_media_type", "POST", [], "text/plain", b"CLEAR NAMED", expect="4xx", update=True),
     Case("bad_update_missing_form_type", "POST", [], None, b"update=CLEAR%20NAMED", expect="4xx", update=True),
-    Case("bad_update_non_utf8", "POST", [], UPDATE + "; charset=UTF-16", "CLEAR NAMED".encode("utf-16"),
-         expect="4xx", update=True),
+    Case(
+        "bad_update_non_utf8",
+        "POST",
+        [],
+        UPDATE + "; charset=UTF-16",
+        "CLEAR NAMED".encode("utf-16"),
+        expect="4xx",
+        update=True,
+    ),
     Case("bad_update_syntax", "POST", [], FORM, b"update=CLEAR%20XYZ", expect="4xx", update=True),
-    Case("bad_update_dataset_conflict", "POST", [("using-named-graph-uri", "http://example/people")], UPDATE,
-         b"PREFIX foaf:  <http://xmlns.com/foaf/0.1/>\nWITH <http://example/addresses>\n"
-         b"DELETE { ?person foaf:givenName 'Bill' }\nINSERT { ?person foaf:givenName 'William' }\n"
-         b"WHERE {\n    ?person foaf:givenName 'Bill'\n}", expect="4xx", update=True),
+    Case(
+        "bad_update_dataset_conflict",
+        "POST",
+        [("using-named-graph-uri", "http://example/people")],
+        UPDATE,
+        b"PREFIX foaf:  <http://xmlns.com/foaf/0.1/>\nWITH <http://example/addresses>\n"
+        b"DELETE { ?person foaf:givenName 'Bill' }\nINSERT { ?person foaf:givenName 'William' }\n"
+        b"WHERE {\n    ?person foaf:givenName 'Bill'\n}",
+        expect="4xx",
+        update=True,
+    ),
 ]
 
 
@@ -168,8 +280,9 @@ def test_w3c_protocol(server, store, case):
     elif case.expect == "tabular":
         assert media in SELECT_TYPES
         rows = json.loads(body)["results"]["bindings"]
-        assert rows == [{"value": {"type": "literal", "value": "1",
-                                   "datatype": "http://www.w3.org/2001/XMLSchema#integer"}}]
+        assert rows == [
+            {"value": {"type": "literal", "value": "1", "datatype": "http://www.w3.org/2001/XMLSchema#integer"}}
+        ]
     else:
         assert media in RDF_TYPES
         graph = rdflib.Graph().parse(data=body, format=RDF_TYPES[media])
@@ -178,6 +291,7 @@ def test_w3c_protocol(server, store, case):
 
 
 # --- beyond the suite: the dataset really is the one asked for ----------------------------------
+
 
 def _ask(server: str, query: str, params: list[tuple[str, str]]) -> bool:
     status, _, body = http("GET", server + "/sparql?" + urlencode([("query", query), *params], quote_via=quote))
@@ -201,13 +315,18 @@ def test_head_duplicate_charset_and_406(server):
     status, headers, body = http("HEAD", server + "/sparql?query=ASK%7B%7D")
     assert status == 200 and body == b"" and headers["content-type"].startswith("application/sparql-results+json")
     latin1 = "SELECT ?x WHERE { BIND('Peñarol' AS ?x) }".encode("latin-1")
-    status, _, body = http("POST", server + "/sparql", body=latin1,
-                           headers={"Content-Type": "application/sparql-query; charset=ISO-8859-1"})
+    status, _, body = http(
+        "POST",
+        server + "/sparql",
+        body=latin1,
+        headers={"Content-Type": "application/sparql-query; charset=ISO-8859-1"},
+    )
     assert status == 415 and b"UTF-8" in body
     status, _, body = http("POST", server + "/sparql", body=latin1, headers={"Content-Type": DIRECT})
     assert status == 400 and b"UTF-8" in body
-    status, _, _ = http("POST", server + "/sparql", body=b"query=ASK%7B%7D&update=CLEAR%20ALL",
-                        headers={"Content-Type": FORM})
+    status, _, _ = http(
+        "POST", server + "/sparql", body=b"query=ASK%7B%7D&update=CLEAR%20ALL", headers={"Content-Type": FORM}
+    )
     assert status == 400
     status, _, _ = http("POST", server + "/sparql?query=ASK%7B%7D", body=b"ASK {}", headers={"Content-Type": DIRECT})
     assert status == 400

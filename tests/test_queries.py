@@ -16,11 +16,11 @@ import chess
 import pytest
 
 from chesskb.kb.analysis.board_facts import game_phase
-from chesskb.kb.reading.names import name_key
 from chesskb.kb.analysis.themes import ancestors
+from chesskb.kb.reading.names import name_key
 from chesskb.queries import QueryError, list_queries, load_query
-from tests.competency import PUZZLES as PUZZLES_CSV
 from tests.competency import COMPETENCY, TRAPS, Game, Puzzle, build_store, read_games, read_puzzles, signature
+from tests.competency import PUZZLES as PUZZLES_CSV
 from tests.conftest import run_cli
 
 MATE_THEMES = {"mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5"}
@@ -98,8 +98,7 @@ MATE_CLASSES = {"MateInOne", "MateInTwo", "MateInThree", "MateInFour", "MateInFi
 
 def is_exercise(item) -> bool:
     """A won exercise for the side to move: a mate class, a mating solution or a win/mate goal."""
-    return bool(item.asserted & MATE_CLASSES or "mateIn" in item.facts
-                or item.facts.get("goal") in ("win", "mate"))
+    return bool(item.asserted & MATE_CLASSES or "mateIn" in item.facts or item.facts.get("goal") in ("win", "mate"))
 
 
 def winner(game: Game) -> str | None:
@@ -116,6 +115,7 @@ def puzzle_winner(p) -> str | None:
 
 # --- the catalogue ----------------------------------------------------------------------------
 
+
 def test_all_48_questions_have_a_query():
     names = {q.name for q in list_queries()}
     assert len(names) >= 48  # the 48 competency questions, and queries added since
@@ -128,9 +128,9 @@ def test_all_48_questions_have_a_query():
 
 # --- 1-11 ------------------------------------------------------------------------------------
 
+
 def test_mate_in_one(kb):
-    expected = games_where(lambda g: "MateInOne" in g.classes) | puzzles_where(
-        lambda p: "MateInOne" in p.classes)
+    expected = games_where(lambda g: "MateInOne" in g.classes) | puzzles_where(lambda p: "MateInOne" in p.classes)
     assert idents(kb, run(kb, "mate-in-one")) == expected
     assert G(1, 2, 3, 5) <= expected
 
@@ -139,13 +139,16 @@ def test_opening_traps(kb):
     assert idents(kb, run(kb, "opening-traps")) == {(TRAPS.name, 1)}
 
 
-@pytest.mark.parametrize("player, numbers", [
-    ("Sahuquillo, Alejandro", (1,)),
-    ("alejandro SAHUQUILLO", (1,)),            # order and case ignored
-    ("Judit Polgar", (2,)),                    # accent ignored ("Polgár, Judit" in the file)
-    ("Polgar", (2, 5)),                        # a surname matches both sisters
-    ("Kasparov, Garry", (2, 6, 7, 8, 9, 10, 11)),  # both spellings in the file
-])
+@pytest.mark.parametrize(
+    "player, numbers",
+    [
+        ("Sahuquillo, Alejandro", (1,)),
+        ("alejandro SAHUQUILLO", (1,)),  # order and case ignored
+        ("Judit Polgar", (2,)),  # accent ignored ("Polgár, Judit" in the file)
+        ("Polgar", (2, 5)),  # a surname matches both sisters
+        ("Kasparov, Garry", (2, 6, 7, 8, 9, 10, 11)),  # both spellings in the file
+    ],
+)
 def test_positions_of_player(kb, player, numbers):
     assert idents(kb, run(kb, "positions-of-player", player=player)) == G(*numbers)
 
@@ -164,12 +167,12 @@ def test_positions_by_tactic_includes_subclasses(kb):
     forks = puzzles_where(lambda p: "DoubleAttack" in p.classes) | any_game_where(lambda g: "DoubleAttack" in g.classes)
     assert forks >= puzzles_where(lambda p: "fork" in p.themes) and forks
     assert idents(kb, run(kb, "positions-by-tactic")) == forks
-    promotions = puzzles_where(lambda p: "Promotion" in p.classes) | any_game_where(
-        lambda g: "Promotion" in g.classes)
+    promotions = puzzles_where(lambda p: "Promotion" in p.classes) | any_game_where(lambda g: "Promotion" in g.classes)
     assert promotions >= puzzles_where(lambda p: p.themes & {"promotion", "underPromotion"})
     assert idents(kb, run(kb, "positions-by-tactic", tactic="Promotion")) == promotions
     middle = puzzles_where(lambda p: "PositionMiddle" in p.classes) | any_game_where(
-        lambda g: "PositionMiddle" in g.classes)
+        lambda g: "PositionMiddle" in g.classes
+    )
     assert idents(kb, run(kb, "positions-by-tactic", tactic="PositionMiddle")) == middle
 
 
@@ -177,10 +180,17 @@ def test_drawn_rook_endgames(kb):
     def rook_only(board):
         return all(signature(board, c).replace("P", "") in ("KR", "KRR") for c in chess.COLORS)
 
-    expected = games_where(lambda g: (g.h("Result") == "1/2-1/2" or g.facts.get("goal") == "draw")
-                           and ("RookEndgame" in g.classes or rook_only(g.start))) | puzzles_where(
-        lambda p: ("equality" in p.themes or p.facts.get("goal") == "draw")
-        and ("RookEndgame" in p.classes or rook_only(p.board)))
+    expected = games_where(
+        lambda g: (
+            (g.h("Result") == "1/2-1/2" or g.facts.get("goal") == "draw")
+            and ("RookEndgame" in g.classes or rook_only(g.start))
+        )
+    ) | puzzles_where(
+        lambda p: (
+            ("equality" in p.themes or p.facts.get("goal") == "draw")
+            and ("RookEndgame" in p.classes or rook_only(p.board))
+        )
+    )
     assert G(4) <= expected
     assert idents(kb, run(kb, "drawn-rook-endgames")) == expected
 
@@ -193,18 +203,24 @@ def test_tactics_present(kb):
     assert all("MiddlegameTheme" in ancestors(name) for name in rows)
 
 
-@pytest.mark.parametrize("params, numbers", [
-    ({}, (2,)),
-    ({"player": "kasparov"}, (7, 9, 11)),
-])
+@pytest.mark.parametrize(
+    "params, numbers",
+    [
+        ({}, (2,)),
+        ({"player": "kasparov"}, (7, 9, 11)),
+    ],
+)
 def test_positions_of_player_as_black(kb, params, numbers):
     assert idents(kb, run(kb, "positions-of-player-as-black", **params)) == G(*numbers)
 
 
-@pytest.mark.parametrize("params, numbers", [
-    ({}, (2,)),
-    ({"event": "ibm man-machine"}, (6, 7, 8, 9, 10, 11)),
-])
+@pytest.mark.parametrize(
+    "params, numbers",
+    [
+        ({}, (2,)),
+        ({"event": "ibm man-machine"}, (6, 7, 8, 9, 10, 11)),
+    ],
+)
 def test_positions_of_event(kb, params, numbers):
     assert idents(kb, run(kb, "positions-of-event", **params)) == G(*numbers)
 
@@ -212,8 +228,9 @@ def test_positions_of_event(kb, params, numbers):
 @pytest.mark.parametrize("country", ["USA", "ESP", "ned"])
 def test_positions_in_country(kb, country):
     wanted = country.upper()
-    expected = games_where(lambda g: g.h("EventCountry") == wanted or wanted in g.h("Site").split()
-                           or wanted in g.h("Event").split())
+    expected = games_where(
+        lambda g: g.h("EventCountry") == wanted or wanted in g.h("Site").split() or wanted in g.h("Event").split()
+    )
     assert expected
     assert idents(kb, run(kb, "positions-in-country", country=country)) == expected
     if country == "USA":
@@ -224,8 +241,9 @@ def test_positions_in_country(kb, country):
 def test_country_parameter_is_matched_literally_never_as_a_pattern(kb, pattern):
     """The user's text is compared as text: a regular expression matches only itself (nothing here)."""
     wanted = pattern.upper()
-    expected = games_where(lambda g: g.h("EventCountry") == wanted or wanted in g.h("Site").split()
-                           or wanted in g.h("Event").split())
+    expected = games_where(
+        lambda g: g.h("EventCountry") == wanted or wanted in g.h("Site").split() or wanted in g.h("Event").split()
+    )
     assert idents(kb, run(kb, "positions-in-country", country=pattern)) == expected == G()
 
 
@@ -233,8 +251,7 @@ def test_country_parameter_is_matched_literally_never_as_a_pattern(kb, pattern):
 def test_positions_in_year(kb, year):
     params = {} if year is None else {"year": year}
     wanted = str(year or load_query("positions-in-year").params[0].default)
-    assert idents(kb, run(kb, "positions-in-year", **params)) == games_where(
-        lambda g: g.h("Date").startswith(wanted))
+    assert idents(kb, run(kb, "positions-in-year", **params)) == games_where(lambda g: g.h("Date").startswith(wanted))
 
 
 def _round(g: Game) -> str:
@@ -249,25 +266,27 @@ def _round(g: Game) -> str:
 @pytest.mark.parametrize("round_, numbers", [(None, (1, 2)), (2, (3,)), (7, (5,))])
 def test_tactics_in_first_round(kb, round_, numbers):
     params = {} if round_ is None else {"round": round_}
-    expected = games_where(lambda g: _round(g) == str(round_ or 1)
-                           and g.type_position in ("tactic", "final"))
+    expected = games_where(lambda g: _round(g) == str(round_ or 1) and g.type_position in ("tactic", "final"))
     assert G(*numbers) <= expected  # the games ending in mate; detectors may find tactics in others
     assert idents(kb, run(kb, "tactics-in-first-round", **params)) == expected
 
 
 # --- 12-23 -----------------------------------------------------------------------------------
 
+
 def test_winning_for_white(kb):
     # exercises only: the Kasparov games (6-11) start from the initial position and are games
-    expected = games_where(lambda g: g.exercise and winner(g) == "white") | {(TRAPS.name, 1)} | puzzles_where(
-        lambda p: puzzle_winner(p) == "white")
+    expected = (
+        games_where(lambda g: g.exercise and winner(g) == "white")
+        | {(TRAPS.name, 1)}
+        | puzzles_where(lambda p: puzzle_winner(p) == "white")
+    )
     assert G(1, 3, 5) <= expected and not expected & G(6, 7, 8, 9, 10, 11)
     assert idents(kb, run(kb, "winning-for-white")) == expected
 
 
 def test_winning_then_lost(kb):
-    expected = games_where(lambda g: is_exercise(g) and g.h("Result") == {
-        "white": "0-1", "black": "1-0"}[winner(g)])
+    expected = games_where(lambda g: is_exercise(g) and g.h("Result") == {"white": "0-1", "black": "1-0"}[winner(g)])
     assert expected == G(3)
     assert idents(kb, run(kb, "winning-then-lost")) == expected
 
@@ -281,8 +300,7 @@ def test_winning_with_titled_player(kb, title):
 
 
 def test_no_castling_either_side(kb):
-    expected = games_where(lambda g: not g.start.castling_rights) | puzzles_where(
-        lambda p: not p.board.castling_rights)
+    expected = games_where(lambda g: not g.start.castling_rights) | puzzles_where(lambda p: not p.board.castling_rights)
     assert G(1, 2, 3, 4, 5) <= expected
     assert idents(kb, run(kb, "no-castling-either-side")) == expected
 
@@ -291,8 +309,7 @@ def test_no_castling_either_side(kb):
 def test_players_rated_above(kb, elo):
     params = {} if elo is None else {"elo": elo}
     limit = elo or 2300
-    expected = games_where(lambda g: any(g.h(t).isdigit() and int(g.h(t)) > limit
-                                         for t in ("WhiteElo", "BlackElo")))
+    expected = games_where(lambda g: any(g.h(t).isdigit() and int(g.h(t)) > limit for t in ("WhiteElo", "BlackElo")))
     assert idents(kb, run(kb, "players-rated-above", **params)) == expected
 
 
@@ -303,8 +320,9 @@ def test_player_emails(kb):
 
 
 def test_positions_with_program(kb):
-    expected = games_where(lambda g: "program" in (g.h("WhiteType"), g.h("BlackType"))
-                           or "(Computer)" in g.h("White") + g.h("Black"))
+    expected = games_where(
+        lambda g: "program" in (g.h("WhiteType"), g.h("BlackType")) or "(Computer)" in g.h("White") + g.h("Black")
+    )
     assert expected == G(3, 6, 7, 8, 9, 10, 11)
     assert idents(kb, run(kb, "positions-with-program")) == expected
 
@@ -333,10 +351,13 @@ def test_sponsored_by(kb):
     assert run(kb, "sponsored-by", sponsor="Banco Santander") == []
 
 
-@pytest.mark.parametrize("query, prop, value, default", [
-    ("winning-in-section", "section", "OPEN", "Open"),
-    ("winning-in-stage", "stage", "semifinal", "Final"),
-])
+@pytest.mark.parametrize(
+    "query, prop, value, default",
+    [
+        ("winning-in-section", "section", "OPEN", "Open"),
+        ("winning-in-stage", "stage", "semifinal", "Final"),
+    ],
+)
 def test_winning_in_section_and_stage(kb, query, prop, value, default):
     tag = prop.capitalize()
     for params, wanted in (({}, default), ({prop: value}, value)):
@@ -354,12 +375,16 @@ def test_positions_on_board(kb, board, numbers):
 
 # --- 24-36 -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("query, tag, param, value", [
-    ("positions-by-variation", "Variation", "variation", "Queen's Gambit Accepted"),
-    ("positions-by-variation", "Variation", "variation", "Mieses"),
-    ("positions-by-subvariation", "SubVariation", "subvariation", "Petrov Defence"),
-    ("positions-by-subvariation", "SubVariation", "subvariation", "classical"),
-])
+
+@pytest.mark.parametrize(
+    "query, tag, param, value",
+    [
+        ("positions-by-variation", "Variation", "variation", "Queen's Gambit Accepted"),
+        ("positions-by-variation", "Variation", "variation", "Mieses"),
+        ("positions-by-subvariation", "SubVariation", "subvariation", "Petrov Defence"),
+        ("positions-by-subvariation", "SubVariation", "subvariation", "classical"),
+    ],
+)
 def test_positions_by_opening_tags(kb, query, tag, param, value):
     wanted = value or load_query(query).params[0].default
     expected = games_where(lambda g: wanted.lower() in g.h(tag).lower())
@@ -376,11 +401,18 @@ def _opening_text(text: str) -> str:
 def test_positions_by_opening(kb, value):
     """Opening and Variation tags contain it, the ECO code is it, or a lichess opening tag contains it."""
     wanted = value or load_query("positions-by-opening").params[0].default
-    expected = games_where(lambda g: _opening_text(wanted) in _opening_text(g.h("Opening") + " | " + g.h("Variation"))
-                           or g.h("ECO").lower() == wanted.lower())
+    expected = games_where(
+        lambda g: (
+            _opening_text(wanted) in _opening_text(g.h("Opening") + " | " + g.h("Variation"))
+            or g.h("ECO").lower() == wanted.lower()
+        )
+    )
     with open(PUZZLES_CSV, encoding="utf-8") as handle:
-        expected |= {("puzzle", row["PuzzleId"]) for row in csv.DictReader(handle)
-                     if any(_opening_text(wanted) in _opening_text(tag) for tag in row["OpeningTags"].split())}
+        expected |= {
+            ("puzzle", row["PuzzleId"])
+            for row in csv.DictReader(handle)
+            if any(_opening_text(wanted) in _opening_text(tag) for tag in row["OpeningTags"].split())
+        }
     assert expected, wanted
     assert idents(kb, run(kb, "positions-by-opening", **({} if value is None else {"opening": value}))) == expected
 
@@ -436,15 +468,19 @@ def test_fast_time_control(kb, minutes):
 
 
 def test_ended_by_resignation(kb):
-    expected = games_where(lambda g: g.h("Result") in ("1-0", "0-1") and not g.end.is_checkmate()
-                           and g.h("Termination").lower() in ("", "normal"))
+    expected = games_where(
+        lambda g: (
+            g.h("Result") in ("1-0", "0-1")
+            and not g.end.is_checkmate()
+            and g.h("Termination").lower() in ("", "normal")
+        )
+    )
     assert expected == G(6, 7, 11)
     assert idents(kb, run(kb, "ended-by-resignation")) == expected
 
 
 # "Anna Rudolf" finds "Rudolf, Anna" too: names in any order (issue 17)
-@pytest.mark.parametrize("annotator, numbers", [("Anna Rudolf", (1, 5)), ("rudolf", (1, 5)),
-                                                ("Rudolf, Anna", (1, 5))])
+@pytest.mark.parametrize("annotator, numbers", [("Anna Rudolf", (1, 5)), ("rudolf", (1, 5)), ("Rudolf, Anna", (1, 5))])
 def test_annotated_by(kb, annotator, numbers):
     assert idents(kb, run(kb, "annotated-by", **({} if annotator is None else {"annotator": annotator}))) == G(*numbers)
 
@@ -469,11 +505,15 @@ def test_winning_in_long_games(kb, moves):
 
 # --- 37-48 -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("params, numbers", [
-    ({"n": 1, "player": "Polgar"}, (2, 5)),
-    ({"n": 1, "player": "Sahuquillo"}, (1,)),
-    ({"n": 2, "player": "Polgar"}, ()),
-])
+
+@pytest.mark.parametrize(
+    "params, numbers",
+    [
+        ({"n": 1, "player": "Polgar"}, (2, 5)),
+        ({"n": 1, "player": "Sahuquillo"}, (1,)),
+        ({"n": 2, "player": "Polgar"}, ()),
+    ],
+)
 def test_mate_in_n_by_player(kb, params, numbers):
     assert idents(kb, run(kb, "mate-in-n-by-player", **params)) == G(*numbers)
 
@@ -583,8 +623,7 @@ def test_exercises_by_difficulty(kb, tactic, name):
     assert "LIMIT 5\n" in query.paged_text({"limit": "5"}).split("ORDER BY ?difficulty")[1]
     pages = []
     for page in ({"limit": "5"}, {"limit": "5", "offset": "5"}):
-        result = kb.query(query.paged_text(page),
-                          bindings=query.bind({} if tactic is None else {"tactic": tactic}))
+        result = kb.query(query.paged_text(page), bindings=query.bind({} if tactic is None else {"tactic": tactic}))
         pages += [row["position"].value for row in result]
     assert pages == [r["position"] for r in rows[:10]]
 
@@ -597,8 +636,9 @@ def test_positions_with_material(kb, white, black):
         return have.replace("P", "") == spec.replace("P", "") and ("P" in have) == ("P" in spec)
 
     w, b = white or "KRP", black or "KR"
-    expected = games_where(lambda g: fits(g.start, chess.WHITE, w) and fits(g.start, chess.BLACK, b)) | \
-        puzzles_where(lambda p: fits(p.board, chess.WHITE, w) and fits(p.board, chess.BLACK, b))
+    expected = games_where(lambda g: fits(g.start, chess.WHITE, w) and fits(g.start, chess.BLACK, b)) | puzzles_where(
+        lambda p: fits(p.board, chess.WHITE, w) and fits(p.board, chess.BLACK, b)
+    )
     assert expected
     params = {k: v for k, v in (("white", white), ("black", black)) if v}
     assert idents(kb, run(kb, "positions-with-material", **params)) == expected
@@ -613,10 +653,13 @@ def test_sources(kb):
     assert int(rows["puzzles"]["positions"]) == len(PUZZLES)
 
 
-@pytest.mark.parametrize("player, variants", [
-    (None, {"Garry Kasparov", "Kasparov, Garry"}),
-    ("POLGAR", {"Polgár, Judit", "Polgar, Susan"}),
-])
+@pytest.mark.parametrize(
+    "player, variants",
+    [
+        (None, {"Garry Kasparov", "Kasparov, Garry"}),
+        ("POLGAR", {"Polgár, Judit", "Polgar, Susan"}),
+    ],
+)
 def test_players_by_name_variant(kb, player, variants):
     rows = run(kb, "players-by-name-variant", **({} if player is None else {"player": player}))
     assert {r["variant"] for r in rows} == variants
@@ -636,11 +679,12 @@ def test_class_hierarchy_counts(kb):
 
 # --- parameters are terms, never text --------------------------------------------------------
 
-@pytest.mark.parametrize("hostile", ['"} DROP ALL #', "') } ; DELETE WHERE { ?s ?p ?o } #",
-                                     '" . } UNION { ?position ?p ?o } #', "\\\" } #"])
+
+@pytest.mark.parametrize(
+    "hostile", ['"} DROP ALL #', "') } ; DELETE WHERE { ?s ?p ?o } #", '" . } UNION { ?position ?p ?o } #', '\\" } #']
+)
 def test_injection_stays_a_literal(kb, hostile):
-    for name, param in (("positions-of-event", "event"), ("annotated-by", "annotator"),
-                        ("positions-by-eco", "eco")):
+    for name, param in (("positions-of-event", "event"), ("annotated-by", "annotator"), ("positions-by-eco", "eco")):
         if name == "annotated-by" and not name_key(hostile):  # a name without letters: a clear error
             with pytest.raises(QueryError, match="no letters"):
                 run(kb, name, **{param: hostile})
@@ -667,32 +711,39 @@ def test_bad_parameters_are_clear_errors():
         load_query("positions-with-material").bind({"white": "KKR"})
 
 
-@pytest.mark.parametrize("raw, key", [("KRP", "KRP"), ("rp", "KRP"), ("K R P P", "KRP"), ("NBQ", "KQBN"),
-                                      ("RRp", "KRRP"), ("k", "K")])
+@pytest.mark.parametrize(
+    "raw, key", [("KRP", "KRP"), ("rp", "KRP"), ("K R P P", "KRP"), ("NBQ", "KQBN"), ("RRp", "KRRP"), ("k", "K")]
+)
 def test_pieces_parameters_take_the_stored_form(raw, key):
     assert load_query("positions-with-material").bind({"white": raw})["white"].value == key
 
 
 # --- the command line ------------------------------------------------------------------------
 
+
 def test_cli_query_name_with_params(store_path):
-    result = run_cli("query", "--name", "positions-of-player", "--param", "player=judit polgár",
-                     "--format", "json", store=store_path)
+    result = run_cli(
+        "query", "--name", "positions-of-player", "--param", "player=judit polgár", "--format", "json", store=store_path
+    )
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)["results"]["bindings"]
     assert [r["who"]["value"].split("/")[-1].startswith("judit-polgar") for r in rows] == [True]
     default = run_cli("query", "--name", "positions-in-year", "--format", "csv", store=store_path)
-    assert default.exit_code == 0 and default.output.count("\n") == 1 + len(games_where(
-        lambda g: g.h("Date").startswith(load_query("positions-in-year").params[0].default)))
+    assert default.exit_code == 0 and default.output.count("\n") == 1 + len(
+        games_where(lambda g: g.h("Date").startswith(load_query("positions-in-year").params[0].default))
+    )
 
 
 def test_cli_queries_lists_all():
     result = run_cli("queries", "--format", "json")
     listed = json.loads(result.output)
     assert len(listed) == len(list_queries())
-    assert {"name": "player", "type": "name", "default": "Polgar, Judit",
-            "help": "player's name (any order, accents optional)"} in next(
-        q for q in listed if q["name"] == "positions-of-player")["params"]
+    assert {
+        "name": "player",
+        "type": "name",
+        "default": "Polgar, Judit",
+        "help": "player's name (any order, accents optional)",
+    } in next(q for q in listed if q["name"] == "positions-of-player")["params"]
     text = run_cli("queries").output
     assert "same-position-elsewhere" in text and "[position=https://w3id.org/chesskb/id/position/lichess-" in text
 
@@ -720,14 +771,20 @@ def test_source_counts_kept_on_import_equal_what_the_graphs_hold(data_store: Pat
     from chesskb.kb.store import open_store
 
     store = open_store(str(data_store))
-    listed = {row["name"].value: (int(row["games"].value), int(row["positions"].value), int(row["players"].value))
-              for row in store.query(load_query("sources").text)}
+    listed = {
+        row["name"].value: (int(row["games"].value), int(row["positions"].value), int(row["players"].value))
+        for row in store.query(load_query("sources").text)
+    }
     assert len(listed) >= 5
     for name, counts in listed.items():
         graph = f"<https://w3id.org/chesskb/id/graph/{name}>"
-        row = next(iter(store.query(f"""
+        row = next(
+            iter(
+                store.query(f"""
             SELECT (COUNT(DISTINCT ?m) AS ?g) (COUNT(DISTINCT ?p) AS ?n) (COUNT(DISTINCT ?pl) AS ?k) WHERE {{
               {{ GRAPH {graph} {{ ?m a cp:Match }} }}
               UNION {{ GRAPH ?own {{ ?p a ?type }} FILTER(?own IN ({graph}, {graph[:-1]}/inferred>)) ?p cp:fen ?fen }}
-              UNION {{ GRAPH {graph} {{ ?pl a cp:Player }} ?pl cp:nameKey ?key }} }}""")))
+              UNION {{ GRAPH {graph} {{ ?pl a cp:Player }} ?pl cp:nameKey ?key }} }}""")
+            )
+        )
         assert counts == (int(row["g"].value), int(row["n"].value), int(row["k"].value)), name

@@ -24,19 +24,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: A SPARQL query or update: a query form or update verb followed on its line by a group, a WHERE
 #: group, or a GRAPH pattern. (SQL in ``kb/analysis/verify_cache.py`` has no braces: not matched.)
-SPARQL = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b[^\n]*?\{|"
-                    r"\bWHERE\s*\{|\bGRAPH\s+[?<{⟨]", re.IGNORECASE)
+SPARQL = re.compile(
+    r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b[^\n]*?\{|"
+    r"\bWHERE\s*\{|\bGRAPH\s+[?<{⟨]",
+    re.IGNORECASE,
+)
 
 #: Files that may hold SPARQL text, and why.
 ALLOWED: dict[str, str] = {
     "kb/store/remote.py": "the store protocol over HTTP: SPARQL Update and reading graphs back are how a "
-                          "remote store implements replace_graphs/quads/named_graphs (terms written by pyoxigraph)",
+    "remote store implements replace_graphs/quads/named_graphs (terms written by pyoxigraph)",
     "kb/store/embedded.py": "the store protocol on disk (no query text today; listed with remote.py)",
     "kb/store/virtuoso.py": "Virtuoso's bulk loader, part of the remote store for Virtuoso: after loading it lists "
-                            "the loaded graphs in the registry graph RemoteStore reads (IRIs written by pyoxigraph)",
+    "the loaded graphs in the registry graph RemoteStore reads (IRIs written by pyoxigraph)",
     "queries/find.py": "a query compiler: the pattern search is written from constants kb.search.patterns "
-                         "derives from the parsed pattern (escaped), as the canned queries' pattern type is; "
-                         "the source graph is bound with VALUES",
+    "derives from the parsed pattern (escaped), as the canned queries' pattern type is; "
+    "the source graph is bound with VALUES",
     "service/executor.py": "ALL_TRIPLES reads a CONSTRUCT answer back out of an in-memory graph (no values)",
 }
 
@@ -87,16 +90,31 @@ def test_no_query_is_built_by_formatting_outside_the_store_protocol() -> None:
 
 def test_the_scanner_finds_sparql_it_is_shown() -> None:
     """The structure test can fail: the pattern catches the forms the code used to write."""
-    for text in ('SELECT ?p WHERE { GRAPH <g> { ?p cp:positionKey "k" } }', "ASK { ?position a cp:Position }",
-                 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }', "GRAPH <x> { ?s ?p ?o }"):
+    for text in (
+        'SELECT ?p WHERE { GRAPH <g> { ?p cp:positionKey "k" } }',
+        "ASK { ?position a cp:Position }",
+        "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
+        "GRAPH <x> { ?s ?p ?o }",
+    ):
         assert SPARQL.search(text), text
     assert not SPARQL.search("SELECT status FROM claims WHERE key = ?")
 
 
 def _sample(param) -> object:
-    samples = {"iri": NamedNode("http://example.org/x"), "class": "Exercise", "integer": "1", "decimal": "1.5",
-               "date": "2000-01-01", "time": "12:00", "boolean": "true", "pattern": "Nf5", "pieces": "KR",
-               "name": "Polgar", "keyword": "white", "string": 'a "quoted" } value'}
+    samples = {
+        "iri": NamedNode("http://example.org/x"),
+        "class": "Exercise",
+        "integer": "1",
+        "decimal": "1.5",
+        "date": "2000-01-01",
+        "time": "12:00",
+        "boolean": "true",
+        "pattern": "Nf5",
+        "pieces": "KR",
+        "name": "Polgar",
+        "keyword": "white",
+        "string": 'a "quoted" } value',
+    }
     value = samples[param.type]
     return [value, value] if param.many else value
 
@@ -170,8 +188,10 @@ def test_event_standings_query_and_event_page_agree_with_python_chess(tmp_path: 
     assert run_cli("import", "--jobs", "1", str(ROUND_ROBIN), store=store_path).exit_code == 0
     store = open_store(str(store_path))
     rows = run(store, "event-standings", {"event": "Fixture Round Robin"}, public=True)
-    by_query = {name_key(row["name"].value): (float(row["score"].value), int(row["games"].value),
-                                              int(row["unfinished"].value)) for row in rows}
+    by_query = {
+        name_key(row["name"].value): (float(row["score"].value), int(row["games"].value), int(row["unfinished"].value))
+        for row in rows
+    }
     [event] = [row["e"].value for row in store.query("SELECT DISTINCT ?e WHERE { ?m cp:hasEvent ?e }")]
     client = create_app({"STORE": str(store_path)}, store=store).test_client()
     page = client.get("/page.json", query_string={"iri": event}).get_json()
@@ -181,6 +201,7 @@ def test_event_standings_query_and_event_page_agree_with_python_chess(tmp_path: 
 
 
 # --- the merge report: a constant number of queries ------------------------------------------------
+
 
 class CountingStore:
     """A real store that counts the queries asked of it (the report's cost, not a mock)."""
@@ -226,6 +247,7 @@ def test_merge_report_asks_the_same_number_of_queries_for_one_or_many_merged_gam
 
 # --- the time limit reaches a remote store ----------------------------------------------------------
 
+
 def test_query_timeout_reaches_a_remote_store(tmp_path: Path) -> None:
     """QUERY_TIMEOUT is the HTTP timeout of each query on a SPARQL server: a runaway query answers
     503 naming the setting, as a killed worker does on the embedded store, instead of hanging."""
@@ -238,15 +260,20 @@ def test_query_timeout_reaches_a_remote_store(tmp_path: Path) -> None:
     with oxigraph_server(tmp_path / "oxigraph") as base:
         remote = RemoteStore(base + "/query", update_endpoint=base + "/update")
         remote.update("INSERT DATA { " + " ".join(f"<urn:s{i}> <urn:p> {i} ." for i in range(300)) + " }")
-        client = create_app({"STORE": base + "/query", "UPDATE_ENDPOINT": base + "/update", "QUERY_TIMEOUT": 1,
-                             "TESTING": True}).test_client()
-        fast = client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"},
-                          headers={"Accept": "application/sparql-results+json"})
+        client = create_app(
+            {"STORE": base + "/query", "UPDATE_ENDPOINT": base + "/update", "QUERY_TIMEOUT": 1, "TESTING": True}
+        ).test_client()
+        fast = client.get(
+            "/sparql",
+            query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"},
+            headers={"Accept": "application/sparql-results+json"},
+        )
         assert fast.status_code == 200 and fast.get_json()["results"]["bindings"][0]["n"]["value"] == "300"
         runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"  # 8e9 rows
         started = time.monotonic()
-        answer = client.get("/sparql", query_string={"query": runaway},
-                            headers={"Accept": "application/sparql-results+json"})
+        answer = client.get(
+            "/sparql", query_string={"query": runaway}, headers={"Accept": "application/sparql-results+json"}
+        )
         elapsed = time.monotonic() - started
     assert answer.status_code == 503, answer.get_data(as_text=True)
     assert "QUERY_TIMEOUT" in answer.get_data(as_text=True)

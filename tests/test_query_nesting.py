@@ -99,14 +99,20 @@ def test_pyoxigraph_survives_every_shape_at_the_default_bound():
             depth -= 1
         queries.append(shape(depth))
         assert nesting(queries[-1]) > LIMIT * 0.8, queries[-1][:80]  # the shape really is near the bound
-    done = subprocess.run([sys.executable, "-c", _SURVIVES], input="\x00".join(queries), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _SURVIVES], input="\x00".join(queries), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and done.stdout.endswith("alive\n"), (done.returncode, done.stdout[-500:])
 
 
 def test_chesskb_query_refuses_a_deep_query_with_a_clear_message(small_store):
-    done = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(small_store), "query", CRASHING],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(small_store), "query", CRASHING],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
     assert "nested or chained too deeply" in done.stderr and "QUERY_MAX_NESTING" in done.stderr, done.stderr
 
@@ -114,11 +120,17 @@ def test_chesskb_query_refuses_a_deep_query_with_a_clear_message(small_store):
 def test_chesskb_serve_refuses_a_deep_query_and_serves_the_next_client(small_store):
     with live_server(small_store, "--workers", "1") as base:
         for _ in range(5):  # a storm of them: none reaches the single worker
-            status, _, body = http("POST", base + "/sparql", body=CRASHING.encode(),
-                                   headers={"Content-Type": "application/sparql-query"}, source="127.0.0.30")
+            status, _, body = http(
+                "POST",
+                base + "/sparql",
+                body=CRASHING.encode(),
+                headers={"Content-Type": "application/sparql-query"},
+                source="127.0.0.30",
+            )
             assert status == 400 and b"QUERY_MAX_NESTING" in body, (status, body[:300])
-        status, _, body = http("GET", base + "/sparql?query=" + quote("ASK " + "{" * 1000 + "}" * 1000),
-                               source="127.0.0.30")
+        status, _, body = http(
+            "GET", base + "/sparql?query=" + quote("ASK " + "{" * 1000 + "}" * 1000), source="127.0.0.30"
+        )
         assert status == 400 and b"QUERY_MAX_NESTING" in body, (status, body[:300])
         status, _, body = http("GET", base + "/sparql?query=" + quote("ASK { ?s ?p ?o }"), source="127.0.1.31")
         assert status == 200 and b"true" in body, (status, body[:300])

@@ -15,6 +15,7 @@ from tests.live_server import start_server
 def test_a_busy_server_prints_nothing_but_its_isolation_and_serving_lines(small_store: Path) -> None:
     process, base = start_server(small_store, "--threads", "1")
     try:
+
         def fetch(path: str) -> int:
             with urllib.request.urlopen(base + path, timeout=60) as response:
                 response.read()
@@ -47,8 +48,15 @@ def test_wait_ready_returns_once_every_worker_has_opened_the_store(small_store: 
         assert all(worker.isolation is not None for worker in workers)  # each has sent its "ready"
         for worker in workers:
             pool.idle.put(worker)
-        answer = pool.run(make_request("ASK { ?s ?p ?o }", None, "application/sparql-results+json",
-                                       "text/turtle", Limits(timeout=30.0, max_bytes=1 << 20, row_limit=0)))
+        answer = pool.run(
+            make_request(
+                "ASK { ?s ?p ?o }",
+                None,
+                "application/sparql-results+json",
+                "text/turtle",
+                Limits(timeout=30.0, max_bytes=1 << 20, row_limit=0),
+            )
+        )
         assert b"true" in answer.body
     finally:
         pool.close()

@@ -13,8 +13,8 @@ import zstandard
 
 from chesskb.kb.findings import Finding
 from chesskb.kb.reading import read_records
-from chesskb.kb.reading.text import sniff_encoding
 from chesskb.kb.reading.records import GameRecord
+from chesskb.kb.reading.text import sniff_encoding
 
 from .conftest import DATA, run_cli
 
@@ -94,16 +94,22 @@ def _variants(tmp_path: Path, source: Path) -> dict[str, Path]:
 def test_bom_crlf_latin1_gzip_zstd_read_identically(tmp_path: Path) -> None:
     source = DATA / "games" / "kasparov-deep-blue-1997.pgn"
     # add a non-ASCII name so the Latin-1 variant differs from UTF-8 at the byte level
-    text = source.read_text(encoding="utf-8").replace('Garry Kasparov', 'Garri Kaspárov', 1)
+    text = source.read_text(encoding="utf-8").replace("Garry Kasparov", "Garri Kaspárov", 1)
     base = tmp_path / "base.pgn"
     base.write_text(text, encoding="utf-8")
-    reference = [(r.headers, r.start_fen, [m.uci() for m in r.solution], r.location.line)
-                 for r in read_records(base) if isinstance(r, GameRecord)]
+    reference = [
+        (r.headers, r.start_fen, [m.uci() for m in r.solution], r.location.line)
+        for r in read_records(base)
+        if isinstance(r, GameRecord)
+    ]
     assert len(reference) == 6
     assert any(h.get("White") == "Garri Kaspárov" for h, *_ in reference)
     for name, path in _variants(tmp_path, base).items():
-        got = [(r.headers, r.start_fen, [m.uci() for m in r.solution], r.location.line)
-               for r in read_records(path) if isinstance(r, GameRecord)]
+        got = [
+            (r.headers, r.start_fen, [m.uci() for m in r.solution], r.location.line)
+            for r in read_records(path)
+            if isinstance(r, GameRecord)
+        ]
         assert got == reference, name
 
 
@@ -137,8 +143,9 @@ def test_broken_game_is_reported_with_file_game_and_line_and_neighbours_survive(
     assert [r.location.game_number for r in records] == [1, 4]
     assert [(f.game, f.line) for f in findings] == [(2, 8), (3, 16)]  # game start; line of the bad move
     # named as `validate` names it: move number, the move as written, line and column (issue 34)
-    assert str(findings[1]).startswith("mixed.pgn: game 3 (line 16, column 13): move 2. 'Ke3' is illegal in this "
-                                       "position (White to move, ")
+    assert str(findings[1]).startswith(
+        "mixed.pgn: game 3 (line 16, column 13): move 2. 'Ke3' is illegal in this position (White to move, "
+    )
     assert "illegal san" not in findings[1].message
 
 
@@ -179,7 +186,7 @@ def test_stream_is_not_loaded_whole(tmp_path: Path, monkeypatch) -> None:
     """Segments are produced lazily: the first game arrives before the file is read to the end."""
     from chesskb.kb.reading import pgn
 
-    text = ('[Event "G"]\n\n1. e4 e5 *\n\n' * 2000)
+    text = '[Event "G"]\n\n1. e4 e5 *\n\n' * 2000
     handle = io.StringIO(text)
     segments = pgn.split_segments(handle)
     next(segments)
@@ -210,8 +217,9 @@ def test_a_stream_that_breaks_keeps_the_games_read_before_it(tmp_path: Path) -> 
     """A gzip file cut short inside its fourth game: the three games before the break are read and
     imported, the break is reported at game 4. (The importer used to drop the unfinished work unit,
     so this file imported nothing and reported the break at game 1.)"""
-    games = [f'[Event "Before the break {n}"]\n[White "W{n}"]\n[Black "B{n}"]\n\n1. e4 e5 2. Nf3 *\n\n'
-             for n in range(1, 4)]
+    games = [
+        f'[Event "Before the break {n}"]\n[White "W{n}"]\n[Black "B{n}"]\n\n1. e4 e5 2. Nf3 *\n\n' for n in range(1, 4)
+    ]
     long_game = '[Event "Cut"]\n\n1. e4 {' + "a lesson that never ends " * 120_000 + "} e5 *\n"
     text = "".join(games) + long_game
     compressed = gzip.compress(text.encode("utf-8"))
@@ -229,6 +237,11 @@ def test_a_stream_that_breaks_keeps_the_games_read_before_it(tmp_path: Path) -> 
     result = run_cli("import", str(path), store=store)
     assert result.exit_code == 0, result.output
     assert "game 4: reading stopped" in result.output
-    rows = run_cli("query", "--format", "json", "SELECT ?e WHERE { ?m a cp:Match ; cp:hasEvent ?ev . "
-                   "?ev cp:eventName ?e }", store=store)
+    rows = run_cli(
+        "query",
+        "--format",
+        "json",
+        "SELECT ?e WHERE { ?m a cp:Match ; cp:hasEvent ?ev . ?ev cp:eventName ?e }",
+        store=store,
+    )
     assert sorted(b["e"]["value"] for b in json.loads(rows.output)["results"]["bindings"]) == expected

@@ -14,8 +14,14 @@ from tests.conftest import ROOT
 
 @pytest.mark.slow
 def test_the_readme_sample_is_what_the_commands_print() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "readme_sample.py"), "--check"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "readme_sample.py"), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -26,8 +32,9 @@ def test_only_the_timings_and_the_bytes_tolerance_are_masked() -> None:
     finally:
         sys.path.remove(str(ROOT / "scripts"))
     line = "imported 439 games into 4 sources: … (1 skipped with errors, 48259 quads, 18.6 s, 24 games/s) -> kb"
-    assert readme_sample.masked(line) == ("imported 439 games into 4 sources: … (1 skipped with errors, "
-                                          "48259 quads, <seconds>, <rate>) -> kb")
+    assert readme_sample.masked(line) == (
+        "imported 439 games into 4 sources: … (1 skipped with errors, 48259 quads, <seconds>, <rate>) -> kb"
+    )
     assert readme_sample.masked(line.replace("48259", "48260")) != readme_sample.masked(line)
     wrote = "wrote kb.owl (3,516,950 bytes)"
     assert readme_sample.same_sample(wrote, wrote.replace("950", "949"))

@@ -29,8 +29,11 @@ from tests.conftest import BASE, DATA
 from tests.live_server import oxigraph_binary, oxigraph_server
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
-FILES = {"polgar-puzzles": MERGE / "polgar-puzzles.pgn", "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
-         "club-bulletin": MERGE / "club-bulletin.pgn"}
+FILES = {
+    "polgar-puzzles": MERGE / "polgar-puzzles.pgn",
+    "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
+    "club-bulletin": MERGE / "club-bulletin.pgn",
+}
 META = NamedNode(BASE + "graph/_meta")
 IMPORTED_AT = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#importedAt"
 ALL_QUADS = "SELECT ?g ?s ?p ?o WHERE { { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } }"
@@ -51,8 +54,9 @@ def _said(quads: Iterable[Quad]) -> Said:
             continue  # the ontology's lists
         for owner, statements in layout.decode(about).items():
             if layout.is_source(owner) or owner == META:
-                out |= {(owner, q.subject, q.predicate, q.object) for q in statements
-                        if q.predicate.value != IMPORTED_AT}
+                out |= {
+                    (owner, q.subject, q.predicate, q.object) for q in statements if q.predicate.value != IMPORTED_AT
+                }
     return out
 
 
@@ -79,8 +83,10 @@ def own(converted) -> dict[str, Said]:
 
 
 def _stored(store: RemoteStore) -> list[Quad]:
-    return [Quad(row["s"], row["p"], row["o"], row["g"] if row["g"] is not None else DefaultGraph())
-            for row in store.query(ALL_QUADS)]
+    return [
+        Quad(row["s"], row["p"], row["o"], row["g"] if row["g"] is not None else DefaultGraph())
+        for row in store.query(ALL_QUADS)
+    ]
 
 
 def _check(store: RemoteStore, own: dict[str, Said], names: Iterable[str]) -> None:
@@ -88,8 +94,13 @@ def _check(store: RemoteStore, own: dict[str, Said], names: Iterable[str]) -> No
     stored = _stored(store)
     assert _said(stored) == set().union(*(own[name] for name in names))
     merge = {q.triple for q in stored if isinstance(q.graph_name, DefaultGraph)}
-    decoded = {q.triple for subject, about in _by_subject(stored).items() if not isinstance(subject, BlankNode)
-               for said in layout.decode(about).values() for q in said}
+    decoded = {
+        q.triple
+        for subject, about in _by_subject(stored).items()
+        if not isinstance(subject, BlankNode)
+        for said in layout.decode(about).values()
+        for q in said
+    }
     assert {t for t in merge if not isinstance(t.subject, BlankNode)} == decoded
     assert "staging" not in " ".join(g.value for g in store.named_graphs())
 
@@ -122,8 +133,9 @@ def test_the_server_holds_the_earlier_layout(server, own) -> None:
         _import(server, name)
     stored = _stored(server)
     held = {q.triple for q in stored if not isinstance(q.graph_name, DefaultGraph)}
-    assert {q.triple for q in stored if isinstance(q.graph_name, DefaultGraph)
-            and not isinstance(q.subject, BlankNode)} <= held
+    assert {
+        q.triple for q in stored if isinstance(q.graph_name, DefaultGraph) and not isinstance(q.subject, BlankNode)
+    } <= held
 
 
 def _earlier_layout(quads: Iterable[Quad]) -> bytes:
@@ -146,8 +158,9 @@ def test_a_dataset_loaded_by_the_servers_own_loader_is_written_exactly(tmp_path:
     dump = tmp_path / "kb.nq"
     dump.write_bytes(_earlier_layout(converted["polgar-puzzles"]) + _earlier_layout(converted["club-bulletin"]))
     location = tmp_path / "oxigraph"
-    subprocess.run([oxigraph_binary(), "load", "--location", str(location), "--file", str(dump)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [oxigraph_binary(), "load", "--location", str(location), "--file", str(dump)], check=True, capture_output=True
+    )
     with oxigraph_server(location) as base:
         store = RemoteStore(base + "/query", update_endpoint=base + "/update")
         _check(store, own, ["polgar-puzzles", "club-bulletin"])

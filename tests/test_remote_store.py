@@ -35,8 +35,10 @@ def _remote(server: dict[str, str], *args: str):
 
 
 def _sources(result) -> list[dict]:
-    return [{k: v for k, v in s.items() if k in ("name", "games", "positions", "players", "checksum")}
-            for s in json.loads(result.output)]
+    return [
+        {k: v for k, v in s.items() if k in ("name", "games", "positions", "players", "checksum")}
+        for s in json.loads(result.output)
+    ]
 
 
 def test_import_and_query_through_the_cli_agree_with_the_embedded_store(server, tmp_path: Path) -> None:
@@ -64,9 +66,13 @@ def _default_graph(server) -> set[str]:
     """The statements queries see (import times and class counts aside: the counts change with
     every source, so a bigger KB is not a superset). Blank nodes (the ontology's owl:unionOf
     lists) get new labels each time a server loads them, so they are compared by number."""
-    result = _remote(server, "query",
-                     "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(?p != cp:importedAt && ?p != cp:memberCount) }",
-                     "--format", "tsv")
+    result = _remote(
+        server,
+        "query",
+        "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(?p != cp:importedAt && ?p != cp:memberCount) }",
+        "--format",
+        "tsv",
+    )
     rows = result.output.splitlines()[1:]
     return {row for row in rows if "_:" not in row} | {f"blank statements: {sum('_:' in row for row in rows)}"}
 
@@ -105,17 +111,35 @@ def test_without_the_graph_store_protocol_imports_go_as_sparql_updates(server, t
     assert run_cli("import", "--jobs", "1", str(FILES[0]), store=embedded).exit_code == 0
     result = _remote(server, "--graph-store", "", "import", "--jobs", "1", str(FILES[0]))
     assert result.exit_code == 0, result.output
-    assert _sources(_remote(server, "sources", "--format", "json")) == \
-        _sources(run_cli("sources", "--format", "json", store=embedded))
+    assert _sources(_remote(server, "sources", "--format", "json")) == _sources(
+        run_cli("sources", "--format", "json", store=embedded)
+    )
 
 
 def test_a_graph_store_url_that_refuses_leaves_the_server_as_it_was(server) -> None:
     assert _remote(server, "import", "--jobs", "1", str(FILES[1])).exit_code == 0
     before = _default_graph(server)
     wrong = server["query"].rsplit("/", 1)[0] + "/no-such-endpoint"
-    done = subprocess.run([sys.executable, "-m", "chesskb", "--store", server["query"], "--update-endpoint",
-                           server["update"], "--graph-store", wrong, "import", "--jobs", "1", str(FILES[0])],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chesskb",
+            "--store",
+            server["query"],
+            "--update-endpoint",
+            server["update"],
+            "--graph-store",
+            wrong,
+            "import",
+            "--jobs",
+            "1",
+            str(FILES[0]),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 1 and "no-such-endpoint" in done.stderr and "Traceback" not in done.stderr
     assert _default_graph(server) == before
 
@@ -124,8 +148,11 @@ def test_serve_answers_from_the_remote_store(server) -> None:
     assert _remote(server, "import", "--jobs", "1", str(FILES[0])).exit_code == 0
     app = create_app({"STORE": server["query"], "UPDATE_ENDPOINT": server["update"], "TESTING": True})
     client = app.test_client()
-    sparql = client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:MateInTwo }"},
-                        headers={"Accept": "application/sparql-results+json"})
+    sparql = client.get(
+        "/sparql",
+        query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:MateInTwo }"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
     assert sparql.status_code == 200
     assert int(sparql.get_json()["results"]["bindings"][0]["n"]["value"]) > 50
     page = client.get("/queries/mate-in-one.json")
@@ -139,8 +166,11 @@ def _derived(store) -> tuple[set, set, list]:
     minter = IriMinter()
     links = {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads([minter.links_graph])}
     counts = {(q.subject.value, q.object.value) for q in store.quads([minter.counts_graph])}
-    meta = sorted((q.subject.value, q.predicate.value, str(q.object)) for q in store.quads([minter.meta_graph])
-                  if not q.predicate.value.endswith("#importedAt"))
+    meta = sorted(
+        (q.subject.value, q.predicate.value, str(q.object))
+        for q in store.quads([minter.meta_graph])
+        if not q.predicate.value.endswith("#importedAt")
+    )
     return links, counts, meta
 
 
@@ -151,11 +181,9 @@ def test_links_counts_and_an_appended_source_agree_with_the_embedded_store(serve
     from chesskb.kb.store import open_store
 
     tal = tmp_path / "tal.pgn"
-    tal.write_text('[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "X"]\n[Result "*"]\n\n1. e4 *\n\n',
-                   encoding="utf-8")
+    tal.write_text('[Event "Club"]\n[White "Tal, Mikhail"]\n[Black "X"]\n[Result "*"]\n\n1. e4 *\n\n', encoding="utf-8")
     short = tmp_path / "authored.pgn"
-    short.write_text('[Event "Lesson"]\n[White "Tal, M."]\n[Black "Y"]\n[Result "*"]\n\n1. d4 *\n\n',
-                     encoding="utf-8")
+    short.write_text('[Event "Lesson"]\n[White "Tal, M."]\n[Black "Y"]\n[Result "*"]\n\n1. d4 *\n\n', encoding="utf-8")
     embedded = open_store(str(tmp_path / "embedded"))
     remote = open_store(server["query"], update_endpoint=server["update"])
     for store in (embedded, remote):

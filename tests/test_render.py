@@ -9,9 +9,7 @@ against the files by test_pages, test_courses and test_find_browser)."""
 
 from __future__ import annotations
 
-
 import pytest
-
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 JSON = {"Accept": "application/json"}
@@ -85,11 +83,18 @@ def test_linked_data_pages_offer_rdf_and_refuse_what_they_cannot_give(client, pl
 
 
 def test_errors_take_the_pages_rule_and_one_json_shape(client) -> None:
-    for url, headers in (("/class/NoSuchClass.json", BROWSER), ("/class/NoSuchClass", {}),
-                         ("/class/NoSuchClass?format=json", BROWSER), ("/class/NoSuchClass", JSON)):
+    for url, headers in (
+        ("/class/NoSuchClass.json", BROWSER),
+        ("/class/NoSuchClass", {}),
+        ("/class/NoSuchClass?format=json", BROWSER),
+        ("/class/NoSuchClass", JSON),
+    ):
         response = client.get(url, headers=headers)
         assert response.status_code == 404 and response.get_json() == {
-            "ok": False, "status": 404, "error": "no theme class named 'NoSuchClass'"}, (url, headers)
+            "ok": False,
+            "status": 404,
+            "error": "no theme class named 'NoSuchClass'",
+        }, (url, headers)
     page = client.get("/class/NoSuchClass", headers=BROWSER)
     assert page.status_code == 404 and page.mimetype == "text/html"
     sparql = client.get("/sparql?query=SELEKT", headers={"Accept": "application/sparql-results+json"})

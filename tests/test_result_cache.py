@@ -102,11 +102,11 @@ def test_the_least_recently_used_answer_goes_first_and_large_answers_are_not_kep
         def run() -> Answer:
             runs.append(key)
             return Answer("solutions", "application/json", b"x" * size)
+
         return cache.get_or_run(key, run)
 
-
     answer("a"), answer("b"), answer("a")  # "a" used again: "b" is now the least recently used
-    answer("c")                             # full: "b" goes
+    answer("c")  # full: "b" goes
     answer("a"), answer("b")
     assert runs == ["a", "b", "c", "b"]
     answer("big", MAX_BODY_BYTES + 1), answer("big", MAX_BODY_BYTES + 1)

@@ -6,11 +6,12 @@ printed: no traceback from a worker interrupted in its read or left with a close
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
-import time
 import threading
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -99,10 +100,8 @@ def test_no_worker_outlives_a_server_stopped_mid_query(small_store: Path, how: s
 
 
 def _ask_ignoring_errors(url: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         urllib.request.urlopen(url, timeout=60).read()
-    except OSError:
-        pass
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -33,8 +33,24 @@ from tests.test_endpoint_security import Listener
 
 #: What the generator puts in strings around the SERVICE clause: the escape families the outside run
 #: found, the grammar's own escapes, quotes and plain text.
-PIECES = ["\\u0027", "\\u0022", "\\U00000027", "\\U00000022", "\\u005C", "\\u005c", "\\\\", "\\'", '\\"',
-          "'", '"', "x", " ", "#", "\\u000A", "\\u000D"]
+PIECES = [
+    "\\u0027",
+    "\\u0022",
+    "\\U00000027",
+    "\\U00000022",
+    "\\u005C",
+    "\\u005c",
+    "\\\\",
+    "\\'",
+    '\\"',
+    "'",
+    '"',
+    "x",
+    " ",
+    "#",
+    "\\u000A",
+    "\\u000D",
+]
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +86,10 @@ def _reaches(query: str, listener: Listener) -> bool:
 
 
 def _query(before: str, after: str, quote_char: str, target: str) -> str:
-    return (f"SELECT * WHERE {{ BIND({quote_char}{before}{quote_char} AS ?x) SERVICE <{target}> {{ ?s ?p ?o }} "
-            f"BIND({quote_char}{after}{quote_char} AS ?z) }}")
+    return (
+        f"SELECT * WHERE {{ BIND({quote_char}{before}{quote_char} AS ?x) SERVICE <{target}> {{ ?s ?p ?o }} "
+        f"BIND({quote_char}{after}{quote_char} AS ?z) }}"
+    )
 
 
 _text = st.lists(st.sampled_from(PIECES), max_size=4).map("".join)
@@ -95,8 +113,10 @@ def test_differential_fuzz_against_pyoxigraphs_parser(server, listener, before, 
 def test_the_reported_bypasses_federate_and_are_refused(server, listener):
     """The four families of the report: pyoxigraph sends their request; the live server refuses them."""
     base, _ = server
-    queries = [_query(escape, "y", q, listener.url)
-               for escape, q in (("\\u0027", "'"), ("\\u0022", '"'), ("\\U00000027", "'"), ("\\u005C", "'"))]
+    queries = [
+        _query(escape, "y", q, listener.url)
+        for escape, q in (("\\u0027", "'"), ("\\u0022", '"'), ("\\U00000027", "'"), ("\\u005C", "'"))
+    ]
     for query in queries:
         assert _reaches(query, listener), query  # the attack is real
     listener.hits.clear()
@@ -119,11 +139,19 @@ def _refusing_filter(refuse_seccomp: bool) -> bytes:
     with ``refuse_seccomp``, installing a seccomp filter too: what a locked-down system allows."""
     unshare, seccomp, prctl = _REFUSED[platform.machine()]
     deny, allow = 0x00050000 | 1, 0x7FFF0000
-    program = [(0x20, 0, 0, 0),                      # load the system call's number
-               (0x15, 0, 1, unshare), (0x06, 0, 0, deny)]
+    program = [
+        (0x20, 0, 0, 0),  # load the system call's number
+        (0x15, 0, 1, unshare),
+        (0x06, 0, 0, deny),
+    ]
     if refuse_seccomp:
-        program += [(0x15, 0, 1, seccomp), (0x06, 0, 0, deny),
-                    (0x15, 0, 2, prctl), (0x20, 0, 0, 16), (0x15, 1, 0, _PR_SET_SECCOMP)]
+        program += [
+            (0x15, 0, 1, seccomp),
+            (0x06, 0, 0, deny),
+            (0x15, 0, 2, prctl),
+            (0x20, 0, 0, 16),
+            (0x15, 1, 0, _PR_SET_SECCOMP),
+        ]
     program += [(0x06, 0, 0, allow), (0x06, 0, 0, deny)]
     return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
 
@@ -131,16 +159,18 @@ def _refusing_filter(refuse_seccomp: bool) -> bytes:
 def _locked_down(refuse_seccomp: bool) -> list[str]:
     """A command prefix that runs Python under the refusing filter (inherited by every child)."""
     code = _refusing_filter(refuse_seccomp)
-    prelude = ("import ctypes, os, sys\n"
-               f"code = {code!r}\n"
-               "buf = ctypes.create_string_buffer(code, len(code))\n"
-               "class P(ctypes.Structure):\n"
-               "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
-               "p = P(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))\n"
-               "libc = ctypes.CDLL(None, use_errno=True)\n"
-               "assert libc.prctl(38, 1, 0, 0, 0) == 0\n"
-               "assert libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0\n"
-               "os.execv(sys.executable, [sys.executable] + sys.argv[1:])\n")
+    prelude = (
+        "import ctypes, os, sys\n"
+        f"code = {code!r}\n"
+        "buf = ctypes.create_string_buffer(code, len(code))\n"
+        "class P(ctypes.Structure):\n"
+        "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+        "p = P(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "assert libc.prctl(38, 1, 0, 0, 0) == 0\n"
+        "assert libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0\n"
+        "os.execv(sys.executable, [sys.executable] + sys.argv[1:])\n"
+    )
     return [sys.executable, "-c", prelude]
 
 
@@ -151,19 +181,20 @@ needs_x86_64 = pytest.mark.skipif(platform.machine() not in _REFUSED, reason="th
 def test_a_worker_reaches_no_host_with_the_socket_filter_alone(small_store, listener):
     """No network namespace (refused, as in Docker), no SERVICE filter (the pool is asked directly):
     the worker still sends nothing, and says which lock holds."""
-    code = ("from chesskb.service.query_runner import PoolSettings, WorkerPool, Limits, make_request\n"
-            f"pool = WorkerPool({str(small_store)!r}, PoolSettings(size=1, queue_limit=1, queue_wait=5))\n"
-            "print('isolation', pool.isolation().describe())\n"
-            f"request = make_request('SELECT * WHERE {{ SERVICE <{listener.url}> {{ ?s ?p ?o }} }}', None,\n"
-            "                        'application/sparql-results+json', 'text/turtle', Limits(10, 1 << 20))\n"
-            "try:\n"
-            "    pool.run(request)\n"
-            "    print('answered')\n"
-            "except Exception as exc:\n"
-            "    print('refused', exc)\n"
-            "pool.close()\n")
-    result = subprocess.run([*_locked_down(False), "-c", code], capture_output=True, text=True, timeout=120,
-                            cwd=ROOT)
+    code = (
+        "from chesskb.service.query_runner import PoolSettings, WorkerPool, Limits, make_request\n"
+        f"pool = WorkerPool({str(small_store)!r}, PoolSettings(size=1, queue_limit=1, queue_wait=5))\n"
+        "print('isolation', pool.isolation().describe())\n"
+        f"request = make_request('SELECT * WHERE {{ SERVICE <{listener.url}> {{ ?s ?p ?o }} }}', None,\n"
+        "                        'application/sparql-results+json', 'text/turtle', Limits(10, 1 << 20))\n"
+        "try:\n"
+        "    pool.run(request)\n"
+        "    print('answered')\n"
+        "except Exception as exc:\n"
+        "    print('refused', exc)\n"
+        "pool.close()\n"
+    )
+    result = subprocess.run([*_locked_down(False), "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert "isolation socket filter" in result.stdout, result.stdout + result.stderr
     assert "refused" in result.stdout, result.stdout + result.stderr
     time.sleep(0.3)
@@ -172,8 +203,7 @@ def test_a_worker_reaches_no_host_with_the_socket_filter_alone(small_store, list
 
 @needs_x86_64
 def test_the_server_refuses_to_start_without_isolation_and_says_why(small_store):
-    command = [*_locked_down(True), "-m", "chesskb", "--store", str(small_store), "serve", "--port",
-               str(free_port())]
+    command = [*_locked_down(True), "-m", "chesskb", "--store", str(small_store), "serve", "--port", str(free_port())]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "query workers: network isolation off" in result.stderr
@@ -185,9 +215,23 @@ def test_allow_unisolated_serves_with_a_warning(small_store, tmp_path):
     port = free_port()
     log = tmp_path / "log"
     with log.open("wb") as out:
-        process = subprocess.Popen([*_locked_down(True), "-m", "chesskb", "--store", str(small_store), "serve",
-                                    "--port", str(port), "--allow-unisolated"], stdout=out, stderr=out, cwd=ROOT,
-                                   env={**os.environ})
+        process = subprocess.Popen(
+            [
+                *_locked_down(True),
+                "-m",
+                "chesskb",
+                "--store",
+                str(small_store),
+                "serve",
+                "--port",
+                str(port),
+                "--allow-unisolated",
+            ],
+            stdout=out,
+            stderr=out,
+            cwd=ROOT,
+            env={**os.environ},
+        )
     try:
         base = f"http://127.0.0.1:{port}"
         for _ in range(300):
@@ -209,4 +253,3 @@ def test_the_log_says_isolation_is_on(server):
     line = process.stdout.readline().decode()
     assert line.startswith("query workers: network isolation "), line
     assert "off" not in line, line
-

@@ -31,15 +31,21 @@ FEN = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
     store = tmp_path_factory.mktemp("small-items") / "store"
-    assert run_cli("import", "--jobs", "1", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"),
-                   store=store).exit_code == 0
+    assert (
+        run_cli("import", "--jobs", "1", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=store).exit_code
+        == 0
+    )
     with live_server(store, env={"CHESSKB_AUTHOR_TOKEN": TOKEN}) as url:
         yield url
 
 
 def _numeric_params() -> list[tuple[str, str, str]]:
-    return [(query.name, param.name, param.type) for query in list_queries() for param in query.params
-            if param.type in ("time", "integer", "decimal", "date")]
+    return [
+        (query.name, param.name, param.type)
+        for query in list_queries()
+        for param in query.params
+        if param.type in ("time", "integer", "decimal", "date")
+    ]
 
 
 def test_huge_numbers_in_canned_query_parameters_are_400(base: str) -> None:
@@ -49,7 +55,7 @@ def test_huge_numbers_in_canned_query_parameters_are_400(base: str) -> None:
     assert any(kind == "time" for _, _, kind in checked)
     for name, param, kind in checked:
         for value in ("9" * 25, "-" + "9" * 25, "9" * 20 + ":00", "1e400", "nan", "inf"):
-            status, headers, body = http("GET", f"{base}/queries/{name}.json?{urlencode({param: value})}")
+            status, _headers, body = http("GET", f"{base}/queries/{name}.json?{urlencode({param: value})}")
             assert status < 500, (name, param, value, status, body[:200])
             if kind in ("time", "decimal"):
                 assert status == 400, (name, param, value, status, body[:200])
@@ -72,9 +78,15 @@ def test_an_authoring_body_that_is_not_an_object_is_400(base: str, url: str) -> 
 
 
 def test_errors_and_the_editor_say_they_vary_by_accept(base: str) -> None:
-    for url, accept in (("/no-such-page", "text/html"), ("/no-such-page", "application/json"),
-                        ("/queries/no-such-query", "text/html"), ("/sparql?query=SELEC", "application/json"),
-                        ("/sparql?query=SELEC", "text/html"), ("/sparql", "text/html"), ("/sparql", "text/turtle")):
+    for url, accept in (
+        ("/no-such-page", "text/html"),
+        ("/no-such-page", "application/json"),
+        ("/queries/no-such-query", "text/html"),
+        ("/sparql?query=SELEC", "application/json"),
+        ("/sparql?query=SELEC", "text/html"),
+        ("/sparql", "text/html"),
+        ("/sparql", "text/turtle"),
+    ):
         status, headers, _ = http("GET", base + url, headers={"Accept": accept})
         assert "accept" in headers.get("vary", "").lower(), (url, accept, status, headers)
 
@@ -86,14 +98,18 @@ def _exercise(**parts: object) -> bytes:
 def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
     title = 'The "back rank" \\ lesson\nline two'
     comment = 'mate { on the "back" rank\n\n[Event "not a game"]\n%not an escape'
-    status, _, answer = http("POST", f"{base}/author/pgn", headers=AUTH,
-                             body=_exercise(title=title, event='Club }"{ night', intro="see {this", comment=comment))
+    status, _, answer = http(
+        "POST",
+        f"{base}/author/pgn",
+        headers=AUTH,
+        body=_exercise(title=title, event='Club }"{ night', intro="see {this", comment=comment),
+    )
     assert status == 200, answer
     text = answer.decode()
     assert '[Annotator "The \\"back rank\\" \\\\ lesson line two"]' in text
     assert '[Event "Club }\\"{ night"]' in text
     game = chess.pgn.read_game(io.StringIO(text))
-    assert chess.pgn.read_game(io.StringIO(text[text.index("\n\n"):])) is not None  # one game, whole
+    assert chess.pgn.read_game(io.StringIO(text[text.index("\n\n") :])) is not None  # one game, whole
     assert game.errors == [] and [m.uci() for m in game.mainline_moves()] == ["a1a8"]
     said = game.variations[0].comment
     assert said == 'mate { on the "back" rank\n[Event "not a game"]\n %not an escape'
@@ -103,11 +119,17 @@ def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
 def test_saved_tags_and_comments_read_back_as_written(base: str) -> None:
     title = 'Mate "in one" \\ back rank'
     comment = "the rook {takes} nothing: (a) [b] ｝ stays"
-    status, _, answer = http("POST", f"{base}/author/save", headers=AUTH,
-                             body=_exercise(title=title, comment=comment.replace("}", ""), source="escapes"))
+    status, _, answer = http(
+        "POST",
+        f"{base}/author/save",
+        headers=AUTH,
+        body=_exercise(title=title, comment=comment.replace("}", ""), source="escapes"),
+    )
     assert status == 200, answer
-    query = ("PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#> "
-             'SELECT ?a WHERE { ?m cp:annotator ?a FILTER(CONTAINS(?a, "in one")) }')
+    query = (
+        "PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#> "
+        'SELECT ?a WHERE { ?m cp:annotator ?a FILTER(CONTAINS(?a, "in one")) }'
+    )
     found = http("GET", f"{base}/sparql?query=" + _quote(query), headers={"Accept": "application/json"})
     rows = json.loads(found[2])["results"]["bindings"]
     assert [row["a"]["value"] for row in rows] == [title]  # unescaped: as the teacher wrote it
@@ -120,8 +142,10 @@ def test_saved_tags_and_comments_read_back_as_written(base: str) -> None:
 def test_a_closing_brace_in_a_comment_is_refused_not_changed(base: str) -> None:
     """A PGN comment ends at its first ``}`` and has no escape: such a comment is refused (422, naming
     where and why), for the download and the save alike, and nothing is saved."""
-    for body, where in ((_exercise(comment="the rook } the king", source="braces"), "the comment of move 1"),
-                        (_exercise(intro="see {this}", source="braces"), "the introduction")):
+    for body, where in (
+        (_exercise(comment="the rook } the king", source="braces"), "the comment of move 1"),
+        (_exercise(intro="see {this}", source="braces"), "the introduction"),
+    ):
         for url in ("/author/pgn", "/author/save"):
             status, _, answer = http("POST", base + url, headers=AUTH, body=body)
             message = json.loads(answer)["error"]
@@ -137,8 +161,10 @@ def _quote(text: str) -> str:
 
 
 def test_a_comment_longer_than_the_importer_keeps_is_refused(base: str) -> None:
-    for where, body in (("the comment of move 1", _exercise(comment="x" * 1_000_000, source="long")),
-                        ("the introduction", _exercise(intro="y" * (MAX_COMMENT_CHARS + 1), source="long"))):
+    for where, body in (
+        ("the comment of move 1", _exercise(comment="x" * 1_000_000, source="long")),
+        ("the introduction", _exercise(intro="y" * (MAX_COMMENT_CHARS + 1), source="long")),
+    ):
         status, _, answer = http("POST", f"{base}/author/save", headers=AUTH, body=body)
         message = json.loads(answer)["error"]
         assert status == 422 and where in message and "MAX_COMMENT_CHARS" in message, (status, message)

@@ -39,7 +39,7 @@ def games_by_python_chess(path: Path) -> list[tuple[str, int, int]]:
         # the game's first line: the first non-blank line from where python-chess started reading
         before = text[:offset]
         skipped = len(text[offset:]) - len(text[offset:].lstrip("\n"))
-        found.append((path.name, number, before.count("\n") + text[offset:offset + skipped].count("\n") + 1))
+        found.append((path.name, number, before.count("\n") + text[offset : offset + skipped].count("\n") + 1))
     return found
 
 
@@ -49,7 +49,8 @@ def stored_records(store: EmbeddedStore, source: str) -> dict[str, list[tuple[st
     records: dict[str, list[tuple[str, int, int]]] = {}
     for row in store.query(RECORDS, bindings={"source": minter.source(source)}):
         records.setdefault(row["record"].value, []).append(
-            (row["file"].value, int(row["number"].value), int(row["line"].value)))
+            (row["file"].value, int(row["number"].value), int(row["line"].value))
+        )
     return records
 
 

@@ -21,8 +21,11 @@ THEMES = ("Position", *PARENT)
 
 def ontology_labels(lang: str) -> dict[str, str]:
     graph = rdflib.Graph().parse(ROOT / "ontology" / "chessposition.ttl")
-    return {str(s)[len(CP):]: str(o) for s, o in graph.subject_objects(rdflib.RDFS.label)
-            if str(s).startswith(CP) and getattr(o, "language", None) == lang}
+    return {
+        str(s)[len(CP) :]: str(o)
+        for s, o in graph.subject_objects(rdflib.RDFS.label)
+        if str(s).startswith(CP) and getattr(o, "language", None) == lang
+    }
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +44,7 @@ def test_spanish_class_pages_name_every_class_in_spanish(client):
     for name in THEMES:
         page = client.get(f"/class/{name}?lang=es", headers={"Accept": "text/html"}).get_data(as_text=True)
         assert f"<h1>{spanish[name]}" in unescape(page), name
-        for card in re.findall(r'<span>([^<]+)</span></a></li>', page):
+        for card in re.findall(r"<span>([^<]+)</span></a></li>", page):
             head = unescape(card).partition(" — ")[0]
             assert head not in english_only, (name, card)
             shown += 1
@@ -50,8 +53,9 @@ def test_spanish_class_pages_name_every_class_in_spanish(client):
 
 def _page_title(client, iri: str, lang: str = "es") -> str:
     page = client.get("/page", query_string={"iri": iri, "lang": lang}, headers={"Accept": "text/html"})
-    return unescape(re.search(r"<title>(.*?) · ChessPosition KB</title>", page.get_data(as_text=True), re.S)
-                    .group(1)).strip()
+    return unescape(
+        re.search(r"<title>(.*?) · ChessPosition KB</title>", page.get_data(as_text=True), re.S).group(1)
+    ).strip()
 
 
 def test_a_mined_exercise_is_titled_with_its_move_number_in_words(tmp_path):
@@ -78,14 +82,19 @@ def test_a_mined_exercise_is_titled_with_its_move_number_in_words(tmp_path):
     assert result.exit_code == 0, result.output
     kb = open_store(str(store))
     client = create_app({"STORE": str(store), "QUERY_WORKERS": 0}, store=kb).test_client()
-    rows = list(kb.query(
-        "SELECT ?p ?label ?fen WHERE { ?p cp:plyInGame ?ply ; rdfs:label ?label ; cp:fen ?fen FILTER(?ply > 0) }"))
+    rows = list(
+        kb.query(
+            "SELECT ?p ?label ?fen WHERE { ?p cp:plyInGame ?ply ; rdfs:label ?label ; cp:fen ?fen FILTER(?ply > 0) }"
+        )
+    )
     assert rows
     for row in rows:
         label, board = row["label"].value, chess.Board(row["fen"].value)
         assert label.endswith(f", move {board.fullmove_number}") and "..." not in label
-        assert _page_title(client, row["p"].value) == \
-            f"{headers['White']} – {headers['Black']}, {headers['Event']}, jugada {board.fullmove_number}"
+        assert (
+            _page_title(client, row["p"].value)
+            == f"{headers['White']} – {headers['Black']}, {headers['Event']}, jugada {board.fullmove_number}"
+        )
 
 
 def test_every_theme_class_is_named_in_spanish_in_a_position_title(demo_store):
@@ -112,8 +121,9 @@ def test_every_theme_class_is_named_in_spanish_in_a_position_title(demo_store):
             assert title_from_facts(card, "es") == f"{spanish[name]} — Ann – Ben, jugada {move}", name
             assert title_from_facts(card, "en") == f"{english[name]} — Ann – Ben, move {move}", name
             # an exercise's card names no theme: the theme is the answer (issue 34 item 3)
-            exercise = TitleFacts(iri="urn:x:p", types=frozenset([*types, CP + "Exercise"]), fen=fen, ply="7",
-                                  game="Ann – Ben")
+            exercise = TitleFacts(
+                iri="urn:x:p", types=frozenset([*types, CP + "Exercise"]), fen=fen, ply="7", game="Ann – Ben"
+            )
             assert title_from_facts(exercise, "es") == f"Ann – Ben, jugada {move}", name
         # a mate is named before a theme and a theme before a phase, as the importer's label does
         both = [CP + "PositionMiddle", CP + "Fork", CP + "MateInTwo"]
@@ -134,8 +144,11 @@ def test_every_theme_class_with_members_is_named_in_spanish_on_a_members_page(cl
         rows = list(kb.query(f"SELECT ?p WHERE {{ ?p a cp:{name} }} ORDER BY ?p LIMIT 1"))
         if not rows:
             continue
-        page = unescape(client.get("/page", query_string={"iri": rows[0]["p"].value, "lang": "es"},
-                                   headers={"Accept": "text/html"}).get_data(as_text=True))
+        page = unescape(
+            client.get(
+                "/page", query_string={"iri": rows[0]["p"].value, "lang": "es"}, headers={"Accept": "text/html"}
+            ).get_data(as_text=True)
+        )
         assert f">{spanish[name]}<" in page, name
         seen += 1
     assert seen >= 30  # the demo's classes were really looked at

@@ -16,6 +16,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import quote
 
 import pytest
@@ -30,8 +31,12 @@ BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("spanish") / "store"
-    files = [DATA / "lichess" / "puzzles.csv", DATA / "pychess" / "mate_in_2.pgn",
-             DATA / "games" / "kasparov-deep-blue-1997.pgn", DATA / "openings" / "seed-001-openings.pgn"]
+    files = [
+        DATA / "lichess" / "puzzles.csv",
+        DATA / "pychess" / "mate_in_2.pgn",
+        DATA / "games" / "kasparov-deep-blue-1997.pgn",
+        DATA / "openings" / "seed-001-openings.pgn",
+    ]
     result = run_cli("import", *map(str, files), store=path)
     assert result.exit_code == 0, result.output
     for course in sorted((DATA / "courses").glob("*.yaml")):
@@ -45,12 +50,12 @@ def client(store):
     from chesskb.kb.store import open_store
     from chesskb.service.app import create_app
 
-    app = create_app({"STORE": str(store), "AUTHOR_TOKEN": "teacher", "QUERY_WORKERS": 0},
-                     store=open_store(str(store)))
+    app = create_app({"STORE": str(store), "AUTHOR_TOKEN": "teacher", "QUERY_WORKERS": 0}, store=open_store(str(store)))
     return app.test_client()
 
 
 # --- what English interface text looks like -----------------------------------------------------
+
 
 def _pattern(text: str) -> re.Pattern[str]:
     """A catalogue value as a regular expression: each ``{placeholder}`` stands for any text."""
@@ -77,8 +82,9 @@ def english_interface() -> list[tuple[str, re.Pattern[str], bool]]:
             found.append((f"{query.name} description", re.compile(re.escape(query.description)), False))
         for english_param, spanish_param in zip(query.params, spanish.params, strict=True):
             if english_param.help and spanish_param.help != english_param.help:
-                found.append((f"{query.name} {english_param.name} help",
-                              re.compile(re.escape(english_param.help)), True))
+                found.append(
+                    (f"{query.name} {english_param.name} help", re.compile(re.escape(english_param.help)), True)
+                )
     return found
 
 
@@ -91,8 +97,8 @@ class Texts(HTMLParser):
     cells of a query's answer (``table.results``: data), and an element whose ``lang`` the page sets
     from a literal's language tag (a label the knowledge base has only in English)."""
 
-    SKIP = {"script", "style", "code", "pre", "textarea"}
-    VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source", "col"}
+    SKIP: ClassVar[set[str]] = {"script", "style", "code", "pre", "textarea"}
+    VOID: ClassVar[set[str]] = {"br", "img", "input", "meta", "link", "hr", "wbr", "source", "col"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -167,9 +173,13 @@ def untranslated(spanish: str, english: str) -> list[str]:
     """Sentences the Spanish page shows exactly as its English twin does (so never translated): text
     of three words or more with English grammar words in it. Catches what no catalogue holds."""
     twin = set(page_texts(english))
-    return [f"same as in English: {text[:100]!r}" for text in page_texts(spanish)
-            if text in twin and len(text.split()) >= 3
-            and ENGLISH_WORDS & {word.lower() for word in re.findall(r"[A-Za-z]+", text)}]
+    return [
+        f"same as in English: {text[:100]!r}"
+        for text in page_texts(spanish)
+        if text in twin
+        and len(text.split()) >= 3
+        and ENGLISH_WORDS & {word.lower() for word in re.findall(r"[A-Za-z]+", text)}
+    ]
 
 
 def english_in(body: str) -> list[str]:
@@ -197,35 +207,54 @@ def links(body: str, prefix: str) -> list[str]:
 
 
 def individual(client, sparql: str) -> str:
-    answer = client.get("/sparql", query_string={"query": sparql},
-                        headers={"Accept": "application/sparql-results+json"}).get_json()
+    answer = client.get(
+        "/sparql", query_string={"query": sparql}, headers={"Accept": "application/sparql-results+json"}
+    ).get_json()
     return answer["results"]["bindings"][0]["x"]["value"]
 
 
 # --- the walk --------------------------------------------------------------------------------------
+
 
 def page_paths(client) -> list[tuple[str, int]]:
     """One page of every kind, found by following the site's own links or asking the store."""
     home = spanish_page(client, "/")
     classes = spanish_page(client, "/classes")
     class_page = spanish_page(client, "/class/MateInOne")
-    exercise_from_class = [link for link in links(class_page, "/page?iri=") if "from=class" in link][0]
+    exercise_from_class = next(link for link in links(class_page, "/page?iri=") if "from=class" in link)
     courses = spanish_page(client, "/courses")
     course = links(courses, "/course/")[0]
-    chapter_exercise = [link for link in links(spanish_page(client, course), "/page?iri=") if "from=course" in link][0]
+    chapter_exercise = next(link for link in links(spanish_page(client, course), "/page?iri=") if "from=course" in link)
     kasparov = '?g cp:hasPlayerWhite ?w . ?w cp:name ?n FILTER(CONTAINS(?n, "Kasparov"))'
     game = individual(client, f"SELECT ?x WHERE {{ ?g a cp:Match . {kasparov} BIND(?g AS ?x) }} LIMIT 1")
     player = individual(client, f"SELECT ?x WHERE {{ {kasparov} BIND(?w AS ?x) }} LIMIT 1")
     event = individual(client, f"SELECT ?x WHERE {{ ?x a cp:Event ; cp:eventOf ?g . {kasparov} }} LIMIT 1")
     source = client.get("/queries/sources.json").get_json()["rows"][0]["source"]["value"]
     assert home and classes
-    paths = [("/", 200), ("/classes", 200), ("/class/MateInOne", 200), (exercise_from_class, 200),
-             ("/class/PositionBegin", 200), ("/courses", 200), (course, 200), (chapter_exercise, 200),
-             ("/page?iri=" + quote(game, safe=""), 200), ("/page?iri=" + quote(player, safe=""), 200),
-             ("/page?iri=" + quote(event, safe=""), 200), ("/page?iri=" + quote(source, safe=""), 200),
-             ("/search?q=Kasparov", 200), ("/search?q=horquilla", 200), ("/find", 200), ("/find?pattern=kg8+R*7", 200),
-             ("/author", 200), ("/sparql", 200), ("/queries", 200),
-             ("/no-such-page", 404), ("/page", 400), ("/class/NoSuchClass", 404)]
+    paths = [
+        ("/", 200),
+        ("/classes", 200),
+        ("/class/MateInOne", 200),
+        (exercise_from_class, 200),
+        ("/class/PositionBegin", 200),
+        ("/courses", 200),
+        (course, 200),
+        (chapter_exercise, 200),
+        ("/page?iri=" + quote(game, safe=""), 200),
+        ("/page?iri=" + quote(player, safe=""), 200),
+        ("/page?iri=" + quote(event, safe=""), 200),
+        ("/page?iri=" + quote(source, safe=""), 200),
+        ("/search?q=Kasparov", 200),
+        ("/search?q=horquilla", 200),
+        ("/find", 200),
+        ("/find?pattern=kg8+R*7", 200),
+        ("/author", 200),
+        ("/sparql", 200),
+        ("/queries", 200),
+        ("/no-such-page", 404),
+        ("/page", 400),
+        ("/class/NoSuchClass", 404),
+    ]
     paths += [(f"/queries/{query.name}", 200) for query in list_queries()]
     return paths
 
@@ -282,14 +311,21 @@ def test_translated_header_lines_are_checked_and_change_nothing_else():
     English header, the parameters and the text read the same with or without the Spanish lines."""
     from chesskb.queries import QueryError, parse_canned_query
 
-    english = ('# title: Games of a year\n# description: Games played in a year.\n'
-               '# param: year integer 2010 -- the year\nSELECT ?match ?year WHERE { ?match cp:year ?year }\n')
-    both = english.replace("# param:", "# title@es: Partidas de un año\n# description@es: Partidas jugadas en un\n"
-                                       "# description@es: año.\n# param:", 1) \
-        .replace("-- the year\n", "-- the year\n# param@es: year año -- el año\n", 1)
+    english = (
+        "# title: Games of a year\n# description: Games played in a year.\n"
+        "# param: year integer 2010 -- the year\nSELECT ?match ?year WHERE { ?match cp:year ?year }\n"
+    )
+    both = english.replace(
+        "# param:",
+        "# title@es: Partidas de un año\n# description@es: Partidas jugadas en un\n# description@es: año.\n# param:",
+        1,
+    ).replace("-- the year\n", "-- the year\n# param@es: year año -- el año\n", 1)
     plain, translated = parse_canned_query("q", english), parse_canned_query("q", both)
-    assert (plain.title, plain.description, plain.params[0].help) == \
-        (translated.title, translated.description, translated.params[0].help)
+    assert (plain.title, plain.description, plain.params[0].help) == (
+        translated.title,
+        translated.description,
+        translated.params[0].help,
+    )
     shape = [(p.name, p.type, p.default) for p in plain.params]
     assert shape == [(p.name, p.type, p.default) for p in translated.params] == [("year", "integer", "2010")]
     spanish = translated.in_language("es")

@@ -28,8 +28,10 @@ PUZZLES = FIXTURES / "puzzles-30.csv"
 BROWSER = {"Accept": "text/html"}
 
 #: The importer's English phrases (kb.mapping.game): none may reach a Spanish page's text.
-ENGLISH_PROSE = re.compile(r"\bvs\b|lichess (puzzle|game)|\bmove\b|Start position|Board of|\bPosition\b"
-                           r"|, game \d+, line \d+|Unknown player|Source ")
+ENGLISH_PROSE = re.compile(
+    r"\bvs\b|lichess (puzzle|game)|\bmove\b|Start position|Board of|\bPosition\b"
+    r"|, game \d+, line \d+|Unknown player|Source "
+)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +92,7 @@ def shown_text(body: str) -> str:
 def assert_no_english_prose(body: str, where: str) -> None:
     # a material signature (cp:materialSignature, "KRP vs KR") is notation, not the importer's prose
     text = re.sub(r"\bK[QRBNP]* vs K[QRBNP]*\b", " ", shown_text(body))
-    found = [text[max(0, m.start() - 40):m.end() + 40] for m in ENGLISH_PROSE.finditer(text)]
+    found = [text[max(0, m.start() - 40) : m.end() + 40] for m in ENGLISH_PROSE.finditer(text)]
     assert not found, (where, found)
 
 
@@ -103,10 +105,16 @@ def card_texts(body: str) -> list[str]:
 
 
 def _match_of(client, game_number: int) -> str:
-    rows = client.get("/sparql", query_string={"query": (
-        "SELECT ?m WHERE { ?m dcterms:source ?r . ?r cp:sourceFile ?f ; cp:gameNumber ?n "
-        f'FILTER(STRENDS(STR(?f), "round-robin.pgn") && ?n = {game_number}) }}')},
-        headers={"Accept": "application/sparql-results+json"}).get_json()["results"]["bindings"]
+    rows = client.get(
+        "/sparql",
+        query_string={
+            "query": (
+                "SELECT ?m WHERE { ?m dcterms:source ?r . ?r cp:sourceFile ?f ; cp:gameNumber ?n "
+                f'FILTER(STRENDS(STR(?f), "round-robin.pgn") && ?n = {game_number}) }}'
+            )
+        },
+        headers={"Accept": "application/sparql-results+json"},
+    ).get_json()["results"]["bindings"]
     assert len(rows) == 1, game_number
     return rows[0]["m"]["value"]
 
@@ -121,9 +129,14 @@ def test_a_source_page_lists_its_games_by_players_event_and_round(client, minter
 
 def test_an_event_page_lists_each_rounds_games_in_spanish(client):
     games = _games()
-    event = client.get("/sparql", query_string={"query": "SELECT ?e WHERE { ?e a cp:Event ; cp:eventName ?n "
-                                                         f'FILTER(?n = "{games[0][0].headers["Event"]}") }}'},
-                       headers={"Accept": "application/sparql-results+json"}).get_json()
+    event = client.get(
+        "/sparql",
+        query_string={
+            "query": "SELECT ?e WHERE { ?e a cp:Event ; cp:eventName ?n "
+            f'FILTER(?n = "{games[0][0].headers["Event"]}") }}'
+        },
+        headers={"Accept": "application/sparql-results+json"},
+    ).get_json()
     body = page(client, "/page", iri=event["results"]["bindings"][0]["e"]["value"])
     assert {game_title(game) for game, _line in games} <= set(link_texts(body))
     assert_no_english_prose(body, "event page")
@@ -131,8 +144,11 @@ def test_an_event_page_lists_each_rounds_games_in_spanish(client):
 
 def test_a_player_page_names_her_games_and_their_positions_in_spanish(client):
     games = [game for game, _line in _games() if "Alpha, Ann" in (game.headers["White"], game.headers["Black"])]
-    player = client.get("/sparql", query_string={"query": 'SELECT ?p WHERE { ?p a cp:Player ; cp:name "Alpha, Ann" }'},
-                        headers={"Accept": "application/sparql-results+json"}).get_json()
+    player = client.get(
+        "/sparql",
+        query_string={"query": 'SELECT ?p WHERE { ?p a cp:Player ; cp:name "Alpha, Ann" }'},
+        headers={"Accept": "application/sparql-results+json"},
+    ).get_json()
     body = page(client, "/page", iri=player["results"]["bindings"][0]["p"]["value"])
     assert {game_title(game) for game in games} <= set(link_texts(body))
     # a game's first position is no exercise: it is titled as the start of its game
@@ -158,9 +174,11 @@ def test_a_game_pages_linked_data_table_names_what_it_links_to_in_spanish(client
 def test_a_puzzles_game_page_is_titled_by_its_lichess_id(client):
     row = _puzzles()[0]
     game_id = row["GameUrl"].split("lichess.org/", 1)[1].split("#")[0].split("/")[0]
-    found = client.get("/sparql", query_string={"query": f'SELECT ?p ?m WHERE {{ ?p cp:puzzleId "{row["PuzzleId"]}" ; '
-                                                         "cp:hasMatch ?m }"},
-                       headers={"Accept": "application/sparql-results+json"}).get_json()
+    found = client.get(
+        "/sparql",
+        query_string={"query": f'SELECT ?p ?m WHERE {{ ?p cp:puzzleId "{row["PuzzleId"]}" ; cp:hasMatch ?m }}'},
+        headers={"Accept": "application/sparql-results+json"},
+    ).get_json()
     body = page(client, "/page", iri=found["results"]["bindings"][0]["m"]["value"])
     assert f"<h1>partida de lichess {game_id}</h1>" in body
     assert f"problema de lichess {row['PuzzleId']}" in link_texts(body)
@@ -209,8 +227,11 @@ def test_a_class_page_and_a_canned_querys_label_cells_name_puzzles_in_spanish(cl
 def test_the_english_pages_say_the_same_in_english(client, minter):
     """The same composition in English (so the Spanish checks above can fail): the game titles say
     "round", and a puzzle is a "lichess puzzle"."""
-    body = unescape(client.get("/page", query_string={"iri": minter.source("round-robin").value},
-                               headers=BROWSER).get_data(as_text=True))
+    body = unescape(
+        client.get("/page", query_string={"iri": minter.source("round-robin").value}, headers=BROWSER).get_data(
+            as_text=True
+        )
+    )
     assert "<h1>Source round-robin</h1>" in body
     assert game_title(_games()[0][0], "en") in link_texts(body)
     answer = unescape(client.get("/queries/mate-in-one", headers=BROWSER).get_data(as_text=True))

@@ -18,13 +18,12 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
-from chesskb.service.executor import close_pools
 import rdflib
 import rdflib.compare
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
 from chesskb.queries import list_queries
+from chesskb.service.executor import close_pools
 from tests.boards import mates_in_one
 from tests.competency import build_store
 
@@ -37,8 +36,12 @@ SELECT_TYPES = {
     "text/csv": QueryResultsFormat.CSV,
     "text/tab-separated-values": QueryResultsFormat.TSV,
 }
-GRAPH_TYPES = {"text/turtle": "turtle", "application/rdf+xml": "xml", "application/n-triples": "nt",
-               "application/ld+json": "json-ld"}
+GRAPH_TYPES = {
+    "text/turtle": "turtle",
+    "application/rdf+xml": "xml",
+    "application/n-triples": "nt",
+    "application/ld+json": "json-ld",
+}
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +76,9 @@ def trap_iri(store_path) -> str:
 
 def _solutions(response) -> list[dict[str, str]]:
     if response.mimetype == "text/csv":  # lossy by design (W3C): read as plain CSV
-        return [{k: v for k, v in row.items() if v} for row in
-                csv.DictReader(io.StringIO(response.get_data(as_text=True)))]
+        return [
+            {k: v for k, v in row.items() if v} for row in csv.DictReader(io.StringIO(response.get_data(as_text=True)))
+        ]
     fmt = SELECT_TYPES[response.mimetype]
     parsed = parse_query_results(response.data, format=fmt)
     names = [v.value for v in parsed.variables]
@@ -83,12 +87,12 @@ def _solutions(response) -> list[dict[str, str]]:
 
 # --- the three request forms and negotiation ---------------------------------------------------
 
+
 def test_get_query_defaults_to_json(client, trap_iri):
     response = client.get("/sparql", query_string={"query": TRAPS})
     assert response.status_code == 200
     assert response.mimetype == "application/sparql-results+json"
-    assert json.loads(response.data)["results"]["bindings"] == [
-        {"position": {"type": "uri", "value": trap_iri}}]
+    assert json.loads(response.data)["results"]["bindings"] == [{"position": {"type": "uri", "value": trap_iri}}]
 
 
 def test_post_form_and_direct_body(client, trap_iri):
@@ -115,23 +119,32 @@ def test_q_values_are_honoured(client):
     assert response.mimetype == "text/tab-separated-values"
 
 
-@pytest.mark.parametrize("param, value, media", [
-    ("format", "json", "application/sparql-results+json"),
-    ("output", "xml", "application/sparql-results+xml"),
-    ("results", "csv", "text/csv"),
-    ("format", "application/sparql-results+xml", "application/sparql-results+xml"),
-])
+@pytest.mark.parametrize(
+    "param, value, media",
+    [
+        ("format", "json", "application/sparql-results+json"),
+        ("output", "xml", "application/sparql-results+xml"),
+        ("results", "csv", "text/csv"),
+        ("format", "application/sparql-results+xml", "application/sparql-results+xml"),
+    ],
+)
 def test_sparqlwrapper_style_parameters(client, param, value, media):
-    response = client.get("/sparql", query_string={"query": TRAPS, param: value},
-                          headers={"Accept": "application/sparql-results+json,*/*;q=0.1"})
+    response = client.get(
+        "/sparql",
+        query_string={"query": TRAPS, param: value},
+        headers={"Accept": "application/sparql-results+json,*/*;q=0.1"},
+    )
     assert response.status_code == 200 and response.mimetype == media
 
 
 def test_ask(client):
-    for media, fmt in (("application/sparql-results+json", QueryResultsFormat.JSON),
-                       ("application/sparql-results+xml", QueryResultsFormat.XML)):
-        response = client.get("/sparql", query_string={"query": f"ASK {{ ?p a <{CP}Trap> }}"},
-                              headers={"Accept": media})
+    for media, fmt in (
+        ("application/sparql-results+json", QueryResultsFormat.JSON),
+        ("application/sparql-results+xml", QueryResultsFormat.XML),
+    ):
+        response = client.get(
+            "/sparql", query_string={"query": f"ASK {{ ?p a <{CP}Trap> }}"}, headers={"Accept": media}
+        )
         assert response.status_code == 200
         assert bool(parse_query_results(response.data, format=fmt)) is True
     no = client.get("/sparql", query_string={"query": f"ASK {{ ?p a <{CP}Lock> }}"})
@@ -144,8 +157,9 @@ def test_construct_and_describe_in_every_rdf_format(client, trap_iri, media):
     response = client.get("/sparql", query_string={"query": construct}, headers={"Accept": media})
     assert response.status_code == 200 and response.mimetype == media
     graph = rdflib.Graph().parse(data=response.data, format=GRAPH_TYPES[media])
-    reference = rdflib.Graph().parse(data=client.get("/sparql", query_string={
-        "query": construct, "format": "nt"}).data, format="nt")
+    reference = rdflib.Graph().parse(
+        data=client.get("/sparql", query_string={"query": construct, "format": "nt"}).data, format="nt"
+    )
     assert len(graph) == len(reference) > 5
     assert rdflib.compare.isomorphic(graph, reference)
     describe = client.get("/sparql", query_string={"query": f"DESCRIBE <{trap_iri}>"}, headers={"Accept": media})
@@ -154,12 +168,16 @@ def test_construct_and_describe_in_every_rdf_format(client, trap_iri, media):
 
 
 def test_construct_default_is_turtle_even_for_result_types(client):
-    response = client.get("/sparql", query_string={"query": f"CONSTRUCT WHERE {{ ?p a <{CP}Trap> }}"},
-                          headers={"Accept": "application/sparql-results+json"})
+    response = client.get(
+        "/sparql",
+        query_string={"query": f"CONSTRUCT WHERE {{ ?p a <{CP}Trap> }}"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
     assert response.mimetype == "text/turtle"
 
 
 # --- service description and editor ----------------------------------------------------------
+
 
 def test_service_description(client):
     response = client.get("/sparql", headers={"Accept": "text/turtle"})
@@ -188,6 +206,7 @@ def test_editor_page_for_browsers_is_served_from_the_package(client):
 
 
 # --- errors ----------------------------------------------------------------------------------
+
 
 def test_malformed_query_is_400_with_the_parser_message(client):
     response = client.get("/sparql", query_string={"query": "SELECT ?x WHERE { ?x ?y }"})
@@ -302,6 +321,7 @@ def test_runaway_query_is_stopped_with_503_and_the_endpoint_recovers(store_path)
 
 # --- canned queries on the web ---------------------------------------------------------------
 
+
 def test_queries_list(client):
     listed = json.loads(client.get("/queries.json").data)
     assert len(listed) == len(list_queries())
@@ -324,8 +344,9 @@ def test_canned_query_page_json_and_csv(client, trap_iri):
 
 
 def test_canned_query_parameters_on_the_web(client):
-    polgar = json.loads(client.get("/queries/positions-of-player-as-black.json",
-                                   query_string={"player": "JUDIT polgár"}).data)
+    polgar = json.loads(
+        client.get("/queries/positions-of-player-as-black.json", query_string={"player": "JUDIT polgár"}).data
+    )
     assert polgar["values"] == {"player": "JUDIT polgár"}
     assert len(polgar["rows"]) == 1 and polgar["rows"][0]["who"]["value"].split("/")[-1].startswith("judit-polgar")
     assert client.get("/queries/positions-in-year.json", query_string={"year": "19x7"}).status_code == 400
@@ -347,11 +368,10 @@ def test_hostile_parameters_on_the_web_stay_literals_and_are_escaped(client):
 
 def test_every_canned_query_gives_the_same_answer_on_the_web_and_the_cli(client, store_path):
     from chesskb.kb.store import open_store
-
     from tests.conftest import run_cli
 
     store = open_store(str(store_path))
-    position = _first(store, "SELECT ?p WHERE { ?p cp:hasMatch/cp:hasPlayerWhite/cp:nameKey \"alejandro sahuquillo\" }")
+    position = _first(store, 'SELECT ?p WHERE { ?p cp:hasMatch/cp:hasPlayerWhite/cp:nameKey "alejandro sahuquillo" }')
     held = _parameters_this_store_holds()
     for query in list_queries():
         params = {"position": position} if query.name == "same-position-elsewhere" else held.get(query.name, {})
@@ -373,13 +393,16 @@ def test_canned_queries_come_in_pages_that_add_up_to_every_row(client, store_pat
     assert len(every) > 200
     first = json.loads(client.get("/queries/no-castling-either-side.json").data)["rows"]
     assert len(first) == 100
-    pages = [json.loads(client.get(f"/queries/no-castling-either-side.json?limit=100&offset={o}").data)["rows"]
-             for o in range(0, len(every), 100)]
+    pages = [
+        json.loads(client.get(f"/queries/no-castling-either-side.json?limit=100&offset={o}").data)["rows"]
+        for o in range(0, len(every), 100)
+    ]
     key = [json.dumps(r, sort_keys=True) for page in pages for r in page]
     assert len(key) == len(set(key)) == len(every)
     assert set(key) == {json.dumps(r, sort_keys=True) for r in every}
-    cli = run_cli("query", "--name", "no-castling-either-side", "--param", "limit=0", "--format", "json",
-                  store=store_path)
+    cli = run_cli(
+        "query", "--name", "no-castling-either-side", "--param", "limit=0", "--format", "json", store=store_path
+    )
     assert len(json.loads(cli.output)["results"]["bindings"]) == len(every)
     assert client.get("/queries/no-castling-either-side.json?limit=-1").status_code == 400
 
@@ -419,8 +442,9 @@ def _first(store, sparql: str) -> str:
 
 
 def test_cors_for_browser_clients_on_other_origins(client):
-    preflight = client.options("/sparql", headers={"Origin": "https://yasgui.example",
-                                                   "Access-Control-Request-Method": "POST"})
+    preflight = client.options(
+        "/sparql", headers={"Origin": "https://yasgui.example", "Access-Control-Request-Method": "POST"}
+    )
     assert preflight.status_code == 200
     assert preflight.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
@@ -433,7 +457,8 @@ def test_combined_accept_header_is_chosen_by_query_form(client):
     accept = "application/sparql-results+json,text/turtle"
     select = client.get("/sparql", query_string={"query": TRAPS}, headers={"Accept": accept})
     assert select.mimetype == "application/sparql-results+json"
-    construct = client.get("/sparql", query_string={"query": f"CONSTRUCT WHERE {{ ?p a <{CP}Trap> }}"},
-                           headers={"Accept": accept})
+    construct = client.get(
+        "/sparql", query_string={"query": f"CONSTRUCT WHERE {{ ?p a <{CP}Trap> }}"}, headers={"Accept": accept}
+    )
     assert construct.mimetype == "text/turtle"
     assert len(rdflib.Graph().parse(data=construct.data, format="turtle")) == 1

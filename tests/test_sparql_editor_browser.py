@@ -21,8 +21,10 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed (scripts/setup.sh installs it)", allow_module_level=True)
 
 #: What a hostile endpoint would answer: a result whose value is markup that runs script.
-EVIL_RESULT = (b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal",'
-               b'"value":"<img src=x onerror=\\"document.title=\'pwned\'\\">"}}]}}')
+EVIL_RESULT = (
+    b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal",'
+    b'"value":"<img src=x onerror=\\"document.title=\'pwned\'\\">"}}]}}'
+)
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +104,10 @@ def test_an_individual_in_the_results_opens_its_page_here(browser, base):
     """Result IRIs of this knowledge base (https://w3id.org/…) open the local page, not the IRI."""
     context = browser.new_context()
     page = context.new_page()
-    query = "PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#>\n" \
-            "SELECT ?position WHERE { ?position a cp:MateInOne } LIMIT 3"
+    query = (
+        "PREFIX cp: <http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#>\n"
+        "SELECT ?position WHERE { ?position a cp:MateInOne } LIMIT 3"
+    )
     page.goto(f"{base}/sparql#query={quote(query)}")
     page.wait_for_selector(".yasqe .CodeMirror")
     page.click(".yasqe_queryButton")
@@ -123,8 +127,10 @@ def test_result_links_carry_no_handlers_and_no_script_links(browser, base):
     added an ``onmouseover`` attribute and ``javascript:`` IRIs became links (only the CSP stopped
     them). Both come back as text now; an http IRI is still a link."""
     page = browser.new_page()
-    query = ("SELECT ?x WHERE { VALUES ?x { <javascript:document.title='pwned'> "
-             "<http://example.org/a'onmouseover='document.title=1'> <http://example.org/plain> } }")
+    query = (
+        "SELECT ?x WHERE { VALUES ?x { <javascript:document.title='pwned'> "
+        "<http://example.org/a'onmouseover='document.title=1'> <http://example.org/plain> } }"
+    )
     page.goto(f"{base}/sparql#query={quote(query)}")
     page.wait_for_selector(".yasqe .CodeMirror")
     page.click(".yasqe_queryButton")

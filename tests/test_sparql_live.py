@@ -17,6 +17,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import rdflib
@@ -71,8 +72,9 @@ def test_sparqlwrapper_ask_construct_describe(endpoint):
     graph = turtle if isinstance(turtle, rdflib.Graph) else rdflib.Graph().parse(data=turtle, format="turtle")
     rdfxml = _client(endpoint, construct, RDFXML).queryAndConvert()
     assert isinstance(rdfxml, rdflib.Graph) and len(rdfxml) == len(graph) > 5
-    count = _client(endpoint, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:MateInOne ; cp:fen ?f }",
-                    JSON).queryAndConvert()["results"]["bindings"][0]["n"]["value"]
+    count = _client(
+        endpoint, "SELECT (COUNT(*) AS ?n) WHERE { ?p a cp:MateInOne ; cp:fen ?f }", JSON
+    ).queryAndConvert()["results"]["bindings"][0]["n"]["value"]
     assert len(graph) == int(count)
 
 
@@ -109,8 +111,9 @@ def test_runaway_query_is_stopped_while_another_client_is_answered(endpoint):
     assert outcome["runaway"] != "answered"
     assert TIMEOUT - 0.5 <= outcome["runaway_seconds"] < TIMEOUT + 10
     # the raw status and message, without SPARQLWrapper in the way
-    request = urllib.request.Request(endpoint + "?query=" + urllib.request.quote(RUNAWAY),
-                                     headers={"Accept": "application/sparql-results+json"})
+    request = urllib.request.Request(
+        endpoint + "?query=" + urllib.request.quote(RUNAWAY), headers={"Accept": "application/sparql-results+json"}
+    )
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(request, timeout=30)
     assert info.value.code == 503
@@ -136,8 +139,13 @@ CHROMIUM = "/usr/bin/chromium"
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")
 def test_query_editor_runs_in_a_real_browser(endpoint):
     """The vendored YASGUI loads and builds its editor and result panes (no CDN on these machines)."""
-    dom = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=5000",
-                          "--dump-dom", endpoint], capture_output=True, text=True, timeout=90, check=True).stdout
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=5000", "--dump-dom", endpoint],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=True,
+    ).stdout
     assert 'class="yasqe"' in dom and 'class="yasr"' in dom and "CodeMirror" in dom
 
 
@@ -145,14 +153,17 @@ def test_rdflib_service_clause_federates_into_the_endpoint(endpoint):
     """rdflib's own SERVICE implementation (another real client) sends its sub-query here."""
     local = rdflib.Graph()
     local.add((rdflib.URIRef("urn:x:lesson"), rdflib.URIRef("urn:x:theme"), rdflib.URIRef(CP + "Trap")))
-    rows = list(local.query(f"""SELECT ?lesson ?position WHERE {{
+    rows = list(
+        local.query(f"""SELECT ?lesson ?position WHERE {{
         ?lesson <urn:x:theme> ?theme .
-        SERVICE <{endpoint}> {{ ?position a ?theme }} }}"""))
+        SERVICE <{endpoint}> {{ ?position a ?theme }} }}""")
+    )
     assert len(rows) == 1 and str(rows[0][0]) == "urn:x:lesson"
     assert "/position/" in str(rows[0][1])
 
 
 # --- clients that name a dataset, and results larger than any old cap ------------------------------
+
 
 def _source_graph(name: str) -> str:
     from chesskb.kb.mapping.iris import default_base_iri
@@ -212,8 +223,13 @@ COMUNICA = ROOT / ".venv" / "comunica" / "node_modules" / ".bin" / "comunica-spa
 def _comunica(sources: list[str], query: str) -> list[dict]:
     if not COMUNICA.exists():
         pytest.skip("Comunica is installed by scripts/setup.sh (npm)")
-    done = subprocess.run([str(COMUNICA), *sources, PREFIX + query, "-t", "application/sparql-results+json"],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [str(COMUNICA), *sources, PREFIX + query, "-t", "application/sparql-results+json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)["results"]["bindings"]
 
@@ -237,19 +253,25 @@ def test_comunica_federates_our_endpoint_with_another_source(endpoint, tmp_path)
     """Comunica joins our endpoint with a second source: FENs from us for positions listed elsewhere."""
     data = urllib.parse.urlencode({"query": PREFIX + "SELECT ?p WHERE { ?p a cp:MateInTwo } LIMIT 5"}).encode()
     request = urllib.request.Request(endpoint, data=data, headers={"Accept": "application/sparql-results+json"})
-    wanted = [row["p"]["value"] for row in json.loads(urllib.request.urlopen(request, timeout=60).read())
-              ["results"]["bindings"]]
+    wanted = [
+        row["p"]["value"]
+        for row in json.loads(urllib.request.urlopen(request, timeout=60).read())["results"]["bindings"]
+    ]
     assert wanted
     listed = tmp_path / "lesson.ttl"
-    listed.write_text("".join(f"<{iri}> <http://example.org/inLesson> <http://example.org/lesson1> .\n"
-                              for iri in wanted), encoding="utf-8")
+    listed.write_text(
+        "".join(f"<{iri}> <http://example.org/inLesson> <http://example.org/lesson1> .\n" for iri in wanted),
+        encoding="utf-8",
+    )
     handler = functools.partial(_TurtleFiles, directory=str(tmp_path))
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as files:
         threading.Thread(target=files.serve_forever, daemon=True).start()
         lesson = f"http://127.0.0.1:{files.server_address[1]}/lesson.ttl"
         try:
-            rows = _comunica([f"sparql@{endpoint}", lesson],
-                             "SELECT ?p ?fen WHERE { ?p <http://example.org/inLesson> ?lesson ; cp:fen ?fen }")
+            rows = _comunica(
+                [f"sparql@{endpoint}", lesson],
+                "SELECT ?p ?fen WHERE { ?p <http://example.org/inLesson> ?lesson ; cp:fen ?fen }",
+            )
         finally:
             files.shutdown()
     assert sorted(row["p"]["value"] for row in rows) == sorted(wanted)
@@ -259,7 +281,7 @@ def test_comunica_federates_our_endpoint_with_another_source(endpoint, tmp_path)
 class _TurtleFiles(http.server.SimpleHTTPRequestHandler):
     """A second Linked Data source on this machine: files served as Turtle, quietly."""
 
-    extensions_map = {".ttl": "text/turtle"}
+    extensions_map: ClassVar[dict[str, str]] = {".ttl": "text/turtle"}
 
     def log_message(self, *args) -> None:
         pass

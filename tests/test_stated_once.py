@@ -89,8 +89,11 @@ def test_a_refuted_mate_answers_no_mate_question(claims_store):
     refuted = chess.Board("rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 5")
     assert not brute_mates(refuted.copy(), 2)  # 6. g4 was White's help: any other move survives
     for n in (1, 2, 3):
-        assert not [r for r in run(claims_store, "mate-in-n-by-player", n=n, player="Helper")
-                    if refuted.fen().split()[0] in (r["label"] or "") or r["n"] == "2"]
+        assert not [
+            r
+            for r in run(claims_store, "mate-in-n-by-player", n=n, player="Helper")
+            if refuted.fen().split()[0] in (r["label"] or "") or r["n"] == "2"
+        ]
     fens = {r["fen"] for r in run(claims_store, "positions-by-side-and-goal", side="black", goal="mate")}
     assert refuted.fen() not in fens
     fens = {r["fen"] for r in run(claims_store, "positions-by-side-and-goal", side="black", goal="win")}
@@ -106,8 +109,10 @@ def test_a_mate_in_three_that_mates_in_one_answers_as_a_mate_in_one(claims_store
     for n, listed in ((1, True), (3, False)):
         rows = run(claims_store, "mate-in-n-by-player", n=n, player="Refuter")
         assert bool(rows) == listed, n
-    types = {row["t"].value.rsplit("#", 1)[-1] for row in claims_store.query(
-        f"""SELECT ?t WHERE {{ ?p cp:fen "{board.fen()}" ; a ?t }}""")}
+    types = {
+        row["t"].value.rsplit("#", 1)[-1]
+        for row in claims_store.query(f"""SELECT ?t WHERE {{ ?p cp:fen "{board.fen()}" ; a ?t }}""")
+    }
     assert "MateInOne" in types and "MateInThree" not in types
     status = claims_store.query(f"""SELECT ?s WHERE {{ ?p cp:fen "{board.fen()}" ; cp:claimStatus ?s }}""")
     assert [row["s"].value for row in status] == ["MateInThree in 3 proven, shortest 1"]

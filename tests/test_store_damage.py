@@ -33,8 +33,10 @@ MEMORY_BOUND = 1_500_000_000
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory) -> Path:
     store = tmp_path_factory.mktemp("damage") / "store"
-    assert run_cli("import", "--jobs", "1", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"),
-                   store=store).exit_code == 0
+    assert (
+        run_cli("import", "--jobs", "1", str(DATA / "games" / "kasparov-deep-blue-1997.pgn"), store=store).exit_code
+        == 0
+    )
     return store
 
 
@@ -48,8 +50,14 @@ def _bounded(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BOUND, MEMORY_BOUND))
 
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "chesskb", *args], cwd=ROOT, capture_output=True, text=True,
-                            preexec_fn=limit, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "chesskb", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        timeout=120,
+    )
     return result, time.monotonic() - started
 
 
@@ -78,7 +86,7 @@ def test_a_damaged_store_is_refused_fast_with_a_clear_error(pristine: Path, tmp_
                 data[rng.randrange(len(data))] ^= 1 + rng.randrange(255)
         elif damage == "garbage run":
             start = rng.randrange(len(data) - 8)
-            data[start:start + 8] = b"\xff" * 8
+            data[start : start + 8] = b"\xff" * 8
         elif damage == "truncated":
             data = data[: rng.randrange(len(data))]
         if damage == "missing":
@@ -115,7 +123,7 @@ def test_damage_with_the_modification_time_put_back_is_caught(pristine: Path, tm
                 data[rng.randrange(len(data))] ^= 1 + rng.randrange(255)
         else:
             start = rng.randrange(len(data) - 64)
-            data[start:start + 64] = b"\xff" * 64
+            data[start : start + 64] = b"\xff" * 64
         victim.write_bytes(bytes(data))
         os.utime(victim, ns=(before.st_atime_ns, before.st_mtime_ns))  # the time put back
         assert victim.stat().st_mtime_ns == before.st_mtime_ns and victim.stat().st_size == before.st_size
@@ -173,8 +181,14 @@ def test_a_generation_without_a_manifest_is_refused_unless_trusted(pristine: Pat
     assert result.returncode == 1 and "has no manifest" in result.stderr and TRUST_UNLISTED in result.stderr
     assert not (generation / MANIFEST).exists()
     env = {**os.environ, TRUST_UNLISTED: "1"}
-    trusted = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "stats"], cwd=ROOT,
-                             capture_output=True, text=True, timeout=120, env=env)
+    trusted = subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "stats"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert trusted.returncode == 0, trusted.stderr
     assert (generation / MANIFEST).exists()  # listed as it is: checked from now on, the setting no longer needed
     assert _bounded("--store", str(store), "stats")[0].returncode == 0
@@ -229,26 +243,36 @@ ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31m\u202e"
 
 def test_terminal_escapes_in_data_are_shown_escaped(tmp_path: Path) -> None:
     pgn = tmp_path / "evil.pgn"
-    pgn.write_text(good_games(12)
-                   + f'[Event "Evil{ESCAPES}"]\n[White "Mallory{ESCAPES}"]\n[Black "B"]\n[Result "*"]\n\n'
-                   f"1. e4 {{lesson{ESCAPES}}} e5 *\n\n"
-                   f'[Event "Bad"]\n[White "W"]\n[Black "B"]\n[Result "*"]\n\n1. e4 e5 2. Ke3{ESCAPES} *\n\n'
-                   f'[Event "Bad FEN"]\n[SetUp "1"]\n[FEN "8/8/8{ESCAPES} w - - 0 1"]\n[Result "*"]\n\n*\n\n',
-                   encoding="utf-8")
+    pgn.write_text(
+        good_games(12) + f'[Event "Evil{ESCAPES}"]\n[White "Mallory{ESCAPES}"]\n[Black "B"]\n[Result "*"]\n\n'
+        f"1. e4 {{lesson{ESCAPES}}} e5 *\n\n"
+        f'[Event "Bad"]\n[White "W"]\n[Black "B"]\n[Result "*"]\n\n1. e4 e5 2. Ke3{ESCAPES} *\n\n'
+        f'[Event "Bad FEN"]\n[SetUp "1"]\n[FEN "8/8/8{ESCAPES} w - - 0 1"]\n[Result "*"]\n\n*\n\n',
+        encoding="utf-8",
+    )
     store = tmp_path / "store"
-    imported = subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), "import", str(pgn)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    imported = subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), "import", str(pgn)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert imported.returncode == 0, imported.stderr
     assert "\x1b" not in imported.stdout + imported.stderr and "\u202e" not in imported.stderr
     assert "8/8/8\\x1b]0;owned\\x07" in imported.stderr  # the error line quotes the FEN, escaped
-    table = run_cli("query", "SELECT ?name WHERE { ?p cp:name ?name FILTER(STRSTARTS(?name, 'Mallory')) }",
-                    store=store)
+    table = run_cli("query", "SELECT ?name WHERE { ?p cp:name ?name FILTER(STRSTARTS(?name, 'Mallory')) }", store=store)
     assert table.exit_code == 0
     assert "\x1b" not in table.output and "\x07" not in table.output and "\u202e" not in table.output
     assert "Mallory\\x1b]0;owned\\x07\\x1b[2J\\x1b[31m\\u202e" in table.output
     # the machine formats carry the data itself
-    tsv = run_cli("query", "--format", "json", "SELECT ?name WHERE { ?p cp:name ?name "
-                  "FILTER(STRSTARTS(?name, 'Mallory')) }", store=store)
+    tsv = run_cli(
+        "query",
+        "--format",
+        "json",
+        "SELECT ?name WHERE { ?p cp:name ?name FILTER(STRSTARTS(?name, 'Mallory')) }",
+        store=store,
+    )
     assert "Mallory\\u001B]0;owned" in tsv.output or "Mallory\\u001b]0;owned" in tsv.output
 
 
@@ -260,8 +284,9 @@ def test_the_web_service_refuses_a_damaged_store_with_503(pristine: Path, tmp_pa
     victim = _tables(generation)[0]
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])
     for workers in (0, 1):  # in the request's process, and in the executor's worker processes
-        _assert_refused(create_app({"STORE": str(tmp_path / "s"), "QUERY_WORKERS": workers,
-                                    "PAGE_WORKERS": workers}).test_client())
+        _assert_refused(
+            create_app({"STORE": str(tmp_path / "s"), "QUERY_WORKERS": workers, "PAGE_WORKERS": workers}).test_client()
+        )
 
 
 def _assert_refused(client) -> None:

@@ -26,8 +26,11 @@ from chesskb.kb.store import layout as rules
 from tests.conftest import DATA
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
-FILES = {"polgar-puzzles": MERGE / "polgar-puzzles.pgn", "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
-         "club-bulletin": MERGE / "club-bulletin.pgn"}
+FILES = {
+    "polgar-puzzles": MERGE / "polgar-puzzles.pgn",
+    "mate_in_2": DATA / "pychess" / "mate_in_2.pgn",
+    "club-bulletin": MERGE / "club-bulletin.pgn",
+}
 META = "/graph/_meta"
 
 
@@ -45,8 +48,9 @@ class Stored:
         for subject in list(self.by_subject):
             stored = self.by_subject[subject]
             leaving = set(graphs) | {g for s, g in described if s == subject}
-            if any(not isinstance(q.graph_name, DefaultGraph) and q.graph_name in leaving for q in stored) \
-                    or any(rules.is_source(rules.owner_of(g)) and g in leaving for g in graphs):
+            if any(not isinstance(q.graph_name, DefaultGraph) and q.graph_name in leaving for q in stored) or any(
+                rules.is_source(rules.owner_of(g)) and g in leaving for g in graphs
+            ):
                 self.by_subject[subject] = rules.removed(stored, leaving)
             if not self.by_subject[subject]:
                 del self.by_subject[subject]
@@ -58,8 +62,11 @@ class Stored:
         return {q.triple for q in self.quads() if isinstance(q.graph_name, DefaultGraph)}
 
     def asserted_by(self, subject) -> set[NamedNode]:
-        return {q.graph_name for q in self.by_subject.get(subject, ()) if rules.is_marker(q)
-                and not isinstance(q.graph_name, DefaultGraph) and rules.is_source(q.graph_name)}
+        return {
+            q.graph_name
+            for q in self.by_subject.get(subject, ())
+            if rules.is_marker(q) and not isinstance(q.graph_name, DefaultGraph) and rules.is_source(q.graph_name)
+        }
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +80,11 @@ def sources(tmp_path_factory) -> dict[str, list[Quad]]:
         target = tmp_path_factory.mktemp("convert") / f"{name}.nq"
         convert_files([path], target, source=name)
         graphs = (f"/graph/{name}", f"/graph/{name}/inferred", META)
-        out[name] = [q for q in parse(target.read_bytes(), format=RdfFormat.N_QUADS)
-                     if not isinstance(q.graph_name, DefaultGraph) and q.graph_name.value.endswith(graphs)]
+        out[name] = [
+            q
+            for q in parse(target.read_bytes(), format=RdfFormat.N_QUADS)
+            if not isinstance(q.graph_name, DefaultGraph) and q.graph_name.value.endswith(graphs)
+        ]
         assert any(q.graph_name.value.endswith(f"/graph/{name}") for q in out[name])
     return out
 
@@ -142,8 +152,10 @@ def test_shared_individuals_keep_what_each_source_says_and_its_conflicts(sources
     assert shared, "the club bulletin shares games and positions with the Polgar puzzles"
     conflicts = 0
     for subject in shared:
-        own = {name: {q.triple for q in sources[name] if q.subject == subject and not q.graph_name.value.endswith(META)}
-               for name in FILES}
+        own = {
+            name: {q.triple for q in sources[name] if q.subject == subject and not q.graph_name.value.endswith(META)}
+            for name in FILES
+        }
         decoded = rules.decode(stored.by_subject[subject])
         kept = {q for q in stored.by_subject[subject] if not isinstance(q.graph_name, DefaultGraph)}
         for name, said in own.items():
@@ -181,7 +193,8 @@ def test_a_bookkeeping_statement_a_source_also_makes_stays_in_the_source(sources
         after = rules.removed(stored.by_subject[node], {meta})
         graph = next(q.graph_name for q in sources[name] if q.graph_name.value.endswith(f"/graph/{name}"))
         assert {q.triple for q in stored.by_subject[node] if q.graph_name == graph} >= own & {
-            q.triple for q in sources[name] if q.graph_name == meta}  # while _meta says them too
+            q.triple for q in sources[name] if q.graph_name == meta
+        }  # while _meta says them too
         assert _owned(after) == {graph: own}
         assert {q.triple for q in after if isinstance(q.graph_name, DefaultGraph)} == own
 
@@ -201,5 +214,4 @@ def test_the_earlier_layout_decodes_to_the_same(sources) -> None:
 
 
 def _by_owner(quads) -> set:
-    return {(None if isinstance(q.graph_name, DefaultGraph) else rules.owner_of(q.graph_name), q.triple)
-            for q in quads}
+    return {(None if isinstance(q.graph_name, DefaultGraph) else rules.owner_of(q.graph_name), q.triple) for q in quads}

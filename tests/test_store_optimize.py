@@ -95,5 +95,8 @@ def test_chesskb_compact_compacts_the_files(tmp_path, compactions) -> None:
 
 def _previous(store: EmbeddedStore) -> str:
     """The generation the last write replaced (kept until the next write)."""
-    return sorted(entry.name for entry in store.path.iterdir()
-                  if entry.name.startswith("gen-") and entry.name != store.generation())[-1]
+    return sorted(
+        entry.name
+        for entry in store.path.iterdir()
+        if entry.name.startswith("gen-") and entry.name != store.generation()
+    )[-1]

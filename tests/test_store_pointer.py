@@ -25,8 +25,13 @@ GAMES = DATA / "games" / "kasparov-deep-blue-1997.pgn"
 
 
 def _chesskb(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "chesskb", "--store", str(store), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "chesskb", "--store", str(store), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _games(store: Path) -> int:
@@ -54,13 +59,21 @@ def _copy(store: Path, to: Path) -> Path:
 
 
 def _spellings(store: Path) -> list[str]:
-    return ["./gen-000002", "gen-000002/", "./gen-000002/", str(store / "gen-000002"), str(store / "gen-000002") + "/",
-            f"../{store.name}/gen-000002", ".//gen-000002"]
+    return [
+        "./gen-000002",
+        "gen-000002/",
+        "./gen-000002/",
+        str(store / "gen-000002"),
+        str(store / "gen-000002") + "/",
+        f"../{store.name}/gen-000002",
+        ".//gen-000002",
+    ]
 
 
 @pytest.mark.parametrize("index", range(7))
-def test_every_spelling_of_the_live_generation_is_that_generation(two_generations: Path, tmp_path: Path,
-                                                                   index: int) -> None:
+def test_every_spelling_of_the_live_generation_is_that_generation(
+    two_generations: Path, tmp_path: Path, index: int
+) -> None:
     store = _copy(two_generations, tmp_path / "s")
     spelling = _spellings(store)[index]
     (store / CURRENT).unlink()
@@ -74,8 +87,7 @@ def test_every_spelling_of_the_live_generation_is_that_generation(two_generation
     assert "warning" not in result.stderr and _games(store) == 6
 
 
-def test_garbage_collection_keeps_the_live_generation_and_the_one_before(two_generations: Path,
-                                                                         tmp_path: Path) -> None:
+def test_garbage_collection_keeps_the_live_generation_and_the_one_before(two_generations: Path, tmp_path: Path) -> None:
     store = _copy(two_generations, tmp_path / "s")
     for expected in (["gen-000002", "gen-000003"], ["gen-000003", "gen-000004"]):
         assert run_cli("import", "--jobs", "1", str(GAMES), store=store).exit_code == 0
@@ -119,8 +131,7 @@ def test_stray_entries_never_make_an_import_fail(two_generations: Path, tmp_path
         assert int(os.readlink(store / CURRENT).split("-")[1]) > int(name.split("-")[1])
 
 
-def test_a_pointer_outside_the_store_is_refused_and_nothing_is_removed(two_generations: Path,
-                                                                       tmp_path: Path) -> None:
+def test_a_pointer_outside_the_store_is_refused_and_nothing_is_removed(two_generations: Path, tmp_path: Path) -> None:
     store = _copy(two_generations, tmp_path / "s")
     elsewhere = _copy(two_generations, tmp_path / "other")
     for target in (str(elsewhere / "gen-000002"), "../other/gen-000002", "gen-000002/db", "somewhere"):

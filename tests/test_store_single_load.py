@@ -34,8 +34,9 @@ from tests.test_embedded_layout import DERIVED, FILES
 def _quads(store: EmbeddedStore) -> list[Quad]:
     """Every stored quad but the ones each write recomputes or stamps (``DERIVED``), sorted."""
     store.close()
-    return sorted((q for q in store._reader().quads_for_pattern(None, None, None, None) if q.predicate not in DERIVED),
-                  key=str)
+    return sorted(
+        (q for q in store._reader().quads_for_pattern(None, None, None, None) if q.predicate not in DERIVED), key=str
+    )
 
 
 def _import(path: Path, names: list[str], *, fast: bool = True) -> EmbeddedStore:
@@ -79,8 +80,9 @@ def test_a_first_import_is_one_load_with_the_quads_of_the_other_paths(tmp_path, 
     assert len(quads) == len(_quads(per_subject)) == len(_quads(joined))
     assert quads == _quads(per_subject) == _quads(joined)
     # and what the store says is the file's: one position per distinct start python-chess reads
-    stored = {_placement(row["fen"].value) for row in streamed.query(
-        "SELECT ?fen WHERE { ?p a cp:Position ; cp:fen ?fen }")}
+    stored = {
+        _placement(row["fen"].value) for row in streamed.query("SELECT ?fen WHERE { ?p a cp:Position ; cp:fen ?fen }")
+    }
     assert _starting_positions(FILES["mate_in_2"]) <= stored
 
 

@@ -13,10 +13,48 @@ from chesskb.kb.vocab import ORIGINAL_DATA_PROPERTIES
 
 from .conftest import ROOT
 
-SEED_TAGS = ("Event Site Date Round White Black Result WhiteTitle BlackTitle WhiteElo BlackElo WhiteUSCF "
-             "BlackUSCF WhiteNA BlackNA WhiteType BlackType EventDate EventType EventCountry EventRounds "
-             "EventSponsor Section Stage Board Opening Variation SubVariation ECO NIC Time UTCTime UTCDate "
-             "TimeControl SetUp FEN Termination Annotator Mode PlyCount").split()
+SEED_TAGS = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "WhiteTitle",
+    "BlackTitle",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteUSCF",
+    "BlackUSCF",
+    "WhiteNA",
+    "BlackNA",
+    "WhiteType",
+    "BlackType",
+    "EventDate",
+    "EventType",
+    "EventCountry",
+    "EventRounds",
+    "EventSponsor",
+    "Section",
+    "Stage",
+    "Board",
+    "Opening",
+    "Variation",
+    "SubVariation",
+    "ECO",
+    "NIC",
+    "Time",
+    "UTCTime",
+    "UTCDate",
+    "TimeControl",
+    "SetUp",
+    "FEN",
+    "Termination",
+    "Annotator",
+    "Mode",
+    "PlyCount",
+]
 
 
 def test_every_seed_tag_has_a_property() -> None:
@@ -46,10 +84,16 @@ def test_every_tag_of_a_real_game_maps_typed() -> None:
     assert ("EMAWHITE", "extra") in tags.extra and ("WhiteClock", "0:05:00") in tags.extra
 
 
-@pytest.mark.parametrize("raw, cleaned", [
-    ("1994.??.??", "1994"), ("2011.04.??", "2011.04"), ("2011.04.03", "2011.04.03"),
-    ("????.??.??", None), ("2013.24.7", "2013.24.7"),
-])
+@pytest.mark.parametrize(
+    "raw, cleaned",
+    [
+        ("1994.??.??", "1994"),
+        ("2011.04.??", "2011.04"),
+        ("2011.04.03", "2011.04.03"),
+        ("????.??.??", None),
+        ("2013.24.7", "2013.24.7"),
+    ],
+)
 def test_dates_are_cleaned_as_the_original_did(raw: str, cleaned: str | None) -> None:
     assert clean_date(raw) == cleaned
 
@@ -63,9 +107,16 @@ def test_unknown_values_are_absent_and_untyped_values_kept_verbatim() -> None:
     assert ("match", "roundNumber") not in props
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("300", (300, 0)), ("4500+60", (4500, 60)), ("40/9000:3600", (9000, 0)), ("*180", (180, 0)),
-    ("?", (None, None)), ("-", (None, None)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("300", (300, 0)),
+        ("4500+60", (4500, 60)),
+        ("40/9000:3600", (9000, 0)),
+        ("*180", (180, 0)),
+        ("?", (None, None)),
+        ("-", (None, None)),
+    ],
+)
 def test_time_control_first_period_in_seconds(text: str, expected) -> None:
     assert parse_time_control(text) == expected

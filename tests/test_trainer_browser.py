@@ -52,7 +52,6 @@ def game_url(game_store) -> Iterator[str]:
     server.shutdown()
 
 
-
 def _the_game() -> chess.pgn.Game:
     with open(GAME, encoding="utf-8") as handle:
         return chess.pgn.read_game(handle)
@@ -76,6 +75,7 @@ def _shot(page, name: str, full: bool = False) -> None:
 
 
 # --- 1. the game viewer ----------------------------------------------------------------------------
+
 
 def test_replay_a_game_with_arrow_keys_clicks_and_flip(page, game_store, game_url):
     game = _the_game()
@@ -114,7 +114,8 @@ def test_replay_a_game_with_arrow_keys_clicks_and_flip(page, game_store, game_ur
     assert h8["y"] > a1["y"] and h8["x"] < a1["x"]
     page.keyboard.press("End")
     assert _placement(page.get_attribute(board, "data-fen")) == _placement(
-        variation.variations[0].variations[0].board().fen())
+        variation.variations[0].variations[0].board().fen()
+    )
     _shot(page, "viewer-game.png")
     if _engine():
         # the mined mate in one is marked where it arises (after 3. g4) and linked to its page
@@ -143,8 +144,11 @@ def test_static_site_replays_a_game_from_file(browser, game_store, tmp_path):
     match = _match_iri(game_store)
     target = out / file_for("/page?iri=" + quote(match, safe=":/"), "text/html")
     if not target.exists():  # the crawler's URL quoting may differ: find the page by its IRI
-        target = next(p for p in (out / "resource").glob("*.html") if match in p.read_text(encoding="utf-8")
-                      and 'id="game-data"' in p.read_text(encoding="utf-8"))
+        target = next(
+            p
+            for p in (out / "resource").glob("*.html")
+            if match in p.read_text(encoding="utf-8") and 'id="game-data"' in p.read_text(encoding="utf-8")
+        )
     context = browser.new_context()
     page = context.new_page()
     errors: list[str] = []
@@ -179,6 +183,7 @@ def test_static_site_replays_a_game_from_file(browser, game_store, tmp_path):
 
 # --- 2. fair solving ------------------------------------------------------------------------------
 
+
 def _mate_in_one_with_two_mates(base_url: str, page) -> tuple[str, dict, list[str]]:
     """A mate-in-one position of the shipped puzzles with more than one mate (python-chess decides)."""
     import json
@@ -207,7 +212,7 @@ def _mate_in_one_with_two_mates(base_url: str, page) -> tuple[str, dict, list[st
 
 
 def test_an_alternative_mate_is_accepted(page, base_url):
-    url, data, mates = _mate_in_one_with_two_mates(base_url, page)
+    _url, data, mates = _mate_in_one_with_two_mates(base_url, page)
     other = next(m for m in mates if m != data["plies"][0]["uci"])
     click_move(page, other)
     page.wait_for_selector('#board[data-solved="true"]')
@@ -221,14 +226,18 @@ def test_an_alternative_mate_is_accepted(page, base_url):
 
 
 def test_illegal_moves_are_told_apart_and_typed_moves_read_in_any_case(page, base_url):
-    url, data, mates = _mate_in_one_with_two_mates(base_url, page)
+    _url, data, mates = _mate_in_one_with_two_mates(base_url, page)
     assert not page.evaluate("document.getElementById('themes').open")  # hidden before solving
     board = chess.Board(data["fen"])
     # an illegal click: a piece of the side to move onto a square it cannot reach
-    illegal = next(chess.square_name(f) + chess.square_name(t) for f in board.pieces(chess.ROOK, board.turn) |
-                   board.pieces(chess.QUEEN, board.turn) | board.pieces(chess.KING, board.turn)
-                   for t in chess.SQUARES if t != f and not board.is_legal(chess.Move(f, t))
-                   and board.piece_at(t) is None)
+    illegal = next(
+        chess.square_name(f) + chess.square_name(t)
+        for f in board.pieces(chess.ROOK, board.turn)
+        | board.pieces(chess.QUEEN, board.turn)
+        | board.pieces(chess.KING, board.turn)
+        for t in chess.SQUARES
+        if t != f and not board.is_legal(chess.Move(f, t)) and board.piece_at(t) is None
+    )
     click_move(page, illegal)
     page.wait_for_selector('#board[data-refused="illegal"]')
     assert "not legal" in page.inner_text("#solve-status")
@@ -241,8 +250,11 @@ def test_illegal_moves_are_told_apart_and_typed_moves_read_in_any_case(page, bas
     assert "not legal" in page.inner_text("#solve-status")
     # the line's own move typed in lower case (SAN without the capital): understood when unambiguous
     san = data["plies"][0]["san_en"]
-    candidates = [m for m in board.legal_moves
-                  if re.sub(r"[+#x=]", "", board.san(m)).lower() == re.sub(r"[+#x=]", "", san).lower()]
+    candidates = [
+        m
+        for m in board.legal_moves
+        if re.sub(r"[+#x=]", "", board.san(m)).lower() == re.sub(r"[+#x=]", "", san).lower()
+    ]
     typed = san.lower() if len(candidates) == 1 else data["plies"][0]["uci"]
     page.fill("#move-input", typed)
     page.press("#move-input", "Enter")
@@ -250,6 +262,7 @@ def test_illegal_moves_are_told_apart_and_typed_moves_read_in_any_case(page, bas
 
 
 # --- 3. after solving: next exercise, hint, solution on the board ---------------------------------
+
 
 def test_next_exercise_in_the_class_context(page, base_url):
     page.goto(base_url + "/class/MateInTwo")
@@ -329,6 +342,7 @@ def test_hint_then_the_solution_played_on_the_board(page, base_url):
 
 # --- 4. comments stay, "Start again" during a reply, the phone -------------------------------------
 
+
 def test_start_again_during_the_reply_cancels_it(page, base_url):
     page.goto(base_url + "/class/MateInTwo")
     page.click("ul.cards a.position-link >> nth=0")
@@ -351,8 +365,9 @@ def test_start_again_during_the_reply_cancels_it(page, base_url):
 
 
 def test_phone_keeps_the_feedback_in_the_viewport(browser, base_url):
-    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2)
+    context = browser.new_context(
+        viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
     page = context.new_page()
     page.goto(base_url + "/class/MateInTwo")
     page.click("ul.cards a.position-link >> nth=0")
@@ -364,17 +379,18 @@ def test_phone_keeps_the_feedback_in_the_viewport(browser, base_url):
     page.wait_for_selector(f'#board[data-refused="{wrong.uci()}"]')
     box = page.locator("#solve-status").bounding_box()
     height = page.evaluate("window.innerHeight")
-    assert 0 <= box["y"] and box["y"] + box["height"] <= height, (box, height)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height, (box, height)
     assert page.evaluate("document.documentElement.scrollWidth") <= 376
     _shot(page, "phone-feedback.png")
     click_move(page, data["plies"][0]["uci"])
     page.wait_for_selector('#board[data-ply="2"]')
     box = page.locator("#solve-status").bounding_box()
-    assert 0 <= box["y"] and box["y"] + box["height"] <= page.evaluate("window.innerHeight")
+    assert box["y"] >= 0 and box["y"] + box["height"] <= page.evaluate("window.innerHeight")
     context.close()
 
 
 # --- 5. playing on against the engine ----------------------------------------------------------------
+
 
 @pytest.mark.skipif(_engine() is None, reason="needs Debian's stockfish")
 def test_play_on_against_the_engine_gets_legal_replies(page, base_url):
@@ -418,6 +434,7 @@ def _after(board: chess.Board, move: chess.Move) -> str:
 
 # --- 7. Spanish everywhere the interface speaks ---------------------------------------------------
 
+
 def _english_phrases() -> dict[str, str]:
     """Interface phrases whose English differs from the Spanish (the fixed parts of templates)."""
     from chesskb.service.i18n import STRINGS
@@ -428,7 +445,7 @@ def _english_phrases() -> dict[str, str]:
             continue
         for part in re.split(r"\{[a-z]+\}", english):
             part = part.strip(" .:,()")
-            if len(part) >= 5 and " " in part or len(part) >= 7:
+            if (len(part) >= 5 and " " in part) or len(part) >= 7:
                 phrases[part] = key
     return phrases
 
@@ -441,10 +458,17 @@ def test_spanish_pages_have_no_english_interface_strings(page, base_url, game_st
     page.wait_for_selector("#board.interactive svg")
     position = page.url
     page.click("#hint")
-    urls = [base_url + "/?lang=es", base_url + "/classes?lang=es", base_url + "/class/MateInTwo?lang=es",
-            position, base_url + "/courses?lang=es", base_url + "/queries?lang=es",
-            base_url + "/queries/mate-in-one?lang=es", base_url + "/search?q=horquilla&lang=es",
-            game_url + "/page?iri=" + quote(_match_iri(game_store), safe="") + "&lang=es"]
+    urls = [
+        base_url + "/?lang=es",
+        base_url + "/classes?lang=es",
+        base_url + "/class/MateInTwo?lang=es",
+        position,
+        base_url + "/courses?lang=es",
+        base_url + "/queries?lang=es",
+        base_url + "/queries/mate-in-one?lang=es",
+        base_url + "/search?q=horquilla&lang=es",
+        game_url + "/page?iri=" + quote(_match_iri(game_store), safe="") + "&lang=es",
+    ]
     for url in urls:
         page.goto(url)
         if url == position:
@@ -497,6 +521,7 @@ def test_search_finds_themes_by_synonym_and_openings_without_duplicates(base_url
 
 
 # --- 3. next exercise: canned-query results and sources (HTTP only) --------------------------------
+
 
 def _get(url: str) -> str:
     import urllib.request

@@ -35,8 +35,9 @@ def judge_url(tmp_path_factory) -> Iterator[str]:
 
 
 def ask(base: str, body: object) -> tuple[int, dict]:
-    request = urllib.request.Request(base + "/judge", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+    request = urllib.request.Request(
+        base + "/judge", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
     try:
         with urllib.request.urlopen(request) as response:
             return response.status, json.load(response)
@@ -54,8 +55,9 @@ def test_every_first_move_is_judged_as_the_brute_force_says(judge_url):
     for move in board.legal_moves:
         after = board.copy()
         after.push(move)
-        if after.is_checkmate() or (any(after.legal_moves) and all(
-                least_mate(_after(after, d), 1) for d in after.legal_moves)):
+        if after.is_checkmate() or (
+            any(after.legal_moves) and all(least_mate(_after(after, d), 1) for d in after.legal_moves)
+        ):
             right.add(move.uci())
         status, answer = ask(judge_url, {"fen": FEN, "move": move.uci(), "left": 2})
         assert status == 200
@@ -84,8 +86,13 @@ def test_the_reply_is_the_most_resilient_defence(judge_url):
 
 
 def test_bad_questions_get_a_clear_400(judge_url):
-    for body in ({"fen": FEN, "move": "h1h7"}, {"fen": FEN, "move": "a1a2", "left": 2},
-                 {"fen": FEN, "move": "h1h7", "left": 9}, {"fen": "not a fen", "move": "h1h7", "left": 2}, [1]):
+    for body in (
+        {"fen": FEN, "move": "h1h7"},
+        {"fen": FEN, "move": "a1a2", "left": 2},
+        {"fen": FEN, "move": "h1h7", "left": 9},
+        {"fen": "not a fen", "move": "h1h7", "left": 2},
+        [1],
+    ):
         assert ask(judge_url, body)[0] == 400, body
 
 

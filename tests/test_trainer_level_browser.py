@@ -48,8 +48,11 @@ def puzzle_url(tmp_path_factory) -> Iterator[str]:
     assert result.exit_code == 0, result.output
     course = work / "course.yaml"  # two hand-picked one-move puzzles
     picked = ", ".join(f"{BASE}position/lichess-{row['PuzzleId']}" for row in _one_move_puzzles()[:2])
-    course.write_text(f"id: level-test\ntitle: Two mates\nchapters:\n  - title: Mates\n    level: beginner\n"
-                      f"    exercises: [{picked}]\n", encoding="utf-8")
+    course.write_text(
+        f"id: level-test\ntitle: Two mates\nchapters:\n  - title: Mates\n    level: beginner\n"
+        f"    exercises: [{picked}]\n",
+        encoding="utf-8",
+    )
     result = run_cli("course", "import", str(course), store=store)
     assert result.exit_code == 0, result.output
     url, server = serve(store)
@@ -79,6 +82,7 @@ def _solve(page, row: dict[str, str]) -> None:
 
 # --- the opponent's move into the puzzle ---------------------------------------------------------
 
+
 def test_the_move_into_a_puzzle_is_played_and_highlighted(page, puzzle_url):
     row = _one_move_puzzle()
     setup = chess.Move.from_uci(row["Moves"].split()[0])
@@ -102,6 +106,7 @@ def test_the_move_into_a_puzzle_is_played_and_highlighted(page, puzzle_url):
 
 
 # --- solved with help ------------------------------------------------------------------------------
+
 
 def test_a_hint_makes_the_solve_solved_with_help(page, puzzle_url):
     row = _one_move_puzzle()
@@ -135,12 +140,14 @@ def test_the_shown_solution_is_not_a_solve(page, puzzle_url):
 
 # --- no theme before it is solved ------------------------------------------------------------------
 
+
 def test_no_theme_is_visible_before_the_puzzle_is_solved(page, puzzle_url):
     row = _one_move_puzzle()
     page.goto(puzzle_url + _page_of(row["PuzzleId"]))
     page.wait_for_selector("#board.interactive")
-    themes = [t.strip() for t in page.eval_on_selector_all("#themes ul.classes a",
-                                                           "els => els.map(e => e.textContent)")]
+    themes = [
+        t.strip() for t in page.eval_on_selector_all("#themes ul.classes a", "els => els.map(e => e.textContent)")
+    ]
     assert themes, "the puzzle's classes are listed (folded) on the page"
     visible = page.inner_text("body")  # innerText leaves out what closed <details> hide
     title = page.title()
@@ -155,6 +162,7 @@ def test_no_theme_is_visible_before_the_puzzle_is_solved(page, puzzle_url):
 
 # --- the learner's rating ---------------------------------------------------------------------------
 
+
 def test_glicko2_reproduces_glickmans_worked_example(page, puzzle_url):
     """Glickman, "Example of the Glicko-2 system": 1500/200/0.06 with tau 0.5 against 1400/30 (win),
     1550/100 (loss), 1700/300 (loss) gives 1464.06, 151.52 and 0.05999."""
@@ -167,24 +175,33 @@ def test_glicko2_reproduces_glickmans_worked_example(page, puzzle_url):
     assert result["volatility"] == pytest.approx(0.05999, abs=0.00001)  # the paper prints five decimals
 
 
-def _glicko2_one_game(rating: float, deviation: float, volatility: float, opponent: float, opponent_rd: float,
-                      score: float, tau: float = 0.75) -> tuple[float, float]:
+def _glicko2_one_game(
+    rating: float,
+    deviation: float,
+    volatility: float,
+    opponent: float,
+    opponent_rd: float,
+    score: float,
+    tau: float = 0.75,
+) -> tuple[float, float]:
     """Glicko-2 for one game, written from Glickman's paper for this test (rating, deviation)."""
     scale = 173.7178
     mu, phi, mu_j, phi_j = (rating - 1500) / scale, deviation / scale, (opponent - 1500) / scale, opponent_rd / scale
-    g = 1 / math.sqrt(1 + 3 * phi_j ** 2 / math.pi ** 2)
+    g = 1 / math.sqrt(1 + 3 * phi_j**2 / math.pi**2)
     e = 1 / (1 + math.exp(-g * (mu - mu_j)))
     v = 1 / (g * g * e * (1 - e))
     delta = v * g * (score - e)
-    a = math.log(volatility ** 2)
+    a = math.log(volatility**2)
 
     def f(x: float) -> float:
-        return (math.exp(x) * (delta ** 2 - phi ** 2 - v - math.exp(x)) / (2 * (phi ** 2 + v + math.exp(x)) ** 2)
-                - (x - a) / tau ** 2)
+        return (
+            math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2 * (phi**2 + v + math.exp(x)) ** 2)
+            - (x - a) / tau**2
+        )
 
     low, high = a, None
-    if delta ** 2 > phi ** 2 + v:
-        high = math.log(delta ** 2 - phi ** 2 - v)
+    if delta**2 > phi**2 + v:
+        high = math.log(delta**2 - phi**2 - v)
     else:
         k = 1
         while f(a - k * tau) < 0:
@@ -200,8 +217,8 @@ def _glicko2_one_game(rating: float, deviation: float, volatility: float, oppone
             f_low /= 2
         high, f_high = c, f_c
     sigma = math.exp(low / 2)
-    phi_new = 1 / math.sqrt(1 / (phi ** 2 + sigma ** 2) + 1 / v)
-    return (mu + phi_new ** 2 * g * (score - e)) * scale + 1500, phi_new * scale
+    phi_new = 1 / math.sqrt(1 / (phi**2 + sigma**2) + 1 / v)
+    return (mu + phi_new**2 * g * (score - e)) * scale + 1500, phi_new * scale
 
 
 def test_a_clean_solve_raises_the_rating_and_the_streak_a_miss_ends_it(page, puzzle_url):
@@ -230,18 +247,26 @@ def test_a_clean_solve_raises_the_rating_and_the_streak_a_miss_ends_it(page, puz
     click_move(page, wrong)
     page.wait_for_selector(f'#board[data-refused="{wrong}"]')
     after = json.loads(page.evaluate("window.localStorage.getItem('chesskb:rating')"))
-    rating2, _ = _glicko2_one_game(learner["rating"], learner["deviation"], learner["volatility"],
-                                   int(second["Rating"]), int(second["RatingDeviation"]), 0)
+    rating2, _ = _glicko2_one_game(
+        learner["rating"],
+        learner["deviation"],
+        learner["volatility"],
+        int(second["Rating"]),
+        int(second["RatingDeviation"]),
+        0,
+    )
     assert after["rating"] == pytest.approx(rating2, abs=0.01) and after["rating"] < learner["rating"]
     assert after["streak"] == 0 and after["best"] == 1
 
 
 # --- /train -----------------------------------------------------------------------------------------
 
+
 def _redirect(url: str) -> tuple[int, str]:
     class NoFollow(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args, **kwargs):
             return None
+
     try:
         urllib.request.build_opener(NoFollow).open(url)
     except urllib.error.HTTPError as exc:
@@ -286,14 +311,17 @@ def test_next_exercise_in_training_carries_the_rating(page, puzzle_url):
     learner = json.loads(page.evaluate("window.localStorage.getItem('chesskb:rating')"))
     href = page.get_attribute("#next-exercise", "href")
     assert urlsplit(href).path == "/train" and parse_qs(urlsplit(href).query)["rating"] == [
-        str(round(learner["rating"]))]
+        str(round(learner["rating"]))
+    ]
 
 
 # --- the phone ----------------------------------------------------------------------------------------
 
+
 def test_the_move_box_sits_under_the_board_on_a_phone(browser, puzzle_url):
-    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2)
+    context = browser.new_context(
+        viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
     page = context.new_page()
     page.goto(puzzle_url + _page_of(_one_move_puzzle()["PuzzleId"]))
     page.wait_for_selector("#board.interactive")
@@ -306,8 +334,8 @@ def test_the_move_box_sits_under_the_board_on_a_phone(browser, puzzle_url):
     context.close()
 
 
-
 # --- "Play on": the end of the game says who won and how ------------------------------------------
+
 
 def test_play_on_says_who_won_and_how(page, puzzle_url):
     row = _one_move_puzzle()
@@ -329,6 +357,7 @@ def test_play_on_says_who_won_and_how(page, puzzle_url):
 
 
 # --- course progress and the progress file ------------------------------------------------------------
+
 
 def test_course_progress_tells_help_apart_and_the_file_keeps_the_rating(browser, puzzle_url, tmp_path):
     helped, clean = _one_move_puzzles()[:2]

@@ -26,8 +26,12 @@ if not os.path.exists(CHROMIUM):
 
 DEVICES = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True,
-              "device_scale_factor": 2},
+    "phone": {
+        "viewport": {"width": 375, "height": 740},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
 }
 
 
@@ -40,8 +44,11 @@ def _engine() -> str | None:
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory) -> Iterator[str]:
     store = tmp_path_factory.mktemp("walk") / "store"
-    files = [DATA / "lichess" / "puzzles.csv", DATA / "pychess" / "mate_in_2.pgn",
-             DATA / "games" / "kasparov-deep-blue-1997.pgn"]
+    files = [
+        DATA / "lichess" / "puzzles.csv",
+        DATA / "pychess" / "mate_in_2.pgn",
+        DATA / "games" / "kasparov-deep-blue-1997.pgn",
+    ]
     assert run_cli("import", *map(str, files), store=store).exit_code == 0
     assert run_cli("course", "import", str(DATA / "courses" / "first-steps.yaml"), store=store).exit_code == 0
     url, server = serve(store)
@@ -49,8 +56,7 @@ def base_url(tmp_path_factory) -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture(params=[(device, lang) for device in DEVICES for lang in ("en", "es")],
-                ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.fixture(params=[(device, lang) for device in DEVICES for lang in ("en", "es")], ids=lambda p: f"{p[0]}-{p[1]}")
 def walker(request, browser):
     device, lang = request.param
     context = browser.new_context(**DEVICES[device])
@@ -80,7 +86,7 @@ def _fits(page) -> None:
 def _in_view(page, selector: str) -> None:
     box = page.locator(selector).bounding_box()
     height = page.evaluate("window.innerHeight")
-    assert box and 0 <= box["y"] and box["y"] + box["height"] <= height, (selector, box, height)
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= height, (selector, box, height)
 
 
 def _solution(page) -> dict:
@@ -186,10 +192,13 @@ def _kasparov_game(base_url: str) -> tuple[str, chess.pgn.Game]:
 
     import chess.pgn
 
-    sparql = ('SELECT ?m ?n WHERE { ?m a cp:Match ; cp:hasPlayerWhite ?w . ?w cp:name ?name '
-              'FILTER(CONTAINS(?name, "Kasparov")) ?m cp:plyCount ?n } ORDER BY DESC(?n) LIMIT 1')
-    request = urllib.request.Request(base_url + "/sparql?query=" + quote(sparql),
-                                     headers={"Accept": "application/sparql-results+json"})
+    sparql = (
+        "SELECT ?m ?n WHERE { ?m a cp:Match ; cp:hasPlayerWhite ?w . ?w cp:name ?name "
+        'FILTER(CONTAINS(?name, "Kasparov")) ?m cp:plyCount ?n } ORDER BY DESC(?n) LIMIT 1'
+    )
+    request = urllib.request.Request(
+        base_url + "/sparql?query=" + quote(sparql), headers={"Accept": "application/sparql-results+json"}
+    )
     row = json.load(urllib.request.urlopen(request))["results"]["bindings"][0]
     plies = int(row["n"]["value"])
     with open(DATA / "games" / "kasparov-deep-blue-1997.pgn", encoding="utf-8") as handle:

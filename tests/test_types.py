@@ -29,8 +29,21 @@ _ERROR = re.compile(r"^(?P<path>[^:]+):\d+(?::\d+)?: error: (?P<message>.*?)\s+\
 @lru_cache(maxsize=1)
 def mypy_errors() -> Counter[str]:
     """Each error mypy reports, as a baseline line, with how often it occurs (one run serves every test)."""
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary", "--hide-error-context",
-                           "--no-pretty", "--show-error-codes"], cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--no-error-summary",
+            "--hide-error-context",
+            "--no-pretty",
+            "--show-error-codes",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode not in (0, 1):
         raise RuntimeError(f"mypy failed to run: {done.stderr[-2000:] or done.stdout[-2000:]}")
     found: Counter[str] = Counter()
@@ -52,8 +65,10 @@ def in_error_free_package(line: str) -> bool:
 
 def write_baseline(errors: Counter[str]) -> None:
     """The baseline of ``errors``, leaving out those of the error-free packages (which no baseline can allow)."""
-    header = ["# mypy errors allowed for now in service/: may only shrink (tests/test_types.py says how to",
-              "# regenerate it). kb/ and queries/ have none and may have none: they are never listed here."]
+    header = [
+        "# mypy errors allowed for now in service/: may only shrink (tests/test_types.py says how to",
+        "# regenerate it). kb/ and queries/ have none and may have none: they are never listed here.",
+    ]
     allowed = sorted(line for line in errors.elements() if not in_error_free_package(line))
     BASELINE.write_text("\n".join(header + allowed) + "\n", encoding="utf-8")
 
@@ -70,8 +85,10 @@ def test_mypy_finds_no_error_beyond_the_baseline_and_the_baseline_is_not_stale()
     new = found - allowed
     assert not new, "new mypy errors (fix them; never add them to the baseline):\n" + "\n".join(sorted(new))
     fixed = allowed - found
-    assert not fixed, ("fixed, so delete from .mypy-baseline.txt (python tests/test_types.py --write-baseline):\n"
-                       + "\n".join(sorted(fixed)))
+    assert not fixed, (
+        "fixed, so delete from .mypy-baseline.txt (python tests/test_types.py --write-baseline):\n"
+        + "\n".join(sorted(fixed))
+    )
 
 
 def test_the_baseline_only_names_real_errors_in_checked_files() -> None:
@@ -88,8 +105,10 @@ if __name__ == "__main__":
         errors = mypy_errors()
         write_baseline(errors)
         per_package = Counter(line.split("/")[1] for line in errors.elements())
-        print(f"mypy errors per package: {dict(sorted(per_package.items()))}; written to {BASELINE.name}: "
-              f"{sum(1 for line in errors.elements() if not in_error_free_package(line))}")
+        print(
+            f"mypy errors per package: {dict(sorted(per_package.items()))}; written to {BASELINE.name}: "
+            f"{sum(1 for line in errors.elements() if not in_error_free_package(line))}"
+        )
         if any(in_error_free_package(line) for line in errors):
             sys.exit("kb/ and queries/ have mypy errors, which no baseline allows: fix them")
     else:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from chesskb.kb.checks.fen import validate_fen
-from chesskb.kb.findings import fen_kind
 from chesskb.kb.checks.pgn_lint import lint_file, lint_text
+from chesskb.kb.findings import fen_kind
 from tests.conftest import DATA, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -29,42 +29,42 @@ VALID_FENS = [
 
 # (input, kind, field) for the syntax (S) and semantic (M) rows of seed 004's derived table.
 INVALID_FENS = [
-    (f"{START} w KQkq - 0", "syntax", "fen"),                       # S01 five fields
-    (f"{START} w KQkq -", "syntax", "fen"),                         # S02 four fields
+    (f"{START} w KQkq - 0", "syntax", "fen"),  # S01 five fields
+    (f"{START} w KQkq -", "syntax", "fen"),  # S02 four fields
     ("rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "syntax", "placement"),  # S03 seven ranks
     ("rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "syntax", "placement"),  # S05 two digits
     ("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "syntax", "placement"),  # S07 digit 9
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RCBQKBNR w KQkq - 0 1", "syntax", "placement"),  # S10 Spanish C
     ("rnbqkbnr/pppppppp//8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "syntax", "placement"),  # S11 empty rank
-    (f"{START} W KQkq - 0 1", "syntax", "side_to_move"),            # S12
-    (f"{START} white KQkq - 0 1", "syntax", "side_to_move"),        # S13
-    (f"{START} w KQkX - 0 1", "syntax", "castling"),                # S15
-    (f"{START} w -KQ - 0 1", "syntax", "castling"),                 # S32
-    (f"{START} w HAha - 0 1", "syntax", "castling"),                # S30 Shredder letters
-    (f"{START} w KQkq e9 0 1", "syntax", "en_passant"),             # S17
-    (f"{START} w KQkq E3 0 1", "syntax", "en_passant"),             # S19
-    (f"{START} w KQkq - -1 1", "syntax", "halfmove_clock"),         # S20
-    (f"{START} w KQkq - 01 1", "syntax", "halfmove_clock"),         # S21
-    (f"{START} w KQkq - 0 0", "syntax", "fullmove_number"),         # S23
-    (f"{START} w KQkq - 0 01", "syntax", "fullmove_number"),        # S24
-    (f"{START}  w KQkq - 0 1", "syntax", "fen"),                    # S25 double space
-    (f"{START} w KQkq - 0 1 ", "syntax", "fen"),                    # S26 trailing space
-    (f"{START}\tw KQkq - 0 1", "syntax", "fen"),                    # S28 tab
-    ("", "syntax", "fen"),                                          # S31 empty
+    (f"{START} W KQkq - 0 1", "syntax", "side_to_move"),  # S12
+    (f"{START} white KQkq - 0 1", "syntax", "side_to_move"),  # S13
+    (f"{START} w KQkX - 0 1", "syntax", "castling"),  # S15
+    (f"{START} w -KQ - 0 1", "syntax", "castling"),  # S32
+    (f"{START} w HAha - 0 1", "syntax", "castling"),  # S30 Shredder letters
+    (f"{START} w KQkq e9 0 1", "syntax", "en_passant"),  # S17
+    (f"{START} w KQkq E3 0 1", "syntax", "en_passant"),  # S19
+    (f"{START} w KQkq - -1 1", "syntax", "halfmove_clock"),  # S20
+    (f"{START} w KQkq - 01 1", "syntax", "halfmove_clock"),  # S21
+    (f"{START} w KQkq - 0 0", "syntax", "fullmove_number"),  # S23
+    (f"{START} w KQkq - 0 01", "syntax", "fullmove_number"),  # S24
+    (f"{START}  w KQkq - 0 1", "syntax", "fen"),  # S25 double space
+    (f"{START} w KQkq - 0 1 ", "syntax", "fen"),  # S26 trailing space
+    (f"{START}\tw KQkq - 0 1", "syntax", "fen"),  # S28 tab
+    ("", "syntax", "fen"),  # S31 empty
     ("rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "semantic", "placement"),  # M01 rank of 7
     ("rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "semantic", "placement"),  # M02 rank of 9
-    (f"{START} w KKkq - 0 1", "semantic", "castling"),              # M04 repeated letter
+    (f"{START} w KKkq - 0 1", "semantic", "castling"),  # M04 repeated letter
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w kq - 0 1", "semantic", "placement"),  # M05 no white king
     ("rnbqkbnr/pppppppp/8/8/8/4K3/PPPP1PPP/RNBQKBNR w KQkq - 0 1", "semantic", "placement"),  # M07 two kings
     ("rnbqkbnr/pppppppp/8/8/8/P7/PPPPPPPP/R1BQKBNR w KQkq - 0 1", "semantic", "placement"),  # M08 nine pawns
     ("rnbqkbnr/pppppppp/8/8/8/N7/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "semantic", "placement"),  # M09 17 men
     ("rnbqkbnP/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR w KQq - 0 1", "semantic", "placement"),  # M10 pawn rank 8
-    ("4k3/8/8/8/8/8/8/R4K2 w K - 0 1", "semantic", "castling"),     # M12 K with king off e1
-    ("4k3/8/8/8/8/8/8/R3K3 w K - 0 1", "semantic", "castling"),     # M13 K without rook h1
-    (f"{START} w KQkq e3 0 1", "semantic", "en_passant"),           # M15 e.p. on rank 3, White to move
+    ("4k3/8/8/8/8/8/8/R4K2 w K - 0 1", "semantic", "castling"),  # M12 K with king off e1
+    ("4k3/8/8/8/8/8/8/R3K3 w K - 0 1", "semantic", "castling"),  # M13 K without rook h1
+    (f"{START} w KQkq e3 0 1", "semantic", "en_passant"),  # M15 e.p. on rank 3, White to move
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq e3 0 1", "semantic", "en_passant"),  # M17 no pawn
     ("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1", "semantic", "side_to_move"),  # M20 side not to move in check
-    ("8/8/8/8/8/8/3kK3/8 w - - 0 1", "semantic", "placement"),      # M23 adjacent kings
+    ("8/8/8/8/8/8/3kK3/8 w - - 0 1", "semantic", "placement"),  # M23 adjacent kings
 ]
 
 
@@ -99,6 +99,7 @@ def test_validate_fen_text_output_names_the_problem() -> None:
 
 
 # -- PGN -------------------------------------------------------------------------------------------
+
 
 def _rules(findings) -> list[str]:
     return [finding.rule for finding in findings]
@@ -138,8 +139,11 @@ def test_pychess_puzzles_report_the_zero_move_number_and_the_whole_game_plycount
 
 def test_every_finding_has_file_game_line_and_column(tmp_path: Path) -> None:
     path = tmp_path / "mixed.pgn"
-    path.write_text('[Event "ok"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n\n'
-                    '[Event "bad"]\n[Result "0-1"]\n\n1. e4 e5 2. Ke3 Nc6 0-1\n', encoding="utf-8")
+    path.write_text(
+        '[Event "ok"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n\n'
+        '[Event "bad"]\n[Result "0-1"]\n\n1. e4 e5 2. Ke3 Nc6 0-1\n',
+        encoding="utf-8",
+    )
     findings = list(lint_file(path))
     assert len(findings) == 1
     finding = findings[0]
@@ -147,30 +151,41 @@ def test_every_finding_has_file_game_line_and_column(tmp_path: Path) -> None:
     result = run_cli("validate", str(path), "--format", "json")
     assert result.exit_code == 1
     assert json.loads(result.output)["findings"][0] == {
-        "level": "error", "rule": "illegal-move", "message": finding.message, "file": str(path),
-        "game": 2, "line": 9, "column": 13}
+        "level": "error",
+        "rule": "illegal-move",
+        "message": finding.message,
+        "file": str(path),
+        "game": 2,
+        "line": 9,
+        "column": 13,
+    }
 
 
-@pytest.mark.parametrize(("text", "rule"), [
-    ('[Event "x"\n\n1. e4 *\n', "tag-syntax"),
-    ("1. e4 {never closed\n", "brace-unclosed"),
-    ("1. e4 } e5 *\n", "brace-unmatched"),
-    ("1. e4 e5 (2. Nf3 *\n", "paren-unclosed"),
-    ("1. e4 e5 ) 2. Nf3 *\n", "paren-unmatched"),
-    ("1. e4 e5 2. Nf3 & *\n", "token-unknown"),
-    ("1. e4 e5 7. Nf3 Nc6 *\n", "numbering"),
-    ("3. e4 e5 *\n", "numbering-start"),
-    ("1. e4 {a comment} e5 *\n", "move-number-missing"),
-    ("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 b5 5. Nxb5 axb5 6. Bxb5 c6 7. Bxc6 dxc6 8. O-O Bg4 9. Ke2 *\n",
-     "illegal-move"),
-    ('[FEN "4k3/8/8/8/8/8/4K3/R6R w - - 0 1"]\n[SetUp "1"]\n\n1. Rd1 *\n', "ambiguous-move"),
-    ("1. e4 e5 2. Cf3 *\n", "foreign-piece-letter"),
-    ("1. e4 e5 2. 0-0 *\n", "castling-zeros"),
-    ('[Result "1-0"]\n\n1. e4 e5 0-1\n', "result-contradiction"),
-    ('[PlyCount "5"]\n\n1. e4 e5 *\n', "plycount-mismatch"),
-    ('[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n[SetUp "1"]\n\n*\n', "fen-invalid"),
-    ('[SetUp "1"]\n\n1. e4 *\n', "setup-without-fen"),
-])
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ('[Event "x"\n\n1. e4 *\n', "tag-syntax"),
+        ("1. e4 {never closed\n", "brace-unclosed"),
+        ("1. e4 } e5 *\n", "brace-unmatched"),
+        ("1. e4 e5 (2. Nf3 *\n", "paren-unclosed"),
+        ("1. e4 e5 ) 2. Nf3 *\n", "paren-unmatched"),
+        ("1. e4 e5 2. Nf3 & *\n", "token-unknown"),
+        ("1. e4 e5 7. Nf3 Nc6 *\n", "numbering"),
+        ("3. e4 e5 *\n", "numbering-start"),
+        ("1. e4 {a comment} e5 *\n", "move-number-missing"),
+        (
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 b5 5. Nxb5 axb5 6. Bxb5 c6 7. Bxc6 dxc6 8. O-O Bg4 9. Ke2 *\n",
+            "illegal-move",
+        ),
+        ('[FEN "4k3/8/8/8/8/8/4K3/R6R w - - 0 1"]\n[SetUp "1"]\n\n1. Rd1 *\n', "ambiguous-move"),
+        ("1. e4 e5 2. Cf3 *\n", "foreign-piece-letter"),
+        ("1. e4 e5 2. 0-0 *\n", "castling-zeros"),
+        ('[Result "1-0"]\n\n1. e4 e5 0-1\n', "result-contradiction"),
+        ('[PlyCount "5"]\n\n1. e4 e5 *\n', "plycount-mismatch"),
+        ('[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n[SetUp "1"]\n\n*\n', "fen-invalid"),
+        ('[SetUp "1"]\n\n1. e4 *\n', "setup-without-fen"),
+    ],
+)
 def test_each_rule_is_found(text: str, rule: str) -> None:
     assert rule in _rules(lint_text(text)), lint_text(text)
 
@@ -197,6 +212,7 @@ def test_foreign_letters_suggest_the_english_move_and_the_language() -> None:
 
 
 # -- seed 002's seven runs: the verdicts our standard-PGN reading gives, and why they differ ---------
+
 
 def _seed_run(number: int) -> list:
     return list(lint_file(SEED_002 / f"run{number}.pgn"))
@@ -225,9 +241,9 @@ def test_seed_run_2_a_game_without_tags_is_standard_pgn() -> None:
 
 
 def test_seed_runs_3_4_5_numbering_rules_r1_r2_r3() -> None:
-    assert "numbering" in _rules(_seed_run(3))           # R2: 1. … 3.
-    assert "numbering-start" in _rules(_seed_run(4))     # R1: starts at 2
-    run_5 = _seed_run(5)                                 # R3: 1. x {…} 2... y
+    assert "numbering" in _rules(_seed_run(3))  # R2: 1. … 3.
+    assert "numbering-start" in _rules(_seed_run(4))  # R1: starts at 2
+    run_5 = _seed_run(5)  # R3: 1. x {…} 2... y
     assert any(f.rule == "numbering" and "move number 2" in f.message for f in run_5)
 
 

@@ -47,16 +47,17 @@ def mate_claims(path: Path) -> dict[int, tuple[str, int]]:
 def copy_with_new_sites(source: Path, target: Path) -> Path:
     """The collection again under another name, as a second source would bring it."""
     text = source.read_bytes().decode("latin-1")
-    target.write_text(re.sub(r'^\[Site "(.*)"\]', r'[Site "\1 (copy)"]', text, flags=re.MULTILINE),
-                      encoding="utf-8")
+    target.write_text(re.sub(r'^\[Site "(.*)"\]', r'[Site "\1 (copy)"]', text, flags=re.MULTILINE), encoding="utf-8")
     return target
 
 
 def statuses(store: EmbeddedStore, source: str) -> dict[int, str]:
     graph = IriMinter(BASE).source_graph(source)
-    rows = store.query("""SELECT DISTINCT ?n ?status WHERE { GRAPH ?g { ?r a ?record }  # the source's records
+    rows = store.query(
+        """SELECT DISTINCT ?n ?status WHERE { GRAPH ?g { ?r a ?record }  # the source's records
         ?p cp:mateVerification ?status ; cp:hasMatch ?m . ?m dcterms:source ?r . ?r cp:gameNumber ?n }""",
-                       bindings={"g": graph})
+        bindings={"g": graph},
+    )
     return {int(row["n"].value): row["status"].value for row in rows}
 
 
@@ -148,8 +149,10 @@ def test_answers_of_the_old_engine_rule_are_never_reused(tmp_path: Path, monkeyp
     old = []
     for n in (22, 25):
         board = records[n].start_board()
-        old += [(claim_key(board, 3, "engine:/usr/games/stockfish:1:2:300000"), "refuted-engine"),
-                (claim_key(board, 3, PROOF_RULE), "refuted-engine")]
+        old += [
+            (claim_key(board, 3, "engine:/usr/games/stockfish:1:2:300000"), "refuted-engine"),
+            (claim_key(board, 3, PROOF_RULE), "refuted-engine"),
+        ]
     cache.save(old)
     cache.close()
     report = import_files(store, [path], source="two", jobs=1)

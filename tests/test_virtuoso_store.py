@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from decimal import Decimal
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -56,8 +56,10 @@ def _remote(server: Virtuoso, *args: str):
 
 
 def _sources(result) -> list[dict]:
-    return [{k: v for k, v in s.items() if k in ("name", "games", "positions", "players", "checksum")}
-            for s in json.loads(result.output)]
+    return [
+        {k: v for k, v in s.items() if k in ("name", "games", "positions", "players", "checksum")}
+        for s in json.loads(result.output)
+    ]
 
 
 NUMBERS = {XSD + name for name in ("integer", "decimal", "double", "float", "int", "long")}
@@ -75,8 +77,9 @@ def _rows(result) -> list[str]:
 
 
 def _agree_on_every_canned_query(server: Virtuoso, embedded: Path) -> None:
-    assert _sources(_remote(server, "sources", "--format", "json")) == \
-        _sources(run_cli("sources", "--format", "json", store=embedded))
+    assert _sources(_remote(server, "sources", "--format", "json")) == _sources(
+        run_cli("sources", "--format", "json", store=embedded)
+    )
     remote_stats = json.loads(_remote(server, "stats", "--format", "json").output)
     local_stats = json.loads(run_cli("stats", "--format", "json", store=embedded).output)
     remote_stats.pop("store"), local_stats.pop("store")
@@ -133,7 +136,7 @@ def test_a_bulk_loaded_convert_file_answers_as_an_import_and_takes_writes(virtuo
     blank = [line for line in lines if b"_:" in line]  # a list's statements stay in one file
     plain = [line for line in lines if b"_:" not in line]
     (parts / "part-0.nq.gz").write_bytes(gzip.compress(b"".join(blank + plain[: len(plain) // 2])))
-    (parts / "part-1.nq").write_bytes(b"".join(plain[len(plain) // 2:]))
+    (parts / "part-1.nq").write_bytes(b"".join(plain[len(plain) // 2 :]))
     assert bulk_load(VirtuosoSql(virtuoso.sql_port), parts, loaders=2) == 2
     embedded = tmp_path / "embedded"
     assert run_cli("import", "--jobs", "1", *map(str, FILES), store=embedded).exit_code == 0

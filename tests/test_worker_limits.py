@@ -36,8 +36,9 @@ def test_a_memory_doubling_query_ends_with_a_clear_error_and_the_next_query_runs
         assert "WORKER_MEMORY" in message and "768 MiB" in message, message
         assert took < 55, took  # the cap ended it, not the time limit
         # the server goes on (this client now waits: QUERY_BACKOFF; another is answered at once)
-        status, _, body = http("GET", base + "/sparql?query=" + quote("SELECT (STRLEN(CONCAT('a','b')) AS ?n) {}"),
-                               source="127.0.1.5")
+        status, _, body = http(
+            "GET", base + "/sparql?query=" + quote("SELECT (STRLEN(CONCAT('a','b')) AS ?n) {}"), source="127.0.1.5"
+        )
         assert status == 200 and b'"2"' in body, body[:300]
         status, _, body = http("GET", base + "/sparql?query=" + quote("ASK {}"))
         assert status == 429 and b"QUERY_BACKOFF" in body, body[:300]

@@ -4,10 +4,12 @@
 Maintainer tool. Files that are not valid UTF-8 are read as ISO-8859-1 (latin-1).
 Usage, from the repository root:  python data/tools/count_games.py
 """
+
 import glob
 import io
 import logging
 import os
+from pathlib import Path
 
 import chess.pgn
 
@@ -15,7 +17,7 @@ logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
 DATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 for path in sorted(glob.glob(os.path.join(DATA, "**", "*.pgn"), recursive=True)):
-    raw = open(path, "rb").read()
+    raw = Path(path).read_bytes()
     try:
         text, encoding = raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:

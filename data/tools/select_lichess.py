@@ -21,33 +21,80 @@ is deterministic: no randomness, ties broken by PuzzleId.
 3. The sample is filled up to TOTAL rows with every k-th remaining row in
    PuzzleId order (a spread over ratings and phases; gives natural negatives).
 """
+
 import csv
 import io
 import os
 import sys
 
-TARGET_THEMES = (
-    "mateIn1 mateIn2 mateIn3 mateIn4 mateIn5 fork pin skewer discoveredAttack "
-    "discoveredCheck doubleCheck backRankMate smotheredMate anastasiaMate arabianMate "
-    "hookMate bodenMate doubleBishopMate dovetailMate hangingPiece trappedPiece "
-    "sacrifice deflection attraction kingsideAttack promotion underPromotion enPassant "
-    "castling quietMove defensiveMove clearance interference intermezzo xRayAttack "
-    "capturingDefender pawnEndgame rookEndgame queenEndgame bishopEndgame knightEndgame "
-    "opening middlegame endgame"
-).split()
-SECONDARY_THEMES = (
-    "cornerMate epauletteMate morphysMate operaMate pillsburysMate swallowstailMate "
-    "zugzwang advancedPawn exposedKing attackingF2F7 queensideAttack queenRookEndgame "
-    "equality"
-).split()
+TARGET_THEMES = [
+    "mateIn1",
+    "mateIn2",
+    "mateIn3",
+    "mateIn4",
+    "mateIn5",
+    "fork",
+    "pin",
+    "skewer",
+    "discoveredAttack",
+    "discoveredCheck",
+    "doubleCheck",
+    "backRankMate",
+    "smotheredMate",
+    "anastasiaMate",
+    "arabianMate",
+    "hookMate",
+    "bodenMate",
+    "doubleBishopMate",
+    "dovetailMate",
+    "hangingPiece",
+    "trappedPiece",
+    "sacrifice",
+    "deflection",
+    "attraction",
+    "kingsideAttack",
+    "promotion",
+    "underPromotion",
+    "enPassant",
+    "castling",
+    "quietMove",
+    "defensiveMove",
+    "clearance",
+    "interference",
+    "intermezzo",
+    "xRayAttack",
+    "capturingDefender",
+    "pawnEndgame",
+    "rookEndgame",
+    "queenEndgame",
+    "bishopEndgame",
+    "knightEndgame",
+    "opening",
+    "middlegame",
+    "endgame",
+]
+SECONDARY_THEMES = [
+    "cornerMate",
+    "epauletteMate",
+    "morphysMate",
+    "operaMate",
+    "pillsburysMate",
+    "swallowstailMate",
+    "zugzwang",
+    "advancedPawn",
+    "exposedKing",
+    "attackingF2F7",
+    "queensideAttack",
+    "queenRookEndgame",
+    "equality",
+]
 QUOTA = 8
 SECONDARY_QUOTA = 3
 TOTAL = 300
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_SRC = os.path.join(REPO, "..", "shared", "data", "lichess-puzzles",
-                           "lichess_db_puzzle_dev.csv")
+DEFAULT_SRC = os.path.join(REPO, "..", "shared", "data", "lichess-puzzles", "lichess_db_puzzle_dev.csv")
 DEFAULT_OUT = os.path.join(REPO, "data", "lichess", "puzzles.csv")
 
 
@@ -59,8 +106,7 @@ def load(path):
     rows = []
     for index, line in enumerate(body):
         fields = next(csv.reader(io.StringIO(line.decode("utf-8"))))
-        rows.append({"index": index, "raw": line, "id": fields[0],
-                     "themes": set(fields[7].split())})
+        rows.append({"index": index, "raw": line, "id": fields[0], "themes": set(fields[7].split())})
     return header, rows
 
 

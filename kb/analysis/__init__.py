@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 import chess
 
 from chesskb.kb.analysis.board_facts import board_facts
+from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, mate_facts, proven_class
 from chesskb.kb.analysis.detectors import detect
+from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.line import Line
 from chesskb.kb.analysis.phase import PHASE_CLASS
 from chesskb.kb.analysis.solution import solution_facts
-from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.verify import MateVerifier
-from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, mate_facts, proven_class
 
 FactValue = bool | int | str
 
@@ -37,8 +37,14 @@ class PositionAnalysis:
 EXERCISE_ONLY_FACTS = ("solverMoves", "mateIn", "mateVerification", "mateWithin", "mateFirstMoves", "solutionTree")
 
 
-def analyse(board: chess.Board, solution: list[chess.Move], *, engine: Engine | None = None,
-            exercise: bool = True, verifier: MateVerifier | None = None) -> PositionAnalysis:
+def analyse(
+    board: chess.Board,
+    solution: list[chess.Move],
+    *,
+    engine: Engine | None = None,
+    exercise: bool = True,
+    verifier: MateVerifier | None = None,
+) -> PositionAnalysis:
     """Board facts of ``board``, what replaying ``solution`` shows, and the detected theme classes.
 
     A line that ends in the solver's mate claims a mate in its length; the claim is decided by proof

@@ -10,8 +10,7 @@ import chess
 from chesskb.kb.analysis.board_index import board_squares
 from chesskb.kb.analysis.phase import game_phase
 
-__all__ = ["board_facts", "game_phase", "material", "material_signature", "pieces_key", "position_key",
-           "side_pieces"]
+__all__ = ["board_facts", "game_phase", "material", "material_signature", "pieces_key", "position_key", "side_pieces"]
 
 PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 _SIGNATURE_ORDER = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
@@ -39,9 +38,7 @@ def material_signature(board: chess.Board) -> str:
     """Pieces of each side in the usual order, e.g. ``KRP vs KR``."""
     sides = []
     for color in (chess.WHITE, chess.BLACK):
-        sides.append("".join(
-            chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER
-        ))
+        sides.append("".join(chess.piece_symbol(p).upper() * len(board.pieces(p, color)) for p in _SIGNATURE_ORDER))
     return " vs ".join(sides)
 
 

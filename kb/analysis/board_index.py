@@ -41,8 +41,10 @@ def pieces_in(board: chess.Board) -> list[str]:
     for the pieces of :data:`COUNTED_ON_RANK` that stand more than once on a rank, ``2R*7`` …
     ``nR*7`` (at least two … n of them there)."""
     counts = Counter(f"{symbol}*{chess.square_rank(square) + 1}" for square, symbol in _placed(board))
-    return sorted(list(counts) + [f"{n}{value}" for value, count in counts.items() if value[0] in COUNTED_ON_RANK
-                                  for n in range(2, count + 1)])
+    return sorted(
+        list(counts)
+        + [f"{n}{value}" for value, count in counts.items() if value[0] in COUNTED_ON_RANK for n in range(2, count + 1)]
+    )
 
 
 def pieces_on(board: chess.Board) -> list[str]:
@@ -51,8 +53,11 @@ def pieces_on(board: chess.Board) -> list[str]:
     return [symbol + chess.square_name(square) for square, symbol in _placed(board)]
 
 
-_SYMBOLS = tuple((colour, piece_type, chess.Piece(piece_type, colour).symbol())
-                 for colour in chess.COLORS for piece_type in chess.PIECE_TYPES)
+_SYMBOLS = tuple(
+    (colour, piece_type, chess.Piece(piece_type, colour).symbol())
+    for colour in chess.COLORS
+    for piece_type in chess.PIECE_TYPES
+)
 
 
 def _placed(board: chess.BaseBoard) -> Iterator[tuple[chess.Square, str]]:

@@ -82,14 +82,19 @@ class ClaimCheck:
         length = f" in {self.moves}" if self.moves is not None else ""
         detail = ""
         if self.status == PROVEN:
-            detail = ", exact length undecided" if self.exact is None else \
-                (f", shortest {self.exact}" if self.exact != self.moves else "")
+            detail = (
+                ", exact length undecided"
+                if self.exact is None
+                else (f", shortest {self.exact}" if self.exact != self.moves else "")
+            )
         return f"{self.theme}{length} {self.status}{detail}"
 
 
 #: ``ClaimCheck.describe``'s form, read back (the one place that knows how a claim status is written).
-_STATUS_TEXT = re.compile(r"(?P<theme>\w+)(?: in (?P<moves>\d+))? (?P<status>proven|refuted|undecided)"
-                          r"(?:, (?:shortest (?P<exact>\d+)|exact length undecided))?")
+_STATUS_TEXT = re.compile(
+    r"(?P<theme>\w+)(?: in (?P<moves>\d+))? (?P<status>proven|refuted|undecided)"
+    r"(?:, (?:shortest (?P<exact>\d+)|exact length undecided))?"
+)
 
 
 def read_claim_status(text: str) -> ClaimCheck | None:
@@ -102,13 +107,22 @@ def read_claim_status(text: str) -> ClaimCheck | None:
     if status not in VERDICTS:  # not reached: the pattern takes the three words only
         return None
     moves = int(found["moves"]) if found["moves"] else None
-    exact = int(found["exact"]) if found["exact"] else (moves if status == PROVEN
-                                                        and "exact length" not in text else None)
+    exact = (
+        int(found["exact"]) if found["exact"] else (moves if status == PROVEN and "exact length" not in text else None)
+    )
     return ClaimCheck(found["theme"], moves, status, exact)
 
 
-def check_mate_claim(board: chess.Board, solution: list[chess.Move], theme: str, moves: int | None, facts: dict,
-                     *, engine: Engine | None = None, verifier: MateVerifier | None = None) -> ClaimCheck:
+def check_mate_claim(
+    board: chess.Board,
+    solution: list[chess.Move],
+    theme: str,
+    moves: int | None,
+    facts: dict,
+    *,
+    engine: Engine | None = None,
+    verifier: MateVerifier | None = None,
+) -> ClaimCheck:
     """Decide "the side to move mates in ``moves``" on ``board`` (the line's first move is tried first).
 
     When the analysis (``facts``) decided the line's mate of the same length, its verdict is reused (one

@@ -25,15 +25,29 @@ MINIMUM, MAXIMUM = 400, 3000
 
 #: Rating points a theme adds (hard to see) or takes away (easy to see).
 THEME_WEIGHT: Mapping[str, int] = {
-    "QuietMove": 300, "Deflection": 200, "Attraction": 200, "Clearance": 200, "Zwischenzug": 250,
-    "Interception": 250, "Underpromotion": 250, "Xray": 150, "Sacrifice": 150, "DiscoveredCheck": 100,
-    "DoubleCheck": 50, "TrappedPiece": 100, "DefensiveMove": 200, "ExposedKing": 50, "Zugzwang": 250,
-    "MateInOne": -250, "HangingPiece": -200, "BackRankMate": -50, "DoubleAttack": -50,
+    "QuietMove": 300,
+    "Deflection": 200,
+    "Attraction": 200,
+    "Clearance": 200,
+    "Zwischenzug": 250,
+    "Interception": 250,
+    "Underpromotion": 250,
+    "Xray": 150,
+    "Sacrifice": 150,
+    "DiscoveredCheck": 100,
+    "DoubleCheck": 50,
+    "TrappedPiece": 100,
+    "DefensiveMove": 200,
+    "ExposedKing": 50,
+    "Zugzwang": 250,
+    "MateInOne": -250,
+    "HangingPiece": -200,
+    "BackRankMate": -50,
+    "DoubleAttack": -50,
 }
 
 
-def estimate_difficulty(facts: Mapping[str, object], classes: Iterable[str],
-                        rating: int | None = None) -> int:
+def estimate_difficulty(facts: Mapping[str, object], classes: Iterable[str], rating: int | None = None) -> int:
     """The exercise's difficulty: the source's rating when there is one, else the estimate."""
     if rating is not None:
         return int(rating)

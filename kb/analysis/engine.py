@@ -36,8 +36,10 @@ import chess.engine
 #: ``prctl(2)``'s option that sends a signal to this process when its parent ends.
 _PR_SET_PDEATHSIG = 1
 
-MISSING_MESSAGE = ("this needs a UCI engine: install Debian's 'stockfish' package (scripts/setup.sh does) "
-                   "or set CHESSKB_ENGINE to an engine's path")
+MISSING_MESSAGE = (
+    "this needs a UCI engine: install Debian's 'stockfish' package (scripts/setup.sh does) "
+    "or set CHESSKB_ENGINE to an engine's path"
+)
 
 
 def engine_path() -> str | None:
@@ -55,8 +57,10 @@ def engine_status() -> str:
     """One line for ``chesskb stats``."""
     path = engine_path()
     if path is None:
-        return ("not found: mate claims are proven by python-chess alone (same verdicts) and import --mine is "
-                "unavailable (install Debian's 'stockfish', or set CHESSKB_ENGINE)")
+        return (
+            "not found: mate claims are proven by python-chess alone (same verdicts) and import --mine is "
+            "unavailable (install Debian's 'stockfish', or set CHESSKB_ENGINE)"
+        )
     return f"{path}: proposes moves to the mate proofs; import --mine available"
 
 
@@ -136,7 +140,8 @@ class Engine:
             parent = os.getpid()
             _libc()  # loaded here, not in the child
             self._uci = chess.engine.SimpleEngine.popen_uci(
-                self.path, preexec_fn=lambda: _signal_at_parent_death(parent))
+                self.path, preexec_fn=lambda: _signal_at_parent_death(parent)
+            )
             self._uci.configure({"Threads": 1})
         return self._uci
 

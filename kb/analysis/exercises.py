@@ -31,17 +31,20 @@ from dataclasses import dataclass, field
 import chess
 
 from chesskb.kb.analysis import PositionAnalysis
-from chesskb.kb.analysis.engine import Engine
-from chesskb.kb.analysis.verify import PROVEN, VERDICTS, MateVerifier
 from chesskb.kb.analysis.claims import MATE_CLAIM_CLASSES, MATE_CLASS_MOVES, ClaimCheck, check_mate_claim
-from chesskb.kb.reading.records import GameRecord, board_at
+from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, THEME_CLASSES, mate_in_class
+from chesskb.kb.analysis.verify import PROVEN, VERDICTS, MateVerifier
+from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.vocab import PHASE_CLASSES
 
 _MATE_IN_TERMINATION = re.compile(r"mate\s+in\s+(\d+)", re.IGNORECASE)
 _HOME = chess.Board()
-_HOMES = tuple((piece_type, colour, _HOME.pieces_mask(piece_type, colour))
-               for colour in chess.COLORS for piece_type in chess.PIECE_TYPES)
+_HOMES = tuple(
+    (piece_type, colour, _HOME.pieces_mask(piece_type, colour))
+    for colour in chess.COLORS
+    for piece_type in chess.PIECE_TYPES
+)
 #: Men an odds game keeps at least (32 less the odds given: queen and rook odds leave 30).
 GAME_START_MIN_MEN = 24
 #: Men an odds game's FEN may show already moved ("the move" given as odds: one or two moves).
@@ -123,9 +126,15 @@ def claimed_themes(record: GameRecord, user_themes: tuple[str, ...]) -> dict[str
     return out
 
 
-def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: tuple[str, ...] = (),
-                  *, engine: Engine | None = None, verifier: MateVerifier | None = None,
-                  exercise: bool | None = None) -> ThemeAssessment:
+def assess_themes(
+    record: GameRecord,
+    analysis: PositionAnalysis,
+    user_themes: tuple[str, ...] = (),
+    *,
+    engine: Engine | None = None,
+    verifier: MateVerifier | None = None,
+    exercise: bool | None = None,
+) -> ThemeAssessment:
     """The classes to assert on the record's start position, every mate claim checked first.
     ``exercise``: ``is_exercise``'s verdict when the caller has it already."""
     if not (is_exercise(record, user_themes) if exercise is None else exercise):
@@ -134,8 +143,9 @@ def assess_themes(record: GameRecord, analysis: PositionAnalysis, user_themes: t
     board = record.start_board()
     for name, (who, moves) in claimed_themes(record, user_themes).items():
         if name in MATE_CLAIM_CLASSES:
-            claim = check_mate_claim(board, record.solution, name, moves, analysis.facts, engine=engine,
-                                     verifier=verifier)
+            claim = check_mate_claim(
+                board, record.solution, name, moves, analysis.facts, engine=engine, verifier=verifier
+            )
             assessment.claims.append(claim)
             proven = claim.asserted_class
             if proven is not None:

@@ -134,8 +134,11 @@ def orthogonal(a: chess.Square, b: chess.Square) -> bool:
 def is_hanging(board: chess.Board, square: chess.Square) -> bool:
     """The piece on ``square`` is not defended by its own side."""
     piece = board.piece_at(square)
-    return piece is not None and not board.is_attacked_by(piece.color, square) \
+    return (
+        piece is not None
+        and not board.is_attacked_by(piece.color, square)
         and not _xray_attackers(board, square, piece.color)
+    )
 
 
 def in_bad_spot(board: chess.Board, square: chess.Square) -> bool:

@@ -54,8 +54,8 @@ class MinedExercise:
 @dataclass(frozen=True)
 class _Seen:
     best: chess.Move | None
-    cp: int | None        # from the side to move's point of view; None when a mate is seen
-    mate: int | None      # moves to mate for the side to move (negative: being mated)
+    cp: int | None  # from the side to move's point of view; None when a mate is seen
+    mate: int | None  # moves to mate for the side to move (negative: being mated)
 
 
 def _look(engine: chess.engine.SimpleEngine, board: chess.Board, game: object = None) -> _Seen:
@@ -96,7 +96,7 @@ def _mate_at(boards: list[chess.Board], moves: list[chess.Move], seen: list[_See
         return None
     if not all(_mates_as_fast(boards, moves, seen, p) for p in range(ply, ply + length, 2)):
         return None
-    return MinedExercise(ply, boards[ply].fen(), tuple(moves[ply:ply + length]), "mate")
+    return MinedExercise(ply, boards[ply].fen(), tuple(moves[ply : ply + length]), "mate")
 
 
 def _mates_as_fast(boards: list[chess.Board], moves: list[chess.Move], seen: list[_Seen], ply: int) -> bool:
@@ -118,8 +118,9 @@ def _gain_at(boards: list[chess.Board], moves: list[chess.Move], seen: list[_See
     solver = boards[ply].turn
 
     def gain(board: chess.Board) -> int:
-        return (material(board, solver) - material(board, not solver)) - \
-            (material(boards[ply], solver) - material(boards[ply], not solver))
+        return (material(board, solver) - material(board, not solver)) - (
+            material(boards[ply], solver) - material(boards[ply], not solver)
+        )
 
     for solver_move in range(MAX_SOLVER_MOVES):
         p = ply + 2 * solver_move

@@ -65,8 +65,9 @@ _WINDOWS = tuple((rank, _window(file, rank)) for rank in range(1, 8) for file in
 def mixedness(board: chess.Board) -> int:
     """How far the two armies have advanced into and mixed with each other (0 in the initial position)."""
     white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    return sum(_window_score(rank, chess.popcount(mask & white), chess.popcount(mask & black))
-               for rank, mask in _WINDOWS)
+    return sum(
+        _window_score(rank, chess.popcount(mask & white), chess.popcount(mask & black)) for rank, mask in _WINDOWS
+    )
 
 
 def pieces_besides_kings_and_pawns(board: chess.Board) -> int:
@@ -75,8 +76,10 @@ def pieces_besides_kings_and_pawns(board: chess.Board) -> int:
 
 def back_rank_sparse(board: chess.Board) -> bool:
     """A side has fewer than 4 of its own pieces left on its first rank."""
-    return chess.popcount(board.occupied_co[chess.WHITE] & chess.BB_RANK_1) < DEVELOPED_BACK_RANK or \
-        chess.popcount(board.occupied_co[chess.BLACK] & chess.BB_RANK_8) < DEVELOPED_BACK_RANK
+    return (
+        chess.popcount(board.occupied_co[chess.WHITE] & chess.BB_RANK_1) < DEVELOPED_BACK_RANK
+        or chess.popcount(board.occupied_co[chess.BLACK] & chess.BB_RANK_8) < DEVELOPED_BACK_RANK
+    )
 
 
 def game_phase(board: chess.Board) -> str:

@@ -115,8 +115,13 @@ _LINES, _REACH = _line_masks()
 def _may_check(board: chess.Board, move: chess.Move, king: int) -> bool:
     """Cheap superset of the moves that give check: the piece lands where a queen or knight on the king's
     square would see it, or leaves a line through the king (a discovery), or the move is special."""
-    return bool(chess.BB_SQUARES[move.to_square] & _REACH[king] or chess.BB_SQUARES[move.from_square] & _LINES[king]
-                or move.promotion or board.is_castling(move) or board.is_en_passant(move))
+    return bool(
+        chess.BB_SQUARES[move.to_square] & _REACH[king]
+        or chess.BB_SQUARES[move.from_square] & _LINES[king]
+        or move.promotion
+        or board.is_castling(move)
+        or board.is_en_passant(move)
+    )
 
 
 class MateSearch:
@@ -131,7 +136,7 @@ class MateSearch:
         self.nodes = 0
         self.proposer = proposer
         self.proposals_left = PROPOSALS_MAX
-        self._mates: dict[object, int] = {}     # key -> least k known to mate within
+        self._mates: dict[object, int] = {}  # key -> least k known to mate within
         self._survives: dict[object, int] = {}  # key -> greatest k known not to mate within
         # the last move that decided a node with k moves left, tried first at its siblings ("killers": the
         # same mate or the same escape usually answers many neighbouring positions)
@@ -205,15 +210,21 @@ class MateSearch:
             return iter(())
         killer = self._attack_killers.get(k)
         if k == 1:  # legality tested only for the few moves that may check
-            checks = [move for move in board.generate_pseudo_legal_moves()
-                      if _may_check(board, move, king) and board.is_legal(move)]
+            checks = [
+                move
+                for move in board.generate_pseudo_legal_moves()
+                if _may_check(board, move, king) and board.is_legal(move)
+            ]
             if killer in checks:
                 checks.remove(killer)
                 checks.insert(0, killer)
             return iter(checks)
         legal = list(board.legal_moves)
-        proposed = [move for move in ([first] if first else []) + self._proposed(board, k)
-                    + ([killer] if killer else []) if move in legal]
+        proposed = [
+            move
+            for move in ([first] if first else []) + self._proposed(board, k) + ([killer] if killer else [])
+            if move in legal
+        ]
         checks, captures, quiet = [], [], []
         for move in legal:
             if move in proposed:
@@ -239,8 +250,11 @@ class MateSearch:
         """Every legal defence: the killer, the king's moves and captures first (they refute most often)."""
         legal = list(board.legal_moves)
         king = board.king(board.turn)
-        legal.sort(key=lambda move: -1 if move == killer else
-                   (0 if move.from_square == king else (1 if board.is_capture(move) else 2)))
+        legal.sort(
+            key=lambda move: (
+                -1 if move == killer else (0 if move.from_square == king else (1 if board.is_capture(move) else 2))
+            )
+        )
         return legal
 
     # --- what a proof looks like ---------------------------------------------------------------
@@ -284,8 +298,14 @@ class MateSearch:
             return None
 
 
-def prove_mate(board: chess.Board, claimed: int, first: chess.Move | None = None, *,
-               budget: int = NODE_BUDGET, proposer: Proposer | None = None) -> MateProof:
+def prove_mate(
+    board: chess.Board,
+    claimed: int,
+    first: chess.Move | None = None,
+    *,
+    budget: int = NODE_BUDGET,
+    proposer: Proposer | None = None,
+) -> MateProof:
     """Decide "the side to move mates within ``claimed``"; when proven, also its exact length, every mating
     first move and a solution tree. Each of the three steps (verdict, exact length, first moves and tree)
     may spend ``budget`` nodes (the first moves at most ``FIRST_MOVES_BUDGET``, and only for claims up to
@@ -346,7 +366,7 @@ def check_tree(board: chess.Board, tree: Tree, k: int) -> bool:
     legal defence at every defender node, every branch ending in checkmate within ``k`` moves."""
     if len(tree) != 1 or k < 1:
         return False
-    (uci, replies), = tree.items()
+    ((uci, replies),) = tree.items()
     move = chess.Move.from_uci(uci)
     if move not in board.legal_moves:
         return False
@@ -366,7 +386,7 @@ def check_tree(board: chess.Board, tree: Tree, k: int) -> bool:
 
 def tree_depth(tree: Tree) -> int:
     """The attacker's moves the tree needs at most (the mate's length along its longest defence)."""
-    (_, replies), = tree.items()
+    ((_, replies),) = tree.items()
     return 1 + max((tree_depth(subtree) for subtree in replies.values()), default=0)
 
 

@@ -78,8 +78,10 @@ LICHESS_THEME_CLASSES: dict[str, str] = {
 #: meaning goes instead of a theme class. With ``LICHESS_THEME_CLASSES`` this covers every key
 #: lichess has used (tests/test_phases.py checks both tables against lichess's key list).
 LICHESS_KEYS_WITHOUT_CLASS: dict[str, str] = {
-    **{key: "phase: the phase classes are decided by kb.analysis.phase, the label is kept"
-       for key in ("opening", "middlegame", "endgame")},
+    **{
+        key: "phase: the phase classes are decided by kb.analysis.phase, the label is kept"
+        for key in ("opening", "middlegame", "endgame")
+    },
     **{key: "goal (cp:goal): mate, win or draw" for key in ("mate", "crushing", "advantage", "equality")},
     **{key: "length: the solver's move count is cp:solverMoves" for key in ("oneMove", "short", "long", "veryLong")},
     **{key: "origin of the game: kept as the source's label" for key in ("master", "masterVsMaster", "superGM")},
@@ -87,8 +89,10 @@ LICHESS_KEYS_WITHOUT_CLASS: dict[str, str] = {
     "any": "not a theme: the old name of 'mix'",
     "healthyMix": "not a theme: the old name of 'mix'",
     "checkFirst": "hidden lichess flag (the first move checks): kept as the source's label",
-    **{key: "retired lichess key: kept as the source's label"
-       for key in ("backRankThreat", "blocking", "coercion", "matingNet", "simplification")},
+    **{
+        key: "retired lichess key: kept as the source's label"
+        for key in ("backRankThreat", "blocking", "coercion", "matingNet", "simplification")
+    },
 }
 
 #: The class tree, child -> parent: the original's theme tree (seed-000 §5.2) with its three branches
@@ -100,35 +104,74 @@ PARENT: dict[str, str] = {
     **{
         name: "MiddlegameTheme"
         for name in (
-            "AttackCastledKing", "AttackKingCenter", "Attraction", "Combination", "ContinuousCheck",
-            "Deflection", "DiscoveredAttack", "DiscoveredCheck", "DoubleAttack", "DoubleCheck",
-            "Drowned", "EliminateDefense", "Freeing", "Interception", "Lock", "Overload", "Pinning",
-            "Promotion", "Skewer", "WeakLine", "Xray", "Zwischenzug",
+            "AttackCastledKing",
+            "AttackKingCenter",
+            "Attraction",
+            "Combination",
+            "ContinuousCheck",
+            "Deflection",
+            "DiscoveredAttack",
+            "DiscoveredCheck",
+            "DoubleAttack",
+            "DoubleCheck",
+            "Drowned",
+            "EliminateDefense",
+            "Freeing",
+            "Interception",
+            "Lock",
+            "Overload",
+            "Pinning",
+            "Promotion",
+            "Skewer",
+            "WeakLine",
+            "Xray",
+            "Zwischenzug",
         )
     },
     **{
         name: "EndgameTheme"
         for name in (
-            "MateInOne", "MateInTwo", "MateInThree", "OtherMate", "PawnEndgame", "RookEndgame",
-            "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
+            "MateInOne",
+            "MateInTwo",
+            "MateInThree",
+            "OtherMate",
+            "PawnEndgame",
+            "RookEndgame",
+            "MinorPieceEndgame",
+            "QueenEndgame",
+            "OtherEndgame",
         )
     },
     **ADDED_THEME_CLASSES,
 }
 
 #: Every class a position can be asserted in (the ``--theme`` choices).
-THEME_CLASSES: tuple[str, ...] = ("Position",) + tuple(
-    name for name in ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) if name in PARENT
+THEME_CLASSES: tuple[str, ...] = (
+    "Position",
+    *tuple(name for name in ORIGINAL_CLASSES + tuple(ADDED_THEME_CLASSES) if name in PARENT),
 )
 
 MATE_IN_CLASSES: dict[int, str] = {
-    1: "MateInOne", 2: "MateInTwo", 3: "MateInThree", 4: "MateInFour", 5: "MateInFive",
+    1: "MateInOne",
+    2: "MateInTwo",
+    3: "MateInThree",
+    4: "MateInFour",
+    5: "MateInFive",
 }
 
 _STRATEGY = {"OpeningError", "Trap"}
 _GROUPS = ("OpeningTheme", "MiddlegameTheme", "EndgameTheme")
-_FINAL_ROOTS = {"PawnEndgame", "RookEndgame", "MinorPieceEndgame", "QueenEndgame", "OtherEndgame",
-                "MateInOne", "MateInTwo", "MateInThree", "OtherMate"}
+_FINAL_ROOTS = {
+    "PawnEndgame",
+    "RookEndgame",
+    "MinorPieceEndgame",
+    "QueenEndgame",
+    "OtherEndgame",
+    "MateInOne",
+    "MateInTwo",
+    "MateInThree",
+    "OtherMate",
+}
 
 
 def ancestors(class_name: str) -> list[str]:

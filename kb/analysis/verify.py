@@ -25,11 +25,22 @@ import chess
 import chess.engine
 
 from chesskb.kb.analysis.engine import Engine
-from chesskb.kb.analysis.proof import (NODE_BUDGET, PROVEN, REFUTED, TREE_MAX_NODES, UNDECIDED, VERDICTS, MateProof,
-                                       Proposer, Verdict, prove_mate)
+from chesskb.kb.analysis.proof import (
+    NODE_BUDGET,
+    PROVEN,
+    REFUTED,
+    TREE_MAX_NODES,
+    UNDECIDED,
+    VERDICTS,
+    MateProof,
+    Proposer,
+    Verdict,
+    prove_mate,
+)
 from chesskb.kb.analysis.verify_cache import VerificationCache, claim_key
 
-__all__ = ["PROVEN", "PROOF_RULE", "REFUTED", "UNDECIDED", "VERDICTS", "MateVerifier", "VerifyCounts", "verify_mate"]
+__all__ = ["PROOF_RULE", "PROVEN", "REFUTED", "UNDECIDED", "VERDICTS", "MateVerifier", "VerifyCounts", "verify_mate"]
+
 
 def proof_rule(budget: int) -> str:
     """The cache's name for the proof rule run with ``budget`` nodes (a larger budget may decide what a
@@ -66,8 +77,9 @@ def engine_proposer(engine: Engine) -> Proposer:
         if k < 3:
             return []
         try:
-            info = engine.uci().analyse(board.copy(stack=False), chess.engine.Limit(mate=k, nodes=PROPOSAL_NODES),
-                                        game=object())
+            info = engine.uci().analyse(
+                board.copy(stack=False), chess.engine.Limit(mate=k, nodes=PROPOSAL_NODES), game=object()
+            )
         except chess.engine.EngineError:
             return []
         pv = info.get("pv") or []
@@ -77,16 +89,25 @@ def engine_proposer(engine: Engine) -> Proposer:
 
 
 def _encode(proof: MateProof) -> str:
-    return json.dumps({"verdict": proof.verdict, "claimed": proof.claimed, "shortest": proof.shortest,
-                       "minimal": proof.minimal, "first": list(proof.first_moves), "tree": proof.tree},
-                      separators=(",", ":"))
+    return json.dumps(
+        {
+            "verdict": proof.verdict,
+            "claimed": proof.claimed,
+            "shortest": proof.shortest,
+            "minimal": proof.minimal,
+            "first": list(proof.first_moves),
+            "tree": proof.tree,
+        },
+        separators=(",", ":"),
+    )
 
 
 def _decode(text: str) -> MateProof | None:
     try:
         data = json.loads(text)
-        return MateProof(data["verdict"], data["claimed"], data["shortest"], data["minimal"],
-                         tuple(data["first"]), data["tree"])
+        return MateProof(
+            data["verdict"], data["claimed"], data["shortest"], data["minimal"], tuple(data["first"]), data["tree"]
+        )
     except (ValueError, KeyError, TypeError):
         return None  # an entry of an earlier rule or a damaged one: decide again
 
@@ -105,8 +126,9 @@ class MateVerifier:
     1
     """
 
-    def __init__(self, cache: VerificationCache | None = None, *, engine: Engine | None = None,
-                 budget: int = NODE_BUDGET) -> None:
+    def __init__(
+        self, cache: VerificationCache | None = None, *, engine: Engine | None = None, budget: int = NODE_BUDGET
+    ) -> None:
         self.cache = cache if cache is not None else VerificationCache(None)
         self.engine = engine
         self.budget = budget
@@ -140,8 +162,9 @@ class MateVerifier:
         return self.decide(board, mate_in, first).verdict
 
 
-def verify_mate(board: chess.Board, mate_in: int, first: chess.Move | None = None,
-                engine: Engine | None = None) -> Verdict:
+def verify_mate(
+    board: chess.Board, mate_in: int, first: chess.Move | None = None, engine: Engine | None = None
+) -> Verdict:
     """The verdict on "the side to move mates within ``mate_in``" (``engine``: see ``MateVerifier``;
     nothing is cached between calls)."""
     return MateVerifier(engine=engine).verify(board, mate_in, first)

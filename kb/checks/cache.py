@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyoxigraph import Triple
+
 from chesskb.kb.safe_output import atomic_output
 
 CACHE_FILE = "check-cache.json"
@@ -38,7 +39,6 @@ def graph_hash(triples: Iterable[Triple]) -> str:
 def rules_hash() -> str:
     """The ontology and the shapes: a change to either invalidates every cached result."""
     from chesskb import ontology
-
     from chesskb.kb.checks.shacl import shapes_text
 
     hasher = hashlib.sha256()
@@ -84,5 +84,6 @@ class CheckCache:
         if self.path is None:
             return
         with atomic_output(self.path, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"version": CHECKER_VERSION, "sources": self.entries}, indent=1,
-                                    ensure_ascii=False))
+            handle.write(
+                json.dumps({"version": CHECKER_VERSION, "sources": self.entries}, indent=1, ensure_ascii=False)
+            )

@@ -26,9 +26,13 @@ CASTLING_ORDER = "KQkq"
 
 # Letters other languages use for pieces (seed 000, Tabla VI); named in the hint for a wrong letter.
 _FOREIGN_HINT = {
-    "C": "N (knight: Spanish/Italian/French 'C')", "A": "B (bishop: Spanish/Italian 'A')",
-    "T": "R (rook: Spanish/Italian/German 'T')", "D": "Q (queen: Spanish/Italian/German 'D')",
-    "S": "N (knight: German 'S')", "L": "B (bishop: German 'L')", "F": "B (bishop: French 'F')",
+    "C": "N (knight: Spanish/Italian/French 'C')",
+    "A": "B (bishop: Spanish/Italian 'A')",
+    "T": "R (rook: Spanish/Italian/German 'T')",
+    "D": "Q (queen: Spanish/Italian/German 'D')",
+    "S": "N (knight: German 'S')",
+    "L": "B (bishop: German 'L')",
+    "F": "B (bishop: French 'F')",
 }
 
 
@@ -119,7 +123,7 @@ class _FenCheck:
             self._syntax("fen", f"more than one space between fields (at column {text.index('  ') + 1})")
         fields = text.split()
         if len(fields) != 6:
-            named = ", ".join(FIELDS[len(fields):]) if len(fields) < 6 else ""
+            named = ", ".join(FIELDS[len(fields) :]) if len(fields) < 6 else ""
             detail = f"missing: {named}" if named else f"extra: {' '.join(fields[6:])[:60]!r}"
             self._syntax("fen", f"{len(fields)} field{'s' if len(fields) != 1 else ''} instead of 6 ({detail})")
         present: list[str | None] = [*fields, *[None] * (6 - len(fields))]  # None: a missing field
@@ -136,16 +140,16 @@ class _FenCheck:
             if _HALFMOVE.fullmatch(halfmove):
                 self.halfmove = halfmove
             else:
-                self._syntax("halfmove_clock", f"half-move clock {halfmove!r} is not 0 or a number without "
-                             "leading zeros")
+                self._syntax(
+                    "halfmove_clock", f"half-move clock {halfmove!r} is not 0 or a number without leading zeros"
+                )
         if fullmove is not None:
             if _FULLMOVE.fullmatch(fullmove):
                 self.fullmove = fullmove
             elif fullmove.isascii() and fullmove.isdigit() and int(fullmove) == 0:
                 self._syntax("fullmove_number", f"move number {fullmove!r} must be 1 or more")
             else:
-                self._syntax("fullmove_number", f"move number {fullmove!r} is not a number ≥ 1 without "
-                             "leading zeros")
+                self._syntax("fullmove_number", f"move number {fullmove!r} is not a number ≥ 1 without leading zeros")
 
     def _parse_placement(self, placement: str) -> None:
         ranks = placement.split("/")
@@ -166,8 +170,11 @@ class _FenCheck:
             for token in _RANK_TOKEN.findall(rank_text):
                 if token in "12345678":
                     if previous_digit:
-                        self._syntax("placement", f"{label} {rank_text!r}: two digits in a row; write the "
-                                     "sum of the empty squares as one digit")
+                        self._syntax(
+                            "placement",
+                            f"{label} {rank_text!r}: two digits in a row; write the "
+                            "sum of the empty squares as one digit",
+                        )
                         board_ok = False
                     previous_digit = True
                     width += int(token)
@@ -182,8 +189,11 @@ class _FenCheck:
                     hint = _FOREIGN_HINT.get(token.upper())
                     what = f"digit {token!r} (empty squares are 1-8)" if digit else f"{token!r}"
                     extra = f"; FEN uses English letters: {hint}" if hint else ""
-                    self._syntax("placement", f"{label} {rank_text!r}: {what} is not a piece letter "
-                                 f"(KQRBNP, kqrbnp) or an empty-square digit{extra}")
+                    self._syntax(
+                        "placement",
+                        f"{label} {rank_text!r}: {what} is not a piece letter "
+                        f"(KQRBNP, kqrbnp) or an empty-square digit{extra}",
+                    )
                     board_ok = False
                     width += int(token) if digit else 1
             if width != 8:
@@ -212,8 +222,10 @@ class _FenCheck:
             if others:
                 shredder = all(c in "ABCDEFGHabcdefgh" for c in others)
                 hint = " (Shredder-FEN/X-FEN file letters are not standard FEN)" if shredder else ""
-                self._syntax("castling", f"castling {castling!r}: {''.join(others)!r} not allowed; use '-' "
-                             f"or letters from KQkq{hint}")
+                self._syntax(
+                    "castling",
+                    f"castling {castling!r}: {''.join(others)!r} not allowed; use '-' or letters from KQkq{hint}",
+                )
         repeated = sorted({c for c in castling if c in CASTLING_ORDER and castling.count(c) > 1})
         if repeated:
             self._semantic("castling", f"castling {castling!r}: {''.join(repeated)!r} appears more than once")
@@ -240,14 +252,18 @@ class _FenCheck:
                 self._semantic("placement", f"no {name.lower()} king")
             elif len(kings[colour]) > 1:
                 where = ", ".join(chess.square_name(sq) for sq in kings[colour])
-                self._semantic("placement", f"{len(kings[colour])} {name.lower()} kings ({where}); exactly one "
-                               "is required")
+                self._semantic(
+                    "placement", f"{len(kings[colour])} {name.lower()} kings ({where}); exactly one is required"
+                )
             if len(pawns) > 8:
                 self._semantic("placement", f"{len(pawns)} {name.lower()} pawns; at most 8")
             if len(men) > 16:
                 self._semantic("placement", f"{len(men)} {name.lower()} pieces and pawns; at most 16")
-        back = [sq for sq, piece in self.placement.items()
-                if piece.piece_type == chess.PAWN and chess.square_rank(sq) in (0, 7)]
+        back = [
+            sq
+            for sq, piece in self.placement.items()
+            if piece.piece_type == chess.PAWN and chess.square_rank(sq) in (0, 7)
+        ]
         if back:
             where = ", ".join(chess.square_name(sq) for sq in sorted(back))
             self._semantic("placement", f"pawn on the first or last rank ({where})")
@@ -259,8 +275,12 @@ class _FenCheck:
 
     def _check_castling(self) -> None:
         assert self.placement is not None and self.castling is not None
-        rules = {"K": (chess.WHITE, "e1", "h1", "White kingside"), "Q": (chess.WHITE, "e1", "a1", "White queenside"),
-                 "k": (chess.BLACK, "e8", "h8", "Black kingside"), "q": (chess.BLACK, "e8", "a8", "Black queenside")}
+        rules = {
+            "K": (chess.WHITE, "e1", "h1", "White kingside"),
+            "Q": (chess.WHITE, "e1", "a1", "White queenside"),
+            "k": (chess.BLACK, "e8", "h8", "Black kingside"),
+            "q": (chess.BLACK, "e8", "a8", "Black queenside"),
+        }
         for letter in self.castling:
             colour, king_at, rook_at, what = rules[letter]
             name = "white" if colour else "black"
@@ -279,22 +299,30 @@ class _FenCheck:
         expected_rank = 5 if white_to_move else 2
         mover = "black" if white_to_move else "white"
         if rank != expected_rank:
-            self._semantic("en_passant", f"en-passant square {self.ep} must be on rank {expected_rank + 1} when "
-                           f"{'White' if white_to_move else 'Black'} is to move (the square a {mover} pawn "
-                           "just skipped)")
+            self._semantic(
+                "en_passant",
+                f"en-passant square {self.ep} must be on rank {expected_rank + 1} when "
+                f"{'White' if white_to_move else 'Black'} is to move (the square a {mover} pawn "
+                "just skipped)",
+            )
             return
         step = -1 if white_to_move else 1
         pawn_square = chess.square(file, rank + step)
         origin = chess.square(file, rank - step)
         colour = not white_to_move
         if self.placement.get(pawn_square) != chess.Piece(chess.PAWN, colour):
-            self._semantic("en_passant", f"en-passant square {self.ep} needs a {mover} pawn on "
-                           f"{chess.square_name(pawn_square)} that has just moved two squares")
+            self._semantic(
+                "en_passant",
+                f"en-passant square {self.ep} needs a {mover} pawn on "
+                f"{chess.square_name(pawn_square)} that has just moved two squares",
+            )
         if square in self.placement:
             self._semantic("en_passant", f"en-passant square {self.ep} must be empty")
         if origin in self.placement:
-            self._semantic("en_passant", f"the {mover} pawn cannot have just left {chess.square_name(origin)}: "
-                           "that square is occupied")
+            self._semantic(
+                "en_passant",
+                f"the {mover} pawn cannot have just left {chess.square_name(origin)}: that square is occupied",
+            )
 
     def _board(self) -> chess.Board:
         assert self.placement is not None
@@ -310,45 +338,67 @@ class _FenCheck:
         white_king, black_king = kings[chess.WHITE][0], kings[chess.BLACK][0]
         adjacent = chess.square_distance(white_king, black_king) == 1
         if adjacent:
-            self._semantic("placement", f"the kings on {chess.square_name(white_king)} and "
-                           f"{chess.square_name(black_king)} are adjacent")
+            self._semantic(
+                "placement",
+                f"the kings on {chess.square_name(white_king)} and {chess.square_name(black_king)} are adjacent",
+            )
         if self.side is None:
             return
         board = self._board()
         waiting = not board.turn
         king = kings[waiting][0]
-        attackers = [sq for sq in board.attackers(board.turn, king)
-                     if not (adjacent and board.piece_type_at(sq) == chess.KING)]
+        attackers = [
+            sq for sq in board.attackers(board.turn, king) if not (adjacent and board.piece_type_at(sq) == chess.KING)
+        ]
         if attackers:
             name = "White" if waiting else "Black"
             pieces = board.piece_map()  # an attacker's square holds a piece
-            by = ", ".join(f"{chess.piece_name(pieces[sq].piece_type)} on {chess.square_name(sq)}"
-                           for sq in attackers)
-            self._semantic("side_to_move", f"{name} is not to move but its king on {chess.square_name(king)} "
-                           f"is in check (from the {by})")
+            by = ", ".join(f"{chess.piece_name(pieces[sq].piece_type)} on {chess.square_name(sq)}" for sq in attackers)
+            self._semantic(
+                "side_to_move",
+                f"{name} is not to move but its king on {chess.square_name(king)} is in check (from the {by})",
+            )
 
     # -- warnings --------------------------------------------------------------------------------
     def warnings(self) -> list[Finding]:
         notes: list[Finding] = []
         fields = self.text.split() if isinstance(self.text, str) else []
-        if len(fields) > 2 and fields[2] != "-" and self.castling is not None and fields[2] != self.castling \
-                and sorted(fields[2]) == sorted(self.castling):
-            notes.append(fen_warning("castling", f"castling letters {fields[2]!r} are not in the usual "
-                                  f"order; write {self.castling!r}"))
+        if (
+            len(fields) > 2
+            and fields[2] != "-"
+            and self.castling is not None
+            and fields[2] != self.castling
+            and sorted(fields[2]) == sorted(self.castling)
+        ):
+            notes.append(
+                fen_warning(
+                    "castling", f"castling letters {fields[2]!r} are not in the usual order; write {self.castling!r}"
+                )
+            )
         if self.ep not in (None, "-") and self.halfmove not in (None, "0"):
-            notes.append(fen_warning("halfmove_clock", f"half-move clock {self.halfmove} but an "
-                                  "en-passant square: a pawn has just moved, so the clock should be 0"))
+            notes.append(
+                fen_warning(
+                    "halfmove_clock",
+                    f"half-move clock {self.halfmove} but an "
+                    "en-passant square: a pawn has just moved, so the clock should be 0",
+                )
+            )
         if self.placement is not None and not [e for e in self._errors if fen_kind(e) == "semantic"]:
             notes.extend(self._promotion_warnings())
             board = self._board()
             if self.side is not None and self.ep in (None, "-"):
                 status = board.status()
                 if status & chess.STATUS_TOO_MANY_CHECKERS:
-                    notes.append(fen_warning("placement", "the side to move is in check from more "
-                                          "than two pieces, which no legal move can produce"))
+                    notes.append(
+                        fen_warning(
+                            "placement",
+                            "the side to move is in check from more than two pieces, which no legal move can produce",
+                        )
+                    )
                 elif status & chess.STATUS_IMPOSSIBLE_CHECK:
-                    notes.append(fen_warning("placement", "the check on the side to move cannot "
-                                          "result from any legal last move"))
+                    notes.append(
+                        fen_warning("placement", "the check on the side to move cannot result from any legal last move")
+                    )
         return notes
 
     def _promotion_warnings(self) -> list[Finding]:
@@ -362,6 +412,11 @@ class _FenCheck:
                     count[piece.piece_type] += 1
             extra = sum(max(0, count[pt] - n) for pt, n in start.items())
             if count[chess.PAWN] + extra > 8:
-                notes.append(fen_warning("placement", f"{name} has {count[chess.PAWN]} pawns and {extra} "
-                                      "pieces beyond the initial set: more promotions than missing pawns"))
+                notes.append(
+                    fen_warning(
+                        "placement",
+                        f"{name} has {count[chess.PAWN]} pawns and {extra} "
+                        "pieces beyond the initial set: more promotions than missing pawns",
+                    )
+                )
         return notes

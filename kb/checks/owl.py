@@ -36,12 +36,40 @@ XSD_STRING = NamedNode(XSD_IRI + "string")
 OWL2_DATATYPES = frozenset(
     [RDF_IRI + name for name in ("PlainLiteral", "XMLLiteral", "langString")]
     + [RDFS_IRI + "Literal", OWL_IRI + "real", OWL_IRI + "rational"]
-    + [XSD_IRI + name for name in (
-        "decimal", "integer", "nonNegativeInteger", "nonPositiveInteger", "positiveInteger",
-        "negativeInteger", "long", "int", "short", "byte", "unsignedLong", "unsignedInt",
-        "unsignedShort", "unsignedByte", "double", "float", "string", "normalizedString", "token",
-        "language", "Name", "NCName", "NMTOKEN", "boolean", "hexBinary", "base64Binary", "anyURI",
-        "dateTime", "dateTimeStamp")]
+    + [
+        XSD_IRI + name
+        for name in (
+            "decimal",
+            "integer",
+            "nonNegativeInteger",
+            "nonPositiveInteger",
+            "positiveInteger",
+            "negativeInteger",
+            "long",
+            "int",
+            "short",
+            "byte",
+            "unsignedLong",
+            "unsignedInt",
+            "unsignedShort",
+            "unsignedByte",
+            "double",
+            "float",
+            "string",
+            "normalizedString",
+            "token",
+            "language",
+            "Name",
+            "NCName",
+            "NMTOKEN",
+            "boolean",
+            "hexBinary",
+            "base64Binary",
+            "anyURI",
+            "dateTime",
+            "dateTimeStamp",
+        )
+    ]
 )
 
 REASONERS = ("hermit", "pellet")
@@ -80,8 +108,12 @@ class Inconsistency:
     minimal: bool = True
 
     def to_dict(self) -> dict:
-        out = {"individuals": self.individuals, "statements": self.statements, "axioms": self.axioms,
-               "minimal": self.minimal}
+        out = {
+            "individuals": self.individuals,
+            "statements": self.statements,
+            "axioms": self.axioms,
+            "minimal": self.minimal,
+        }
         if self.reasoner_message:
             out["reasoner_message"] = self.reasoner_message
         return out
@@ -93,8 +125,10 @@ def java_executable(purpose: str = "the reasoner") -> str:
 
     found = shutil.which(owlready2.JAVA_EXE)
     if found is None:
-        raise JavaMissing(f"{purpose} needs Java (17 or newer for HermiT) and {owlready2.JAVA_EXE!r} "
-                          "is not on PATH: install a JRE (Debian: apt-get install default-jre-headless)")
+        raise JavaMissing(
+            f"{purpose} needs Java (17 or newer for HermiT) and {owlready2.JAVA_EXE!r} "
+            "is not on PATH: install a JRE (Debian: apt-get install default-jre-headless)"
+        )
     return found
 
 
@@ -133,8 +167,9 @@ def run_reasoner(data: Sequence[Triple], *, reasoner: str = "hermit") -> Verdict
             onto = world.get_ontology(path.as_uri()).load(format="ntriples")
             try:
                 if reasoner == "pellet":
-                    owlready2.sync_reasoner_pellet(world, infer_property_values=False,
-                                                   infer_data_property_values=False, debug=0)
+                    owlready2.sync_reasoner_pellet(
+                        world, infer_property_values=False, infer_data_property_values=False, debug=0
+                    )
                 else:
                     owlready2.sync_reasoner_hermit(world, infer_property_values=False, debug=0)
             except owlready2.OwlReadyInconsistentOntologyError:
@@ -146,8 +181,9 @@ def run_reasoner(data: Sequence[Triple], *, reasoner: str = "hermit") -> Verdict
                 raise ReasonerFailed(_java_reason(message)) from None
             except FileNotFoundError as exc:  # java vanished between the check and the run
                 raise JavaMissing(f"cannot run Java: {exc}") from None
-            unsatisfiable = sorted(c.iri for c in world.inconsistent_classes()
-                                   if getattr(c, "iri", "") != OWL_IRI + "Nothing")
+            unsatisfiable = sorted(
+                c.iri for c in world.inconsistent_classes() if getattr(c, "iri", "") != OWL_IRI + "Nothing"
+            )
             del onto
             return Verdict(consistent=True, unsatisfiable_classes=unsatisfiable)
         finally:
@@ -169,8 +205,15 @@ def consistency_only(data: Sequence[Triple], *, timeout: float | None = None) ->
         with path.open("wb") as handle:
             serialize(ontology_triples(), handle, RdfFormat.N_TRIPLES)
             serialize(data, handle, RdfFormat.N_TRIPLES)
-        command = [java, f"-Xmx{reasoning.JAVA_MEMORY}M", "-cp", reasoning._HERMIT_CLASSPATH,
-                   "org.semanticweb.HermiT.cli.CommandLine", "-k", path.as_uri()]
+        command = [
+            java,
+            f"-Xmx{reasoning.JAVA_MEMORY}M",
+            "-cp",
+            reasoning._HERMIT_CLASSPATH,
+            "org.semanticweb.HermiT.cli.CommandLine",
+            "-k",
+            path.as_uri(),
+        ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -187,8 +230,15 @@ def consistency_only(data: Sequence[Triple], *, timeout: float | None = None) ->
 
 def _about_the_data(message: str) -> bool:
     """Java errors caused by a literal in the data (ill-typed value, datatype outside OWL 2)."""
-    markers = ("UnsupportedDatatypeException", "MalformedLiteral", "is not a valid", "cannot parse",
-               "Cannot parse", "not in the lexical space", "lexical form")
+    markers = (
+        "UnsupportedDatatypeException",
+        "MalformedLiteral",
+        "is not a valid",
+        "cannot parse",
+        "Cannot parse",
+        "not in the lexical space",
+        "lexical form",
+    )
     return any(marker in message for marker in markers)
 
 
@@ -242,8 +292,9 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
     the minimal statements and the ontology axioms they break."""
     annotations = annotation_properties()
     background, groups = group_by_individual([t for t in data if t.predicate.value not in annotations])
-    labels = {text_of(t.subject): t.object.value for t in data
-              if t.predicate == RDFS_LABEL and isinstance(t.object, Literal)}
+    labels = {
+        text_of(t.subject): t.object.value for t in data if t.predicate == RDFS_LABEL and isinstance(t.object, Literal)
+    }
     remaining = list(groups)
     conflicts: list[Inconsistency] = []
     messages: dict[tuple[str, ...], str | None] = {}
@@ -261,8 +312,9 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
             break
         culprits = quickxplain(remaining, bad_individuals)
         if not culprits:  # the background alone is inconsistent
-            conflicts.append(Inconsistency([], [_statement(t) for t in background[:50]], [],
-                                           messages.get(()), minimal=False))
+            conflicts.append(
+                Inconsistency([], [_statement(t) for t in background[:50]], [], messages.get(()), minimal=False)
+            )
             break
         statements = [t for name in culprits for t in groups[name]]
         minimal = len(statements) <= MAX_STATEMENTS_TO_MINIMISE
@@ -274,13 +326,15 @@ def explain(data: Sequence[Triple], probe: Probe, *, max_conflicts: int = 5) -> 
 
             statements = [statements[int(k)] for k in quickxplain(keys, bad_statements)]
         final = probe(background + statements)
-        conflicts.append(Inconsistency(
-            individuals=[{"iri": name, "label": labels.get(name, "")} for name in culprits],
-            statements=[_statement(t) for t in statements],
-            axioms=axioms_involved(statements),
-            reasoner_message=final.rejected,
-            minimal=minimal,
-        ))
+        conflicts.append(
+            Inconsistency(
+                individuals=[{"iri": name, "label": labels.get(name, "")} for name in culprits],
+                statements=[_statement(t) for t in statements],
+                axioms=axioms_involved(statements),
+                reasoner_message=final.rejected,
+                minimal=minimal,
+            )
+        )
         remaining = [name for name in remaining if name not in culprits]
     return conflicts
 
@@ -301,10 +355,15 @@ def _statement(triple: Triple) -> str:
 
 def _term(term: NamedNode | BlankNode | Literal | Triple) -> str:
     if isinstance(term, NamedNode):
-        for prefix, iri in (("cp:", CP_IRI), ("rdf:", RDF_IRI), ("rdfs:", RDFS_IRI), ("owl:", OWL_IRI),
-                            ("xsd:", XSD_IRI)):
+        for prefix, iri in (
+            ("cp:", CP_IRI),
+            ("rdf:", RDF_IRI),
+            ("rdfs:", RDFS_IRI),
+            ("owl:", OWL_IRI),
+            ("xsd:", XSD_IRI),
+        ):
             if term.value.startswith(iri):
-                return prefix + term.value[len(iri):]
+                return prefix + term.value[len(iri) :]
         return f"<{term.value}>"
     if isinstance(term, Literal):
         return f'"{term.value}"^^{_term(term.datatype)}' if term.language is None else str(term)
@@ -312,6 +371,7 @@ def _term(term: NamedNode | BlankNode | Literal | Triple) -> str:
 
 
 # --- the ontology axioms a set of statements touches ----------------------------------------------
+
 
 def axioms_involved(statements: Sequence[Triple]) -> list[str]:
     """The ontology axioms that the (minimal) ``statements`` break, in words for the report:
@@ -350,7 +410,8 @@ def axioms_involved(statements: Sequence[Triple]) -> list[str]:
     for prop in sorted(properties):
         node = rdflib.URIRef(prop)
         if owl.FunctionalProperty in set(graph.objects(node, rdflib.RDF.type)) and any(
-                len(objs) > 1 for (_, p), objs in values.items() if p == prop):
+            len(objs) > 1 for (_, p), objs in values.items() if p == prop
+        ):
             found.append(f"FunctionalProperty({_name(prop)})")
         literals = [t.object for t in statements if t.predicate.value == prop and isinstance(t.object, Literal)]
         for bound, word in ((rdfs.range, "Range"), (rdfs.domain, "Domain")):

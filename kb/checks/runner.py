@@ -19,15 +19,21 @@ from typing import Any
 
 from pyoxigraph import Triple
 
-from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.store import Store, StoreError
-from chesskb.queries.executor import select
-from chesskb.queries.source_statements import source_statements
-from chesskb.kb.vocab import XSD_IRI
 from chesskb.kb.checks import owl
 from chesskb.kb.checks.cache import CheckCache, cache_key, graph_hash
-from chesskb.kb.findings import (Finding, inconsistency_from_json, inconsistency_json, shacl_from_json,
-                                 shacl_json, unsatisfiable_finding)
+from chesskb.kb.findings import (
+    Finding,
+    inconsistency_from_json,
+    inconsistency_json,
+    shacl_from_json,
+    shacl_json,
+    unsatisfiable_finding,
+)
+from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.store import Store, StoreError
+from chesskb.kb.vocab import XSD_IRI
+from chesskb.queries.executor import select
+from chesskb.queries.source_statements import source_statements
 
 #: Default for ``--whole-limit``: above this many asserted statements in all, sources are only
 #: checked one by one (HermiT's time grows faster than linearly with the individuals).
@@ -95,10 +101,18 @@ def link_triples(store: Store, base_iri: str | None = None) -> list[Triple]:
     return [quad.triple for quad in store.quads([graph])]
 
 
-def check_store(store: Store, *, source: str | None = None, reasoner: str = "hermit",
-                base_iri: str | None = None, use_cache: bool = True, shacl: bool = True,
-                whole_limit: int = WHOLE_LIMIT, classify_limit: int = CLASSIFY_LIMIT,
-                progress: Callable[[str], None] | None = None) -> CheckReport:
+def check_store(
+    store: Store,
+    *,
+    source: str | None = None,
+    reasoner: str = "hermit",
+    base_iri: str | None = None,
+    use_cache: bool = True,
+    shacl: bool = True,
+    whole_limit: int = WHOLE_LIMIT,
+    classify_limit: int = CLASSIFY_LIMIT,
+    progress: Callable[[str], None] | None = None,
+) -> CheckReport:
     """Check one source or every source of ``store`` (see the module docstring)."""
     owl.java_executable()  # fail early and clearly: nothing can be checked without Java
     minter = IriMinter(base_iri)
@@ -131,34 +145,55 @@ def check_store(store: Store, *, source: str | None = None, reasoner: str = "her
         _merge(report, result)
         retyped.update(result.get("retyped", {}))
         if result.get("mode") == "consistency":
-            report.notes.append(f"{name}: {result['statements']} statements exceed the classification limit "
-                                f"({classify_limit}, --classify-limit): HermiT checked consistency only")
+            report.notes.append(
+                f"{name}: {result['statements']} statements exceed the classification limit "
+                f"({classify_limit}, --classify-limit): HermiT checked consistency only"
+            )
         total += len(triples)
         if source is None and total <= whole_limit:
             everything.extend(triples)
     links = link_triples(store, base_iri) if source is None else []
     if links:
-        report.notes.append(f"the links graph ({len(links)} statements: owl:sameAs between individuals of "
-                            f"different sources) belongs to the {ALL_SOURCES} pass")
+        report.notes.append(
+            f"the links graph ({len(links)} statements: owl:sameAs between individuals of "
+            f"different sources) belongs to the {ALL_SOURCES} pass"
+        )
         hashes.append("links:" + graph_hash(links))
         total += len(links)
         if total <= whole_limit:
             everything.extend(links)
     if len(names) > 1 or (links and names):
-        _check_whole(report, cache, everything if total <= whole_limit else None, total, hashes, reasoner,
-                     whole_limit, classify_limit, progress)
+        _check_whole(
+            report,
+            cache,
+            everything if total <= whole_limit else None,
+            total,
+            hashes,
+            reasoner,
+            whole_limit,
+            classify_limit,
+            progress,
+        )
     cache.save()
     for datatype, count in sorted(retyped.items()):
         short = datatype.replace(XSD_IRI, "xsd:")
-        report.notes.append(f"{count} literal(s) of datatype {short} were given to {reasoner} as "
-                            "xsd:string (outside the OWL 2 datatype map); their typed values were not reasoned on")
+        report.notes.append(
+            f"{count} literal(s) of datatype {short} were given to {reasoner} as "
+            "xsd:string (outside the OWL 2 datatype map); their typed values were not reasoned on"
+        )
     unique = {item.iri: item for item in report.unsatisfiable_classes if item.iri is not None}  # each has one
     report.unsatisfiable_classes = [unique[iri] for iri in sorted(unique)]
     return report
 
 
-def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", shacl: bool = True,
-                 classify_limit: int = CLASSIFY_LIMIT) -> dict[str, Any]:
+def check_source(
+    name: str,
+    triples: list[Triple],
+    *,
+    reasoner: str = "hermit",
+    shacl: bool = True,
+    classify_limit: int = CLASSIFY_LIMIT,
+) -> dict[str, Any]:
     """The cacheable result of checking one source: plain JSON data."""
     started = time.monotonic()
     data, retyped = owl.reasoner_copy(triples)
@@ -171,13 +206,24 @@ def check_source(name: str, triples: list[Triple], *, reasoner: str = "hermit", 
         verdict = owl.run_reasoner(data, reasoner=reasoner)
     inconsistencies: list[dict[str, Any]] = []
     if not verdict.consistent:
-        probe = owl.consistency_only if reasoner == "hermit" else \
-            (lambda subset: owl.run_reasoner(subset, reasoner=reasoner))
+        probe = (
+            owl.consistency_only
+            if reasoner == "hermit"
+            else (lambda subset: owl.run_reasoner(subset, reasoner=reasoner))
+        )
         conflicts = owl.explain(data, probe)
         inconsistencies = [{"source": name, **c.to_dict()} for c in conflicts]
         if not inconsistencies:  # the reasoner disagreed with itself on the parts: report the whole
-            inconsistencies = [{"source": name, "individuals": [], "statements": [], "axioms": [],
-                                "minimal": False, "reasoner_message": verdict.rejected or ""}]
+            inconsistencies = [
+                {
+                    "source": name,
+                    "individuals": [],
+                    "statements": [],
+                    "axioms": [],
+                    "minimal": False,
+                    "reasoner_message": verdict.rejected or "",
+                }
+            ]
     violations: list[dict[str, Any]] = []
     if shacl:
         from chesskb.kb.checks.shacl import validate
@@ -201,17 +247,27 @@ def _merge(report: CheckReport, result: dict[str, Any]) -> None:
     report.shacl_violations.extend(shacl_from_json(v) for v in result["shacl_violations"])
 
 
-def _check_whole(report: CheckReport, cache: CheckCache, everything: list[Triple] | None, total: int,
-                 hashes: list[str], reasoner: str, whole_limit: int, classify_limit: int,
-                 progress: Callable[[str], None] | None) -> None:
+def _check_whole(
+    report: CheckReport,
+    cache: CheckCache,
+    everything: list[Triple] | None,
+    total: int,
+    hashes: list[str],
+    reasoner: str,
+    whole_limit: int,
+    classify_limit: int,
+    progress: Callable[[str], None] | None,
+) -> None:
     """All sources together: what no single source shows (two sources that contradict each other)."""
     if report.inconsistencies:
         report.notes.append(f"{ALL_SOURCES}: not reasoned over together while a source is inconsistent")
         return
     if everything is None:
-        report.notes.append(f"{ALL_SOURCES}: not reasoned over together: {total} statements exceed "
-                            f"the whole-KB limit of {whole_limit} (--whole-limit); each source was checked "
-                            "with the ontology on its own")
+        report.notes.append(
+            f"{ALL_SOURCES}: not reasoned over together: {total} statements exceed "
+            f"the whole-KB limit of {whole_limit} (--whole-limit); each source was checked "
+            "with the ontology on its own"
+        )
         return
     unique = list(dict.fromkeys(everything))
     mode = ":consistency" if len(unique) > classify_limit else ":classification"

@@ -48,8 +48,11 @@ def _shapes_and_ontology():
 def validate(triples: Sequence[Triple]) -> list[Finding]:
     """Every violation of the shapes and of the FEN and date rules in ``triples`` (one source), as
     ``Finding``s (``kb.findings.shacl_finding``: the individual's IRI and label, the path)."""
-    labels = {t.subject.value: text_of(t.object) for t in triples
-              if t.predicate.value == _LABEL and isinstance(t.subject, NamedNode)}
+    labels = {
+        t.subject.value: text_of(t.object)
+        for t in triples
+        if t.predicate.value == _LABEL and isinstance(t.subject, NamedNode)
+    }
     found = list(_shacl_violations(triples, labels)) + list(_python_violations(triples, labels))
     unique = {(v.iri, v.field, v.message): v for v in found}
     return [unique[key] for key in sorted(unique)]
@@ -63,8 +66,9 @@ def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iter
     data = rdflib.Graph()
     data.parse(data=serialize(triples, format=RdfFormat.N_TRIPLES), format="nt")
     # The ontology is mixed in so sh:targetClass cp:Position reaches a cp:MateInTwo (rdfs:subClassOf).
-    conforms, results, _text = pyshacl_validate(data, shacl_graph=shapes, ont_graph=onto, inference="none",
-                                               advanced=False, allow_warnings=True)
+    conforms, results, _text = pyshacl_validate(
+        data, shacl_graph=shapes, ont_graph=onto, inference="none", advanced=False, allow_warnings=True
+    )
     if conforms:
         return
     sh = rdflib.Namespace(_SH)
@@ -83,14 +87,24 @@ def _shacl_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iter
 def _chess960_positions(triples: Sequence[Triple]) -> set[str]:
     """The positions of games whose Variant tag names Chess960 (python-chess decides which names do):
     their FEN is checked by Chess960's castling rules."""
-    matches = {t.subject.value for t in triples if isinstance(t.subject, NamedNode)
-               and t.predicate.value == CP.variant.value and isinstance(t.object, Literal)
-               and chess.pgn.Headers({"Variant": t.object.value}).is_chess960()}
+    matches = {
+        t.subject.value
+        for t in triples
+        if isinstance(t.subject, NamedNode)
+        and t.predicate.value == CP.variant.value
+        and isinstance(t.object, Literal)
+        and chess.pgn.Headers({"Variant": t.object.value}).is_chess960()
+    }
     if not matches:
         return set()
-    return {t.subject.value for t in triples if isinstance(t.subject, NamedNode)
-            and t.predicate.value == CP.hasMatch.value and isinstance(t.object, NamedNode)
-            and t.object.value in matches}
+    return {
+        t.subject.value
+        for t in triples
+        if isinstance(t.subject, NamedNode)
+        and t.predicate.value == CP.hasMatch.value
+        and isinstance(t.object, NamedNode)
+        and t.object.value in matches
+    }
 
 
 def _python_violations(triples: Sequence[Triple], labels: dict[str, str]) -> Iterator[Finding]:

@@ -38,11 +38,12 @@ from typing import Any
 import yaml
 from pyoxigraph import Literal, NamedNode, Quad
 
+from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import Store
-from chesskb.queries.executor import ask, select as select_rows
-from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.vocab import CP, RDF, RDFS, XSD
+from chesskb.queries.executor import ask
+from chesskb.queries.executor import select as select_rows
 
 LEVELS = ("beginner", "intermediate", "advanced")
 PHASES = ("PositionBegin", "PositionMiddle", "PositionEnd")
@@ -106,8 +107,10 @@ class _BoundedLoader(yaml.SafeLoader):
             self.aliases += 1
             if self.aliases > COURSE_YAML_ALIASES:
                 mark = self.peek_event().start_mark
-                raise CourseError(f"line {mark.line + 1}: more than {COURSE_YAML_ALIASES} aliases (*name) in one "
-                                  "course (COURSE_YAML_ALIASES); write the chapters out")
+                raise CourseError(
+                    f"line {mark.line + 1}: more than {COURSE_YAML_ALIASES} aliases (*name) in one "
+                    "course (COURSE_YAML_ALIASES); write the chapters out"
+                )
         return super().compose_node(parent, index)
 
 
@@ -146,8 +149,9 @@ def resolve_course(data: dict[str, Any], store: Store, *, base_iri: str | None =
     if not isinstance(chapters_data, list) or not chapters_data:
         raise CourseError("chapters: a list of at least one chapter")
     if len(chapters_data) > COURSE_MAX_CHAPTERS:
-        raise CourseError(f"chapters: {len(chapters_data):,}; a course has at most {COURSE_MAX_CHAPTERS} "
-                          "(COURSE_MAX_CHAPTERS)")
+        raise CourseError(
+            f"chapters: {len(chapters_data):,}; a course has at most {COURSE_MAX_CHAPTERS} (COURSE_MAX_CHAPTERS)"
+        )
     minter = IriMinter(base_iri)
     chapters = []
     for number, item in enumerate(chapters_data, start=1):
@@ -157,8 +161,12 @@ def resolve_course(data: dict[str, Any], store: Store, *, base_iri: str | None =
         level = item.get("level")
         if level not in LEVELS:
             raise CourseError(f"{where}: level must be one of {', '.join(LEVELS)}")
-        chapter = Chapter(_texts(item.get("title"), f"{where} title"), level,
-                          _percent(item.get("pass_percent", default_pass), f"{where} pass_percent"), "")
+        chapter = Chapter(
+            _texts(item.get("title"), f"{where} title"),
+            level,
+            _percent(item.get("pass_percent", default_pass), f"{where} pass_percent"),
+            "",
+        )
         if "exercises" in item:
             chapter.exercises = _hand_picked(item["exercises"], store, minter, where)
             chapter.selection = "by hand"
@@ -167,8 +175,10 @@ def resolve_course(data: dict[str, Any], store: Store, *, base_iri: str | None =
         else:
             raise CourseError(f"{where}: give 'select' (a query) or 'exercises' (a list)")
         if not chapter.exercises:
-            raise CourseError(f"{where} ({chapter.title.get('en', '')}): the selection finds no exercise in "
-                              f"{store.location}; import the collections it names first")
+            raise CourseError(
+                f"{where} ({chapter.title.get('en', '')}): the selection finds no exercise in "
+                f"{store.location}; import the collections it names first"
+            )
         chapters.append(chapter)
     return Course(course_id, title, description, chapters)
 
@@ -183,8 +193,9 @@ def _hand_picked(values: Any, store: Store, minter: IriMinter, where: str) -> li
     iris = []
     values = _as_list(values)
     if len(values) > COURSE_MAX_EXERCISES:
-        raise CourseError(f"{where} exercises: {len(values):,}; a chapter has at most {COURSE_MAX_EXERCISES} "
-                          "(COURSE_MAX_EXERCISES)")
+        raise CourseError(
+            f"{where} exercises: {len(values):,}; a chapter has at most {COURSE_MAX_EXERCISES} (COURSE_MAX_EXERCISES)"
+        )
     for value in values:
         text = str(value)
         iri = text if text.startswith(("http://", "https://")) else minter.lichess_position(text).value
@@ -213,8 +224,9 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
         themes = [str(t) for t in _as_list(select["theme"])]
         bad = [t for t in themes if t not in THEME_CLASSES]
         if bad:
-            raise CourseError(f"{where} select theme: unknown class(es) {', '.join(bad)}; "
-                              f"known: {', '.join(sorted(THEME_CLASSES))}")
+            raise CourseError(
+                f"{where} select theme: unknown class(es) {', '.join(bad)}; known: {', '.join(sorted(THEME_CLASSES))}"
+            )
         params["theme"] = themes
         described.append("theme=" + ",".join(themes))
     if "phase" in select:
@@ -237,8 +249,9 @@ def _selected(select: Any, store: Store, minter: IriMinter, where: str) -> tuple
     if not isinstance(limit, int) or limit < 1:
         raise CourseError(f"{where} select limit: a whole number ≥ 1")
     if limit > COURSE_MAX_EXERCISES:
-        raise CourseError(f"{where} select limit: {limit:,}; a chapter has at most {COURSE_MAX_EXERCISES} "
-                          "(COURSE_MAX_EXERCISES)")
+        raise CourseError(
+            f"{where} select limit: {limit:,}; a chapter has at most {COURSE_MAX_EXERCISES} (COURSE_MAX_EXERCISES)"
+        )
     described.append(f"limit={limit}")
     rows = select_rows(store, "course-selection", {**params, "limit": str(limit)})
     return [row["position"].value for row in rows], "; ".join(described)
@@ -254,21 +267,28 @@ def course_quads(course: Course, base_iri: str | None = None) -> list[Quad]:
     subject = minter.course(course.id)
     quads = [Quad(subject, RDF.type, CP.Course, graph)]
     quads += [Quad(subject, RDFS.label, Literal(text, language=lang), graph) for lang, text in course.title.items()]
-    quads += [Quad(subject, RDFS.comment, Literal(text, language=lang), graph)
-              for lang, text in course.description.items()]
+    quads += [
+        Quad(subject, RDFS.comment, Literal(text, language=lang), graph) for lang, text in course.description.items()
+    ]
     for number, chapter in enumerate(course.chapters, start=1):
         node = minter.chapter(course.id, number)
-        quads += [Quad(subject, CP.hasChapter, node, graph), Quad(node, RDF.type, CP.Chapter, graph),
-                  Quad(node, CP.chapterOrder, _integer(number), graph),
-                  Quad(node, CP.level, Literal(chapter.level), graph),
-                  Quad(node, CP.passPercent, _integer(chapter.pass_percent), graph),
-                  Quad(node, CP.selection, Literal(chapter.selection), graph)]
+        quads += [
+            Quad(subject, CP.hasChapter, node, graph),
+            Quad(node, RDF.type, CP.Chapter, graph),
+            Quad(node, CP.chapterOrder, _integer(number), graph),
+            Quad(node, CP.level, Literal(chapter.level), graph),
+            Quad(node, CP.passPercent, _integer(chapter.pass_percent), graph),
+            Quad(node, CP.selection, Literal(chapter.selection), graph),
+        ]
         quads += [Quad(node, RDFS.label, Literal(text, language=lang), graph) for lang, text in chapter.title.items()]
         for place, exercise in enumerate(chapter.exercises, start=1):
             item = minter.chapter_item(course.id, number, place)
-            quads += [Quad(node, CP.hasItem, item, graph), Quad(item, RDF.type, CP.ChapterItem, graph),
-                      Quad(item, CP.itemOrder, _integer(place), graph),
-                      Quad(item, CP.exercise, NamedNode(exercise), graph)]
+            quads += [
+                Quad(node, CP.hasItem, item, graph),
+                Quad(item, RDF.type, CP.ChapterItem, graph),
+                Quad(item, CP.itemOrder, _integer(place), graph),
+                Quad(item, CP.exercise, NamedNode(exercise), graph),
+            ]
     return quads
 
 
@@ -276,8 +296,9 @@ def _integer(value: int) -> Literal:
     return Literal(str(value), datatype=XSD.integer)
 
 
-def import_course(store: Store, path: str | Path, *, base_iri: str | None = None,
-                  skip_unchanged: bool = False) -> Course | None:
+def import_course(
+    store: Store, path: str | Path, *, base_iri: str | None = None, skip_unchanged: bool = False
+) -> Course | None:
     """Resolve the course file against the store and replace the course's graph in one write, with
     the fingerprint of what it was resolved from (``cp:resolvedFrom``). With ``skip_unchanged``, a
     course stored with the fingerprint it would get now is left as it is: None."""
@@ -286,8 +307,9 @@ def import_course(store: Store, path: str | Path, *, base_iri: str | None = None
     if skip_unchanged and stored_fingerprint(store, data.get("id"), base_iri=base_iri) == fingerprint:
         return None
     course = resolve_course(data, store, base_iri=base_iri)
-    stamp = Quad(IriMinter(base_iri).course(course.id), CP.resolvedFrom, Literal(fingerprint),
-                 course_graph(course.id, base_iri))
+    stamp = Quad(
+        IriMinter(base_iri).course(course.id), CP.resolvedFrom, Literal(fingerprint), course_graph(course.id, base_iri)
+    )
     store.replace_graphs([course_graph(course.id, base_iri)], [*course_quads(course, base_iri), stamp])
     return course
 
@@ -314,8 +336,15 @@ def stored_fingerprint(store: Store, course_id: Any, *, base_iri: str | None = N
 
 def courses_in(store: Store) -> list[dict[str, Any]]:
     rows = select_rows(store, "courses")
-    return [{"iri": row["course"].value, "title": row["title"].value if row["title"] else None,
-             "chapters": int(row["chapters"].value), "exercises": int(row["exercises"].value)} for row in rows]
+    return [
+        {
+            "iri": row["course"].value,
+            "title": row["title"].value if row["title"] else None,
+            "chapters": int(row["chapters"].value),
+            "exercises": int(row["exercises"].value),
+        }
+        for row in rows
+    ]
 
 
 def export_course(store: Store, course_iri: str, base_iri: str | None = None) -> dict[str, Any]:
@@ -333,8 +362,12 @@ def export_course(store: Store, course_iri: str, base_iri: str | None = None) ->
     for row in select_rows(store, "course-chapters", course):
         chapter = by_chapter.get(row["chapter"].value)
         if chapter is None:
-            chapter = {"title": {}, "level": row["level"].value, "pass_percent": int(row["pass"].value),
-                       "exercises": []}
+            chapter = {
+                "title": {},
+                "level": row["level"].value,
+                "pass_percent": int(row["pass"].value),
+                "exercises": [],
+            }
             by_chapter[row["chapter"].value] = chapter
             chapters.append(chapter)
         chapter["title"][row["title"].language or "en"] = row["title"].value
@@ -351,4 +384,4 @@ def dump_course(data: dict[str, Any]) -> str:
     return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
 
 
-__all__ = ["CourseError", "import_course", "courses_in", "export_course", "dump_course"]
+__all__ = ["CourseError", "courses_in", "dump_course", "export_course", "import_course"]

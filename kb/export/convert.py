@@ -32,7 +32,6 @@ from typing import BinaryIO
 from pyoxigraph import Quad, RdfFormat
 from pyoxigraph import Store as MemoryStore
 
-from chesskb.queries.class_counts import count_quads
 from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
@@ -40,6 +39,7 @@ from chesskb.kb.pipeline import UnitResult, collect_evidence
 from chesskb.kb.safe_output import atomic_output
 from chesskb.kb.store.base import QueryResult, SerializedBatch, Term, rdf_bytes
 from chesskb.kb.vocab import PREFIXES
+from chesskb.queries.class_counts import count_quads
 
 
 class _Evidence:
@@ -61,8 +61,9 @@ class _Evidence:
         collect_evidence(quads, holder, self.base)
         self.add(holder)
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
+    def query(
+        self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None
+    ) -> QueryResult:
         """The one ``Store`` method ``kb.merge.linking`` calls (``Queryable``)."""
         return self.names.query(sparql, prefixes=PREFIXES)
 
@@ -91,10 +92,19 @@ def _compressed(handle: BinaryIO, gzipped: bool) -> Iterator[BinaryIO]:
         yield packed  # type: ignore[misc]  # typeshed: GzipFile is an io.BufferedIOBase, not a typing.BinaryIO
 
 
-def convert_files(paths: list[str | Path], output: str | Path, *, source: str | None = None,
-                  themes: Iterable[str] = (), base_iri: str | None = None, lang: str | None = None,
-                  jobs: int = 1, progress: ProgressCallback | None = None,
-                  on_finding: Callable[[Finding], None] | None = None, cluster: str | None = None) -> ImportReport:
+def convert_files(
+    paths: list[str | Path],
+    output: str | Path,
+    *,
+    source: str | None = None,
+    themes: Iterable[str] = (),
+    base_iri: str | None = None,
+    lang: str | None = None,
+    jobs: int = 1,
+    progress: ProgressCallback | None = None,
+    on_finding: Callable[[Finding], None] | None = None,
+    cluster: str | None = None,
+) -> ImportReport:
     """Write to ``output`` (N-Quads, gzip when it ends in ``.gz``) what importing ``paths`` into an
     empty store would hold; returns the import's report (``cluster``: on a Dask scheduler's workers,
     ``kb.cluster``). Raises ``ImportRefused`` on usage errors;

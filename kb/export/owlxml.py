@@ -21,7 +21,6 @@ from chesskb.kb.checks.owl import JavaMissing, java_executable
 from chesskb.kb.export.rdf import write_export
 from chesskb.kb.store import Store
 
-
 _PURPOSE = "the OWL/XML export (the OWL API)"
 
 
@@ -42,17 +41,26 @@ def rdfxml_to_owlxml(rdfxml: Path, owlxml: Path, *, java_memory_mb: int | None =
 
     java = java_executable(_PURPOSE)
     memory = java_memory_mb or reasoning.JAVA_MEMORY
-    command = [java, f"-Xmx{memory}M", "-cp", owlapi_classpath(), "Save",
-               str(rdfxml.resolve()), "owx", str(owlxml.resolve())]
+    command = [
+        java,
+        f"-Xmx{memory}M",
+        "-cp",
+        owlapi_classpath(),
+        "Save",
+        str(rdfxml.resolve()),
+        "owx",
+        str(owlxml.resolve()),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not owlxml.exists():
         lines = [line for line in done.stderr.splitlines() if "Exception" in line or "Error" in line]
-        raise ConversionFailed("the OWL API could not write OWL/XML: "
-                               + (lines[0].strip() if lines else f"java exited with {done.returncode}"))
+        raise ConversionFailed(
+            "the OWL API could not write OWL/XML: "
+            + (lines[0].strip() if lines else f"java exited with {done.returncode}")
+        )
 
 
-def write_owlxml(store: Store, output: BinaryIO, *, source: str | None = None,
-                 base_iri: str | None = None) -> None:
+def write_owlxml(store: Store, output: BinaryIO, *, source: str | None = None, base_iri: str | None = None) -> None:
     """The ``owl`` export (ontology + individuals, as Protégé wants them) in OWL/XML."""
     java_executable(_PURPOSE)  # fail before writing anything when there is no Java
     with tempfile.TemporaryDirectory(prefix="chesskb-owlxml-") as tmp:
@@ -67,7 +75,8 @@ def write_owlxml(store: Store, output: BinaryIO, *, source: str | None = None,
 
 
 _PLAIN_LITERAL_TAG = re.compile(
-    r'<Literal((?: [^>]*?)?) datatypeIRI="http://www\.w3\.org/1999/02/22-rdf-syntax-ns#PlainLiteral"')
+    r'<Literal((?: [^>]*?)?) datatypeIRI="http://www\.w3\.org/1999/02/22-rdf-syntax-ns#PlainLiteral"'
+)
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
@@ -79,6 +88,7 @@ def _string_literals(line: str) -> str:
     language tag gets no datatype attribute (the OWL/XML default); one without gets ``xsd:string``,
     exactly as the RDF/XML export has them. Literal text is escaped, so only start tags match.
     """
+
     def retype(match: re.Match[str]) -> str:
         attributes = match.group(1)
         if "xml:lang=" in attributes:

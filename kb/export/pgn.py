@@ -24,12 +24,12 @@ import chess
 from pyoxigraph import NamedNode
 
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.store import Store, StoreError
-from chesskb.queries.executor import select
-from chesskb.queries.source_statements import graphs_of
 from chesskb.kb.reading.pgn_tokens import escape_tag_value, unescape_tag_value
 from chesskb.kb.reading.tags import TAG_TABLE
+from chesskb.kb.store import Store, StoreError
 from chesskb.kb.vocab import PER_GAME_PLAYER_TAGS, per_game_property
+from chesskb.queries.executor import select
+from chesskb.queries.source_statements import graphs_of
 
 _TAG_PAIR = re.compile(r'^\[(\w+) "(.*)"\]$', re.DOTALL)
 SEVEN_TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -61,15 +61,23 @@ def _pgn_date(value: str) -> str:
 def exercises(store: Store, graph: NamedNode) -> Iterator[dict[str, str | None]]:
     rows = select(store, "source-exercises", {"graph": graph, "inferred": graphs_of(graph)[1]})
     for row in rows:
-        yield {name: (row[name].value if row[name] is not None else None)
-               for name in ("position", "fen", "moves", "match", "event", "white", "black", "board", "ply")}
+        yield {
+            name: (row[name].value if row[name] is not None else None)
+            for name in ("position", "fen", "moves", "match", "event", "white", "black", "board", "ply")
+        }
 
 
 def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -> str:
     tags: dict[str, str] = {}
     extra: list[str] = []
-    entities = {"match": exercise["match"], "event": exercise["event"], "white": exercise["white"],
-                "black": exercise["black"], "board": exercise["board"], "position": exercise["position"]}
+    entities = {
+        "match": exercise["match"],
+        "event": exercise["event"],
+        "white": exercise["white"],
+        "black": exercise["black"],
+        "board": exercise["board"],
+        "position": exercise["position"],
+    }
     as_written = _values(store, graph, exercise["match"]).get("eventTagAsWritten", []) if exercise["match"] else []
     for entity, subject in entities.items():
         if subject is None or (entity == "event" and as_written):
@@ -110,8 +118,9 @@ def game_text(store: Store, graph: NamedNode, exercise: dict[str, str | None]) -
         tags["Date"] = _pgn_date(tags["Date"])
     fen = exercise["fen"] or chess.STARTING_FEN
     header = [f'[{tag} "{escape_tag_value(tags.get(tag, "?"))}"]' for tag in SEVEN_TAG_ROSTER]
-    header += [f'[{tag} "{escape_tag_value(value)}"]' for tag, value in sorted(tags.items())
-               if tag not in SEVEN_TAG_ROSTER]
+    header += [
+        f'[{tag} "{escape_tag_value(value)}"]' for tag, value in sorted(tags.items()) if tag not in SEVEN_TAG_ROSTER
+    ]
     verbatim_fen = next((t for t in extra if t.startswith("[FEN ")), None)
     extra = [t for t in extra if not t.startswith("[FEN ")]
     header += extra

@@ -20,10 +20,10 @@ from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, serialize
 
 from chesskb.kb.checks.owl import reasoner_copy
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.store import Store, StoreError
-from chesskb.queries.source_statements import graph_statements
+from chesskb.kb.store.ontology_graph import ONTOLOGY_GRAPH, ontology_quads
 from chesskb.kb.vocab import CP_IRI, OWL_IRI, PREFIXES, RDF_IRI, text_of
+from chesskb.queries.source_statements import graph_statements
 
 FORMATS: dict[str, RdfFormat] = {
     "owl": RdfFormat.RDF_XML,
@@ -34,8 +34,9 @@ FORMATS: dict[str, RdfFormat] = {
 }
 
 
-def source_graphs(store: Store, source: str | None, *, base_iri: str | None = None,
-                  inferred: bool = True) -> list[NamedNode]:
+def source_graphs(
+    store: Store, source: str | None, *, base_iri: str | None = None, inferred: bool = True
+) -> list[NamedNode]:
     """The named graphs holding ``source`` (or every source), without the ontology, the sources'
     descriptions and the class counts (numbers about the store, not knowledge)."""
     minter = IriMinter(base_iri)
@@ -60,8 +61,7 @@ def source_graphs(store: Store, source: str | None, *, base_iri: str | None = No
     return with_inferred
 
 
-def export_quads(store: Store, fmt: str, *, source: str | None = None,
-                 base_iri: str | None = None) -> Iterator[Quad]:
+def export_quads(store: Store, fmt: str, *, source: str | None = None, base_iri: str | None = None) -> Iterator[Quad]:
     with_inferred = fmt != "owl"
     graphs = source_graphs(store, source, base_iri=base_iri, inferred=with_inferred)
     yield from ontology_quads()
@@ -95,15 +95,21 @@ def protege_triples(triples: Iterator[Triple]) -> Iterator[Triple]:
     declared: set[NamedNode] = set()
     for triple in triples:
         subject = triple.subject
-        if (triple.predicate == _RDF_TYPE and isinstance(subject, NamedNode) and subject not in declared
-                and text_of(triple.object).startswith(CP_IRI) and not subject.value.startswith(CP_IRI)):
+        if (
+            triple.predicate == _RDF_TYPE
+            and isinstance(subject, NamedNode)
+            and subject not in declared
+            and text_of(triple.object).startswith(CP_IRI)
+            and not subject.value.startswith(CP_IRI)
+        ):
             declared.add(subject)
             yield Triple(subject, _RDF_TYPE, _NAMED_INDIVIDUAL)
         yield from reasoner_copy([triple])[0]
 
 
-def write_export(store: Store, fmt: str, output: BinaryIO, *, source: str | None = None,
-                 base_iri: str | None = None) -> None:
+def write_export(
+    store: Store, fmt: str, output: BinaryIO, *, source: str | None = None, base_iri: str | None = None
+) -> None:
     rdf_format = FORMATS[fmt]
     quads = export_quads(store, fmt, source=source, base_iri=base_iri)
     triples = _unique_triples(quads)  # one graph document, unless N-Quads

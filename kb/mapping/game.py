@@ -4,28 +4,40 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import chess
 from pyoxigraph import Literal, NamedNode, Quad
 
-from chesskb.kb.analysis.difficulty import estimate_difficulty
 from chesskb.kb.analysis import PositionAnalysis
-from chesskb.kb.reading.countries import country_code
+from chesskb.kb.analysis.board_index import pieces_in, pieces_on
+from chesskb.kb.analysis.difficulty import estimate_difficulty
 from chesskb.kb.analysis.exercises import ThemeAssessment
+from chesskb.kb.analysis.mining import MinedExercise
+from chesskb.kb.analysis.themes import ancestors, type_position_for
 from chesskb.kb.mapping.identity import game_identity
 from chesskb.kb.mapping.iris import IriMinter, lichess_game_id
-from chesskb.kb.analysis.mining import MinedExercise
+from chesskb.kb.reading.countries import country_code
 from chesskb.kb.reading.names import display_name, is_person, name_key
 from chesskb.kb.reading.pgn_tokens import escape_tag_value
-from chesskb.kb.analysis.board_index import pieces_in, pieces_on
 from chesskb.kb.reading.records import GameRecord, board_at
 from chesskb.kb.reading.tags import TAG_TABLE, Colour, MappedTags, is_unknown, map_tags, round_and_board
-from chesskb.kb.analysis.themes import ancestors, type_position_for
-from chesskb.kb.vocab import (CP, DCTERMS, INVERSE_PROPERTIES, OWL, PHASE_CLASSES, PLAYER_IDENTITY_PROPERTIES, RDF,
-                              RDFS, SKOS, XSD, per_game_property)
+from chesskb.kb.vocab import (
+    CP,
+    DCTERMS,
+    INVERSE_PROPERTIES,
+    OWL,
+    PHASE_CLASSES,
+    PLAYER_IDENTITY_PROPERTIES,
+    RDF,
+    RDFS,
+    SKOS,
+    XSD,
+    per_game_property,
+)
+
 
 @dataclass
 class MappingContext:
@@ -67,8 +79,9 @@ def literal(value: bool | int | str | dt.date | dt.datetime | dt.time) -> Litera
 #: The literals of ``False``, ``True`` and the integers a position's facts take most (counts, material,
 #: move numbers, ratings), made once per process instead of once per statement.
 _SMALL_LITERALS: dict[tuple[type, object], Literal] = {}  # looked up by any value
-_SMALL_LITERALS.update({(bool, flag): Literal("true" if flag else "false", datatype=XSD.boolean)
-                        for flag in (False, True)})
+_SMALL_LITERALS.update(
+    {(bool, flag): Literal("true" if flag else "false", datatype=XSD.boolean) for flag in (False, True)}
+)
 _SMALL_LITERALS.update({(int, number): Literal(str(number), datatype=XSD.integer) for number in range(-64, 4096)})
 
 
@@ -139,8 +152,13 @@ def source_quads(ctx: MappingContext) -> list[Quad]:
 MinedPosition = tuple[MinedExercise, PositionAnalysis]
 
 
-def record_quads(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext,
-                 mined: Sequence[MinedPosition], themes: ThemeAssessment) -> list[Quad]:
+def record_quads(
+    record: GameRecord,
+    analysis: PositionAnalysis,
+    ctx: MappingContext,
+    mined: Sequence[MinedPosition],
+    themes: ThemeAssessment,
+) -> list[Quad]:
     """All quads for one record (asserted in the source graph, implied in the inferred graph);
     ``mined`` adds a Position of the game for each exercise the engine found in it; ``themes`` is
     ``kb.analysis.exercises.assess_themes``'s verdict, worked out by the caller (it may ask the engine, and
@@ -166,13 +184,23 @@ def _standard_start(fen: str) -> bool:
     return chess.BaseBoard.__eq__(board, _STANDARD_BOARD) and board.epd() == _STANDARD_EPD
 
 
-def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
-              themes: ThemeAssessment, mined: Sequence[MinedPosition] = ()) -> None:
+def _map_game(
+    record: GameRecord,
+    analysis: PositionAnalysis,
+    ctx: MappingContext,
+    out: _Quads,
+    themes: ThemeAssessment,
+    mined: Sequence[MinedPosition] = (),
+) -> None:
     tags = map_tags(record.headers)
     minter = ctx.minter
     standard = _standard_start(record.start_fen)
-    identity = game_identity(str(analysis.facts.get("positionKey", record.start_fen)), standard,
-                             [move.uci() for move in record.solution], record.headers)
+    identity = game_identity(
+        str(analysis.facts.get("positionKey", record.start_fen)),
+        standard,
+        [move.uci() for move in record.solution],
+        record.headers,
+    )
     key = identity.key
     match, position, board = minter.match(key), minter.position(key, 0), minter.board(key)
     event = _map_event(tags, key, ctx, out)
@@ -184,8 +212,11 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     # Named by its event, never its Site: ChessBase puts the game number there ("01"), others a town.
     place = tags.get("event", "eventName")
     year = tags.get("match", "year")
-    match_label = f"{display_name(white_name)} vs {display_name(black_name)}" + (
-        f", {place}" if place else "") + (f" {year}" if year else "")
+    match_label = (
+        f"{display_name(white_name)} vs {display_name(black_name)}"
+        + (f", {place}" if place else "")
+        + (f" {year}" if year else "")
+    )
 
     out.types(match, ["Match"])
     out.add(match, RDFS.label, Literal(match_label))
@@ -213,8 +244,7 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     fen_tag = record.headers.get("FEN")
     if fen_tag is not None and fen_tag.strip() != record.start_fen:
         out.value(match, "pgnTag", f'[FEN "{escape_tag_value(fen_tag)}"]')
-    for prop, obj in (("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white),
-                      ("hasPlayerBlack", black)):
+    for prop, obj in (("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white), ("hasPlayerBlack", black)):
         out.link(match, prop, obj)
     _map_provenance(record, match, ctx, out)
 
@@ -226,30 +256,50 @@ def _map_game(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContex
     if board_number is not None:
         out.value(board, "boardNum", board_number)
 
-    label = f"{class_label(_label_class(themes.classes))} — {match_label}" if themes.exercise \
+    label = (
+        f"{class_label(_label_class(themes.classes))} — {match_label}"
+        if themes.exercise
         else f"Start position — {match_label}"
+    )
     _map_position(position, record, analysis, themes, out, label=label)
     out.value(position, "plyInGame", 0)
-    links = (("hasMatch", match), ("hasEvent", event), ("hasBoard", board), ("hasPlayerWhite", white),
-             ("hasPlayerBlack", black))
+    links = (
+        ("hasMatch", match),
+        ("hasEvent", event),
+        ("hasBoard", board),
+        ("hasPlayerWhite", white),
+        ("hasPlayerBlack", black),
+    )
     for prop, obj in links:
         out.link(position, prop, obj)
     for exercise, exercise_analysis in mined:
         _map_mined(record, exercise, exercise_analysis, minter.position(key, exercise.ply), links, match_label, out)
 
 
-def _map_mined(record: GameRecord, exercise: MinedExercise, analysis: PositionAnalysis, position: NamedNode,
-               links: Iterable[tuple[str, NamedNode]], match_label: str, out: _Quads) -> None:
+def _map_mined(
+    record: GameRecord,
+    exercise: MinedExercise,
+    analysis: PositionAnalysis,
+    position: NamedNode,
+    links: Iterable[tuple[str, NamedNode]],
+    match_label: str,
+    out: _Quads,
+) -> None:
     """A Position the engine found in the game: its board before ``ply``, the game's line as solution."""
     board = chess.Board(exercise.fen)
     sans = board.variation_san(list(exercise.solution))
-    mined_record = replace(record, start_fen=exercise.fen, solution=list(exercise.solution), movetext=sans,
-                           comments={})
+    mined_record = replace(record, start_fen=exercise.fen, solution=list(exercise.solution), movetext=sans, comments={})
     themes = ThemeAssessment(exercise=True, classes={name: {"detected"} for name in analysis.classes})
     # "move 30", not "30...": a learner reads the label, and the page says whose move it is
-    _map_position(position, mined_record, analysis, themes, out,
-                  label=f"{class_label(_label_class(themes.classes))} — {match_label}, move {board.fullmove_number}",
-                  goal=exercise.goal)
+    _map_position(
+        position,
+        mined_record,
+        analysis,
+        themes,
+        out,
+        label=f"{class_label(_label_class(themes.classes))} — {match_label}, move {board.fullmove_number}",
+        goal=exercise.goal,
+    )
     out.value(position, "plyInGame", exercise.ply)
     for prop, obj in links:
         out.link(position, prop, obj)
@@ -335,8 +385,11 @@ def _map_provenance(record: GameRecord, match: NamedNode, ctx: MappingContext, o
     where = ctx.minter.source_record(ctx.source, record.location.record_number)
     out.add(match, DCTERMS.source, where)
     out.types(where, ["SourceRecord"])
-    out.add(where, RDFS.label, Literal(
-        f"{record.location.file}, game {record.location.game_number}, line {record.location.line}"))
+    out.add(
+        where,
+        RDFS.label,
+        Literal(f"{record.location.file}, game {record.location.game_number}, line {record.location.line}"),
+    )
     out.value(where, "sourceFile", record.location.file)
     out.value(where, "gameNumber", record.location.game_number)
     out.value(where, "lineNumber", record.location.line)
@@ -345,16 +398,28 @@ def _map_provenance(record: GameRecord, match: NamedNode, ctx: MappingContext, o
 
 # --- lichess puzzles ------------------------------------------------------------------------
 
-def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads,
-                themes: ThemeAssessment) -> None:
+
+def _map_puzzle(
+    record: GameRecord, analysis: PositionAnalysis, ctx: MappingContext, out: _Quads, themes: ThemeAssessment
+) -> None:
     puzzle = record.puzzle
     assert puzzle is not None
     position = ctx.minter.lichess_position(puzzle.puzzle_id)
-    _map_position(position, record, analysis, themes, out,
-                  label=f"{class_label(_label_class(themes.classes))} — lichess puzzle {puzzle.puzzle_id}")
+    _map_position(
+        position,
+        record,
+        analysis,
+        themes,
+        out,
+        label=f"{class_label(_label_class(themes.classes))} — lichess puzzle {puzzle.puzzle_id}",
+    )
     out.value(position, "puzzleId", puzzle.puzzle_id)
-    for prop, value in (("puzzleRating", puzzle.rating), ("puzzleRatingDeviation", puzzle.rating_deviation),
-                        ("popularity", puzzle.popularity), ("nbPlays", puzzle.nb_plays)):
+    for prop, value in (
+        ("puzzleRating", puzzle.rating),
+        ("puzzleRatingDeviation", puzzle.rating_deviation),
+        ("popularity", puzzle.popularity),
+        ("nbPlays", puzzle.nb_plays),
+    ):
         if value is not None:
             out.value(position, prop, value)
     for tag in puzzle.opening_tags:
@@ -379,6 +444,7 @@ def _map_puzzle(record: GameRecord, analysis: PositionAnalysis, ctx: MappingCont
 
 # --- the position ---------------------------------------------------------------------------
 
+
 def _label_class(classes: dict[str, set[str]]) -> str:
     """The class named in a position's label (``label_class``)."""
     return label_class(list(classes))
@@ -399,8 +465,9 @@ _MATE_CLASSES = frozenset({"MateInOne", "MateInTwo", "MateInThree", "MateInFour"
 _GOAL_OF_THEME = {"mate": "mate", "crushing": "win", "advantage": "win", "equality": "draw"}
 
 
-def exercise_goal(classes: Iterable[str], facts: dict, themes: Iterable[str] = (),
-                  given: str | None = None) -> str | None:
+def exercise_goal(
+    classes: Iterable[str], facts: dict, themes: Iterable[str] = (), given: str | None = None
+) -> str | None:
     """What the side to move must achieve: ``mate``, ``win`` or ``draw`` (None when nothing says).
 
     Kept on every position as ``cp:goal`` so that "white to move and mate" is one indexed lookup
@@ -418,8 +485,16 @@ def exercise_goal(classes: Iterable[str], facts: dict, themes: Iterable[str] = (
     return "win" if "win" in goals else ("draw" if "draw" in goals else None)
 
 
-def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAnalysis,
-                  themes: ThemeAssessment, out: _Quads, *, label: str, goal: str | None = None) -> None:
+def _map_position(
+    position: NamedNode,
+    record: GameRecord,
+    analysis: PositionAnalysis,
+    themes: ThemeAssessment,
+    out: _Quads,
+    *,
+    label: str,
+    goal: str | None = None,
+) -> None:
     """The position's statements. A game's start position (``themes.exercise`` false) is a plain
     ``cp:Position``: board facts, moves, no classes, goal, difficulty or claims."""
     classes = themes.classes
@@ -450,5 +525,4 @@ def _map_position(position: NamedNode, record: GameRecord, analysis: PositionAna
     for prop, value in analysis.facts.items():
         out.value(position, prop, value)
     if "sideToMove" not in analysis.facts:  # analysis is always run; keep the FEN fact anyway
-        out.value(position, "sideToMove",
-                  "white" if start.turn == chess.WHITE else "black")
+        out.value(position, "sideToMove", "white" if start.turn == chess.WHITE else "black")

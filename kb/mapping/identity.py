@@ -74,8 +74,9 @@ def distinctive(start_is_standard: bool, plies: int) -> bool:
     return plies >= MIN_DISTINCT_PLIES if start_is_standard else plies > 0
 
 
-def game_identity(start_key: str, start_is_standard: bool, moves_uci: list[str],
-                  headers: dict[str, str]) -> GameIdentity:
+def game_identity(
+    start_key: str, start_is_standard: bool, moves_uci: list[str], headers: dict[str, str]
+) -> GameIdentity:
     """The identity of one PGN game record (see the module docstring for the rule)."""
     moves = " ".join(moves_uci)
     moves_key = digest(start_key, moves)
@@ -84,8 +85,13 @@ def game_identity(start_key: str, start_is_standard: bool, moves_uci: list[str],
     if distinctive(start_is_standard, len(moves_uci)):
         key = digest("moves", start_key, moves, white, black, year, round_)
         return GameIdentity(key, moves_key, "moves", white, black, year, round_)
-    roster = (fold(_known(headers, "Event")), clean_date(_known(headers, "Date")) or "", round_,
-              name_key(_known(headers, "White")), name_key(_known(headers, "Black")))
+    roster = (
+        fold(_known(headers, "Event")),
+        clean_date(_known(headers, "Date")) or "",
+        round_,
+        name_key(_known(headers, "White")),
+        name_key(_known(headers, "Black")),
+    )
     key = digest("roster", start_key, moves, *roster)
     return GameIdentity(key, moves_key, "roster", white, black, year, round_)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Union
 from urllib.parse import quote, unquote, urlsplit
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
@@ -29,8 +28,11 @@ from chesskb.kb.reading.names import fold, name_key, slug
 #: The last segment of a stand-in for a missing player or event (``unknown_player``/``unknown_event``):
 #: ``unknown-`` and a game key (16 hex digits, ``kb.mapping.identity``), and the colour for a player. A
 #: real name always ends in its own 6-digit digest, so a player called "Unknown White" is not one.
-_PLACEHOLDER = {"player": re.compile(r"unknown-[0-9a-f]{16}-(?:white|black)"),
-                "event": re.compile(r"unknown-[0-9a-f]{16}")}
+_PLACEHOLDER = {
+    "player": re.compile(r"unknown-[0-9a-f]{16}-(?:white|black)"),
+    "event": re.compile(r"unknown-[0-9a-f]{16}"),
+}
+
 
 def digest(*parts: str, length: int = 16) -> str:
     """Short stable hash of the parts (sha256, hex)."""
@@ -51,7 +53,7 @@ _KINDS = frozenset(("match", "position", "player", "event", "board", "source", "
 #: What the IRI readers of ``IriMinter`` take: an IRI as a term or as text. Any other term a statement can hold (a
 #: blank node, a literal, an RDF-star triple) is read as its N-Triples text, which no IRI under the base starts with,
 #: so they answer ``None`` (or ``False``) for it.
-IriOrTerm = Union[NamedNode, BlankNode, Literal, Triple, str]
+IriOrTerm = NamedNode | BlankNode | Literal | Triple | str
 
 
 class IriMinter:
@@ -70,8 +72,12 @@ class IriMinter:
         self.base = base if base.endswith(("/", "#")) else base + "/"
 
     def _iri(self, *segments: str) -> NamedNode:
-        return NamedNode(self.base + "/".join(segment if _UNRESERVED.fullmatch(segment) else quote(segment, safe="-._~")
-                                              for segment in segments))
+        return NamedNode(
+            self.base
+            + "/".join(
+                segment if _UNRESERVED.fullmatch(segment) else quote(segment, safe="-._~") for segment in segments
+            )
+        )
 
     def match(self, game_key: str) -> NamedNode:
         return self._iri("match", game_key)
@@ -161,7 +167,7 @@ class IriMinter:
         value = iri.value if isinstance(iri, NamedNode) else str(iri)
         if not value.startswith(self.base):
             return None
-        return [unquote(segment) for segment in value[len(self.base):].split("/")]
+        return [unquote(segment) for segment in value[len(self.base) :].split("/")]
 
     def kind_of(self, iri: IriOrTerm) -> str | None:
         """What an individual's IRI names: ``match``, ``position``, ``player``, ``event``, ``board``,
@@ -169,21 +175,28 @@ class IriMinter:
         value = iri.value if isinstance(iri, NamedNode) else str(iri)
         if not value.startswith(self.base):
             return None
-        kind = value[len(self.base):].split("/", 1)[0]
+        kind = value[len(self.base) :].split("/", 1)[0]
         return kind if kind in _KINDS else None
 
     def course_id(self, iri: IriOrTerm) -> str | None:
         """The id of a course's IRI (``course``), ``None`` for any other IRI (its chapters included)."""
         segments = self._segments(iri)
-        return segments[1] if segments is not None and len(segments) == 2 and segments[0] == "course" \
-            and segments[1] else None
+        return (
+            segments[1]
+            if segments is not None and len(segments) == 2 and segments[0] == "course" and segments[1]
+            else None
+        )
 
     def is_placeholder(self, iri: IriOrTerm) -> bool:
         """Is this the stand-in for a player or event the game's tags do not name (``unknown_player``,
         ``unknown_event``)? Such an individual is no person or event: pages leave it out, counts skip it."""
         segments = self._segments(iri)
-        return (segments is not None and len(segments) == 2 and segments[0] in _PLACEHOLDER
-                and _PLACEHOLDER[segments[0]].fullmatch(segments[1]) is not None)
+        return (
+            segments is not None
+            and len(segments) == 2
+            and segments[0] in _PLACEHOLDER
+            and _PLACEHOLDER[segments[0]].fullmatch(segments[1]) is not None
+        )
 
     def source_of(self, iri: IriOrTerm) -> str | None:
         """The source name of a source's graph, its inferred graph, its ``source`` IRI or one of its
@@ -191,8 +204,13 @@ class IriMinter:
         A course's graph (``graph/course-ID``) reads as the graph of a source named ``course-ID``:
         the layout cannot tell them apart, and a course graph holds no games."""
         segments = self._segments(iri)
-        if segments is None or len(segments) < 2 or segments[0] not in ("graph", "source") \
-                or segments[1].startswith("_") or not segments[1]:
+        if (
+            segments is None
+            or len(segments) < 2
+            or segments[0] not in ("graph", "source")
+            or segments[1].startswith("_")
+            or not segments[1]
+        ):
             return None
         rest = segments[2:]
         if segments[0] == "graph":
@@ -203,14 +221,16 @@ class IriMinter:
     def is_source_graph(self, iri: IriOrTerm) -> bool:
         """Is this the graph of what a source asserts (not its inferred graph, not a bookkeeping graph)?"""
         segments = self._segments(iri)
-        return segments is not None and len(segments) == 2 and segments[0] == "graph" \
-            and self.source_of(iri) is not None
+        return (
+            segments is not None and len(segments) == 2 and segments[0] == "graph" and self.source_of(iri) is not None
+        )
 
     def is_inferred_graph(self, iri: IriOrTerm) -> bool:
         """Is this the graph of what was inferred from a source (``inferred_graph``)?"""
         segments = self._segments(iri)
-        return segments is not None and len(segments) == 3 and segments[0] == "graph" \
-            and self.source_of(iri) is not None
+        return (
+            segments is not None and len(segments) == 3 and segments[0] == "graph" and self.source_of(iri) is not None
+        )
 
     def record_number(self, iri: IriOrTerm) -> tuple[str, int] | None:
         """``(source name, game number)`` of a source record (``source_record``), else ``None``."""
@@ -224,4 +244,3 @@ def lichess_game_id(game_url: str) -> str:
     """``https://lichess.org/seIMDWkD/black#44`` -> ``seIMDWkD`` (the first path segment)."""
     path = urlsplit(game_url).path.strip("/")
     return path.split("/")[0] if path else digest(game_url)
-

@@ -18,18 +18,23 @@ from dataclasses import dataclass, field
 
 from pyoxigraph import NamedNode, Quad
 
-from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.mapping.identity import compatible
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store.base import StoreView
-from chesskb.queries.executor import select
 from chesskb.kb.vocab import CP
+from chesskb.queries.executor import select
 
 #: Statements that differ between records for bookkeeping reasons, never a disagreement.
-NOT_COMPARED = frozenset({
-    "http://purl.org/dc/terms/source", "http://www.w3.org/2000/01/rdf-schema#label",
-    "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", CP.pgnTag.value, CP.gameKey.value,
-    CP.eventTagAsWritten.value,
-})
+NOT_COMPARED = frozenset(
+    {
+        "http://purl.org/dc/terms/source",
+        "http://www.w3.org/2000/01/rdf-schema#label",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+        CP.pgnTag.value,
+        CP.gameKey.value,
+        CP.eventTagAsWritten.value,
+    }
+)
 
 
 @dataclass
@@ -47,7 +52,7 @@ class Disagreement:
     @property
     def is_conflict(self) -> bool:
         values = list(self.values)
-        return any(not compatible(self.short, a, b) for i, a in enumerate(values) for b in values[i + 1:])
+        return any(not compatible(self.short, a, b) for i, a in enumerate(values) for b in values[i + 1 :])
 
 
 def disagreements(store: StoreView, subjects: Iterable[str], minter: IriMinter | None = None) -> list[Disagreement]:
@@ -58,7 +63,8 @@ def disagreements(store: StoreView, subjects: Iterable[str], minter: IriMinter |
     minter = minter or IriMinter()
     order = list(dict.fromkeys(subjects))
     values: dict[str, dict[str, dict[str, set[str]]]] = {
-        subject: defaultdict(lambda: defaultdict(set)) for subject in order}
+        subject: defaultdict(lambda: defaultdict(set)) for subject in order
+    }
     if order:
         for row in select(store, "literal-values-by-graph", {"subject": [NamedNode(s) for s in order]}):
             graph = row["g"].value
@@ -66,8 +72,12 @@ def disagreements(store: StoreView, subjects: Iterable[str], minter: IriMinter |
             if row["p"].value in NOT_COMPARED or source is None:
                 continue
             values[row["subject"].value][row["p"].value][row["o"].value].add(source)
-    return [Disagreement(subject, prop, dict(by_value)) for subject in order
-            for prop, by_value in sorted(values[subject].items()) if len(by_value) > 1]
+    return [
+        Disagreement(subject, prop, dict(by_value))
+        for subject in order
+        for prop, by_value in sorted(values[subject].items())
+        if len(by_value) > 1
+    ]
 
 
 def merged_matches(store: StoreView) -> list[str]:
@@ -78,5 +88,7 @@ def merged_matches(store: StoreView) -> list[str]:
 
 def conflict_quads(found: Iterable[Disagreement], graph: NamedNode) -> list[Quad]:
     """``<individual> cp:sourcesDisagreeOn <property>`` for each true conflict."""
-    return sorted({Quad(NamedNode(d.subject), CP.sourcesDisagreeOn, NamedNode(d.prop), graph)
-                   for d in found if d.is_conflict}, key=str)
+    return sorted(
+        {Quad(NamedNode(d.subject), CP.sourcesDisagreeOn, NamedNode(d.prop), graph) for d in found if d.is_conflict},
+        key=str,
+    )

@@ -6,6 +6,7 @@ ones it was imported from and it was imported by the same code with the same set
 ``--lang``, ``--mine``): new analysis code must re-analyse, so the fingerprint covers the code of
 ``chesskb.kb`` and the ontology, not only the version number.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,6 +18,7 @@ from chesskb import __version__
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.store import Store
 from chesskb.queries.executor import select
+
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
@@ -34,18 +36,23 @@ def code_fingerprint() -> str:
 
 def import_fingerprint(*, themes: Iterable[str] = (), lang: str | None = None, mine: bool = False) -> str:
     """What an import was made with, kept beside the source's checksum (``cp:importedWith``)."""
-    return (f"chesskb {__version__}; code {code_fingerprint()}; themes={','.join(sorted(themes))}; "
-            f"lang={lang or ''}; mine={'yes' if mine else 'no'}")
+    return (
+        f"chesskb {__version__}; code {code_fingerprint()}; themes={','.join(sorted(themes))}; "
+        f"lang={lang or ''}; mine={'yes' if mine else 'no'}"
+    )
 
 
-def unchanged_sources(store: Store, checksums: Mapping[str, str], fingerprint: str, *,
-                      base_iri: str | None = None) -> set[str]:
+def unchanged_sources(
+    store: Store, checksums: Mapping[str, str], fingerprint: str, *, base_iri: str | None = None
+) -> set[str]:
     """The names in ``checksums`` (source name -> checksum of its files now) whose stored source has
     that checksum and was imported with ``fingerprint``."""
     minter = IriMinter(base_iri)
     stored = {
-        row["name"].value: (row["checksum"].value if row["checksum"] is not None else None,
-                            row["importedWith"].value if row["importedWith"] is not None else None)
+        row["name"].value: (
+            row["checksum"].value if row["checksum"] is not None else None,
+            row["importedWith"].value if row["importedWith"] is not None else None,
+        )
         for row in select(store, "stored-sources", {"meta": minter.meta_graph})
     }
     return {name for name, checksum in checksums.items() if stored.get(name) == (checksum, fingerprint)}

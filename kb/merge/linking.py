@@ -31,12 +31,12 @@ from typing import Literal
 
 from pyoxigraph import NamedNode, Quad
 
-from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_matches
 from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.merge.conflicts import conflict_quads, disagreements, merged_matches
 from chesskb.kb.reading.names import NameReading, fold, read_name, transliteration_key
 from chesskb.kb.store.base import Derive, Queryable, Replacement, StoreView
-from chesskb.queries.executor import select
 from chesskb.kb.vocab import CP, OWL_IRI, text_of
+from chesskb.queries.executor import select
 
 SAME_AS = NamedNode(OWL_IRI + "sameAs")
 
@@ -89,8 +89,11 @@ def readings_of(player: PlayerNames) -> list[NameReading]:
     as the family name, a guess that only a player without labels needs)."""
     readings = [r for label in sorted(player.labels) if (r := read_name(label)) is not None]
     if not readings:
-        readings = [r for key in sorted(player.keys) if (r := read_name(" ".join(
-            w.upper() if len(w) == 1 else w.capitalize() for w in key.split()))) is not None]
+        readings = [
+            r
+            for key in sorted(player.keys)
+            if (r := read_name(" ".join(w.upper() if len(w) == 1 else w.capitalize() for w in key.split()))) is not None
+        ]
     return list(dict.fromkeys(readings))
 
 
@@ -98,7 +101,8 @@ def _given_fits(token: str, word: str) -> bool:
     """A written given name fits a fuller one: equal up to transliteration, a prefix of it ("Hi" of
     "Hikaru"), or its initial ("J" of "Jan")."""
     return word.startswith(token) or (
-        len(token) > 2 and transliteration_key(word).startswith(transliteration_key(token)))
+        len(token) > 2 and transliteration_key(word).startswith(transliteration_key(token))
+    )
 
 
 def fits(short: NameReading, full: NameReading) -> bool:
@@ -111,9 +115,12 @@ def fits(short: NameReading, full: NameReading) -> bool:
     words = list(full.given)
     at = 0
     for number, token in enumerate(short.given):
-        if 1 < len(token) <= 3 and at + len(token) <= len(words) and \
-                all(words[at + i].startswith(letter) for i, letter in enumerate(token)) and \
-                not any(_given_fits(token, word) for word in words[at:]):
+        if (
+            1 < len(token) <= 3
+            and at + len(token) <= len(words)
+            and all(words[at + i].startswith(letter) for i, letter in enumerate(token))
+            and not any(_given_fits(token, word) for word in words[at:])
+        ):
             at += len(token)  # initials of consecutive given names
             continue
         while at < len(words) and not _given_fits(token, words[at]):
@@ -178,8 +185,13 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
                     decide(player, other, "candidate", f"surname only: {_shown(player)!r} may be {_shown(other)!r}")
                 continue
             pool = {iri: other for block in _block_keys(reading) for iri, other in blocks[block].items()}
-            fuller = [o for o in pool.values() if o.iri != player.iri and not _fide_conflict(player, o)
-                      and any(fits(reading, s) for s in readings[o.iri])]
+            fuller = [
+                o
+                for o in pool.values()
+                if o.iri != player.iri
+                and not _fide_conflict(player, o)
+                and any(fits(reading, s) for s in readings[o.iri])
+            ]
             if not fuller:
                 continue
             # Fuller names that are themselves writings of a still fuller one are one person with it: only
@@ -188,12 +200,21 @@ def compute_links(players: Iterable[PlayerNames]) -> list[Link]:
             one_person = all(fit(o, p) and not _fide_conflict(o, p) for o in fullest for p in fullest if o is not p)
             for other in fuller:
                 if one_person:
-                    why = ("transliteration" if fit(other, player) else "initials"
-                           if any(len(t) == 1 for t in reading.given) else "given-name prefix or middle name")
+                    why = (
+                        "transliteration"
+                        if fit(other, player)
+                        else "initials"
+                        if any(len(t) == 1 for t in reading.given)
+                        else "given-name prefix or middle name"
+                    )
                     decide(player, other, "sameAs", f"{why}: {_shown(player)!r} fits only {_shown(fullest[0])!r}")
                 else:
-                    decide(player, other, "candidate",
-                           f"{_shown(player)!r} fits {len(fullest)} players: may be {_shown(other)!r}")
+                    decide(
+                        player,
+                        other,
+                        "candidate",
+                        f"{_shown(player)!r} fits {len(fullest)} players: may be {_shown(other)!r}",
+                    )
     links = []
     for (a, b), said in decisions.items():
         same = [reason for kind, reason in said if kind == "sameAs"]
@@ -243,7 +264,7 @@ def compute_event_links(events: Iterable[EventNames]) -> list[Link]:
     links: list[Link] = []
     for name, group in by_name.items():
         for index, one in enumerate(group):
-            for other in group[index + 1:]:
+            for other in group[index + 1 :]:
                 a, b = sorted((one.iri, other.iri))
                 sites_fit = one.site <= other.site or other.site <= one.site
                 if not sites_fit:
@@ -288,7 +309,8 @@ def links_graph_quads(store: StoreView, graph: NamedNode, minter: IriMinter | No
     """What the links graph holds for ``store``: the links between players and between events, and
     the values its sources disagree on (``kb.merge.conflicts``)."""
     return link_quads(all_links(store), graph) + conflict_quads(
-        disagreements(store, merged_matches(store) + events_with_several_values(store), minter), graph)
+        disagreements(store, merged_matches(store) + events_with_several_values(store), minter), graph
+    )
 
 
 def events_with_several_values(store: StoreView) -> list[str]:

@@ -22,9 +22,9 @@ import chess
 from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.claims import read_claim_status
+from chesskb.kb.mapping.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.merge.conflicts import disagreements
-from chesskb.kb.mapping.identity import MIN_DISTINCT_PLIES, distinctive
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, players_in
 from chesskb.kb.reading.names import surname, surname_key
 from chesskb.kb.store.base import Store
@@ -36,8 +36,19 @@ def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
     query for all the games, however many)."""
     wanted = list(dict.fromkeys(iris))
     facts: dict[str, dict[str, Any]] = {
-        iri: {"white": set(), "black": set(), "year": set(), "round": set(), "plies": 0, "standard": True,
-              "white_shown": set(), "black_shown": set(), "start": False} for iri in wanted}
+        iri: {
+            "white": set(),
+            "black": set(),
+            "year": set(),
+            "round": set(),
+            "plies": 0,
+            "standard": True,
+            "white_shown": set(),
+            "black_shown": set(),
+            "start": False,
+        }
+        for iri in wanted
+    }
     if not wanted:
         return facts
     for row in select(store, "game-identity-facts", {"match": [NamedNode(iri) for iri in wanted]}):
@@ -61,8 +72,10 @@ def game_facts(store: Store, iris: Iterable[str]) -> dict[str, dict[str, Any]]:
 def _merge_reason(facts: dict[str, Any]) -> str:
     players = f"{'/'.join(sorted(facts['white_shown'])) or '?'} vs {'/'.join(sorted(facts['black_shown'])) or '?'}"
     if not distinctive(facts["standard"], facts["plies"]):
-        return (f"only {facts['plies']} plies from the start (fewer than {MIN_DISTINCT_PLIES}): the whole roster "
-                f"agrees (event, date, round, players {players})")
+        return (
+            f"only {facts['plies']} plies from the start (fewer than {MIN_DISTINCT_PLIES}): the whole roster "
+            f"agrees (event, date, round, players {players})"
+        )
     extra = "".join(f", same {what} {'/'.join(sorted(facts[what]))}" for what in ("year", "round") if facts[what])
     return f"same {facts['plies']} plies from the same start, same players ({players}){extra}"
 
@@ -78,8 +91,16 @@ def merged_games(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     rows = select(store, "merged-games")
     games: dict[str, dict[str, Any]] = {}
     for row in rows:
-        game = games.setdefault(row["m"].value, {"iri": row["m"].value, "label": row["label"].value if row["label"]
-                                                 else None, "found_in": [], "conflicts": {}, "compatible": {}})
+        game = games.setdefault(
+            row["m"].value,
+            {
+                "iri": row["m"].value,
+                "label": row["label"].value if row["label"] else None,
+                "found_in": [],
+                "conflicts": {},
+                "compatible": {},
+            },
+        )
         entry = {"source": _graph_source(row["g"].value, minter), "record": row["where"].value}
         if entry not in game["found_in"]:
             game["found_in"].append(entry)
@@ -105,19 +126,31 @@ def near_misses(store: Store) -> list[dict[str, Any]]:
             continue  # games without moves share nothing but their (empty) moves
         iris = sorted(members)
         for index, one in enumerate(iris):
-            for other in iris[index + 1:]:
-                found.append({"a": one, "a_label": members[one], "b": other, "b_label": members[other],
-                              "reason": _apart_reason(facts[one], facts[other])})
+            for other in iris[index + 1 :]:
+                found.append(
+                    {
+                        "a": one,
+                        "a_label": members[one],
+                        "b": other,
+                        "b_label": members[other],
+                        "reason": _apart_reason(facts[one], facts[other]),
+                    }
+                )
     return found
 
 
 def _apart_reason(one: dict[str, Any], other: dict[str, Any]) -> str:
     if not distinctive(one["standard"], one["plies"]):
-        return (f"same {one['plies']} plies, kept apart: fewer than {MIN_DISTINCT_PLIES}, the moves prove "
-                "nothing and the rosters differ")
-    reasons = [f"different {colour} player ({'/'.join(sorted(one[colour + '_shown'])) or '?'} / "
-               f"{'/'.join(sorted(other[colour + '_shown'])) or '?'})" for colour in ("white", "black")
-               if one[colour] != other[colour]]
+        return (
+            f"same {one['plies']} plies, kept apart: fewer than {MIN_DISTINCT_PLIES}, the moves prove "
+            "nothing and the rosters differ"
+        )
+    reasons = [
+        f"different {colour} player ({'/'.join(sorted(one[colour + '_shown'])) or '?'} / "
+        f"{'/'.join(sorted(other[colour + '_shown'])) or '?'})"
+        for colour in ("white", "black")
+        if one[colour] != other[colour]
+    ]
     for what in ("year", "round"):
         if one[what] and other[what] and one[what] != other[what]:
             reasons.append(f"different {what} ({'/'.join(sorted(one[what]))} / {'/'.join(sorted(other[what]))})")
@@ -132,10 +165,16 @@ def merged_players(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     players: dict[str, dict[str, Any]] = {}
     for row in rows:
         fide = row["fide"].value if row["fide"] else None
-        player = players.setdefault(row["p"].value, {
-            "iri": row["p"].value, "names": {},
-            "reason": f"same FIDE ID ({fide})" if fide else "same name once case, accents, punctuation and "
-                                                             "word order are ignored"})
+        player = players.setdefault(
+            row["p"].value,
+            {
+                "iri": row["p"].value,
+                "names": {},
+                "reason": f"same FIDE ID ({fide})"
+                if fide
+                else "same name once case, accents, punctuation and word order are ignored",
+            },
+        )
         player["names"].setdefault(row["written"].value, set()).add(_graph_source(row["g"].value, minter))
     for player in players.values():
         player["names"] = {name: sorted(sources) for name, sources in player["names"].items()}
@@ -145,9 +184,16 @@ def merged_players(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
 def shared_events(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     """Events more than one source states (the stand-ins for a missing event name are no event)."""
     rows = select(store, "shared-events")
-    return [{"iri": row["e"].value, "label": row["label"].value if row["label"] else None,
-             "sources": sorted(_graph_source(g, minter) for g in row["graphs"].value.split()),
-             "reason": "same event name and year"} for row in rows if not minter.is_placeholder(row["e"])]
+    return [
+        {
+            "iri": row["e"].value,
+            "label": row["label"].value if row["label"] else None,
+            "sources": sorted(_graph_source(g, minter) for g in row["graphs"].value.split()),
+            "reason": "same event name and year",
+        }
+        for row in rows
+        if not minter.is_placeholder(row["e"])
+    ]
 
 
 def open_claims(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
@@ -157,11 +203,16 @@ def open_claims(store: Store, minter: IriMinter) -> list[dict[str, Any]]:
     found = []
     for row in select(store, "open-mate-claims"):
         claim = read_claim_status(row["status"].value)
-        found.append({"source": _graph_source(row["g"].value, minter), "position": row["p"].value,
-                      "label": row["label"].value if row["label"] is not None else None,
-                      "claim": claim.theme if claim else row["status"].value,
-                      "moves": claim.moves if claim else None,
-                      "status": claim.status if claim else None})
+        found.append(
+            {
+                "source": _graph_source(row["g"].value, minter),
+                "position": row["p"].value,
+                "label": row["label"].value if row["label"] is not None else None,
+                "claim": claim.theme if claim else row["status"].value,
+                "moves": claim.moves if claim else None,
+                "status": claim.status if claim else None,
+            }
+        )
     return found
 
 

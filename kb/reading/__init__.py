@@ -18,8 +18,9 @@ from chesskb.kb.reading.text import open_text
 from chesskb.kb.reading.units import WorkUnit, file_kind, unit_records, work_units
 
 
-def read_records(path: str | Path, *, lang: str | None = None,
-                 display_name: str | None = None) -> Iterator[GameRecord | Finding]:
+def read_records(
+    path: str | Path, *, lang: str | None = None, display_name: str | None = None
+) -> Iterator[GameRecord | Finding]:
     """Every game of ``path`` as a ``GameRecord``; every unreadable one as a ``Finding``.
 
     ``lang`` names the language of the piece letters in PGN movetext (``es``, ``it``, ``de`` …);

@@ -31,8 +31,13 @@ def iter_rows(handle, file_name: str) -> Iterator[tuple[dict[str, str], int] | F
     reader = csv.DictReader(handle)
     missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
     if missing:
-        yield Finding("error", "csv-columns", f"not a lichess puzzle CSV: missing column(s) {', '.join(missing)}",
-                      file=file_name, line=1)
+        yield Finding(
+            "error",
+            "csv-columns",
+            f"not a lichess puzzle CSV: missing column(s) {', '.join(missing)}",
+            file=file_name,
+            line=1,
+        )
         return
     line = reader.line_num
     reported = 0

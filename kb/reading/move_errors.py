@@ -22,5 +22,6 @@ def move_number(board: chess.Board) -> str:
 def illegal_move_message(written: str, board: chess.Board) -> str:
     """``move 2. 'Ke3' is illegal in this position (White to move, FEN)``: ``board`` is the position the
     move was played in, ``written`` the move as the file spells it."""
-    return (f"move {move_number(board)} {written!r} is illegal in this position "
-            f"({side_name(board)} to move, {board.fen()})")
+    return (
+        f"move {move_number(board)} {written!r} is illegal in this position ({side_name(board)} to move, {board.fen()})"
+    )

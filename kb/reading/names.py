@@ -51,9 +51,26 @@ def display_name(name: str) -> str:
 # Spelling variants of one sound in romanised names (Russian, Hungarian, German, …), applied in
 # order to a folded word: "Nepomniachtchi" and "Nepomnyashchy" both become "nepomniacci". A key
 # for *finding* candidates, never proof on its own (kb.merge.linking asks for a FIDE ID or a fuller name).
-_TRANSLITERATIONS = (("shch", "cc"), ("tch", "c"), ("sch", "s"), ("ch", "c"), ("kh", "h"), ("ck", "k"),
-                     ("ph", "f"), ("tz", "z"), ("ts", "z"), ("w", "v"), ("y", "i"), ("j", "i"),
-                     ("ii", "i"), ("ff", "f"), ("ss", "s"), ("ue", "u"), ("oe", "o"), ("ae", "a"))
+_TRANSLITERATIONS = (
+    ("shch", "cc"),
+    ("tch", "c"),
+    ("sch", "s"),
+    ("ch", "c"),
+    ("kh", "h"),
+    ("ck", "k"),
+    ("ph", "f"),
+    ("tz", "z"),
+    ("ts", "z"),
+    ("w", "v"),
+    ("y", "i"),
+    ("j", "i"),
+    ("ii", "i"),
+    ("ff", "f"),
+    ("ss", "s"),
+    ("ue", "u"),
+    ("oe", "o"),
+    ("ae", "a"),
+)
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 
 
@@ -68,8 +85,26 @@ def transliteration_key(word: str) -> str:
 
 
 #: What sources write for a player they do not know: no person (``read_name`` returns ``None``).
-UNKNOWN_NAMES = frozenset({"", "?", "??", "???", "nn", "n n", "unknown", "anonymous", "anon", "player", "white",
-                           "black", "x", "xx", "nobody", "none"})
+UNKNOWN_NAMES = frozenset(
+    {
+        "",
+        "?",
+        "??",
+        "???",
+        "nn",
+        "n n",
+        "unknown",
+        "anonymous",
+        "anon",
+        "player",
+        "white",
+        "black",
+        "x",
+        "xx",
+        "nobody",
+        "none",
+    }
+)
 
 #: Family names that Chinese, Korean and Vietnamese names put first, as FIDE and TWIC write them ("Ding
 #: Liren", "Wang Hao", "Le Quang Liem"): read as the surname when they open a name of two or three words
@@ -77,14 +112,129 @@ UNKNOWN_NAMES = frozenset({"", "?", "??", "???", "nn", "n n", "unknown", "anonym
 #: "Kim Hansen" is read the Western way. A name written the other way round ("Hao Wang") is then read
 #: with the wrong family name, and its games stay apart from the other spelling's: a missed merge, never
 #: a false one.
-FAMILY_NAME_FIRST = frozenset("""
-    bai bu cai cao chen cheng cui dai deng ding dong du fan fang feng fu gao gong gu guo han hao he hou hu
-    huang ji jia jiang jin ju kong lai lei li liang liao lin liu lu luo lv ma mao meng ni pan peng qian qin
-    qiu ren shen shi song su sun tan tang tian wan wang wei wen wu xia xiang xiao xie xiong xu xue yang
-    yao ye yi yin yu yuan zeng zhai zhang zhao zheng zhong zhou zhu zhuang zou
-    park choi jung kang cho yoon jang lim han oh seo shin kwon hwang ahn song hong
-    nguyen tran le pham hoang phan vu vo dang bui ngo duong ly
-    """.split())
+FAMILY_NAME_FIRST = frozenset(
+    [
+        "bai",
+        "bu",
+        "cai",
+        "cao",
+        "chen",
+        "cheng",
+        "cui",
+        "dai",
+        "deng",
+        "ding",
+        "dong",
+        "du",
+        "fan",
+        "fang",
+        "feng",
+        "fu",
+        "gao",
+        "gong",
+        "gu",
+        "guo",
+        "han",
+        "hao",
+        "he",
+        "hou",
+        "hu",
+        "huang",
+        "ji",
+        "jia",
+        "jiang",
+        "jin",
+        "ju",
+        "kong",
+        "lai",
+        "lei",
+        "li",
+        "liang",
+        "liao",
+        "lin",
+        "liu",
+        "lu",
+        "luo",
+        "lv",
+        "ma",
+        "mao",
+        "meng",
+        "ni",
+        "pan",
+        "peng",
+        "qian",
+        "qin",
+        "qiu",
+        "ren",
+        "shen",
+        "shi",
+        "song",
+        "su",
+        "sun",
+        "tan",
+        "tang",
+        "tian",
+        "wan",
+        "wang",
+        "wei",
+        "wen",
+        "wu",
+        "xia",
+        "xiang",
+        "xiao",
+        "xie",
+        "xiong",
+        "xu",
+        "xue",
+        "yang",
+        "yao",
+        "ye",
+        "yi",
+        "yin",
+        "yu",
+        "yuan",
+        "zeng",
+        "zhai",
+        "zhang",
+        "zhao",
+        "zheng",
+        "zhong",
+        "zhou",
+        "zhu",
+        "zhuang",
+        "zou",
+        "park",
+        "choi",
+        "jung",
+        "kang",
+        "cho",
+        "yoon",
+        "jang",
+        "lim",
+        "han",
+        "oh",
+        "seo",
+        "shin",
+        "kwon",
+        "hwang",
+        "ahn",
+        "song",
+        "hong",
+        "nguyen",
+        "tran",
+        "le",
+        "pham",
+        "hoang",
+        "phan",
+        "vu",
+        "vo",
+        "dang",
+        "bui",
+        "ngo",
+        "duong",
+        "ly",
+    ]
+)
 
 _INITIALS = re.compile(r"^(?:[A-Z]\.?){1,3}$")
 
@@ -137,7 +287,7 @@ def read_name(name: str) -> NameReading | None:
         return NameReading(tuple(_folded_words(written[0])), tuple(_folded_words(" ".join(written[1:]))))
     if len(written) >= 2 and _INITIALS.match(written[0]) and not _INITIALS.match(written[-1]):
         initials = [w for w in written if _INITIALS.match(w)]
-        rest = written[len(initials):]
+        rest = written[len(initials) :]
         if len(initials) + len(rest) == len(written) and not any(_INITIALS.match(w) for w in rest):
             return NameReading(tuple(_folded_words(" ".join(rest))), tuple(_folded_words(" ".join(initials))))
     if 2 <= len(words) <= 3 and words[0] in FAMILY_NAME_FIRST:

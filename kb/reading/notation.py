@@ -152,7 +152,7 @@ def _segments(movetext: str) -> Iterator[tuple[str, bool]]:
     position = 0
     for match in _UNTOUCHED.finditer(movetext):
         if match.start() > position:
-            yield movetext[position:match.start()], False
+            yield movetext[position : match.start()], False
         yield match.group(0), True
         position = match.end()
     if position < len(movetext):

@@ -21,15 +21,26 @@ import chess.pgn
 
 from chesskb.kb.findings import Finding
 from chesskb.kb.reading.move_errors import illegal_move_message
-from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize, unescape_tag_value
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
+from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize, unescape_tag_value
 from chesskb.kb.reading.records import GameRecord, SourceLocation
 from chesskb.kb.reading.text import TOO_LARGE, OversizedLine
 
 #: Variants whose positions are ordinary chess positions; others (crazyhouse, antichess …) are
 #: reported and skipped: the ontology describes standard chess.
-SUPPORTED_VARIANTS = {"", "standard", "chess", "normal", "from position", "chess960", "chess 960",
-                      "fischerandom", "fischer random", "fischerrandom", "960"}
+SUPPORTED_VARIANTS = {
+    "",
+    "standard",
+    "chess",
+    "normal",
+    "from position",
+    "chess960",
+    "chess 960",
+    "fischerandom",
+    "fischer random",
+    "fischerrandom",
+    "960",
+}
 
 # Cheap test before the careful one: a capital that is not an English piece letter before a square.
 _MAYBE_FOREIGN = re.compile(r"(?<![\w-])[AC-JLMOS-Z][a-h]?[1-8]?[x:]?[a-h][1-8]")
@@ -102,8 +113,11 @@ def split_segments(handle: Iterable[str]) -> Iterator[Segment | Finding]:
             header, moves, ended, parens, size, too_large = [], [], False, 0, 0, None
         size += len(line)
         if too_large is None and (isinstance(line, OversizedLine) or size > MAX_GAME_CHARACTERS):
-            too_large = (line.message() if isinstance(line, OversizedLine) else
-                         f"longer than {MAX_GAME_CHARACTERS:,} characters (MAX_GAME_CHARACTERS)")
+            too_large = (
+                line.message()
+                if isinstance(line, OversizedLine)
+                else f"longer than {MAX_GAME_CHARACTERS:,} characters (MAX_GAME_CHARACTERS)"
+            )
             if not header and not moves:
                 start_line = number
             # from here on the game keeps no text: one placeholder line where it had some, so that
@@ -181,7 +195,7 @@ def _scan_movetext_line(line: str, braces: int, parens: int) -> tuple[int, int, 
 #: ``LONG_MOVETEXT_CHARS`` is scanned, so ordinary games pay nothing.
 MAX_COMMENT_CHARS = 10_000
 LONG_MOVETEXT_CHARS = 200_000
-_LONG_COMMENT = re.compile(r"\{([^}]{%d})[^}]+" % MAX_COMMENT_CHARS)
+_LONG_COMMENT = re.compile(r"\{([^}]{" + str(MAX_COMMENT_CHARS) + r"})[^}]+")
 
 
 def _trim_long_comments(movetext: str) -> tuple[str, int]:
@@ -216,8 +230,9 @@ class _QuietGameBuilder(chess.pgn.GameBuilder):
         super().visit_header(tagname, unescape_tag_value(tagvalue))  # ``\"`` is ``"`` (python-chess keeps it)
 
 
-def parse_segment(segment: Segment, file_name: str, games_before: int, *,
-                  lang: str | None = None) -> tuple[list[GameRecord | Finding], int]:
+def parse_segment(
+    segment: Segment, file_name: str, games_before: int, *, lang: str | None = None
+) -> tuple[list[GameRecord | Finding], int]:
     """Parse one segment with python-chess; never raises.
 
     Returns the records and findings and how many games the segment held; game numbers continue
@@ -225,19 +240,33 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
     """
     movetext = segment.movetext
     if segment.unclosed_comment:
-        return [Finding("error", "comment-unclosed", "a '{' comment is never closed (the next game's tags "
-                        "follow inside it); game skipped", file=file_name, game=games_before + 1,
-                        line=segment.line)], 1
+        return [
+            Finding(
+                "error",
+                "comment-unclosed",
+                "a '{' comment is never closed (the next game's tags follow inside it); game skipped",
+                file=file_name,
+                game=games_before + 1,
+                line=segment.line,
+            )
+        ], 1
     if lang and lang != "en":
         movetext = to_english_movetext(movetext, lang)
     elif _MAYBE_FOREIGN.search(movetext):
         foreign = guess_foreign_letters(movetext)
         if foreign:  # python-chess would read "Cf3" as "f3" without a word: never import a misreading
             token, english = foreign[0]
-            return [Finding("error", "foreign-piece-letter",
-                            f"{token!r} uses a piece letter English does not ({len(foreign)} such move(s); "
-                            f"{english!r} in English?): import with --lang es/it/fr/de …; game skipped",
-                            file=file_name, game=games_before + 1, line=segment.line)], 1
+            return [
+                Finding(
+                    "error",
+                    "foreign-piece-letter",
+                    f"{token!r} uses a piece letter English does not ({len(foreign)} such move(s); "
+                    f"{english!r} in English?): import with --lang es/it/fr/de …; game skipped",
+                    file=file_name,
+                    game=games_before + 1,
+                    line=segment.line,
+                )
+            ], 1
     # Where the movetext starts in the file, for the tokens python-chess would skip (``_reader_skips``).
     movetext_line = segment.line + segment.header_text.count("\n") if segment.header_text else segment.line
     as_written = movetext
@@ -250,11 +279,21 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
     if len(movetext) > LONG_MOVETEXT_CHARS:
         movetext, trimmed = _trim_long_comments(movetext)
         if trimmed:
-            notes.append(Finding("warning", "comment-trimmed",
-                                 f"{trimmed} comment(s) longer than {MAX_COMMENT_CHARS:,} characters cut to that "
-                                 "length", file=file_name, game=games_before + 1, line=segment.line))
-    header = segment.header_text if segment.header_text.endswith("\n") or not segment.header_text \
+            notes.append(
+                Finding(
+                    "warning",
+                    "comment-trimmed",
+                    f"{trimmed} comment(s) longer than {MAX_COMMENT_CHARS:,} characters cut to that length",
+                    file=file_name,
+                    game=games_before + 1,
+                    line=segment.line,
+                )
+            )
+    header = (
+        segment.header_text
+        if segment.header_text.endswith("\n") or not segment.header_text
         else segment.header_text + "\n"
+    )
     stream = io.StringIO(header + movetext)
     out: list[GameRecord | Finding] = notes
     number = games_before
@@ -263,14 +302,21 @@ def parse_segment(segment: Segment, file_name: str, games_before: int, *,
             game = chess.pgn.read_game(stream, Visitor=_QuietGameBuilder)
         except Exception as exc:  # python-chess 1.11 raises on some broken inputs (§B1)
             number += 1
-            out.append(Finding("error", "pgn-unreadable",
-                               f"python-chess could not read the game ({type(exc).__name__}: {exc})",
-                               file=file_name, game=number, line=segment.line))
+            out.append(
+                Finding(
+                    "error",
+                    "pgn-unreadable",
+                    f"python-chess could not read the game ({type(exc).__name__}: {exc})",
+                    file=file_name,
+                    game=number,
+                    line=segment.line,
+                )
+            )
             break
         if game is None:
             break
         number += 1
-        single = number == games_before + 1 and not stream.getvalue()[stream.tell():].strip()
+        single = number == games_before + 1 and not stream.getvalue()[stream.tell() :].strip()
         skipped = skipped_tokens(as_written, movetext_line) if single else []
         out.extend(_record_or_finding(game, segment, movetext, file_name, number, single=single, skipped=skipped))
     return out, number - games_before
@@ -282,8 +328,9 @@ _NO_MOVES_TERMINATION = re.compile(r"forfeit|abandon|no\s+show|not\s+played", re
 
 
 def _says_no_moves(headers: chess.pgn.Headers) -> bool:
-    return headers.get("PlyCount", "").strip() == "0" or bool(_NO_MOVES_TERMINATION.search(
-        headers.get("Termination", "")))
+    return headers.get("PlyCount", "").strip() == "0" or bool(
+        _NO_MOVES_TERMINATION.search(headers.get("Termination", ""))
+    )
 
 
 def _skipped_findings(game: chess.pgn.Game, skipped: list, file_name: str, number: int) -> list[Finding]:
@@ -301,50 +348,92 @@ def _skipped_findings(game: chess.pgn.Game, skipped: list, file_name: str, numbe
     more = f" and {len(skipped) - 1} more such token(s)" if len(skipped) > 1 else ""
     where = f"{first.text!r}{more}"
     if next(iter(game.mainline_moves()), None) is None and not _says_no_moves(game.headers):
-        return [Finding("error", "movetext-unreadable", f"{where}: not a move python-chess can read, and no move "
-                        "of the game could be read; game skipped (not imported as a game without moves)",
-                        file=file_name, game=number, line=first.line, column=first.column)]
-    return [Finding("warning", "token-skipped", f"{where}: not PGN, passed over by the reader",
-                    file=file_name, game=number, line=first.line, column=first.column)]
+        return [
+            Finding(
+                "error",
+                "movetext-unreadable",
+                f"{where}: not a move python-chess can read, and no move "
+                "of the game could be read; game skipped (not imported as a game without moves)",
+                file=file_name,
+                game=number,
+                line=first.line,
+                column=first.column,
+            )
+        ]
+    return [
+        Finding(
+            "warning",
+            "token-skipped",
+            f"{where}: not PGN, passed over by the reader",
+            file=file_name,
+            game=number,
+            line=first.line,
+            column=first.column,
+        )
+    ]
 
 
-def _record_or_finding(game: chess.pgn.Game, segment: Segment, movetext: str, file_name: str,
-                       number: int, *, single: bool, skipped: list | None = None) -> list[GameRecord | Finding]:
+def _record_or_finding(
+    game: chess.pgn.Game,
+    segment: Segment,
+    movetext: str,
+    file_name: str,
+    number: int,
+    *,
+    single: bool,
+    skipped: list | None = None,
+) -> list[GameRecord | Finding]:
     """The game as a record (after any warnings about it) or the finding that cost it."""
     notes = _skipped_findings(game, skipped or [], file_name, number) if not game.errors else []
     if notes and notes[0].level == "error":
         return [*notes]
     item = _game_record(game, segment, movetext, file_name, number, single=single)
-    return [item] if isinstance(item, Finding) else notes + [item]
+    return [item] if isinstance(item, Finding) else [*notes, item]
 
 
-def _game_record(game: chess.pgn.Game, segment: Segment, movetext: str, file_name: str,
-                 number: int, *, single: bool) -> GameRecord | Finding:
+def _game_record(
+    game: chess.pgn.Game, segment: Segment, movetext: str, file_name: str, number: int, *, single: bool
+) -> GameRecord | Finding:
     variant = game.headers.get("Variant", "").strip().lower()
     if variant not in SUPPORTED_VARIANTS:
-        return Finding("error", "variant-unsupported",
-                       f"variant {game.headers.get('Variant')!r} is not standard chess; game skipped",
-                       file=file_name, game=number, line=segment.line)
+        return Finding(
+            "error",
+            "variant-unsupported",
+            f"variant {game.headers.get('Variant')!r} is not standard chess; game skipped",
+            file=file_name,
+            game=number,
+            line=segment.line,
+        )
     if game.errors:
         error = game.errors[0]
         failed = getattr(game, "failed_move", None)
         if isinstance(error, chess.IllegalMoveError) and failed is not None:
             san, board = failed
             token = _move_token(segment, san, len(board.move_stack))
-            return Finding("error", "illegal-move", f"{illegal_move_message(san, board)}; game skipped",
-                           file=file_name, game=number, line=token.line if token else segment.line,
-                           column=token.column if token else None)
+            return Finding(
+                "error",
+                "illegal-move",
+                f"{illegal_move_message(san, board)}; game skipped",
+                file=file_name,
+                game=number,
+                line=token.line if token else segment.line,
+                column=token.column if token else None,
+            )
         line = _line_of_error(segment, error) or segment.line
-        return Finding("error", _error_rule(error), _error_message(error),
-                       file=file_name, game=number, line=line)
+        return Finding("error", _error_rule(error), _error_message(error), file=file_name, game=number, line=line)
     try:
         impossible, start_fen = _start_of(game.headers)
     except ValueError as exc:
-        return Finding("error", "fen-invalid", f"invalid FEN: {exc}", file=file_name, game=number,
-                       line=segment.line)
+        return Finding("error", "fen-invalid", f"invalid FEN: {exc}", file=file_name, game=number, line=segment.line)
     if impossible:
-        return Finding("error", "fen-invalid", f"the FEN is not a chess position ({_status_text(impossible)}); "
-                       "game skipped", file=file_name, game=number, line=segment.line)
+        return Finding(
+            "error",
+            "fen-invalid",
+            f"the FEN is not a chess position ({_status_text(impossible)}); game skipped",
+            file=file_name,
+            game=number,
+            line=segment.line,
+        )
     solution = list(game.mainline_moves())
     comments = {node.ply(): node.comment for node in game.mainline() if node.comment}
     if game.comment:
@@ -383,16 +472,26 @@ def _start_from_tags(variant: str | None, fen: str | None) -> tuple[int, str]:
 #: Board defects that make a start position meaningless (python-chess reads such FENs without a
 #: word). Doubtful castling or en-passant fields are not here: python-chess cleans them, and real
 #: puzzle collections carry them.
-_IMPOSSIBLE_POSITION = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
-                        | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_TOO_MANY_WHITE_PAWNS
-                        | chess.STATUS_TOO_MANY_BLACK_PAWNS | chess.STATUS_PAWNS_ON_BACKRANK
-                        | chess.STATUS_TOO_MANY_WHITE_PIECES | chess.STATUS_TOO_MANY_BLACK_PIECES
-                        | chess.STATUS_OPPOSITE_CHECK)
+_IMPOSSIBLE_POSITION = (
+    chess.STATUS_EMPTY
+    | chess.STATUS_NO_WHITE_KING
+    | chess.STATUS_NO_BLACK_KING
+    | chess.STATUS_TOO_MANY_KINGS
+    | chess.STATUS_TOO_MANY_WHITE_PAWNS
+    | chess.STATUS_TOO_MANY_BLACK_PAWNS
+    | chess.STATUS_PAWNS_ON_BACKRANK
+    | chess.STATUS_TOO_MANY_WHITE_PIECES
+    | chess.STATUS_TOO_MANY_BLACK_PIECES
+    | chess.STATUS_OPPOSITE_CHECK
+)
 
 
 def _status_text(status: int) -> str:
-    names = [name[len("STATUS_"):].lower().replace("_", " ") for name in dir(chess)
-             if name.startswith("STATUS_") and name != "STATUS_VALID" and status & getattr(chess, name)]
+    names = [
+        name[len("STATUS_") :].lower().replace("_", " ")
+        for name in dir(chess)
+        if name.startswith("STATUS_") and name != "STATUS_VALID" and status & getattr(chess, name)
+    ]
     return ", ".join(sorted(names))
 
 

@@ -16,10 +16,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-
 TokenKind = Literal[
-    "tag", "bad-tag", "comment", "unclosed-comment", "stray-brace", "open-rav", "close-rav", "nag",
-    "number", "move", "result", "annotation", "unknown",
+    "tag",
+    "bad-tag",
+    "comment",
+    "unclosed-comment",
+    "stray-brace",
+    "open-rav",
+    "close-rav",
+    "nag",
+    "number",
+    "move",
+    "result",
+    "annotation",
+    "unknown",
 ]
 
 #: The groups of ``_TOKEN`` whose token kind is the group's own name (the others are translated below).
@@ -95,7 +105,7 @@ def tokenize(lines: Iterable[str], first_line: int = 1) -> Iterator[Token]:
                 end = line.find("}", position)
                 piece = line[position:] if end < 0 else line[position:end]
                 if kept_len < COMMENT_KEEP:
-                    kept.append(piece[:COMMENT_KEEP - kept_len])
+                    kept.append(piece[: COMMENT_KEEP - kept_len])
                     kept_len += len(kept[-1])
                 nesting.feed(piece)
                 if end < 0:
@@ -116,8 +126,9 @@ def tokenize(lines: Iterable[str], first_line: int = 1) -> Iterator[Token]:
                 in_comment = (number, column)
             elif kind == "semicolon":
                 rest = line[position:]
-                yield Token("comment", rest.strip()[:COMMENT_KEEP], number, column,
-                            0 if _CAPTURE_IN_TEXT.search(rest) else 1)
+                yield Token(
+                    "comment", rest.strip()[:COMMENT_KEEP], number, column, 0 if _CAPTURE_IN_TEXT.search(rest) else 1
+                )
                 break
             elif kind == "close_brace":
                 yield Token("stray-brace", text, number, column)
@@ -226,8 +237,9 @@ def comment_text(text: str) -> str:
     ``}`` and PGN has no escape for it, and writing a look-alike character instead would make the
     knowledge base state a comment the author did not write."""
     if "}" in text:
-        raise UnwritableComment("contains '}', which ends a PGN comment (PGN has no escape for it); "
-                                "write ')' or ']' instead")
+        raise UnwritableComment(
+            "contains '}', which ends a PGN comment (PGN has no escape for it); write ')' or ']' instead"
+        )
     text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text.replace("\r\n", "\n"))
     lines = [(" " + line if line.startswith("%") else line) for line in text.split("\n") if line.strip()]
     return "\n".join(lines).strip()
@@ -250,12 +262,14 @@ def escape_tag_value(value: str) -> str:
 #: mate and annotation marks and the ``e.p.`` it passes over harmlessly.
 _READER_MOVE = re.compile(
     r"(?:[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?|[PNBRQK]?@[a-h][1-8]|--|Z0|0000|@@@@"
-    r"|O-O(?:-O)?|0-0(?:-0)?)[+#]?[!?]{0,2}[+#]?(?:e\.p\.)?")
+    r"|O-O(?:-O)?|0-0(?:-0)?)[+#]?[!?]{0,2}[+#]?(?:e\.p\.)?"
+)
 #: Movetext in which every token is one the reader understands: one C-speed test, so ordinary games
 #: never pay for the tokenizer.
 _CLEAN_MOVETEXT = re.compile(
     r"(?:\s++|\{[^}]*+\}|;[^\n]*(?:\n|$)|\$\d+|\([=+\-]{1,2}\)|[()]|\d+\s*\.+|\d+(?=\s|$)|(?:1-0|0-1|1/2-1/2|\*)(?![\w/-])"
-    r"|[!?]{1,2}(?!\w)|[=+\-]{1,2}(?=\s|$)|e\.p\.|" + _READER_MOVE.pattern + r"(?![\w]))*+")
+    r"|[!?]{1,2}(?!\w)|[=+\-]{1,2}(?=\s|$)|e\.p\.|" + _READER_MOVE.pattern + r"(?![\w]))*+"
+)
 
 
 def reader_skips(token: Token) -> bool:

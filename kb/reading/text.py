@@ -81,9 +81,11 @@ class _RatioGuard(io.RawIOBase):
         if self._given >= RATIO_CHECKED_FROM:
             consumed = max(1, self._raw.tell())
             if self._given > MAX_DECOMPRESSION_RATIO * consumed:
-                raise InputTooLarge(f"the file decompresses to more than {MAX_DECOMPRESSION_RATIO} times its size "
-                                    f"({self._given:,} bytes from {consumed:,}; MAX_DECOMPRESSION_RATIO): "
-                                    "a decompression bomb, not a chess file")
+                raise InputTooLarge(
+                    f"the file decompresses to more than {MAX_DECOMPRESSION_RATIO} times its size "
+                    f"({self._given:,} bytes from {consumed:,}; MAX_DECOMPRESSION_RATIO): "
+                    "a decompression bomb, not a chess file"
+                )
         return size
 
     def close(self) -> None:
@@ -92,6 +94,8 @@ class _RatioGuard(io.RawIOBase):
         finally:
             self._raw.close()
             super().close()
+
+
 #: Share of control bytes (other than tab, newlines, form feed) in a file's first bytes above which it
 #: is not text: a stray NUL in a comment is a broken game, a JPEG renamed .pgn is not a PGN file.
 _BINARY_CONTROL_SHARE = 0.05
@@ -103,7 +107,7 @@ def open_binary(path: str | Path) -> BinaryIO:
     name = str(path).lower()
     if not name.endswith((".gz", ".zst")):
         return open(path, "rb")
-    raw = open(path, "rb")
+    raw = open(path, "rb")  # noqa: SIM115 (returned to the caller, who closes it)
     try:
         if name.endswith(".gz"):
             # typeshed types GzipFile as an io.BufferedIOBase, not as the typing.BinaryIO it is used as everywhere
@@ -144,9 +148,11 @@ def sniff_encoding(path: str | Path) -> str:
 
 #: A run that looks like UTF-8 read as Latin-1/Windows-1252: a lead byte's character (Â … ô) followed
 #: by continuation bytes' characters (U+0080–U+00BF, or the Windows-1252 letters at 0x80–0x9F).
-_DOUBLE_ENCODED = re.compile("(?:[\u00c2-\u00f4][\u0080-\u00bf\u20ac\u201a\u0192\u201e\u2026\u2020"
-                             "\u2021\u02c6\u2030\u0160\u2039\u0152\u017d\u2018\u2019\u201c\u201d"
-                             "\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178]{1,3})+")
+_DOUBLE_ENCODED = re.compile(
+    "(?:[\u00c2-\u00f4][\u0080-\u00bf\u20ac\u201a\u0192\u201e\u2026\u2020"
+    "\u2021\u02c6\u2030\u0160\u2039\u0152\u017d\u2018\u2019\u201c\u201d"
+    "\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178]{1,3})+"
+)
 
 
 def _undo(match: re.Match[str]) -> str:
@@ -241,16 +247,26 @@ class DecodedLines:
                 first = False
                 continue
             if first and raw.startswith(codecs.BOM_UTF8):
-                raw = raw[len(codecs.BOM_UTF8):]
+                raw = raw[len(codecs.BOM_UTF8) :]
             first = False
             self.number += 1
             text, repaired = decode_line(raw)
             if repaired:
-                self.notes.append((self.number, "encoding-repaired",
-                                   f"UTF-8 encoded twice, repaired: {_excerpt(raw.decode('utf-8'))}"))
+                self.notes.append(
+                    (
+                        self.number,
+                        "encoding-repaired",
+                        f"UTF-8 encoded twice, repaired: {_excerpt(raw.decode('utf-8'))}",
+                    )
+                )
             if "\ufffd" in text:
-                self.notes.append((self.number, "encoding-lost", "U+FFFD '\ufffd' in the text: an earlier "
-                                   "conversion lost a letter here (kept as written)"))
+                self.notes.append(
+                    (
+                        self.number,
+                        "encoding-lost",
+                        "U+FFFD '\ufffd' in the text: an earlier conversion lost a letter here (kept as written)",
+                    )
+                )
             yield text + "\n"
 
     def __iter__(self) -> DecodedLines:
@@ -280,8 +296,9 @@ def repair_findings(handle: object, file_name: str, game: int | None, before_lin
     if not taken:
         return []
     notes[:] = [note for note in notes if note not in taken]
-    return [Finding("warning", rule, message, file=file_name, game=game or None, line=line)
-            for line, rule, message in taken]
+    return [
+        Finding("warning", rule, message, file=file_name, game=game or None, line=line) for line, rule, message in taken
+    ]
 
 
 def _excerpt(before: str) -> str:
@@ -290,7 +307,7 @@ def _excerpt(before: str) -> str:
     if match is None:
         return repr(repair_double_utf8(before).strip()[:80])
     start = max(before.rfind(" ", 0, match.start()), before.rfind('"', 0, match.start())) + 1
-    end_match = re.search(r'[\s"]', before[match.end():])
+    end_match = re.search(r'[\s"]', before[match.end() :])
     end = match.end() + (end_match.start() if end_match else len(before) - match.end())
     word = before[start:end]
     return f"{word!r} -> {repair_double_utf8(word)!r}"

@@ -70,8 +70,9 @@ class WorkUnit:
     record_offset: int = 0
 
 
-def source_units(paths: Iterable[Path], source: str, lang: str | None = None, *,
-                 records_before: int = 0) -> Iterator[WorkUnit]:
+def source_units(
+    paths: Iterable[Path], source: str, lang: str | None = None, *, records_before: int = 0
+) -> Iterator[WorkUnit]:
     """The units of a source's files, in order, its records numbered on from one file to the next
     (after ``records_before``: the source's last record when appending)."""
     offset = records_before
@@ -79,8 +80,9 @@ def source_units(paths: Iterable[Path], source: str, lang: str | None = None, *,
         offset += yield from work_units(path, source, path.name, lang, record_offset=offset)
 
 
-def work_units(path: Path, source: str, file_name: str, lang: str | None = None, *,
-               record_offset: int = 0) -> Generator[WorkUnit, None, int]:
+def work_units(
+    path: Path, source: str, file_name: str, lang: str | None = None, *, record_offset: int = 0
+) -> Generator[WorkUnit, None, int]:
     """The units of one file, in order; an unreadable file or stream error is a ``finding`` unit
     (after a unit with the games read before it). Games are numbered from 1 in the file, records
     from ``record_offset`` + 1 in the source; ``file_name`` is how findings name the file. Returns
@@ -88,8 +90,9 @@ def work_units(path: Path, source: str, file_name: str, lang: str | None = None,
     kind = file_kind(path)
     try:
         if looks_binary(path):
-            finding = Finding("error", "file-binary", "the file is not text (NUL or control bytes): nothing read",
-                              file=file_name)
+            finding = Finding(
+                "error", "file-binary", "the file is not text (NUL or control bytes): nothing read", file=file_name
+            )
             yield WorkUnit(source, file_name, "finding", 0, (finding,), record_offset)
             return 0
         handle = open_text(path)

@@ -69,7 +69,10 @@ def standings(games: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         cross[black][white].append(_MARKS[result[1]])
     order = sorted(names, key=lambda p: (-points[p], names[p]))
     return {
-        "order": order, "names": names, "points": dict(points), "played": dict(played),
+        "order": order,
+        "names": names,
+        "points": dict(points),
+        "played": dict(played),
         "unfinished": dict(unfinished),
         "cells": {p: [" ".join(cross[p][q]) if p != q else "—" for q in order] for p in order},
     }

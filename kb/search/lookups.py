@@ -62,10 +62,13 @@ def _pretests(variants: list[Pattern], indexes: frozenset[str]) -> list[str]:
         if not regexes:
             return []
         used |= set(regexes)
-        tests.append("(" + " && ".join(f"REGEX(?{colour}, {sparql_string(regex)})"
-                                       for colour, regex in sorted(regexes.items())) + ")")
+        tests.append(
+            "("
+            + " && ".join(f"REGEX(?{colour}, {sparql_string(regex)})" for colour, regex in sorted(regexes.items()))
+            + ")"
+        )
     lines = [f"?position cp:{colour}Pieces ?{colour} ." for colour in ("white", "black") if colour in used]
-    return lines + [f"FILTER({' || '.join(dict.fromkeys(tests))})"]
+    return [*lines, f"FILTER({' || '.join(dict.fromkeys(tests))})"]
 
 
 def _lookups(anchors: list[Anchor], *, prefix: str) -> str:

@@ -46,12 +46,14 @@ _RARITY = "QqNnBbRrKkPp"
 #: Share of positions where a piece of this kind stands on each rank counted from its own side
 #: (1st .. 8th), rounded from 20,000 boards of the bench corpus (lichess puzzles, bench/patterns.py).
 #: Only the choice and order of the index lookups depends on these, never a result.
-_ON_RANK = {"K": (0.68, 0.17, 0.06, 0.04, 0.02, 0.02, 0.01, 0.01),
-            "Q": (0.09, 0.09, 0.12, 0.09, 0.08, 0.07, 0.05, 0.03),
-            "R": (0.56, 0.1, 0.08, 0.06, 0.06, 0.06, 0.09, 0.05),
-            "B": (0.1, 0.12, 0.14, 0.1, 0.09, 0.06, 0.03, 0.02),
-            "N": (0.08, 0.06, 0.14, 0.07, 0.11, 0.06, 0.03, 0.02),
-            "P": (0.0, 0.83, 0.73, 0.63, 0.3, 0.09, 0.03, 0.0)}
+_ON_RANK = {
+    "K": (0.68, 0.17, 0.06, 0.04, 0.02, 0.02, 0.01, 0.01),
+    "Q": (0.09, 0.09, 0.12, 0.09, 0.08, 0.07, 0.05, 0.03),
+    "R": (0.56, 0.1, 0.08, 0.06, 0.06, 0.06, 0.09, 0.05),
+    "B": (0.1, 0.12, 0.14, 0.1, 0.09, 0.06, 0.03, 0.02),
+    "N": (0.08, 0.06, 0.14, 0.07, 0.11, 0.06, 0.03, 0.02),
+    "P": (0.0, 0.83, 0.73, 0.63, 0.3, 0.09, 0.03, 0.0),
+}
 #: A FEN-form board that leaves at most this many squares for pieces is looked up by ``cp:pieceCount``.
 MAX_COUNT_ANCHOR = 12
 #: The longest pattern text accepted (a full board with a material signature fits many times).
@@ -68,7 +70,7 @@ class PatternError(ValueError):
 # --- the parsed pattern ---------------------------------------------------------------------------
 
 Squares = frozenset[str]  # the contents one square may have (a subset of ALPHABET)
-STAR = "*"                # a run of any squares within a rank
+STAR = "*"  # a run of any squares within a rank
 Rank = tuple[Squares | str, ...]
 
 
@@ -130,11 +132,19 @@ class Pattern:
 
     def flipped(self) -> Pattern:
         """The same pattern for the other colour (mirrored ranks, swapped colours, side and material)."""
-        ranks = None if self.ranks is None else tuple(
-            tuple(t if isinstance(t, str) else _swap(t) for t in rank) for rank in reversed(self.ranks))  # str: STAR
-        return Pattern(self.text, ranks, tuple(i.flipped() for i in self.items),
-                       None if self.side is None else ("black" if self.side == "white" else "white"),
-                       None if self.material is None else self.material.flipped(), False)
+        ranks = (
+            None
+            if self.ranks is None
+            else tuple(tuple(t if isinstance(t, str) else _swap(t) for t in rank) for rank in reversed(self.ranks))
+        )  # str: STAR
+        return Pattern(
+            self.text,
+            ranks,
+            tuple(i.flipped() for i in self.items),
+            None if self.side is None else ("black" if self.side == "white" else "white"),
+            None if self.material is None else self.material.flipped(),
+            False,
+        )
 
     def variants(self) -> list[Pattern]:
         """The patterns a position may match: this one, and its flip for ``either_colour``
@@ -159,16 +169,20 @@ class Pattern:
         if self.material is None:
             return None
         m = self.material
-        return f"^{_side_regex(m.counts('white'), m.white_at_least)} vs " \
-               f"{_side_regex(m.counts('black'), m.black_at_least)}$"
+        return (
+            f"^{_side_regex(m.counts('white'), m.white_at_least)} vs "
+            f"{_side_regex(m.counts('black'), m.black_at_least)}$"
+        )
 
     def exact_signature(self) -> str | None:
         """The one ``cp:materialSignature`` value the material admits (no ``+``), else None."""
         m = self.material
         if m is None or m.white_at_least or m.black_at_least:
             return None
-        return " vs ".join("".join(letter * m.counts(colour).get(letter, 0) for letter in _MATERIAL_ORDER)
-                           for colour in ("white", "black"))
+        return " vs ".join(
+            "".join(letter * m.counts(colour).get(letter, 0) for letter in _MATERIAL_ORDER)
+            for colour in ("white", "black")
+        )
 
     def anchors(self) -> list[Anchor]:
         """Every index lookup this pattern (its own colour) implies, the most selective first.
@@ -203,7 +217,8 @@ class Pattern:
         """
         # per colour and letter, [at least, at most (None: no bound)]
         bounds: dict[str, dict[str, tuple[int, int | None]]] = {
-            colour: {letter: (0, None) for letter in _SIGNATURE_LETTERS} for colour in ("white", "black")}
+            colour: {letter: (0, None) for letter in _SIGNATURE_LETTERS} for colour in ("white", "black")
+        }
 
         def at_least(letter: str, count: int) -> None:
             if letter.upper() in _SIGNATURE_LETTERS:
@@ -219,8 +234,10 @@ class Pattern:
                 per_letter[letter.upper()] = (low, limit if high is None else min(high, limit))
 
         if self.material is not None:
-            for colour, exact, case in (("white", not self.material.white_at_least, str.upper),
-                                        ("black", not self.material.black_at_least, str.lower)):
+            for colour, exact, case in (
+                ("white", not self.material.white_at_least, str.upper),
+                ("black", not self.material.black_at_least, str.lower),
+            ):
                 counts = self.material.counts(colour)
                 for letter in _SIGNATURE_LETTERS:
                     at_least(case(letter), counts.get(letter, 0))
@@ -264,6 +281,7 @@ def _same(a: Pattern, b: Pattern) -> bool:
 
 # --- index lookups -----------------------------------------------------------------------------------
 
+
 def _share(value: str) -> float:
     """The estimated fraction of positions holding one index value (``Nf5``, ``R*7``)."""
     letter, where = value[0], value[1:]
@@ -284,8 +302,7 @@ def _item_anchor(item: Item) -> Anchor | None:
     when it spans a rank; None for the whole board (no index holds "anywhere")."""
     letters = sorted(item.contents, key=_RARITY.index)
     ranks = {chess.square_rank(s) for s in item.squares}
-    if len(item.squares) == 1 or (len(ranks) == 8 and len(item.squares) == 8
-                                  and len(letters) * 8 <= MAX_ANCHOR_VALUES):
+    if len(item.squares) == 1 or (len(ranks) == 8 and len(item.squares) == 8 and len(letters) * 8 <= MAX_ANCHOR_VALUES):
         return _anchor("pieceOn", [f"{c}{chess.square_name(s)}" for c in letters for s in sorted(item.squares)])
     if len(ranks) == 1:
         (rank,) = ranks
@@ -298,9 +315,9 @@ def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
     or anywhere in a rank without ``*``) is a ``cp:pieceOn`` value, each between two ``*`` a value of
     the rank's ``cp:pieceIn``. A square that may be empty gives none."""
     stars = [i for i, token in enumerate(rank) if token == STAR]
-    head = rank if not stars else rank[:stars[0]]
-    tail = () if not stars else rank[stars[-1] + 1:]
-    middle = () if not stars else rank[stars[0]:stars[-1]]
+    head = rank if not stars else rank[: stars[0]]
+    tail = () if not stars else rank[stars[-1] + 1 :]
+    middle = () if not stars else rank[stars[0] : stars[-1]]
     found = []
     for file, token in list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]:
         if token != STAR and EMPTY not in token:
@@ -333,8 +350,7 @@ _SINGLE = {"A": WHITE_PIECES, "a": BLACK_PIECES, "?": ALPHABET}
 _MATERIAL = re.compile(r"^([KQRBNPkqrbnp]*)(\+?)-([KQRBNPkqrbnp]*)(\+?)$")
 
 
-def parse(text: str, *, side: str | None = None, material: str | None = None,
-          either_colour: bool = False) -> Pattern:
+def parse(text: str, *, side: str | None = None, material: str | None = None, either_colour: bool = False) -> Pattern:
     """Parse a pattern; ``side``/``material`` (command options, form fields) add to what the text says.
 
     Raises :class:`PatternError` with the offending part when the text is not a pattern.
@@ -380,8 +396,10 @@ def parse_material(token: str) -> Material:
     """``KRP-KR`` (exact), ``KR+-K`` (White has at least a rook): per side a count of each letter."""
     match = _MATERIAL.match(token)
     if not match:
-        raise PatternError(f"material {token!r}: write White's pieces, '-', Black's pieces, e.g. KRP-KR "
-                           "('+' after a side: at least these)")
+        raise PatternError(
+            f"material {token!r}: write White's pieces, '-', Black's pieces, e.g. KRP-KR "
+            "('+' after a side: at least these)"
+        )
     sides = []
     for letters in (match.group(1), match.group(3)):
         counts = Counter(letters.upper())
@@ -401,8 +419,9 @@ def _parse_ranks(token: str) -> tuple[Rank, ...]:
         rank = tuple(_rank_tokens(rank_text, number))
         width = sum(1 for t in rank if t != STAR)
         if STAR not in rank and width != 8:
-            raise PatternError(f"rank {number} ({rank_text!r}) describes {width} squares; a rank has 8 "
-                               "(use * for any run of squares)")
+            raise PatternError(
+                f"rank {number} ({rank_text!r}) describes {width} squares; a rank has 8 (use * for any run of squares)"
+            )
         if width > 8:
             raise PatternError(f"rank {number} ({rank_text!r}) describes {width} squares; a rank has 8")
         ranks.append(rank)
@@ -448,7 +467,7 @@ def _designator(text: str, index: int, where: int | str, *, allow_empty: bool) -
         end = text.find("]", index)
         if end < 0:
             raise PatternError(f"{_where(where)} ({text!r}): '[' without ']'")
-        inside = text[index + 1:end]
+        inside = text[index + 1 : end]
         if not inside:
             raise PatternError(f"{_where(where)} ({text!r}): '[]' is empty")
         contents: set[str] = set()
@@ -460,8 +479,10 @@ def _designator(text: str, index: int, where: int | str, *, allow_empty: bool) -
             elif member == "1" and allow_empty:
                 contents.add(EMPTY)
             else:
-                raise PatternError(f"{_where(where)} ({text!r}): {member!r} cannot be inside [...]; "
-                                   "use piece letters, A, a" + (" or 1 (empty)" if allow_empty else ""))
+                raise PatternError(
+                    f"{_where(where)} ({text!r}): {member!r} cannot be inside [...]; "
+                    "use piece letters, A, a" + (" or 1 (empty)" if allow_empty else "")
+                )
         return frozenset(contents), end + 1
     raise PatternError(f"{_where(where)} ({text!r}): {char!r} is not a piece letter, digit, ?, *, A, a, [ or !")
 
@@ -479,8 +500,10 @@ def _parse_item(token: str) -> Item:
     try:
         contents, index = _designator(body, 0, f"item {token!r}", allow_empty=False)
     except PatternError:
-        raise PatternError(f"{token!r} is not a list-form item: write a piece and a square, e.g. Nf5, kg8, "
-                           "R*7 (* any file or rank), !Pe4 (no white pawn on e4), or ranks with '/'") from None
+        raise PatternError(
+            f"{token!r} is not a list-form item: write a piece and a square, e.g. Nf5, kg8, "
+            "R*7 (* any file or rank), !Pe4 (no white pawn on e4), or ranks with '/'"
+        ) from None
     square = _SQUARE.match(body[index:])
     if not square:
         raise PatternError(f"{token!r}: after the piece comes a square such as f5, *7 or e* ")
@@ -558,14 +581,16 @@ def _side_regex(counts: dict[str, int], at_least: bool) -> str:
 
 # --- SPARQL -------------------------------------------------------------------------------------------
 
+
 def sparql_string(value: str) -> str:
     """A SPARQL string literal of ``value`` (quotes, backslashes and line breaks escaped)."""
     escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
     return f'"{escaped}"'
 
 
-def sparql_condition(pattern: Pattern, *, board: str = "?board", side: str = "?side",
-                     signature: str = "?signature") -> str:
+def sparql_condition(
+    pattern: Pattern, *, board: str = "?board", side: str = "?side", signature: str = "?signature"
+) -> str:
     """A SPARQL expression that is true for a position whose ``cp:boardSquares``, ``cp:sideToMove``
     and ``cp:materialSignature`` are bound to ``board``, ``side`` and ``signature``.
 
@@ -575,8 +600,10 @@ def sparql_condition(pattern: Pattern, *, board: str = "?board", side: str = "?s
     """
     alternatives = []
     for variant in pattern.variants():
-        parts = [("!" if negated else "") + f"REGEX({board}, {sparql_string(regex)})"
-                 for regex, negated in variant.board_clauses()]
+        parts = [
+            ("!" if negated else "") + f"REGEX({board}, {sparql_string(regex)})"
+            for regex, negated in variant.board_clauses()
+        ]
         if variant.side is not None:
             parts.append(f"{side} = {sparql_string(variant.side)}")
         exact = variant.exact_signature()
@@ -590,6 +617,9 @@ def sparql_condition(pattern: Pattern, *, board: str = "?board", side: str = "?s
 
 def list_form(board: chess.Board) -> str:
     """Every piece of ``board`` as a list-form pattern (``Ke1 Qd1 … ke8``): "find similar" starts here."""
-    return " ".join(f"{piece.symbol()}{chess.square_name(square)}"
-                    for square, piece in sorted(board.piece_map().items(), key=lambda kv: (-chess.square_rank(kv[0]),
-                                                                                            chess.square_file(kv[0]))))
+    return " ".join(
+        f"{piece.symbol()}{chess.square_name(square)}"
+        for square, piece in sorted(
+            board.piece_map().items(), key=lambda kv: (-chess.square_rank(kv[0]), chess.square_file(kv[0]))
+        )
+    )

@@ -7,12 +7,13 @@ A path is the embedded Oxigraph store (default ``./chesskb-store`` or ``$CHESSKB
 from __future__ import annotations
 
 from chesskb.kb.defaults import default_store_location
-from chesskb.kb.store.base import (QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError,
-                                   StoreView)
+from chesskb.kb.store.base import QueryResult, QuerySyntaxError, Store, StoreBusy, StoreDamaged, StoreError, StoreView
 from chesskb.kb.store.embedded import EmbeddedStore
 
-def open_store(location: str | None = None, *, update_endpoint: str | None = None,
-               graph_store: str | None = None) -> Store:
+
+def open_store(
+    location: str | None = None, *, update_endpoint: str | None = None, graph_store: str | None = None
+) -> Store:
     """The store at ``location``: a directory (embedded) or an http(s) SPARQL endpoint URL (with its
     update URL and Graph Store Protocol URL when they are not the ones ``remote`` derives).
 
@@ -39,5 +40,15 @@ def open_store(location: str | None = None, *, update_endpoint: str | None = Non
     return EmbeddedStore(location)
 
 
-__all__ = ["EmbeddedStore", "QueryResult", "QuerySyntaxError", "Store", "StoreBusy", "StoreDamaged", "StoreError",
-           "StoreView", "default_store_location", "open_store"]
+__all__ = [
+    "EmbeddedStore",
+    "QueryResult",
+    "QuerySyntaxError",
+    "Store",
+    "StoreBusy",
+    "StoreDamaged",
+    "StoreError",
+    "StoreView",
+    "default_store_location",
+    "open_store",
+]

@@ -10,13 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
-from pyoxigraph import (BlankNode, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, RdfFormat,
-                        Triple, parse, serialize)
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    Triple,
+    parse,
+    serialize,
+)
 
-Term = Union[NamedNode, BlankNode, Literal, Triple]
-QueryResult = Union[QuerySolutions, QueryBoolean, QueryTriples]
+Term = NamedNode | BlankNode | Literal | Triple
+QueryResult = QuerySolutions | QueryBoolean | QueryTriples
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,7 @@ def rdf_bytes(statements: Iterable[Triple] | Iterable[Quad], rdf_format: RdfForm
 
 
 #: What ``Store.replace_graphs`` loads: single quads and serialised batches, in any mix.
-Statement = Union[Quad, SerializedBatch]
+Statement = Quad | SerializedBatch
 
 
 def iter_quads(statements: Iterable[Statement]) -> Iterator[Quad]:
@@ -99,7 +110,7 @@ class Replacement:
 #: class counts, a source's own counts): called inside ``replace_graphs`` with a read-only view of the
 #: new state (a ``StoreView``), before it is published, so what it returns becomes visible in the same
 #: atomic step as the data. ``None`` means nothing to change.
-Derive = Callable[["StoreView"], Union[Replacement, None]]
+Derive = Callable[["StoreView"], Replacement | None]
 
 
 class QueryTimedOut(StoreError):
@@ -114,8 +125,9 @@ class Queryable(Protocol):
     """What the named queries (``queries.executor``) need: SPARQL asked of a default graph. Every ``StoreView``
     is one; so is what ``convert`` gathers in memory to compute the links from (``kb.export.convert``)."""
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
+    def query(
+        self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None
+    ) -> QueryResult:
         """Run a SPARQL query over the default graph, the merge of all named graphs (``Store.query``)."""
         ...
 
@@ -136,17 +148,23 @@ class StoreView(Queryable, Protocol):
         with the default graph gives what it says."""
         ...
 
-    def named_graphs(self) -> list[NamedNode]:
-        ...
+    def named_graphs(self) -> list[NamedNode]: ...
 
 
 class Store(StoreView, Protocol):
     """What the importer, the queries, the exports and the web app need from a store: a ``StoreView`` whose
     queries may name their dataset, and which can be written."""
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None, default_graphs: list[str] | None = None,
-              named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
+    def query(
+        self,
+        sparql: str,
+        *,
+        bindings: Mapping[str, Term] | None = None,
+        timeout: float | None = None,
+        default_graphs: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+        base_iri: str | None = None,
+    ) -> QueryResult:
         """Run a SPARQL query over the default graph, which holds the merge of all named graphs
         (a triple two sources assert is one triple; ``GRAPH ?g`` reaches what each source's graphs
         hold, in the embedded store its type statements and deltas: ``kb.store.layout``).
@@ -159,9 +177,14 @@ class Store(StoreView, Protocol):
         """
         ...
 
-    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
-                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
-                       derive: Sequence[Derive] = ()) -> None:
+    def replace_graphs(
+        self,
+        remove: Iterable[NamedNode],
+        quads: Iterable[Statement],
+        *,
+        remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
+        derive: Sequence[Derive] = (),
+    ) -> None:
         """Atomically drop the graphs ``remove`` and the (subject, graph) statements
         ``remove_subjects``, add ``quads``, then apply each ``derive`` in turn to the result (one
         import = one call = one switch: data, links and counts become visible together)."""
@@ -174,5 +197,4 @@ class Store(StoreView, Protocol):
         another process holds it, ``StoreBusy``."""
         ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...

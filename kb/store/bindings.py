@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TypeGuard, Union
+from typing import TypeGuard
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -19,7 +19,7 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 
 
-Bound = Union[NamedNode, BlankNode, Literal, Triple]
+Bound = NamedNode | BlankNode | Literal | Triple
 
 
 def with_values(sparql: str, bindings: Mapping[str, Bound | Sequence[Bound | None] | None]) -> str:
@@ -48,7 +48,7 @@ def with_values(sparql: str, bindings: Mapping[str, Bound | Sequence[Bound | Non
         mentioned = [name for name in bindings if re.search(rf"[?$]{name}(?![A-Za-z0-9_])", text)]
         if opening == start:
             mentioned = list(bindings)  # the WHERE group binds every parameter (it may be projected)
-        elif re.match(r"\s*SELECT\b", sparql[opening + 1:closing], re.IGNORECASE):
+        elif re.match(r"\s*SELECT\b", sparql[opening + 1 : closing], re.IGNORECASE):
             continue  # "{ SELECT … }" holds only the subquery; its own WHERE group is bound instead
         single = [name for name in mentioned if not _is_many(bindings[name])]
         if single:
@@ -95,7 +95,7 @@ def _groups(sparql: str, start: int) -> list[tuple[int, int]]:
             continue
         char = sparql[index]
         if char == "{":
-            is_data = bool(_VALUES_BEFORE.search(sparql[max(0, index - 300):index]))
+            is_data = bool(_VALUES_BEFORE.search(sparql[max(0, index - 300) : index]))
             stack.append((index, not is_data))
         elif char == "}" and stack:
             opening, is_group = stack.pop()
@@ -124,7 +124,7 @@ def _where_group_start(sparql: str) -> int:
             match = _FORM.match(sparql, index)
             if match:
                 form = match.group(1).upper()
-                rest = sparql[match.end():].lstrip()
+                rest = sparql[match.end() :].lstrip()
                 braces_to_skip = 1 if form == "CONSTRUCT" and not rest.upper().startswith("WHERE") else 0
                 index = match.end()
                 continue

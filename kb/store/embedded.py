@@ -52,17 +52,30 @@ from typing import IO, cast
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 from pyoxigraph import Store as OxStore
 
-from chesskb.kb.vocab import PREFIXES
-from chesskb.kb.store.base import (
-    Derive, QueryResult, QuerySyntaxError, SerializedBatch, Statement, StoreBusy, StoreDamaged, StoreError, Term,
-)
 from chesskb.kb.store import layout
+from chesskb.kb.store.base import (
+    Derive,
+    QueryResult,
+    QuerySyntaxError,
+    SerializedBatch,
+    Statement,
+    StoreBusy,
+    StoreDamaged,
+    StoreError,
+    Term,
+)
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.compaction import Compaction, bulk_copy_compacted
 from chesskb.kb.store.generations import (
-    CURRENT, PARTIAL, generation_name, live_generation, record_replaced, remove_leftovers,
+    CURRENT,
+    PARTIAL,
+    generation_name,
+    live_generation,
+    record_replaced,
+    remove_leftovers,
 )
 from chesskb.kb.store.manifest import record_proofs, verify_generation, write_manifest
+from chesskb.kb.vocab import PREFIXES
 
 LOCK = "write.lock"
 #: A write that leaves the generation at least this many times its size before (a first import, a
@@ -133,13 +146,22 @@ class EmbeddedStore:
                 generation = newer
         raise StoreError(f"{self.path} changed generation five times while being opened; try again")
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None, default_graphs: list[str] | None = None,
-              named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
+    def query(
+        self,
+        sparql: str,
+        *,
+        bindings: Mapping[str, Term] | None = None,
+        timeout: float | None = None,
+        default_graphs: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+        base_iri: str | None = None,
+    ) -> QueryResult:
         dataset: dict = {}
         if default_graphs is not None or named_graphs is not None:  # the Protocol's dataset replaces FROM
-            dataset = {"default_graph": [NamedNode(g) for g in default_graphs or ()],
-                       "named_graphs": [NamedNode(g) for g in named_graphs or ()]}
+            dataset = {
+                "default_graph": [NamedNode(g) for g in default_graphs or ()],
+                "named_graphs": [NamedNode(g) for g in named_graphs or ()],
+            }
         text = with_values(sparql, bindings or {})
         for attempt in (1, 2):
             reading = self._generation
@@ -204,16 +226,23 @@ class EmbeddedStore:
             lock_fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             if not _lock_is_stale(lock_path):
-                raise StoreBusy(f"another import is writing to {self.path} (lock file {lock_path}); nothing was "
-                                "changed: wait for it, or remove the lock if that process is gone") from None
+                raise StoreBusy(
+                    f"another import is writing to {self.path} (lock file {lock_path}); nothing was "
+                    "changed: wait for it, or remove the lock if that process is gone"
+                ) from None
             lock_path.unlink(missing_ok=True)
             lock_fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         os.write(lock_fd, str(os.getpid()).encode())
         os.close(lock_fd)
 
-    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
-                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
-                       derive: Sequence[Derive] = ()) -> None:
+    def replace_graphs(
+        self,
+        remove: Iterable[NamedNode],
+        quads: Iterable[Statement],
+        *,
+        remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
+        derive: Sequence[Derive] = (),
+    ) -> None:
         """Drop the graphs ``remove``, add ``quads``, apply ``derive`` to the result, and publish
         it all as one generation (see module doc)."""
         with self.writing(wait=-1):  # a thread of this process that writes finishes first
@@ -226,8 +255,16 @@ class EmbeddedStore:
                 before = table_bytes(staging)
             try:
                 self.last_write = WriteReport()
-                _build(staging, remove, quads, remove_subjects, derive, self.fast_paths,
-                       optimize_above=compaction_threshold(before), report=self.last_write)
+                _build(
+                    staging,
+                    remove,
+                    quads,
+                    remove_subjects,
+                    derive,
+                    self.fast_paths,
+                    optimize_above=compaction_threshold(before),
+                    report=self.last_write,
+                )
             except BaseException as failure:
                 _discard(staging, failure)  # the live generation was never touched
                 raise
@@ -319,9 +356,16 @@ def compact_files(store: OxStore) -> None:
     store.flush()
 
 
-def _build(staging: Path, remove: Iterable[NamedNode], quads: Iterable[Statement],
-           remove_subjects: Iterable[tuple[NamedNode, NamedNode]], derive: Sequence[Derive],
-           fast: bool = True, optimize_above: float = float("inf"), report: WriteReport | None = None) -> None:
+def _build(
+    staging: Path,
+    remove: Iterable[NamedNode],
+    quads: Iterable[Statement],
+    remove_subjects: Iterable[tuple[NamedNode, NamedNode]],
+    derive: Sequence[Derive],
+    fast: bool = True,
+    optimize_above: float = float("inf"),
+    report: WriteReport | None = None,
+) -> None:
     """Apply a write to the copy at ``staging``, then its ``derive`` steps to the result, and compact
     it when its table files have grown to ``optimize_above`` bytes (``OPTIMIZE_WHEN_GROWN``); flushed
     and closed when this returns."""
@@ -332,8 +376,9 @@ def _build(staging: Path, remove: Iterable[NamedNode], quads: Iterable[Statement
     for step in derive:  # links, counts …: computed from the new state, published with it
         change = step(view)
         if change is not None:
-            _remove_from_merge(target, [g for g in change.remove if target.contains_named_graph(g)],
-                               change.remove_subjects, fast=fast)
+            _remove_from_merge(
+                target, [g for g in change.remove if target.contains_named_graph(g)], change.remove_subjects, fast=fast
+            )
             _load(target, change.quads, fast=fast)
     target.flush()
     if table_bytes(staging) >= optimize_above:
@@ -347,8 +392,9 @@ class _StagingView:
         self._store = store
         self.location = location
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
+    def query(
+        self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None
+    ) -> QueryResult:
         return self._store.query(with_values(sparql, bindings or {}), prefixes=PREFIXES)
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
@@ -361,8 +407,9 @@ class _StagingView:
         return [g for g in self._store.named_graphs() if isinstance(g, NamedNode)]
 
 
-def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
-                       subjects: Iterable[tuple[NamedNode, NamedNode]], *, fast: bool = True) -> None:
+def _remove_from_merge(
+    target: OxStore, graphs: list[NamedNode], subjects: Iterable[tuple[NamedNode, NamedNode]], *, fast: bool = True
+) -> None:
     """Drop ``graphs`` (a source's two graphs, a bookkeeping graph) and the (subject, graph)
     statements, re-encoding every subject they describe by ``layout.removed``: what the remaining
     graphs say stays, and deltas every remaining source shares become common again.
@@ -386,16 +433,23 @@ def _remove_from_merge(target: OxStore, graphs: list[NamedNode],
     bookkeeping = _bookkeeping_subjects(target)
     # with no other source in the store, a subject no bookkeeping graph describes is the leaving
     # sources' alone: no need to ask for its markers
-    staying = [g for g in target.named_graphs()
-               if isinstance(g, NamedNode) and g not in leaving and layout.is_source(layout.owner_of(g))]
+    staying = [
+        g
+        for g in target.named_graphs()
+        if isinstance(g, NamedNode) and g not in leaving and layout.is_source(layout.owner_of(g))
+    ]
     additions: list[Quad] = []
     for subject, described in pairs.items():
         _remove_subject(target, subject, leaving | described, additions)
     for graph in graphs:
         doomed: list[NamedNode] = []
         for subject in _subjects_of(target, graph):
-            if fast and subject not in bookkeeping and isinstance(subject, NamedNode) and (
-                    not staying or (markers := _marker_graphs(target, subject)) and markers <= leaving):
+            if (
+                fast
+                and subject not in bookkeeping
+                and isinstance(subject, NamedNode)
+                and (not staying or ((markers := _marker_graphs(target, subject)) and markers <= leaving))
+            ):
                 doomed.append(subject)
                 if len(doomed) >= DELETE_SUBJECTS:
                     _delete_subjects(target, doomed)
@@ -426,8 +480,11 @@ def _subjects_of(target: OxStore, graph: NamedNode) -> Iterator[object]:
 def _marker_graphs(target: OxStore, subject: NamedNode) -> set[NamedNode]:
     """The named graphs holding an ``rdf:type`` statement about ``subject`` (its markers; the knowledge base
     names every graph by an IRI)."""
-    return {q.graph_name for q in target.quads_for_pattern(subject, layout.RDF_TYPE, None, None)
-            if isinstance(q.graph_name, NamedNode)}
+    return {
+        q.graph_name
+        for q in target.quads_for_pattern(subject, layout.RDF_TYPE, None, None)
+        if isinstance(q.graph_name, NamedNode)
+    }
 
 
 def _delete_subjects(target: OxStore, subjects: list[NamedNode]) -> None:
@@ -437,8 +494,10 @@ def _delete_subjects(target: OxStore, subjects: list[NamedNode]) -> None:
     if not subjects:
         return
     values = " ".join(str(subject) for subject in subjects)
-    target.update(f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} ;"
-                  f" DELETE {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}")
+    target.update(
+        f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} ;"
+        f" DELETE {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+    )
 
 
 def _remove_subject(target: OxStore, subject: object, graphs: set[NamedNode], additions: list[Quad]) -> None:
@@ -511,8 +570,9 @@ class _Joined:
             self.subjects.setdefault(owner, set()).update(iris)
 
 
-def _load(target: OxStore, statements: Iterable[Statement], *, fast: bool = True,
-          report: WriteReport | None = None) -> None:
+def _load(
+    target: OxStore, statements: Iterable[Statement], *, fast: bool = True, report: WriteReport | None = None
+) -> None:
     """Store quads and serialised batches in the compact layout (``kb.store.layout``).
 
     Batches whose every subject takes the fast path go first into one bulk load over the whole stream
@@ -598,9 +658,14 @@ class WriteReport:
     joined_loads: int = 0
 
 
-def _stream_load(target: OxStore, items: Iterator[Statement], single: list[Quad],
-                 bookkeeping: Callable[[], set[object]], stored_owners: set[NamedNode],
-                 report: WriteReport) -> Iterator[Statement]:
+def _stream_load(
+    target: OxStore,
+    items: Iterator[Statement],
+    single: list[Quad],
+    bookkeeping: Callable[[], set[object]],
+    stored_owners: set[NamedNode],
+    report: WriteReport,
+) -> Iterator[Statement]:
     """Load the leading batches of ``items`` that one source sends and whose every subject takes the
     fast path (``_whole_batch_is_fast``) with *one* bulk load over the stream of them, as N-Quads (the
     markers in their graphs, every statement in the default graph); single quads met on the way are
@@ -634,8 +699,11 @@ def _stream_load(target: OxStore, items: Iterator[Statement], single: list[Quad]
             joined.add(item)
             batch_owners = list(joined.subjects or ())
             batch_marked = _marked_subjects(joined)  # parsed once: checked, then remembered
-            if len(batch_owners) != 1 or owner[:1] not in ([], batch_owners) or not _whole_batch_is_fast(
-                    target, joined, bookkeeping(), stored_owners, marked, batch_marked):
+            if (
+                len(batch_owners) != 1
+                or owner[:1] not in ([], batch_owners)
+                or not _whole_batch_is_fast(target, joined, bookkeeping(), stored_owners, marked, batch_marked)
+            ):
                 left.append(item)
                 return
             owner[:1] = batch_owners
@@ -700,8 +768,11 @@ def _as_nquads(joined: _Joined) -> bytes:
     N-Triples lines end with `` .\n`` and nowhere else (a literal's line breaks are escaped, an IRI
     holds no space), so naming a line's graph is writing it before that end."""
     assert joined.markers is not None
-    parts = [data.replace(b" .\n", b" " + str(NamedNode(graph)).encode() + b" .\n")
-             for graph, datas in joined.markers.items() for data in datas]
+    parts = [
+        data.replace(b" .\n", b" " + str(NamedNode(graph)).encode() + b" .\n")
+        for graph, datas in joined.markers.items()
+        for data in datas
+    ]
     parts.extend(data for datas in joined.graphs.values() for data in datas)
     return b"".join(parts)
 
@@ -729,8 +800,9 @@ class _ChunkReader(io.RawIOBase):
         return size
 
 
-def _load_joined(target: OxStore, joined: _Joined, bookkeeping: set[object], fast: bool,
-                 stored_owners: set[NamedNode]) -> None:
+def _load_joined(
+    target: OxStore, joined: _Joined, bookkeeping: set[object], fast: bool, stored_owners: set[NamedNode]
+) -> None:
     """One joined load. When every subject takes the fast path (``_fast_subjects``), its bytes are
     bulk-loaded as they came: the markers into their graphs, everything into the default graph.
     Otherwise the bytes are parsed and written subject by subject (``_write_quads``)."""
@@ -739,17 +811,26 @@ def _load_joined(target: OxStore, joined: _Joined, bookkeeping: set[object], fas
         assert joined.markers is not None
         for graph, parts in joined.markers.items():
             target.bulk_load(b"".join(parts), format=RdfFormat.N_TRIPLES, to_graph=NamedNode(graph))
-        target.bulk_load(b"".join(part for parts in joined.graphs.values() for part in parts),
-                         format=RdfFormat.N_TRIPLES)  # the merge
+        target.bulk_load(
+            b"".join(part for parts in joined.graphs.values() for part in parts), format=RdfFormat.N_TRIPLES
+        )  # the merge
         return
-    quads = [Quad(t.subject, t.predicate, t.object, NamedNode(graph)) for graph, parts in joined.graphs.items()
-             for t in parse(b"".join(parts), format=RdfFormat.N_TRIPLES)]
+    quads = [
+        Quad(t.subject, t.predicate, t.object, NamedNode(graph))
+        for graph, parts in joined.graphs.items()
+        for t in parse(b"".join(parts), format=RdfFormat.N_TRIPLES)
+    ]
     _write_quads(target, quads, bookkeeping, fast, eligible)
 
 
-def _whole_batch_is_fast(target: OxStore, joined: _Joined, bookkeeping: set[object],
-                         stored_owners: set[NamedNode], marked_before: Container[object],
-                         batch_marked: set[object]) -> bool:
+def _whole_batch_is_fast(
+    target: OxStore,
+    joined: _Joined,
+    bookkeeping: set[object],
+    stored_owners: set[NamedNode],
+    marked_before: Container[object],
+    batch_marked: set[object],
+) -> bool:
     eligible = _eligible_subjects(target, joined, bookkeeping, stored_owners, marked_before, batch_marked)
     return eligible is not None and len(eligible) == _subject_count(joined)
 
@@ -758,9 +839,14 @@ def _subject_count(joined: _Joined) -> int:
     return len({iri for iris in (joined.subjects or {}).values() for iri in iris})
 
 
-def _eligible_subjects(target: OxStore, joined: _Joined, bookkeeping: set[object],
-                       stored_owners: set[NamedNode], marked_before: Container[object] = (),
-                       batch_marked: set[object] | None = None) -> set[object] | None:
+def _eligible_subjects(
+    target: OxStore,
+    joined: _Joined,
+    bookkeeping: set[object],
+    stored_owners: set[NamedNode],
+    marked_before: Container[object] = (),
+    batch_marked: set[object] | None = None,
+) -> set[object] | None:
     """The subjects of a joined batch that take the fast path (``_fast_subjects``), ``None`` when the
     batch did not bring its markers and subjects (then it is parsed). ``marked_before``: subjects the
     load's one source marked in its earlier batches (``_stream_load``), which may not be visible yet;
@@ -789,12 +875,20 @@ def _eligible_subjects(target: OxStore, joined: _Joined, bookkeeping: set[object
 
 def _marked_subjects(joined: _Joined) -> set[object]:
     """The subjects a joined batch brings markers (``rdf:type`` statements) about."""
-    return {t.subject for parts in (joined.markers or {}).values()
-            for t in parse(b"".join(parts), format=RdfFormat.N_TRIPLES)}
+    return {
+        t.subject
+        for parts in (joined.markers or {}).values()
+        for t in parse(b"".join(parts), format=RdfFormat.N_TRIPLES)
+    }
 
 
-def _fast_subjects(target: OxStore, owners: Mapping[NamedNode, NamedNode | None], marked: set[object],
-                   bookkeeping: set[object], alone: NamedNode | None = None) -> set[object]:
+def _fast_subjects(
+    target: OxStore,
+    owners: Mapping[NamedNode, NamedNode | None],
+    marked: set[object],
+    bookkeeping: set[object],
+    alone: NamedNode | None = None,
+) -> set[object]:
     """The subjects of a load that take the fast path: one owner in the load, a source (not a
     bookkeeping graph); no bookkeeping graph describes them; the store's markers about them are that
     owner's or there are none; and the owner has a marker about them (in the load or the store).
@@ -825,8 +919,9 @@ def _fast_subjects(target: OxStore, owners: Mapping[NamedNode, NamedNode | None]
     return fast
 
 
-def _write_quads(target: OxStore, quads: Iterable[Quad], bookkeeping: set[object], fast: bool,
-                 eligible: set[object] | None = None) -> None:
+def _write_quads(
+    target: OxStore, quads: Iterable[Quad], bookkeeping: set[object], fast: bool, eligible: set[object] | None = None
+) -> None:
     """Quads in named graphs, written by the layout's rules: the subjects ``_fast_subjects`` allows
     (``eligible``, when the caller knows them already) as their markers plus the default graph,
     every other one by ``layout.added`` against what the store holds about it."""

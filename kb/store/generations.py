@@ -67,8 +67,10 @@ def live_generation(store: Path) -> str | None:
         reached = Path(os.path.realpath(link))
         name = reached.name if reached.parent == Path(os.path.realpath(store)) else None
     if name is None or generation_number(name) is None:
-        raise StoreError(f"{link} points to {target!r}, which is not a generation of this store; point it to one "
-                         f"of its gen-NNNNNN folders (for example: ln -sfn gen-000001 {link})")
+        raise StoreError(
+            f"{link} points to {target!r}, which is not a generation of this store; point it to one "
+            f"of its gen-NNNNNN folders (for example: ln -sfn gen-000001 {link})"
+        )
     return name
 
 
@@ -145,10 +147,19 @@ def remove_leftovers(store: Path, live: str | None) -> int:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            log.warning("warning: could not remove the leftover %s (%s); it is left alone, remove it by hand",
-                        entry, exc.strerror or exc)
+            log.warning(
+                "warning: could not remove the leftover %s (%s); it is left alone, remove it by hand",
+                entry,
+                exc.strerror or exc,
+            )
     for entry in found.kept:
-        log.warning("warning: %s is not the live generation (%s names %s) nor one it replaced: left alone; "
-                    "point %s to it to make it live, or remove it", entry, CURRENT, live, CURRENT)
+        log.warning(
+            "warning: %s is not the live generation (%s names %s) nor one it replaced: left alone; "
+            "point %s to it to make it live, or remove it",
+            entry,
+            CURRENT,
+            live,
+            CURRENT,
+        )
     (store / (CURRENT + ".new")).unlink(missing_ok=True)
     return found.highest

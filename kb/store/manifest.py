@@ -57,8 +57,9 @@ def read_manifest(generation: Path) -> dict[str, dict[str, int]] | None:
         files = data["files"]
         if not isinstance(files, dict):
             raise ValueError("files is not a mapping")
-        return {str(name): {key: int(entry[key]) for key in ("size", "mtime_ns", "crc32")}
-                for name, entry in files.items()}
+        return {
+            str(name): {key: int(entry[key]) for key in ("size", "mtime_ns", "crc32")} for name, entry in files.items()
+        }
     except (ValueError, KeyError, TypeError) as exc:
         raise StoreDamaged(f"the store generation {generation} has a damaged manifest ({MANIFEST}: {exc})") from exc
 
@@ -134,7 +135,7 @@ def _checking(generation: Path) -> Iterator[None]:
     server's query workers all open a new generation at once, and the others then find the first
     one's proofs instead of each reading every file. Without write access, no lock: each reads."""
     try:
-        handle = open(generation.parent / (VERIFIED + ".lock"), "a+b")
+        handle = open(generation.parent / (VERIFIED + ".lock"), "a+b")  # noqa: SIM115 (closed below, after the lock)
     except OSError:
         yield
         return
@@ -151,20 +152,26 @@ def _verify_files(generation: Path, entries: dict[str, dict[str, int]]) -> None:
         try:
             stat = path.stat()
         except FileNotFoundError:
-            raise StoreDamaged(f"the store is damaged: {path} is missing; restore the store from a backup "
-                               "or import the sources again into a new store") from None
+            raise StoreDamaged(
+                f"the store is damaged: {path} is missing; restore the store from a backup "
+                "or import the sources again into a new store"
+            ) from None
         if stat.st_size != entry["size"]:
-            raise StoreDamaged(f"the store is damaged: {path} has {stat.st_size:,} bytes, "
-                               f"{entry['size']:,} when it was written; restore the store from a backup "
-                               "or import the sources again into a new store")
+            raise StoreDamaged(
+                f"the store is damaged: {path} has {stat.st_size:,} bytes, "
+                f"{entry['size']:,} when it was written; restore the store from a backup "
+                "or import the sources again into a new store"
+            )
         if proofs.get(name) == _proof(stat):
             proven[name] = proofs[name]
             continue
         crc, read = _crc_and_stat(path)
         if crc != entry["crc32"] or read.st_size != entry["size"]:
-            raise StoreDamaged(f"the store is damaged: {path} was changed after it was written (checksum "
-                               "mismatch); restore the store from a backup or import the sources again "
-                               "into a new store")
+            raise StoreDamaged(
+                f"the store is damaged: {path} was changed after it was written (checksum "
+                "mismatch); restore the store from a backup or import the sources again "
+                "into a new store"
+            )
         proven[name] = _proof(read)
     if proven != proofs:
         _write_proofs(generation, proven)
@@ -172,10 +179,12 @@ def _verify_files(generation: Path, entries: dict[str, dict[str, int]]) -> None:
 
 def _trust_unlisted(generation: Path) -> dict[str, dict[str, int]]:
     if os.environ.get(TRUST_UNLISTED, "") in ("", "0"):
-        raise StoreDamaged(f"the store generation {generation} has no manifest ({MANIFEST}): it was written before "
-                           "manifests existed, or its manifest was removed, so its files cannot be checked; import the "
-                           f"sources again into a new store, or, if you trust these files, run one command with "
-                           f"{TRUST_UNLISTED}=1 to list them as they are")
+        raise StoreDamaged(
+            f"the store generation {generation} has no manifest ({MANIFEST}): it was written before "
+            "manifests existed, or its manifest was removed, so its files cannot be checked; import the "
+            f"sources again into a new store, or, if you trust these files, run one command with "
+            f"{TRUST_UNLISTED}=1 to list them as they are"
+        )
     write_manifest(generation)
     return read_manifest(generation) or {}
 
@@ -198,8 +207,11 @@ def _read_proofs(generation: Path) -> dict[str, list[int]]:
         data = json.loads((generation.parent / VERIFIED).read_text(encoding="utf-8"))
         if data.get("generation") != generation.name or not isinstance(data.get("files"), dict):
             return {}
-        return {str(name): [int(value) for value in proof] for name, proof in data["files"].items()
-                if isinstance(proof, list) and len(proof) == 4}
+        return {
+            str(name): [int(value) for value in proof]
+            for name, proof in data["files"].items()
+            if isinstance(proof, list) and len(proof) == 4
+        }
     except (OSError, ValueError, TypeError, AttributeError):
         return {}  # none yet, or unreadable: every file is read
 

@@ -59,18 +59,27 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Literal
 
-from pyoxigraph import (BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store as MemoryStore,
-                        parse_query_results)
+from pyoxigraph import BlankNode, NamedNode, Quad, QueryResultsFormat, RdfFormat, parse_query_results
+from pyoxigraph import Store as MemoryStore
 from SPARQLWrapper import JSON, POST, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
 
-from chesskb.kb.vocab import PREFIXES
 from chesskb.kb.store.base import (
-    Derive, QueryResult, QuerySyntaxError, QueryTimedOut, SerializedBatch, Statement, StoreBusy, StoreError, Term,
-    iter_quads, rdf_bytes,
+    Derive,
+    QueryResult,
+    QuerySyntaxError,
+    QueryTimedOut,
+    SerializedBatch,
+    Statement,
+    StoreBusy,
+    StoreError,
+    Term,
+    iter_quads,
+    rdf_bytes,
 )
-from chesskb.kb.store.results import solutions
 from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.results import solutions
+from chesskb.kb.vocab import PREFIXES
 
 #: Triples staged per round (one Graph Store Protocol POST per graph when the server has it).
 BATCH_TRIPLES = 5_000
@@ -94,8 +103,7 @@ GRAPH_CLASS = "urn:x-chesskb:Graph"
 SERVER_GRAPHS = ("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#", "http://localuriqaserver/")
 _FROM = re.compile(r"\bFROM\s+(?:NAMED\s+)?<", re.IGNORECASE)
 _GRAPH_VARIABLE = re.compile(r"\bGRAPH\s+[?$]", re.IGNORECASE)
-_FORM = re.compile(r"^\s*(?:(?:PREFIX|BASE)[^\n]*\n\s*|#[^\n]*\n\s*)*(SELECT|ASK|CONSTRUCT|DESCRIBE)\b",
-                   re.IGNORECASE)
+_FORM = re.compile(r"^\s*(?:(?:PREFIX|BASE)[^\n]*\n\s*|#[^\n]*\n\s*)*(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 _PROLOGUE = "".join(f"PREFIX {prefix}: <{iri}>\n" for prefix, iri in PREFIXES.items())
 
 
@@ -107,8 +115,14 @@ class RemoteStore:
     written (Virtuoso's is the union of all graphs): ``None`` uses the default graph, and when not
     given the server is asked once (its ``Server`` header names Virtuoso: ``MERGE_GRAPH``)."""
 
-    def __init__(self, location: str, *, update_endpoint: str | None = None,
-                 graph_store: str | None = None, merge_graph: str | Literal["detect"] | None = "detect") -> None:
+    def __init__(
+        self,
+        location: str,
+        *,
+        update_endpoint: str | None = None,
+        graph_store: str | None = None,
+        merge_graph: str | Literal["detect"] | None = "detect",
+    ) -> None:
         self.location = location
         self.update_endpoint = update_endpoint or location
         self._graph_store = graph_store
@@ -133,9 +147,16 @@ class RemoteStore:
         return NamedNode(self._merge_graph) if self._merge_graph else None
 
     # -- reading ------------------------------------------------------------------------------------
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None, default_graphs: list[str] | None = None,
-              named_graphs: list[str] | None = None, base_iri: str | None = None) -> QueryResult:
+    def query(
+        self,
+        sparql: str,
+        *,
+        bindings: Mapping[str, Term] | None = None,
+        timeout: float | None = None,
+        default_graphs: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+        base_iri: str | None = None,
+    ) -> QueryResult:
         text = (f"BASE {NamedNode(base_iri)}\n" if base_iri else "") + _PROLOGUE + with_values(sparql, bindings or {})
         merge = self.merge_graph
         if merge is not None and default_graphs is None and named_graphs is None and not _FROM.search(sparql):
@@ -145,8 +166,14 @@ class RemoteStore:
             named_graphs = [g.value for g in self.named_graphs()] if _GRAPH_VARIABLE.search(sparql) else None
         return self._query(text, timeout=timeout, default_graphs=default_graphs, named_graphs=named_graphs)
 
-    def _query(self, text: str, *, timeout: float | None = None, default_graphs: list[str] | None = None,
-               named_graphs: list[str] | None = None) -> QueryResult:
+    def _query(
+        self,
+        text: str,
+        *,
+        timeout: float | None = None,
+        default_graphs: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+    ) -> QueryResult:
         """Send ``text`` (prologue and values already in it) with the dataset as given."""
         form = _FORM.match(text)
         kind = form.group(1).upper() if form else "SELECT"
@@ -172,8 +199,9 @@ class RemoteStore:
             raise QuerySyntaxError(_server_message(exc)) from exc
         except (SPARQLWrapperException, urllib.error.URLError, OSError) as exc:
             if timeout and _timed_out(exc):
-                raise QueryTimedOut(f"the SPARQL server at {self.location} did not answer within "
-                                    f"{timeout:g} s") from exc
+                raise QueryTimedOut(
+                    f"the SPARQL server at {self.location} did not answer within {timeout:g} s"
+                ) from exc
             raise StoreError(f"the SPARQL server at {self.location} failed: {_server_message(exc)}") from exc
         if kind in ("CONSTRUCT", "DESCRIBE"):
             received = MemoryStore()
@@ -221,8 +249,9 @@ class RemoteStore:
         try:
             wrapper.query()
         except (SPARQLWrapperException, urllib.error.URLError, OSError) as exc:
-            raise StoreError(f"the SPARQL server at {self.update_endpoint} refused an update: "
-                             f"{_server_message(exc)}") from exc
+            raise StoreError(
+                f"the SPARQL server at {self.update_endpoint} refused an update: {_server_message(exc)}"
+            ) from exc
 
     def writing(self, wait: float = -1) -> AbstractContextManager[None]:
         """Serialise the writes of this process (a SPARQL server has no lock another process of
@@ -238,9 +267,14 @@ class RemoteStore:
         finally:
             self._write_mutex.release()
 
-    def replace_graphs(self, remove: Iterable[NamedNode], quads: Iterable[Statement],
-                       *, remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
-                       derive: Sequence[Derive] = ()) -> None:
+    def replace_graphs(
+        self,
+        remove: Iterable[NamedNode],
+        quads: Iterable[Statement],
+        *,
+        remove_subjects: Iterable[tuple[NamedNode, NamedNode]] = (),
+        derive: Sequence[Derive] = (),
+    ) -> None:
         """Stage ``quads``, apply ``derive`` to the staged state, then switch everything in one
         update request (see the module doc)."""
         with self.writing():
@@ -263,10 +297,7 @@ class RemoteStore:
         """Load ``statements`` into the staging graphs. With a Graph Store endpoint, the workers'
         serialised batches are posted as they are (joined up to ``BATCH_BYTES`` per graph): no
         statement becomes a Python object in this process. Without one, everything goes as quads."""
-        if self.graph_store:
-            quads = self._post_serialized(statements, write)
-        else:
-            quads = iter_quads(statements)
+        quads = self._post_serialized(statements, write) if self.graph_store else iter_quads(statements)
         batch: dict[str, list[Quad]] = defaultdict(list)
         size = 0
         for quad in quads:
@@ -326,8 +357,9 @@ class RemoteStore:
             raise StoreError(f"the SPARQL server at {self.location} has no Graph Store endpoint")
         separator = "&" if "?" in endpoint else "?"
         url = f"{endpoint}{separator}graph={urllib.parse.quote(graph.value, safe='')}"
-        request = urllib.request.Request(url, data=ntriples, method="POST",
-                                         headers={"Content-Type": "application/n-triples"})
+        request = urllib.request.Request(
+            url, data=ntriples, method="POST", headers={"Content-Type": "application/n-triples"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=600) as response:
                 response.read()
@@ -446,8 +478,9 @@ class _StagedView:
         self.location = store.location
         self.final = write.graphs()
 
-    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None,
-              timeout: float | None = None) -> QueryResult:
+    def query(
+        self, sparql: str, *, bindings: Mapping[str, Term] | None = None, timeout: float | None = None
+    ) -> QueryResult:
         for graph, actual in self.final.items():
             if actual.value != graph:
                 sparql = sparql.replace(str(NamedNode(graph)), str(actual))
@@ -455,7 +488,7 @@ class _StagedView:
         where = re.search(r"\bWHERE\b", sparql, re.IGNORECASE)
         if where is None:
             raise StoreError("a derive query needs a WHERE clause")
-        sparql = sparql[: where.start()] + dataset + sparql[where.start():]
+        sparql = sparql[: where.start()] + dataset + sparql[where.start() :]
         return self.store.query(sparql, bindings=bindings, timeout=timeout)
 
     def quads(self, graphs: Iterable[NamedNode] | None = None) -> Iterator[Quad]:
@@ -517,8 +550,10 @@ def _valid_blank_labels(body: bytes) -> bytes:
 
 def _is_virtuoso(location: str) -> bool:
     """Whether the server at ``location`` is Virtuoso (its ``Server`` header says so on any answer)."""
-    request = urllib.request.Request(location + ("&" if "?" in location else "?") + "query=ASK%7B%7D",
-                                     headers={"Accept": "application/sparql-results+json"})
+    request = urllib.request.Request(
+        location + ("&" if "?" in location else "?") + "query=ASK%7B%7D",
+        headers={"Accept": "application/sparql-results+json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             server = response.headers.get("Server", "")

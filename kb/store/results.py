@@ -21,8 +21,11 @@ from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples
 
 from chesskb.kb.store.base import QueryResult
 
-_KINDS: dict[type, str] = {QuerySolutions: "the rows of a SELECT query", QueryBoolean: "the boolean of an ASK query",
-          QueryTriples: "the triples of a CONSTRUCT or DESCRIBE query"}
+_KINDS: dict[type, str] = {
+    QuerySolutions: "the rows of a SELECT query",
+    QueryBoolean: "the boolean of an ASK query",
+    QueryTriples: "the triples of a CONSTRUCT or DESCRIBE query",
+}
 
 
 def _wrong(expected: type, result: object) -> TypeError:

@@ -75,14 +75,18 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
         raise RuntimeError(f"no {PARTS} file in {folder}")
     sql.run(f"ld_dir({_sql_text(str(folder))}, {_sql_text(PARTS)}, {_sql_text(merge_graph)});")
     count = max(1, min(loaders or os.cpu_count() or 1, len(files)))
-    running = [subprocess.Popen(sql.command("rdf_loader_run();"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True) for _ in range(count)]
+    running = [
+        subprocess.Popen(sql.command("rdf_loader_run();"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for _ in range(count)
+    ]
     outputs = [process.communicate(timeout=ISQL_TIMEOUT)[0] for process in running]
     if any(process.returncode for process in running):
         raise RuntimeError("a Virtuoso loader failed: " + " | ".join(o.strip()[-300:] for o in outputs))
     sql.run("checkpoint;")
-    failed = sql.run(f"SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL "
-                     f"AND ll_file LIKE {_sql_text(str(folder) + '/%')};")
+    failed = sql.run(
+        f"SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL "
+        f"AND ll_file LIKE {_sql_text(str(folder) + '/%')};"
+    )
     refused = [line.strip() for line in failed.splitlines() if str(folder) in line]
     if refused:
         raise RuntimeError("Virtuoso's loader refused: " + "; ".join(refused)[:1000])
@@ -103,8 +107,10 @@ def graphs_in(files: list[Path]) -> set[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m chesskb.kb.store.virtuoso",
-                                     description="Bulk load chesskb convert output (*.nq, *.nq.gz) into Virtuoso.")
+    parser = argparse.ArgumentParser(
+        prog="python -m chesskb.kb.store.virtuoso",
+        description="Bulk load chesskb convert output (*.nq, *.nq.gz) into Virtuoso.",
+    )
     parser.add_argument("folder", type=Path, help="a folder Virtuoso may read (DirsAllowed) holding the parts")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1111, help="Virtuoso's SQL port (ServerPort in [Parameters])")
@@ -117,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     if not re.fullmatch(r"[\w.-]+", options.host):
         parser.error(f"not a host name: {options.host!r}")
     try:
-        loaded = bulk_load(VirtuosoSql(options.port, options.host, options.user, password), options.folder,
-                           loaders=options.loaders)
+        loaded = bulk_load(
+            VirtuosoSql(options.port, options.host, options.user, password), options.folder, loaders=options.loaders
+        )
     except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

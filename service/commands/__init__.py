@@ -24,39 +24,54 @@ class CommandEntry(NamedTuple):
 #: Command name -> its module under ``chesskb.service.commands`` and its summary, in ``--help`` order (sorted).
 COMMANDS: dict[str, CommandEntry] = {
     "bench-queries": CommandEntry(
-        "bench_queries", "Time every canned query with its default parameters: median and p95 in milliseconds."),
+        "bench_queries", "Time every canned query with its default parameters: median and p95 in milliseconds."
+    ),
     "check": CommandEntry(
-        "check", "Reason over the knowledge base (OWL) and validate its data (SHACL); name what is wrong."),
+        "check", "Reason over the knowledge base (OWL) and validate its data (SHACL); name what is wrong."
+    ),
     "classify": CommandEntry(
-        "classify", "Print the classes the detectors assign to each position of a PGN or lichess CSV file."),
+        "classify", "Print the classes the detectors assign to each position of a PGN or lichess CSV file."
+    ),
     "compact": CommandEntry(
-        "compact", "Rewrite a store written before the compact layout (each statement also in its source's graph) "
-                   "in that layout, its files compacted by RocksDB: same answers, a third of the disk."),
+        "compact",
+        "Rewrite a store written before the compact layout (each statement also in its source's graph) "
+        "in that layout, its files compacted by RocksDB: same answers, a third of the disk.",
+    ),
     "convert": CommandEntry(
-        "convert", "Write what `import` would load (analysis included) as N-Quads for a SPARQL server's bulk "
-                   "loader."),
+        "convert", "Write what `import` would load (analysis included) as N-Quads for a SPARQL server's bulk loader."
+    ),
     "course": CommandEntry("course", "Courses: chapters of exercises by level, loaded from a YAML course file."),
     "export": CommandEntry(
-        "export", "Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé, owlxml "
-                  "the same in OWL/XML (written by the OWL API; needs Java), --format pgn the exercises as PGN "
-                  "(SetUp/FEN, solution and comments) for other chess software."),
+        "export",
+        "Export the knowledge base; --format owl is RDF/XML (ontology + individuals) for Protégé, owlxml "
+        "the same in OWL/XML (written by the OWL API; needs Java), --format pgn the exercises as PGN "
+        "(SetUp/FEN, solution and comments) for other chess software.",
+    ),
     "find": CommandEntry(
-        "find", "Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board "
-                "(*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR)."),
+        "find",
+        "Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board "
+        "(*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR).",
+    ),
     "html": CommandEntry("html", "Turn one PGN file into a static web site of its positions (no store needed)."),
     "import": CommandEntry(
-        "importing", "Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."),
+        "importing", "Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."
+    ),
     "merge-report": CommandEntry(
-        "merge_report", "List the games, players and events merged across sources, the sameAs/candidate links, "
-                        "with reasons, and the mate claims left refuted or undecided."),
+        "merge_report",
+        "List the games, players and events merged across sources, the sameAs/candidate links, "
+        "with reasons, and the mate claims left refuted or undecided.",
+    ),
     "queries": CommandEntry(
-        "queries_cmd", "List the canned queries (run one with `chesskb query --name NAME --param k=v`)."),
+        "queries_cmd", "List the canned queries (run one with `chesskb query --name NAME --param k=v`)."
+    ),
     "query": CommandEntry(
-        "query", "Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."),
+        "query", "Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."
+    ),
     "remove-source": CommandEntry("remove_source", "Remove one source; what other sources also contain stays."),
     "serve": CommandEntry("serve", "Serve the SPARQL endpoint, the canned queries and the pages over HTTP."),
     "site": CommandEntry(
-        "site", "Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."),
+        "site", "Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."
+    ),
     "sources": CommandEntry("sources", "The sources in the store with counts, import time and file checksum."),
     "stats": CommandEntry("stats", "Counts of positions, games, players, events and theme classes."),
     "validate": CommandEntry("validate", "Validate a FEN (--fen) or PGN files strictly; print every finding."),

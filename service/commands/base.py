@@ -38,10 +38,12 @@ EXIT_DATA = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-EXIT_CODES_HELP = ("Exit codes: 0 done (valid, consistent); 1 the data said no (invalid or inconsistent data, "
-                   "nothing readable, no such source, a store or step that failed); 2 the command could not do "
-                   "what was asked (a wrong option, name, file or query; Java, the reasoner or stockfish "
-                   "missing or failed); 130 interrupted.")
+EXIT_CODES_HELP = (
+    "Exit codes: 0 done (valid, consistent); 1 the data said no (invalid or inconsistent data, "
+    "nothing readable, no such source, a store or step that failed); 2 the command could not do "
+    "what was asked (a wrong option, name, file or query; Java, the reasoner or stockfish "
+    "missing or failed); 130 interrupted."
+)
 
 
 class UsageProblem(click.UsageError):
@@ -75,20 +77,37 @@ def verdict(ok: bool) -> None:
 
 def reading_options(command: Callable[..., None]) -> Callable[..., None]:
     """The files and reading options ``import`` and ``convert`` share (one definition, one help text)."""
-    for option in reversed((
-        click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)),
-        click.option("--source", default=None, help="Source name (named graph); default: each file's stem."),
-        click.option("--theme", "themes", multiple=True, metavar="CLASS",
-                     help="Assert this theme class for every position of the files (repeatable)."),
-        click.option("--lang", default=None, metavar="CODE",
-                     help="Language of the piece letters in the movetext (es, it, de, fr, …); default English."),
-        click.option("--jobs", type=click.IntRange(min=1), default=None,
-                     help="Worker processes for reading and analysis (default: the machine's cores)."),
-        click.option("--cluster", default=None, metavar="tcp://HOST:8786",
-                     help="Run reading and analysis on this Dask scheduler's workers instead of --jobs "
-                          "(pip install 'chesskb[cluster]'; docs/cluster.md)."),
-    )):
+    for option in reversed(
+        (
+            click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)),
+            click.option("--source", default=None, help="Source name (named graph); default: each file's stem."),
+            click.option(
+                "--theme",
+                "themes",
+                multiple=True,
+                metavar="CLASS",
+                help="Assert this theme class for every position of the files (repeatable).",
+            ),
+            click.option(
+                "--lang",
+                default=None,
+                metavar="CODE",
+                help="Language of the piece letters in the movetext (es, it, de, fr, …); default English.",
+            ),
+            click.option(
+                "--jobs",
+                type=click.IntRange(min=1),
+                default=None,
+                help="Worker processes for reading and analysis (default: the machine's cores).",
+            ),
+            click.option(
+                "--cluster",
+                default=None,
+                metavar="tcp://HOST:8786",
+                help="Run reading and analysis on this Dask scheduler's workers instead of --jobs "
+                "(pip install 'chesskb[cluster]'; docs/cluster.md).",
+            ),
+        )
+    ):
         command = option(command)
     return command
-
-

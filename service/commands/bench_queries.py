@@ -57,8 +57,8 @@ def time_query(store: Store, text: str, bindings, repeat: int) -> tuple[list[flo
 def bench_queries(store: Store, repeat: int, names: tuple[str, ...] = ()) -> list[QueryTiming]:
     """Time the canned queries (all, or those named) with their default parameters; a query with a
     parameter that has no default is left out."""
-    from chesskb.queries.executor import prepare
     from chesskb.queries import list_queries
+    from chesskb.queries.executor import prepare
 
     timings = []
     for canned in list_queries():
@@ -68,14 +68,20 @@ def bench_queries(store: Store, repeat: int, names: tuple[str, ...] = ()) -> lis
             continue  # needs a value only the user has (e.g. a position IRI): no default to time
         # the default page, bound as every run of the query is (queries.executor.prepare)
         samples, rows = time_query(store, prepare(canned.name, {}, public=True), None, repeat)
-        timings.append(QueryTiming(canned.name, round(statistics.median(samples), 2),
-                                   round(percentile(samples, 0.95), 2), rows))
+        timings.append(
+            QueryTiming(canned.name, round(statistics.median(samples), 2), round(percentile(samples, 0.95), 2), rows)
+        )
     return timings
 
 
 @click.command("bench-queries")
-@click.option("--repeat", default=10, show_default=True, type=click.IntRange(1, 10_000),
-              help="Timed runs per query (after one warm-up run).")
+@click.option(
+    "--repeat",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Timed runs per query (after one warm-up run).",
+)
 @click.option("--name", "names", multiple=True, metavar="NAME", help="Only this canned query (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_obj

@@ -11,9 +11,9 @@ import json
 
 import click
 
-from chesskb.kb.findings import inconsistency_text, shacl_text, unsatisfiable_text
 from chesskb.kb.checks.owl import REASONERS, JavaMissing, ReasonerFailed
 from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, check_store
+from chesskb.kb.findings import inconsistency_text, shacl_text, unsatisfiable_text
 from chesskb.kb.store import StoreError
 from chesskb.kb.terminal import printable
 from chesskb.service.commands.base import UsageProblem, verdict
@@ -22,20 +22,49 @@ from chesskb.service.progress import TerminalProgress
 
 @click.command("check")
 @click.option("--source", default=None, help="Check only this source (with the ontology).")
-@click.option("--reasoner", type=click.Choice(REASONERS), default="hermit", show_default=True,
-              help="OWL reasoner (Pellet in owlready2 >= 0.50 needs Java 25).")
+@click.option(
+    "--reasoner",
+    type=click.Choice(REASONERS),
+    default="hermit",
+    show_default=True,
+    help="OWL reasoner (Pellet in owlready2 >= 0.50 needs Java 25).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Check every source again, even if unchanged since the last check.")
 @click.option("--no-shacl", is_flag=True, help="Only reason; skip the SHACL data rules.")
-@click.option("--whole-limit", type=click.IntRange(min=0), default=WHOLE_LIMIT, show_default=True,
-              help="Reason over all sources together only up to this many statements.")
-@click.option("--classify-limit", type=click.IntRange(min=0), default=CLASSIFY_LIMIT, show_default=True,
-              help="Above this many statements a source is checked for consistency only (no realisation).")
-@click.option("--java-memory", type=click.IntRange(min=256), default=None, metavar="MB",
-              help="The reasoner's Java heap (default owlready2's 2000 MB; 100k positions need about 8000).")
+@click.option(
+    "--whole-limit",
+    type=click.IntRange(min=0),
+    default=WHOLE_LIMIT,
+    show_default=True,
+    help="Reason over all sources together only up to this many statements.",
+)
+@click.option(
+    "--classify-limit",
+    type=click.IntRange(min=0),
+    default=CLASSIFY_LIMIT,
+    show_default=True,
+    help="Above this many statements a source is checked for consistency only (no realisation).",
+)
+@click.option(
+    "--java-memory",
+    type=click.IntRange(min=256),
+    default=None,
+    metavar="MB",
+    help="The reasoner's Java heap (default owlready2's 2000 MB; 100k positions need about 8000).",
+)
 @click.pass_obj
-def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no_shacl: bool,
-            whole_limit: int, classify_limit: int, java_memory: int | None) -> None:
+def command(
+    obj,
+    source: str | None,
+    reasoner: str,
+    fmt: str,
+    no_cache: bool,
+    no_shacl: bool,
+    whole_limit: int,
+    classify_limit: int,
+    java_memory: int | None,
+) -> None:
     """Reason over the knowledge base (OWL) and validate its data (SHACL); name what is wrong."""
     if java_memory is not None:
         from owlready2 import reasoning
@@ -47,10 +76,17 @@ def command(obj, source: str | None, reasoner: str, fmt: str, no_cache: bool, no
         status.update(f"{message} … ({status.elapsed:.0f} s)", force=True)
 
     try:
-        report = check_store(obj.open_store(), source=source, reasoner=reasoner, base_iri=obj.base_iri,
-                             use_cache=not no_cache, shacl=not no_shacl, whole_limit=whole_limit,
-                             classify_limit=classify_limit,
-                             progress=progress)
+        report = check_store(
+            obj.open_store(),
+            source=source,
+            reasoner=reasoner,
+            base_iri=obj.base_iri,
+            use_cache=not no_cache,
+            shacl=not no_shacl,
+            whole_limit=whole_limit,
+            classify_limit=classify_limit,
+            progress=progress,
+        )
     except JavaMissing as exc:
         raise UsageProblem(str(exc), show_usage=False) from None
     except StoreError as exc:
@@ -71,8 +107,10 @@ def _failure_hint(message: str, reasoner: str) -> str:
     if "OutOfMemory" in message:
         return " (raise the heap with --java-memory MB)"
     if "UnsupportedClassVersionError" in message and reasoner == "pellet":
-        return (" (owlready2's Pellet needs a newer Java than this machine's, Java 25 or later; "
-                "--reasoner hermit runs on Java 17)")
+        return (
+            " (owlready2's Pellet needs a newer Java than this machine's, Java 25 or later; "
+            "--reasoner hermit runs on Java 17)"
+        )
     return ""
 
 

@@ -74,6 +74,8 @@ def _print(file: Path, fmt: str, engine: Engine | None) -> tuple[int, int]:
             sys.stdout.write(json.dumps(item, ensure_ascii=False) + "\n")
         else:
             verified = "" if item["verified"] is None else ("yes" if item["verified"] else "no")
-            click.echo(f"{item['id']!s:<10} {item['phase'] or '':<10} {item['mateIn'] or '':>6} {verified:<8} "
-                       f"{', '.join(item['classes'])}")
+            click.echo(
+                f"{item['id']!s:<10} {item['phase'] or '':<10} {item['mateIn'] or '':>6} {verified:<8} "
+                f"{', '.join(item['classes'])}"
+            )
     return errors, classified

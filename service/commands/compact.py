@@ -15,11 +15,12 @@ def command(obj: CliContext) -> None:
     in that layout, its files compacted by RocksDB: same answers, a third of the disk."""
     store = obj.open_store()
     if not isinstance(store, EmbeddedStore):
-        raise UsageProblem("compact rewrites an embedded store directory; a SPARQL server keeps the layout "
-                           "it was loaded in (docs/remote-stores.md)")
+        raise UsageProblem(
+            "compact rewrites an embedded store directory; a SPARQL server keeps the layout "
+            "it was loaded in (docs/remote-stores.md)"
+        )
     try:
         done = store.compact()
     except StoreError as exc:
         raise DataProblem(str(exc)) from None
-    click.echo(f"compacted {obj.store_location}: {done.read:,} quads -> {done.written:,} "
-               f"({done.subjects:,} subjects)")
+    click.echo(f"compacted {obj.store_location}: {done.read:,} quads -> {done.written:,} ({done.subjects:,} subjects)")

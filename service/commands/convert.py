@@ -20,11 +20,24 @@ from chesskb.service.progress import TerminalProgress, import_status
 
 @click.command("convert")
 @reading_options
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The N-Quads file to write (gzip when it ends in .gz, e.g. kb.nq.gz).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The N-Quads file to write (gzip when it ends in .gz, e.g. kb.nq.gz).",
+)
 @click.pass_context
-def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: str | None,
-            themes: tuple[str, ...], lang: str | None, jobs: int | None, cluster: str | None) -> None:
+def command(
+    ctx: click.Context,
+    files: tuple[Path, ...],
+    output: Path,
+    source: str | None,
+    themes: tuple[str, ...],
+    lang: str | None,
+    jobs: int | None,
+    cluster: str | None,
+) -> None:
     """Write what `import` would load (analysis included) as N-Quads for a SPARQL server's bulk loader."""
     base_iri = ctx.obj.base_iri if ctx.obj is not None else None
 
@@ -35,16 +48,29 @@ def command(ctx: click.Context, files: tuple[Path, ...], output: Path, source: s
         click.echo(str(finding), err=True)
 
     try:
-        report = convert_files(list(files), output, source=source, themes=themes, base_iri=base_iri, lang=lang,
-                               jobs=jobs or default_jobs(), progress=import_status(status), on_finding=on_finding,
-                               cluster=cluster)
+        report = convert_files(
+            list(files),
+            output,
+            source=source,
+            themes=themes,
+            base_iri=base_iri,
+            lang=lang,
+            jobs=jobs or default_jobs(),
+            progress=import_status(status),
+            on_finding=on_finding,
+            cluster=cluster,
+        )
     except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     finally:
         status.done()
     if report.games == 0:
-        raise DataProblem(f"nothing converted: no readable game in {len(files)} file(s); "
-                                   f"{report.errors} error(s); {output} was not written")
+        raise DataProblem(
+            f"nothing converted: no readable game in {len(files)} file(s); "
+            f"{report.errors} error(s); {output} was not written"
+        )
     names = ", ".join(s.name for s in report.sources)
-    click.echo(f"converted {report.games} games of {names} ({report.errors} skipped with errors, "
-               f"{report.seconds:.1f} s) -> {output}")
+    click.echo(
+        f"converted {report.games} games of {names} ({report.errors} skipped with errors, "
+        f"{report.seconds:.1f} s) -> {output}"
+    )

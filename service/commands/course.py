@@ -18,10 +18,14 @@ def command() -> None:
 
 
 @command.command("import")
-@click.argument("files", metavar="FILE...", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--skip-unchanged", is_flag=True,
-              help="Leave a course whose file and sources are unchanged since it was imported as it is.")
+@click.argument(
+    "files", metavar="FILE...", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--skip-unchanged",
+    is_flag=True,
+    help="Leave a course whose file and sources are unchanged since it was imported as it is.",
+)
 @click.pass_obj
 def import_command(obj, files: tuple[Path, ...], skip_unchanged: bool) -> None:
     """Choose each course's exercises from the knowledge base and store the course (replacing it)."""
@@ -48,8 +52,12 @@ def list_command(obj, fmt: str) -> None:
         click.echo(json.dumps(courses, ensure_ascii=False))
         return
     for course in courses:
-        click.echo(printable(f"{course['iri']}  {course['title'] or ''}  ({course['chapters']} chapters, "
-                             f"{course['exercises']} exercises)"))
+        click.echo(
+            printable(
+                f"{course['iri']}  {course['title'] or ''}  ({course['chapters']} chapters, "
+                f"{course['exercises']} exercises)"
+            )
+        )
 
 
 @command.command("export")

@@ -14,10 +14,16 @@ from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(["owl", "owlxml", "ttl", "nt", "nq", "jsonld", "pgn"]),
-              required=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Output file (default: standard output).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["owl", "owlxml", "ttl", "nt", "nq", "jsonld", "pgn"]), required=True
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Output file (default: standard output).",
+)
 @click.option("--source", default=None, help="Export only this source (with the ontology).")
 @click.pass_obj
 def command(obj: CliContext, fmt: str, output: Path | None, source: str | None) -> None:

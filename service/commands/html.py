@@ -27,8 +27,14 @@ def command(obj, file: Path, out_dir: Path, lang: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="chesskb-html-") as tmp:
         store = EmbeddedStore(Path(tmp) / "store")
         try:
-            report = import_files(store, [file], base_iri=obj.base_iri, lang=lang, jobs=1,
-                                  on_finding=lambda finding: click.echo(str(finding), err=True))
+            report = import_files(
+                store,
+                [file],
+                base_iri=obj.base_iri,
+                lang=lang,
+                jobs=1,
+                on_finding=lambda finding: click.echo(str(finding), err=True),
+            )
         except ImportRefused as exc:  # a usage error, as in `import` (it used to exit 1 here)
             raise UsageProblem(str(exc)) from None
         if report.games == 0:

@@ -16,15 +16,30 @@ from chesskb.service.progress import TerminalProgress, import_status
 
 @click.command("import")
 @reading_options
-@click.option("--mine", is_flag=True,
-              help="Run the engine (stockfish) over every game and add a Position for each forced mate or "
-                   "decisive gain the game shows.")
-@click.option("--skip-unchanged", is_flag=True,
-              help="Leave alone every source whose files are byte-identical to the ones it was imported from, "
-                   "imported by the same chesskb code with the same options (a fast second start).")
+@click.option(
+    "--mine",
+    is_flag=True,
+    help="Run the engine (stockfish) over every game and add a Position for each forced mate or "
+    "decisive gain the game shows.",
+)
+@click.option(
+    "--skip-unchanged",
+    is_flag=True,
+    help="Leave alone every source whose files are byte-identical to the ones it was imported from, "
+    "imported by the same chesskb code with the same options (a fast second start).",
+)
 @click.pass_obj
-def command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
-            lang: str | None, jobs: int | None, cluster: str | None, mine: bool, skip_unchanged: bool) -> None:
+def command(
+    obj: CliContext,
+    files: tuple[Path, ...],
+    source: str | None,
+    themes: tuple[str, ...],
+    lang: str | None,
+    jobs: int | None,
+    cluster: str | None,
+    mine: bool,
+    skip_unchanged: bool,
+) -> None:
     """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
     if skip_unchanged:
         files = _changed_files(obj, files, source, themes, lang, mine)
@@ -37,27 +52,41 @@ def command(obj: CliContext, files: tuple[Path, ...], source: str | None, themes
         click.echo(str(finding), err=True)
 
     try:
-        report = import_files(obj.open_store(), list(files), source=source, themes=themes,
-                              base_iri=obj.base_iri, lang=lang, jobs=jobs or default_jobs(), mine=mine,
-                              progress=import_status(progress),
-                              on_finding=on_finding, cluster=cluster)
+        report = import_files(
+            obj.open_store(),
+            list(files),
+            source=source,
+            themes=themes,
+            base_iri=obj.base_iri,
+            lang=lang,
+            jobs=jobs or default_jobs(),
+            mine=mine,
+            progress=import_status(progress),
+            on_finding=on_finding,
+            cluster=cluster,
+        )
     except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     progress.done()
     names = ", ".join(s.name for s in report.sources)
     if report.games == 0:
-        raise DataProblem(f"nothing imported: no readable game in {len(files)} file(s); "
-                          f"{report.errors} error(s); the store is unchanged")
+        raise DataProblem(
+            f"nothing imported: no readable game in {len(files)} file(s); "
+            f"{report.errors} error(s); the store is unchanged"
+        )
     rate = report.games / report.seconds if report.seconds else 0.0
     label = "source" if len(report.sources) == 1 else f"{len(report.sources)} sources:"
     rate_text = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"  # mining runs at a game every few seconds
-    click.echo(f"imported {report.games} games into {label} {names} "
-               f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
-               f"{rate_text} games/s) -> {obj.store_location}")
+    click.echo(
+        f"imported {report.games} games into {label} {names} "
+        f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
+        f"{rate_text} games/s) -> {obj.store_location}"
+    )
 
 
-def _changed_files(obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...],
-                   lang: str | None, mine: bool) -> tuple[Path, ...]:
+def _changed_files(
+    obj: CliContext, files: tuple[Path, ...], source: str | None, themes: tuple[str, ...], lang: str | None, mine: bool
+) -> tuple[Path, ...]:
     """The files of the sources that importing again would change; says which sources are left alone."""
     try:
         groups = group_files(files, source)

@@ -17,8 +17,8 @@ import json
 
 import click
 
-from chesskb.kb.terminal import printable
 from chesskb.kb.merge.report import merge_report
+from chesskb.kb.terminal import printable
 
 
 @click.command("merge-report")
@@ -59,5 +59,9 @@ def command(obj, fmt: str) -> None:
     for claim in report["claims"]:
         promised = f" in {claim['moves']}" if claim["moves"] is not None else ""
         shown = claim["label"] or claim["position"]
-        click.echo(printable(f"  {claim['status'] or '?'}: {claim['claim']}{promised} — {shown} <{claim['position']}>"
-                             f" ({claim['source']})"))
+        click.echo(
+            printable(
+                f"  {claim['status'] or '?'}: {claim['claim']}{promised} — {shown} <{claim['position']}>"
+                f" ({claim['source']})"
+            )
+        )

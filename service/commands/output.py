@@ -12,8 +12,9 @@ from chesskb.kb.vocab import PREFIXES
 from chesskb.service.negotiation import FORMAT_ALIASES, RESULT_FORMATS
 
 #: ``--format`` names of the W3C result formats -> their writer (the service's one table of formats).
-CLI_RESULT_FORMATS: dict[str, QueryResultsFormat] = {name: RESULT_FORMATS[FORMAT_ALIASES[name]]
-                                                     for name in ("json", "csv", "tsv", "xml")}
+CLI_RESULT_FORMATS: dict[str, QueryResultsFormat] = {
+    name: RESULT_FORMATS[FORMAT_ALIASES[name]] for name in ("json", "csv", "tsv", "xml")
+}
 
 
 def _term_text(term: Any) -> str:
@@ -27,8 +28,10 @@ def render_table(result: QuerySolutions) -> str:
     variables = [v.value for v in result.variables]
     rows = [[_term_text(row[name]) for name in variables] for row in result]
     widths = [max([len(name)] + [len(r[i]) for r in rows]) for i, name in enumerate(variables)]
-    lines = ["  ".join(name.ljust(w) for name, w in zip(variables, widths, strict=True)),
-             "  ".join("-" * w for w in widths)]
+    lines = [
+        "  ".join(name.ljust(w) for name, w in zip(variables, widths, strict=True)),
+        "  ".join("-" * w for w in widths),
+    ]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
@@ -49,5 +52,3 @@ def write_result(result: Any, fmt: str, out: Any) -> None:
     out.write(result.serialize(format=CLI_RESULT_FORMATS[fmt]))
     if fmt == "json":
         out.write(b"\n")
-
-

@@ -15,13 +15,27 @@ def command(fmt: str) -> None:
 
     canned = list_queries()
     if fmt == "json":
-        click.echo(json.dumps([{"name": q.name, "title": q.title, "description": q.description,
-                                "params": [{"name": p.name, "type": p.type, "default": p.default,
-                                            "help": p.help} for p in q.params]} for q in canned],
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": q.name,
+                        "title": q.title,
+                        "description": q.description,
+                        "params": [
+                            {"name": p.name, "type": p.type, "default": p.default, "help": p.help} for p in q.params
+                        ],
+                    }
+                    for q in canned
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     width = max(len(q.name) for q in canned)
     for q in canned:
-        params = ", ".join(f"{p.name}={p.default}" if p.default is not None else f"{p.name} (required)"
-                           for p in q.params)
+        params = ", ".join(
+            f"{p.name}={p.default}" if p.default is not None else f"{p.name} (required)" for p in q.params
+        )
         click.echo(f"{q.name:<{width}}  {q.title}" + (f"  [{params}]" if params else ""))

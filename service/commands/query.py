@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from chesskb.queries.find import has_piece_index
 from chesskb.kb.store import QuerySyntaxError
-from chesskb.queries.executor import prepare
 from chesskb.queries import QueryError, load_query
+from chesskb.queries.executor import prepare
+from chesskb.queries.find import has_piece_index
 from chesskb.service.app import environment_setting
 from chesskb.service.commands.base import CliContext, UsageProblem
 from chesskb.service.commands.output import write_result
@@ -29,15 +29,21 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, str]:
 
 @click.command("query")
 @click.argument("sparql", required=False)
-@click.option("--file", "query_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Read the query from a .rq file.")
+@click.option(
+    "--file",
+    "query_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the query from a .rq file.",
+)
 @click.option("--name", default=None, help="Run the canned query queries/NAME.rq.")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="Canned query parameter (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "tsv", "xml"]), default="table",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "csv", "tsv", "xml"]), default="table", show_default=True
+)
 @click.pass_obj
-def command(obj: CliContext, sparql: str | None, query_file: Path | None, name: str | None,
-            params: tuple[str, ...], fmt: str) -> None:
+def command(
+    obj: CliContext, sparql: str | None, query_file: Path | None, name: str | None, params: tuple[str, ...], fmt: str
+) -> None:
     """Run a SPARQL query over the whole knowledge base (all sources, the ontology included)."""
     given = [x for x in (sparql, query_file, name) if x]
     if len(given) != 1:

@@ -64,7 +64,7 @@ class DeadlineChannel(HTTPChannel):
 
     _request_started: float = 0.0
 
-    def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:  # noqa: A002
+    def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         self.host = _host(addr)  # before waitress's __init__, which adds the channel (and sets addr after)
         super().__init__(server, sock, addr, adj, map=map)
 
@@ -77,11 +77,11 @@ class DeadlineChannel(HTTPChannel):
         return result
 
     # the server's table of connections per address (``share_connections``), kept as channels open and close
-    def add_channel(self, map: Any = None) -> None:  # noqa: A002
+    def add_channel(self, map: Any = None) -> None:
         super().add_channel(map)
         _by_host(self.server).setdefault(self.host, set()).add(self)
 
-    def del_channel(self, map: Any = None) -> None:  # noqa: A002
+    def del_channel(self, map: Any = None) -> None:
         table = _by_host(self.server)
         mine = table.get(self.host)
         if mine is not None:
@@ -120,7 +120,7 @@ def share_connections(server: Any, client_connections: int) -> None:
 
     refused_until: dict[str, float] = {}
 
-    def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:  # noqa: A002
+    def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:
         if client_connections:
             host = _host(addr)
             mine = _by_host(server).get(host, ())
@@ -130,8 +130,11 @@ def share_connections(server: Any, client_connections: int) -> None:
                     sock.close()
                     return None
                 quiet_since = now - QUIET_SECONDS
-                waiting = [channel for channel in mine if not channel.requests and not channel.total_outbufs_len
-                           and channel.last_activity <= quiet_since]
+                waiting = [
+                    channel
+                    for channel in mine
+                    if not channel.requests and not channel.total_outbufs_len and channel.last_activity <= quiet_since
+                ]
                 if not waiting:
                     if len(refused_until) > MAX_REFUSED_HOSTS:
                         refused_until.clear()
@@ -192,10 +195,15 @@ def _report_isolation(app: Any) -> None:
         raise UsageProblem(
             "refusing to serve: this system allows query workers neither a network namespace nor a "
             "socket filter, so a SERVICE query the filter missed could reach other hosts; give "
-            "--allow-unisolated (setting ALLOW_UNISOLATED) to serve anyway", show_usage=False)
+            "--allow-unisolated (setting ALLOW_UNISOLATED) to serve anyway",
+            show_usage=False,
+        )
     if not isolation.on:
-        click.echo("warning: query workers keep the network (ALLOW_UNISOLATED); only the SERVICE filter "
-                   "guards against federated queries", err=True)
+        click.echo(
+            "warning: query workers keep the network (ALLOW_UNISOLATED); only the SERVICE filter "
+            "guards against federated queries",
+            err=True,
+        )
 
 
 def _warn_short_token(app: Any) -> None:
@@ -203,33 +211,60 @@ def _warn_short_token(app: Any) -> None:
 
     token = app.config.get("AUTHOR_TOKEN")
     if token and len(str(token)) < SHORTEST_GOOD_TOKEN:
-        click.echo(f"warning: the authoring token (AUTHOR_TOKEN) has {len(str(token))} characters; use "
-                   f"{SHORTEST_GOOD_TOKEN} or more random ones, or a guesser may find it", err=True)
+        click.echo(
+            f"warning: the authoring token (AUTHOR_TOKEN) has {len(str(token))} characters; use "
+            f"{SHORTEST_GOOD_TOKEN} or more random ones, or a guesser may find it",
+            err=True,
+        )
 
 
 def _setting_options(function: Any) -> Any:
     for option, (setting, kind) in reversed(SETTING_OPTIONS.items()):
         default, text = SETTINGS[setting]
-        function = click.option(option, setting.lower(), type=kind, default=None,
-                                help=f"{text[0].upper()}{text[1:]} (setting {setting}, CHESSKB_{setting}; "
-                                     f"default {default}).")(function)
+        function = click.option(
+            option,
+            setting.lower(),
+            type=kind,
+            default=None,
+            help=f"{text[0].upper()}{text[1:]} (setting {setting}, CHESSKB_{setting}; default {default}).",
+        )(function)
     return function
 
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="TCP port.")
-@click.option("--threads", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Request threads (waitress); queries wait in worker processes, not here.")
-@click.option("--allow-service", is_flag=True, default=None,
-              help="Allow federated SERVICE queries to other hosts (setting ALLOW_SERVICE; default off).")
-@click.option("--allow-unisolated", is_flag=True, default=None,
-              help="Serve even where query workers cannot be cut off from the network (setting "
-                   "ALLOW_UNISOLATED; default off: the server refuses to start).")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Request threads (waitress); queries wait in worker processes, not here.",
+)
+@click.option(
+    "--allow-service",
+    is_flag=True,
+    default=None,
+    help="Allow federated SERVICE queries to other hosts (setting ALLOW_SERVICE; default off).",
+)
+@click.option(
+    "--allow-unisolated",
+    is_flag=True,
+    default=None,
+    help="Serve even where query workers cannot be cut off from the network (setting "
+    "ALLOW_UNISOLATED; default off: the server refuses to start).",
+)
 @_setting_options
 @click.pass_obj
-def command(obj: CliContext, host: str, port: int, threads: int, allow_service: bool | None,
-            allow_unisolated: bool | None, **settings: Any) -> None:
+def command(
+    obj: CliContext,
+    host: str,
+    port: int,
+    threads: int,
+    allow_service: bool | None,
+    allow_unisolated: bool | None,
+    **settings: Any,
+) -> None:
     """Serve the SPARQL endpoint, the canned queries and the pages over HTTP."""
     from waitress import create_server
 
@@ -237,8 +272,12 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     from chesskb.service.executor import close_pools
     from chesskb.service.warm import warm_up
 
-    config: dict = {"STORE": obj.store_location, "UPDATE_ENDPOINT": obj.update_endpoint,
-                    "GRAPH_STORE": obj.graph_store, "BASE_IRI": obj.base_iri}
+    config: dict = {
+        "STORE": obj.store_location,
+        "UPDATE_ENDPOINT": obj.update_endpoint,
+        "GRAPH_STORE": obj.graph_store,
+        "BASE_IRI": obj.base_iri,
+    }
     config.update({name.upper(): value for name, value in settings.items() if value is not None})
     if allow_service:
         config["ALLOW_SERVICE"] = True
@@ -250,16 +289,24 @@ def command(obj: CliContext, host: str, port: int, threads: int, allow_service: 
     _warn_short_token(app)
     timeout = int(app.config["CHANNEL_TIMEOUT"])
     server = create_server(
-        app, host=host, port=port, threads=threads, ident="chesskb",
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="chesskb",
         connection_limit=int(app.config["CONNECTION_LIMIT"]),
-        channel_timeout=timeout,                       # idle and stalled connections are closed
+        channel_timeout=timeout,  # idle and stalled connections are closed
         cleanup_interval=max(1, min(timeout, 30) // 2),
         max_request_body_size=int(app.config["MAX_BODY_BYTES"]),  # 413 from Content-Length, before reading
         max_request_header_size=64 * 1024,
-        asyncore_use_poll=True)                        # poll(): more than 1024 sockets
+        asyncore_use_poll=True,
+    )  # poll(): more than 1024 sockets
     share_connections(server, int(app.config["CLIENT_CONNECTIONS"]))
-    click.echo(f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
-               f"(SPARQL at /sparql; Ctrl-C stops)", err=True)
+    click.echo(
+        f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
+        f"(SPARQL at /sparql; Ctrl-C stops)",
+        err=True,
+    )
     try:
         server.run()
     except KeyboardInterrupt:

@@ -8,18 +8,24 @@ from pathlib import Path
 
 import click
 
-from chesskb.queries.class_counts import derive_class_counts
 from chesskb.kb.export.rdf import write_export
 from chesskb.kb.safe_output import UnsafeOutput, atomic_output
 from chesskb.kb.store import EmbeddedStore, StoreError
+from chesskb.queries.class_counts import derive_class_counts
 from chesskb.service.app import create_app
 from chesskb.service.commands.base import DataProblem
 from chesskb.service.progress import TerminalProgress
 from chesskb.service.static_site import build_site
 
 
-def write_site(store, out_dir: Path, *, base_iri: str | None, source: str | None = None,
-               progress: Callable[[int], None] | None = None) -> int:
+def write_site(
+    store,
+    out_dir: Path,
+    *,
+    base_iri: str | None,
+    source: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
     """Pages of ``store`` (one ``source`` of it, when given) and its ``.owl`` export into ``out_dir``;
     ``progress`` is told the number of files written so far."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -51,16 +57,27 @@ def write_quads(store, source: str, base_iri: str | None):
 
 
 @click.command("site")
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder to write the site into.")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder to write the site into.",
+)
 @click.option("--source", default=None, help="Only this source.")
 @click.pass_obj
 def command(obj, out_dir: Path, source: str | None) -> None:
     """Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."""
     status = TerminalProgress()
     try:
-        files = write_site(obj.open_store(), out_dir, base_iri=obj.base_iri, source=source,
-                           progress=lambda written: status.update(f"{written} files written"))
+        files = write_site(
+            obj.open_store(),
+            out_dir,
+            base_iri=obj.base_iri,
+            source=source,
+            progress=lambda written: status.update(f"{written} files written"),
+        )
     except (StoreError, UnsafeOutput) as exc:
         raise DataProblem(str(exc)) from None
     finally:

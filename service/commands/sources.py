@@ -6,8 +6,8 @@ import json
 
 import click
 
-from chesskb.kb.terminal import printable
 from chesskb.kb.reports.stats import list_sources
+from chesskb.kb.terminal import printable
 from chesskb.service.commands.base import CliContext
 
 
@@ -24,6 +24,10 @@ def command(obj: CliContext, fmt: str) -> None:
         click.echo("no sources")
         return
     for source in sources:
-        click.echo(printable(f"{source['name']}  positions={source['positions']} games={source['games']} "
-                             f"players={source['players']} imported={source['importedAt']} "
-                             f"files={source['files']} checksum={source['checksum']}"))
+        click.echo(
+            printable(
+                f"{source['name']}  positions={source['positions']} games={source['games']} "
+                f"players={source['players']} imported={source['importedAt']} "
+                f"files={source['files']} checksum={source['checksum']}"
+            )
+        )

@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from chesskb.kb.checks.fen import fen_warnings, validate_fen
-from chesskb.kb.findings import fen_json, fen_text, lint_line
 from chesskb.kb.checks.pgn_lint import lint_file
+from chesskb.kb.findings import fen_json, fen_text, lint_line
 from chesskb.kb.reading.notation import PIECE_LETTERS
 from chesskb.service.commands.base import UsageProblem, verdict
 
@@ -23,8 +23,13 @@ from chesskb.service.commands.base import UsageProblem, verdict
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--fen", default=None, metavar="FEN", help="Check one FEN instead of PGN files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--lang", default=None, metavar="CODE", type=click.Choice(sorted(PIECE_LETTERS)),
-              help="Read piece letters as this language's (es: C A T D R), as import --lang does.")
+@click.option(
+    "--lang",
+    default=None,
+    metavar="CODE",
+    type=click.Choice(sorted(PIECE_LETTERS)),
+    help="Read piece letters as this language's (es: C A T D R), as import --lang does.",
+)
 def command(files: tuple[Path, ...], fen: str | None, fmt: str, lang: str | None) -> None:
     """Validate a FEN (--fen) or PGN files strictly; print every finding."""
     if fen is None and not files:
@@ -39,8 +44,16 @@ def _validate_fen(fen: str, fmt: str) -> bool:
     errors = validate_fen(fen)
     warnings = fen_warnings(fen) if not errors else []
     if fmt == "json":
-        click.echo(json.dumps({"valid": not errors, "errors": [fen_json(error) for error in errors],
-                               "warnings": [fen_json(warning) for warning in warnings]}, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "valid": not errors,
+                    "errors": [fen_json(error) for error in errors],
+                    "warnings": [fen_json(warning) for warning in warnings],
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         click.echo("valid" if not errors else f"invalid: {len(errors)} error(s)")
         for problem in errors + warnings:
@@ -62,6 +75,9 @@ def _validate_files(files: tuple[Path, ...], fmt: str, lang: str | None) -> bool
     if fmt == "json":
         click.echo(json.dumps({"findings": findings}, ensure_ascii=False))
     else:
-        click.echo(f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s) "
-                   f"in {len(files)} file(s)", err=True)
+        click.echo(
+            f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s) "
+            f"in {len(files)} file(s)",
+            err=True,
+        )
     return not counts["error"]

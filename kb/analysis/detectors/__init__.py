@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from chesskb.kb.analysis.line import Line
 from chesskb.kb.analysis.detectors import board, tactics, zugzwang
 from chesskb.kb.analysis.detectors.mates import mate_patterns
+from chesskb.kb.analysis.line import Line
 
 #: class name -> detector over the solution line
 DETECTORS: dict[str, Callable[[Line], bool]] = {

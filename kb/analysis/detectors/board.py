@@ -38,8 +38,9 @@ def castling(line: Line) -> bool:
 def advanced_pawn(line: Line) -> bool:
     """A solver pawn moves to its 7th or 8th rank."""
     far = (6, 7) if line.solver == chess.WHITE else (1, 0)
-    return any(p.piece.piece_type == chess.PAWN and chess.square_rank(p.move.to_square) in far
-               for p in line.solver_plies)
+    return any(
+        p.piece.piece_type == chess.PAWN and chess.square_rank(p.move.to_square) in far for p in line.solver_plies
+    )
 
 
 def stalemate(line: Line) -> bool:
@@ -66,8 +67,10 @@ def perpetual_check(line: Line) -> bool:
 def attacking_f2f7(line: Line) -> bool:
     target = chess.F7 if line.solver == chess.WHITE else chess.F2
     king_home = chess.E8 if line.solver == chess.WHITE else chess.E1
-    return any(p.is_capture and p.move.to_square == target and p.before.king(not line.solver) == king_home
-               for p in line.solver_plies)
+    return any(
+        p.is_capture and p.move.to_square == target and p.before.king(not line.solver) == king_home
+        for p in line.solver_plies
+    )
 
 
 def _king_side_score(line: Line, files: tuple[int, ...], corner_file: int, min_pieces: int) -> bool:
@@ -134,8 +137,12 @@ def pawn_shelter(board: chess.Board, king: chess.Square) -> chess.SquareSet:
     colour = board.color_at(king)
     forward = 1 if colour == chess.WHITE else -1
     file, rank = chess.square_file(king), chess.square_rank(king)
-    return chess.SquareSet(chess.square(f, r) for f in range(file - 1, file + 2) for r in (rank, rank + forward)
-                           if 0 <= f <= 7 and 0 <= r <= 7 and (f, r) != (file, rank))
+    return chess.SquareSet(
+        chess.square(f, r)
+        for f in range(file - 1, file + 2)
+        for r in (rank, rank + forward)
+        if 0 <= f <= 7 and 0 <= r <= 7 and (f, r) != (file, rank)
+    )
 
 
 def weak_back_rank(line: Line) -> bool:
@@ -166,8 +173,9 @@ def endgame_class(*boards: chess.Board) -> str | None:
     if len(kinds) != 1:
         return None
     (kind,) = kinds
-    if kind == {chess.QUEEN, chess.ROOK} and any(len(b.pieces(chess.QUEEN, chess.WHITE) | b.pieces(
-            chess.QUEEN, chess.BLACK)) != 1 for b in boards):
+    if kind == {chess.QUEEN, chess.ROOK} and any(
+        len(b.pieces(chess.QUEEN, chess.WHITE) | b.pieces(chess.QUEEN, chess.BLACK)) != 1 for b in boards
+    ):
         return None
     return _ENDGAMES.get(kind)
 

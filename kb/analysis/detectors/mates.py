@@ -53,8 +53,7 @@ def _types(board: chess.Board, squares: chess.SquareSet) -> list[int]:
 
 def _smothered(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A knight mates a king whose every neighbouring square holds one of its own pieces."""
-    return _types(board, checkers) == [chess.KNIGHT] and all(
-        board.color_at(s) == mated for s in _neighbours(king))
+    return _types(board, checkers) == [chess.KNIGHT] and all(board.color_at(s) == mated for s in _neighbours(king))
 
 
 def _back_rank(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
@@ -81,8 +80,9 @@ def _anastasia(board: chess.Board, king: chess.Square, mated: chess.Color, check
         return False
     inward = 1 if file == 0 else -1
     knights = board.pieces(chess.KNIGHT, not mated)
-    covered_by_knight = any(board.attackers(not mated, s) & knights
-                            for s in _neighbours(king) if chess.square_file(s) == file + inward)
+    covered_by_knight = any(
+        board.attackers(not mated, s) & knights for s in _neighbours(king) if chess.square_file(s) == file + inward
+    )
     own_blocker = board.color_at(chess.square(file + inward, chess.square_rank(king))) == mated
     return covered_by_knight and own_blocker
 
@@ -166,8 +166,11 @@ def _dovetail(board: chess.Board, king: chess.Square, mated: chess.Color, checke
         return False
     if chess.square_file(king) in (0, 7) or chess.square_rank(king) in (0, 7):
         return False
-    return all((board.color_at(s) == mated) != (queen in _guards(board, king, mated, s))
-               for s in _neighbours(king) if s != queen)
+    return all(
+        (board.color_at(s) == mated) != (queen in _guards(board, king, mated, s))
+        for s in _neighbours(king)
+        if s != queen
+    )
 
 
 def _single_checker(board: chess.Board, checkers: chess.SquareSet, *types: int) -> chess.Square | None:
@@ -211,8 +214,10 @@ def _pillsbury(board: chess.Board, king: chess.Square, mated: chess.Color, check
     if rook is None:
         return False
     bishops = board.pieces(chess.BISHOP, not mated)
-    return any(board.piece_at(s) is None and (guards := _guards(board, king, mated, s)) and guards.issubset(bishops)
-               for s in _neighbours(king))
+    return any(
+        board.piece_at(s) is None and (guards := _guards(board, king, mated, s)) and guards.issubset(bishops)
+        for s in _neighbours(king)
+    )
 
 
 def _guards(board: chess.Board, king: chess.Square, mated: chess.Color, square: chess.Square) -> chess.SquareSet:
@@ -259,8 +264,12 @@ def _blind_swine(board: chess.Board, king: chess.Square, mated: chess.Color, che
     rook = _single_checker(board, checkers, chess.ROOK)
     back = 0 if mated == chess.WHITE else 7
     second = 1 if mated == chess.WHITE else 6
-    if rook is None or chess.square_rank(king) != back or chess.square_rank(rook) != second \
-            or chess.square_distance(rook, king) != 1:
+    if (
+        rook is None
+        or chess.square_rank(king) != back
+        or chess.square_rank(rook) != second
+        or chess.square_distance(rook, king) != 1
+    ):
         return False
     for pig in board.pieces(chess.ROOK, not mated):
         if chess.square_rank(pig) != second or chess.square_distance(pig, rook) != 1:
@@ -277,9 +286,11 @@ def _blind_swine(board: chess.Board, king: chess.Square, mated: chess.Color, che
 
 def _corner(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
     """A knight mates a king in a corner, hemmed in by guarded squares (not smothered by its own men)."""
-    return _single_checker(board, checkers, chess.KNIGHT) is not None and \
-        king in (chess.A1, chess.H1, chess.A8, chess.H8) and \
-        not all(board.color_at(s) == mated for s in _neighbours(king))
+    return (
+        _single_checker(board, checkers, chess.KNIGHT) is not None
+        and king in (chess.A1, chess.H1, chess.A8, chess.H8)
+        and not all(board.color_at(s) == mated for s in _neighbours(king))
+    )
 
 
 def _epaulette(board: chess.Board, king: chess.Square, mated: chess.Color, checkers: chess.SquareSet) -> bool:
@@ -307,9 +318,20 @@ def _swallowstail(board: chess.Board, king: chess.Square, mated: chess.Color, ch
 
 #: Mate patterns in the order they are tried; the first that fits names the mate.
 PATTERNS = (
-    ("SmotheredMate", _smothered), ("BackRankMate", _back_rank), ("AnastasiaMate", _anastasia),
-    ("HookMate", _hook), ("ArabianMate", _arabian), ("BodenMate", _boden), ("DoubleBishopMate", _double_bishop),
-    ("DovetailMate", _dovetail), ("SwallowstailMate", _swallowstail), ("EpauletteMate", _epaulette),
-    ("BlindSwineMate", _blind_swine), ("OperaMate", _opera), ("PillsburysMate", _pillsbury),
-    ("BalestraMate", _balestra), ("MorphysMate", _morphy), ("CornerMate", _corner),
+    ("SmotheredMate", _smothered),
+    ("BackRankMate", _back_rank),
+    ("AnastasiaMate", _anastasia),
+    ("HookMate", _hook),
+    ("ArabianMate", _arabian),
+    ("BodenMate", _boden),
+    ("DoubleBishopMate", _double_bishop),
+    ("DovetailMate", _dovetail),
+    ("SwallowstailMate", _swallowstail),
+    ("EpauletteMate", _epaulette),
+    ("BlindSwineMate", _blind_swine),
+    ("OperaMate", _opera),
+    ("PillsburysMate", _pillsbury),
+    ("BalestraMate", _balestra),
+    ("MorphysMate", _morphy),
+    ("CornerMate", _corner),
 )

@@ -11,8 +11,17 @@ from itertools import pairwise
 
 import chess
 
-from chesskb.kb.analysis.line import (VALUES, Line, Ply, in_bad_spot, is_hanging, mates_in_one, mating_moves,
-                                       orthogonal, passed)
+from chesskb.kb.analysis.line import (
+    VALUES,
+    Line,
+    Ply,
+    in_bad_spot,
+    is_hanging,
+    mates_in_one,
+    mating_moves,
+    orthogonal,
+    passed,
+)
 
 SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
 
@@ -48,7 +57,8 @@ def _fork_target(board: chess.Board, square: chess.Square, to: chess.Square, ply
     if victim is None or victim.color == solver or victim.piece_type == chess.PAWN:
         return False
     return VALUES[victim.piece_type] > VALUES[ply.piece.piece_type] or (
-        is_hanging(board, square) and to not in board.attacks(square))
+        is_hanging(board, square) and to not in board.attacks(square)
+    )
 
 
 def _threatens_mate(board: chess.Board, mover: chess.Square) -> bool:
@@ -70,9 +80,13 @@ def pin(line: Line) -> bool:
         board = ply.after
         if board.turn != opponent:
             continue
-        for square in board.pieces(chess.PAWN, opponent) | board.pieces(chess.KNIGHT, opponent) | \
-                board.pieces(chess.BISHOP, opponent) | board.pieces(chess.ROOK, opponent) | \
-                board.pieces(chess.QUEEN, opponent):
+        for square in (
+            board.pieces(chess.PAWN, opponent)
+            | board.pieces(chess.KNIGHT, opponent)
+            | board.pieces(chess.BISHOP, opponent)
+            | board.pieces(chess.ROOK, opponent)
+            | board.pieces(chess.QUEEN, opponent)
+        ):
             if not board.is_pinned(opponent, square):
                 continue
             pinned = board.piece_at(square)
@@ -81,8 +95,12 @@ def pin(line: Line) -> bool:
             # the pin stops a capture it would otherwise have
             for target in board.attacks(square):
                 victim = board.piece_at(target)
-                if victim is not None and victim.color == line.solver and target not in pin_line and (
-                        VALUES[victim.piece_type] >= VALUES[pinned.piece_type] or is_hanging(board, target)):
+                if (
+                    victim is not None
+                    and victim.color == line.solver
+                    and target not in pin_line
+                    and (VALUES[victim.piece_type] >= VALUES[pinned.piece_type] or is_hanging(board, target))
+                ):
                     return True
             # the pinned piece is attacked by something cheaper and cannot step away
             attackers = board.attackers(line.solver, square)
@@ -101,10 +119,12 @@ def skewer(line: Line) -> bool:
         previous = line.plies[ply.index - 1]
         captured = ply.captured
         assert captured is not None
-        if previous.move.to_square != ply.move.to_square and \
-                previous.move.from_square in _between(ply.move.from_square, ply.move.to_square) and \
-                VALUES[previous.piece.piece_type] > VALUES[captured.piece_type] and \
-                in_bad_spot(ply.before, ply.move.to_square):
+        if (
+            previous.move.to_square != ply.move.to_square
+            and previous.move.from_square in _between(ply.move.from_square, ply.move.to_square)
+            and VALUES[previous.piece.piece_type] > VALUES[captured.piece_type]
+            and in_bad_spot(ply.before, ply.move.to_square)
+        ):
             return True
     return False
 
@@ -133,8 +153,10 @@ def collinear_move(line: Line) -> bool:
 
 def discovered_check(line: Line) -> bool:
     """A solver move gives check, and the piece that moved is not the one checking."""
-    return any(ply.is_check and ply.move.to_square not in ply.checkers and not ply.before.is_castling(ply.move)
-               for ply in line.solver_plies)
+    return any(
+        ply.is_check and ply.move.to_square not in ply.checkers and not ply.before.is_castling(ply.move)
+        for ply in line.solver_plies
+    )
 
 
 def discovered_attack(line: Line) -> bool:
@@ -151,9 +173,15 @@ def discovered_attack(line: Line) -> bool:
         same_piece = later.move.from_square == earlier.move.to_square  # a piece uncovers nothing for itself
         # taking back the piece the opponent has just moved is a recapture, whichever line it runs along
         recapture = line.plies[later.index - 1].move.to_square == later.move.to_square
-        if forcing and not doubled and not same_piece and not recapture and later.is_capture and \
-                earlier.move.from_square in _between(later.move.from_square, later.move.to_square) and \
-                not earlier.before.is_castling(earlier.move):
+        if (
+            forcing
+            and not doubled
+            and not same_piece
+            and not recapture
+            and later.is_capture
+            and earlier.move.from_square in _between(later.move.from_square, later.move.to_square)
+            and not earlier.before.is_castling(earlier.move)
+        ):
             return True
     return False
 
@@ -169,16 +197,21 @@ def unmasked_attack(line: Line) -> bool:
         if ply.is_capture or ply.is_check or line.balance(line.end) - line.balance(ply.before) < 2:
             continue
         vacated, board = ply.move.from_square, ply.after
-        for slider in (board.pieces(chess.BISHOP, line.solver) | board.pieces(chess.ROOK, line.solver)
-                       | board.pieces(chess.QUEEN, line.solver)):
+        for slider in (
+            board.pieces(chess.BISHOP, line.solver)
+            | board.pieces(chess.ROOK, line.solver)
+            | board.pieces(chess.QUEEN, line.solver)
+        ):
             if slider == ply.move.to_square:
                 continue
             for target in board.attacks(slider) & board.occupied_co[not line.solver]:
                 if vacated not in _between(slider, target):
                     continue
                 worth = VALUES[board.piece_type_at(target) or chess.PAWN]
-                if (worth > VALUES[board.piece_type_at(slider) or chess.QUEEN]
-                        or (worth >= 3 and is_hanging(board, target))) and _taken_later(line, ply.index, target):
+                if (
+                    worth > VALUES[board.piece_type_at(slider) or chess.QUEEN]
+                    or (worth >= 3 and is_hanging(board, target))
+                ) and _taken_later(line, ply.index, target):
                     return True
     return False
 
@@ -186,7 +219,7 @@ def unmasked_attack(line: Line) -> bool:
 def _taken_later(line: Line, index: int, square: chess.Square) -> bool:
     """The opponent piece on ``square`` after ply ``index`` is captured by a later solver move,
     followed as it moves."""
-    for ply in line.plies[index + 1:]:
+    for ply in line.plies[index + 1 :]:
         if ply.by_solver and ply.move.to_square == square:
             return True
         if not ply.by_solver and ply.move.from_square == square:
@@ -210,8 +243,12 @@ def hanging_piece(line: Line) -> bool:
     if captured.piece_type == chess.PAWN or not is_hanging(first.before, first.move.to_square):
         return False
     previous = line.previous
-    if previous is not None and previous.captured is not None and previous.move.to_square == first.move.to_square \
-            and VALUES[previous.captured.piece_type] >= VALUES[captured.piece_type]:
+    if (
+        previous is not None
+        and previous.captured is not None
+        and previous.move.to_square == first.move.to_square
+        and VALUES[previous.captured.piece_type] >= VALUES[captured.piece_type]
+    ):
         return False
     # the gain holds through the next exchange: after the solver's following move the material is
     # no worse than right after the capture (…Qxd2 Bxf6 gxf6 keeps the knight; Qxd6 Rxc1+ Bf1 does not)
@@ -302,8 +339,9 @@ def deflection(line: Line) -> bool:
         forced = reply.move.to_square == offer.move.to_square or reply.before.is_check()
         if not forced or square in (reply.move.to_square, offer.move.to_square):
             continue
-        if square in _guarded_through_mover(reply.before, reply.move.from_square, ply.move.from_square) and \
-                square not in reply.after.attacks(reply.move.to_square):
+        if square in _guarded_through_mover(
+            reply.before, reply.move.from_square, ply.move.from_square
+        ) and square not in reply.after.attacks(reply.move.to_square):
             return True
     return False
 
@@ -349,12 +387,13 @@ def attraction(line: Line) -> bool:
         if reply.move.to_square != square or reply.piece.piece_type not in (chess.KING, chess.QUEEN, chess.ROOK):
             continue
         if square not in follow.after.attacks(follow.move.to_square) and not (
-                reply.piece.piece_type == chess.KING and follow.is_check):
+            reply.piece.piece_type == chess.KING and follow.is_check
+        ):
             continue
         if reply.piece.piece_type == chess.KING:
             if follow.is_check:
                 return True
-        elif any(p.is_capture and p.move.to_square == square for p in line.plies[ply.index + 2:] if p.by_solver):
+        elif any(p.is_capture and p.move.to_square == square for p in line.plies[ply.index + 2 :] if p.by_solver):
             return True
     return False
 
@@ -369,9 +408,13 @@ def eliminate_defense(line: Line) -> bool:
         reply = line.plies[second.index - 1]
         target = second.move.to_square
         captured = second.captured
-        won = captured is not None and second.piece.piece_type != chess.KING and reply.move.to_square != target \
-            and VALUES[captured.piece_type] <= VALUES[second.piece.piece_type] \
+        won = (
+            captured is not None
+            and second.piece.piece_type != chess.KING
+            and reply.move.to_square != target
+            and VALUES[captured.piece_type] <= VALUES[second.piece.piece_type]
             and is_hanging(second.before, target)
+        )
         if not (won or second.after.is_checkmate()) or first.move.to_square == second.move.from_square:
             continue
         if first.move.to_square in first.before.attackers(not line.solver, target):
@@ -383,8 +426,12 @@ def xray(line: Line) -> bool:
     """The solver recaptures on a square through the square the opponent's recapturing piece left."""
     for ply in line.solver_plies[1:]:
         reply = line.plies[ply.index - 1]
-        if ply.is_capture and reply.is_capture and reply.move.to_square == ply.move.to_square and \
-                reply.move.from_square in _between(ply.move.from_square, ply.move.to_square):
+        if (
+            ply.is_capture
+            and reply.is_capture
+            and reply.move.to_square == ply.move.to_square
+            and reply.move.from_square in _between(ply.move.from_square, ply.move.to_square)
+        ):
             return True
     return False
 
@@ -403,9 +450,13 @@ def zwischenzug(line: Line) -> bool:
             continue
         reply, between, taken = plies[j - 1], plies[j - 2], plies[j - 3]
         square = node.move.to_square
-        if taken.is_capture and taken.move.to_square == square and between.move.to_square != square and \
-                node.move in between.before.legal_moves and \
-                reply.move.from_square not in between.after.attackers(not line.solver, square):
+        if (
+            taken.is_capture
+            and taken.move.to_square == square
+            and between.move.to_square != square
+            and node.move in between.before.legal_moves
+            and reply.move.from_square not in between.after.attackers(not line.solver, square)
+        ):
             return True
     return False
 
@@ -427,8 +478,11 @@ def _threat_ignored(line: Line) -> bool:
             continue
         if between.move.from_square == square or between.move.to_square == square:
             continue
-        if threat.move.to_square not in threat.after.attackers(not line.solver, square) or \
-                square in threat.before.attacks(threat.move.from_square) or not in_bad_spot(threat.after, square):
+        if (
+            threat.move.to_square not in threat.after.attackers(not line.solver, square)
+            or square in threat.before.attacks(threat.move.from_square)
+            or not in_bad_spot(threat.after, square)
+        ):
             continue
         if line.balance(back.after) - line.balance(threat.before) >= 2:
             return True
@@ -448,11 +502,16 @@ def _delayed_recapture(line: Line) -> bool:
         return False
     for later in solver[1:]:
         square = later.move.to_square
-        if not later.is_capture or later.move.promotion or later.move not in line.start.legal_moves or \
-                line.start.piece_type_at(square) in (None, chess.PAWN) or not is_hanging(line.start, square) \
-                or line.balance(later.after) < -1:
+        if (
+            not later.is_capture
+            or later.move.promotion
+            or later.move not in line.start.legal_moves
+            or line.start.piece_type_at(square) in (None, chess.PAWN)
+            or not is_hanging(line.start, square)
+            or line.balance(later.after) < -1
+        ):
             continue
-        if not any(p.move.to_square == square or p.move.from_square == square for p in line.plies[:later.index]):
+        if not any(p.move.to_square == square or p.move.from_square == square for p in line.plies[: later.index]):
             return True
     return False
 
@@ -489,12 +548,14 @@ def interception(line: Line) -> bool:
             continue
         reply = line.plies[later.index - 1]
         for defender in earlier.before.attackers(not line.solver, target):
-            if earlier.before.piece_type_at(defender) not in SLIDERS or \
-                    defender in later.before.attackers(not line.solver, target):
+            if earlier.before.piece_type_at(defender) not in SLIDERS or defender in later.before.attackers(
+                not line.solver, target
+            ):
                 continue
             line_between = _between(defender, target)
             if earlier.move.to_square in line_between or (
-                    reply.move.to_square in line_between and reply.move.from_square != defender):
+                reply.move.to_square in line_between and reply.move.from_square != defender
+            ):
                 return True
     return cut_defence(line) or cut_mating_square(line)
 
@@ -512,8 +573,11 @@ def cut_mating_square(line: Line) -> bool:
         if ply.is_capture or ply.is_check or ply.before.is_check():
             continue
         before, square = ply.before, ply.move.to_square
-        sliders = before.pieces(chess.BISHOP, not line.solver) | before.pieces(chess.ROOK, not line.solver) \
+        sliders = (
+            before.pieces(chess.BISHOP, not line.solver)
+            | before.pieces(chess.ROOK, not line.solver)
             | before.pieces(chess.QUEEN, not line.solver)
+        )
         cut = {d for d in sliders if square in before.attacks(d)}
         if cut and any(_answered_by(before, mate, cut, square) for mate in _mates_if_passed(ply.after)):
             return _decides(line)
@@ -534,7 +598,8 @@ def _answered_by(board: chess.Board, move: chess.Move, defenders: set[chess.Squa
     probe.push(move)
     return not probe.is_checkmate() and any(
         reply.from_square in defenders and cut in _between(reply.from_square, reply.to_square)
-        for reply in probe.legal_moves)
+        for reply in probe.legal_moves
+    )
 
 
 def cut_defence(line: Line) -> bool:
@@ -546,8 +611,11 @@ def cut_defence(line: Line) -> bool:
         if ply.is_capture:
             continue
         square, before, after = ply.move.to_square, ply.before, ply.after
-        for defender in before.pieces(chess.BISHOP, not line.solver) | before.pieces(chess.ROOK, not line.solver) \
-                | before.pieces(chess.QUEEN, not line.solver):
+        for defender in (
+            before.pieces(chess.BISHOP, not line.solver)
+            | before.pieces(chess.ROOK, not line.solver)
+            | before.pieces(chess.QUEEN, not line.solver)
+        ):
             for target in before.attacks(defender) & before.occupied_co[not line.solver]:
                 if before.piece_type_at(target) in (chess.PAWN, chess.KING) or square not in _between(defender, target):
                     continue
@@ -573,7 +641,8 @@ def quiet_move(line: Line) -> bool:
 def _advanced_pawn_push(ply: Ply, solver: chess.Color) -> bool:
     """A pawn move to the solver's 6th, 7th or 8th rank: an attacking push, never a quiet one."""
     return ply.piece.piece_type == chess.PAWN and chess.square_rank(ply.move.to_square) in (
-        (5, 6, 7) if solver == chess.WHITE else (2, 1, 0))
+        (5, 6, 7) if solver == chess.WHITE else (2, 1, 0)
+    )
 
 
 def defensive_move(line: Line) -> bool:
@@ -584,9 +653,19 @@ def defensive_move(line: Line) -> bool:
     if not line.plies[-1].by_solver or line.ends_in_mate:
         return False
     last = line.plies[-1]
-    if not (last.is_check or last.is_capture or last.move.promotion or last.before.is_check()
-            or _advanced_pawn_push(last, line.solver)) and last.before.legal_moves.count() >= 3 \
-            and not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square)):
+    if (
+        not (
+            last.is_check
+            or last.is_capture
+            or last.move.promotion
+            or last.before.is_check()
+            or _advanced_pawn_push(last, line.solver)
+        )
+        and last.before.legal_moves.count() >= 3
+        and not any(last.after.color_at(s) == (not line.solver) for s in last.after.attacks(last.move.to_square))
+    ):
         return True
-    return any(p.before.is_check() and not p.is_check and not p.is_capture and p.before.legal_moves.count() >= 3
-               for p in line.solver_plies)
+    return any(
+        p.before.is_check() and not p.is_check and not p.is_capture and p.before.legal_moves.count() >= 3
+        for p in line.solver_plies
+    )

@@ -33,8 +33,11 @@ def zugzwang(line: Line) -> bool:
         if len(replies) > MAX_REPLIES:
             continue
         if_passed = passed(board)
-        if _best_gain(if_passed) == 0 and all(_loses(board, reply) for reply in replies) \
-                and not mates_in_one(if_passed):
+        if (
+            _best_gain(if_passed) == 0
+            and all(_loses(board, reply) for reply in replies)
+            and not mates_in_one(if_passed)
+        ):
             return True
     return False
 
