@@ -14,15 +14,17 @@ import io
 import re
 from dataclasses import dataclass
 from datetime import date, time
+from functools import lru_cache
 from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
+import rdflib
 
 from chesskb.kb.reading.names import fold, name_key
 from chesskb.queries import list_queries, load_query
-from tests.boards import mates_in_one
+from tests.boards import mates_in_one, mates_within
 from tests.demo_kb import demo_imports
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -571,6 +573,225 @@ def test_winning_for_white_are_the_exercises_white_solves(demo_kb):
     assert games and puzzles
     assert {row["position"].rsplit("lichess-", 1)[1] for row in rows if "lichess-" in row["position"]} == puzzles
     assert idents(demo_kb, [row for row in rows if "lichess-" not in row["position"]], "position") == games
+
+
+@dataclass
+class Exercise:
+    """An exercise as the demo files set it: a lichess puzzle (its board after lichess's setup move) or a PGN
+    game that sets up a position (``FEN``, no game's start) or is imported as a theme; ``key`` is the puzzle id
+    or the game's (file, number)."""
+
+    key: str | tuple[str, int]
+    board: chess.Board
+    solution: list[chess.Move]
+    themes: frozenset[str]  # lichess's Themes; none for a PGN game
+    claim: int | None  # the mate the source claims: lichess's mateInN, a "mate in N" Termination, a mating line
+
+    @property
+    def solver_moves(self) -> int:
+        return (len(self.solution) + 1) // 2
+
+
+def lichess_rows() -> list[dict[str, str]]:
+    with open(ROOT / "data" / "lichess" / "puzzles.csv", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def mate_claim(board: chess.Board, solution: list[chess.Move], said: int | None) -> int | None:
+    """What a source claims: the length it says, else the line's own when it ends in the solver's mate."""
+    if said is not None:
+        return said
+    end = board.copy(stack=False)
+    for move in solution:
+        end.push(move)
+    return (len(solution) + 1) // 2 if end.is_checkmate() and end.turn != board.turn else None
+
+
+def file_exercises() -> list[Exercise]:
+    """Every exercise of the demo files, read with python-chess and csv (mined ones are the engine's: not here)."""
+    out = []
+    for row in lichess_rows():
+        board, moves = chess.Board(row["FEN"]), [chess.Move.from_uci(m) for m in row["Moves"].split()]
+        board.push(moves[0])
+        themes = frozenset(row["Themes"].split())
+        said = next((int(t[6:]) for t in themes if re.fullmatch(r"mateIn\d", t)), None)
+        out.append(Exercise(row["PuzzleId"], board, moves[1:], themes, mate_claim(board, moves[1:], said)))
+    for game in demo_games():
+        if not readable(game):
+            continue
+        start = game.game.board()
+        if game.themed or (game.h("FEN") and not odds_start(start)):
+            solution = list(game.game.mainline_moves())
+            said = re.search(r"mate in (\d+)", game.h("Termination"))
+            claim = mate_claim(start, solution, int(said.group(1)) if said else None)
+            out.append(Exercise((game.file, game.number), start, solution, frozenset(), claim))
+    return out
+
+
+def keys(kb, rows: list[dict], column: str) -> set:
+    """The rows' positions as the files name them: a lichess puzzle by its id, a game's start position by
+    (file, game number); a position mined from a game (``plyInGame`` above 0) as ("mined", file, number, ply)."""
+    found = set()
+    for row in rows:
+        iri = row[column]
+        if "lichess-" in iri:
+            found.add(iri.rsplit("lichess-", 1)[1])
+            continue
+        ply = int(next(iter(kb.query(f"SELECT ?ply WHERE {{ <{iri}> cp:plyInGame ?ply }}")))["ply"].value)
+        for game in idents(kb, [row], column):
+            found.add(game if ply == 0 else ("mined", *game, ply))
+    return found
+
+
+def is_mined(key) -> bool:
+    return isinstance(key, tuple) and key[0] == "mined"
+
+
+#: The longest claimed mate the checks below prove with their own search (``tests.boards.mates_within``).
+PROVEN_UP_TO = 5
+
+
+def test_positions_by_side_and_goal_are_the_proven_mate_claims(demo_kb):
+    """White to move and mate: the exercises whose source claims a mate (a lichess mate theme, a "mate in N"
+    Termination, a solution that ends in the solver's mate), White to move in the FEN, and the claim proven
+    here by an exhaustive python-chess search; every row's side is its FEN's side to move. Set aside: claims
+    longer than ``PROVEN_UP_TO`` moves (Legall's trap claims seven; the search here cannot decide them) and
+    positions mined by the engine (which moments it cuts out is the engine's word)."""
+    assert (default("positions-by-side-and-goal", "side"), default("positions-by-side-and-goal", "goal")) == (
+        "white",
+        "mate",
+    )
+    exercises = file_exercises()
+    undecided = {e.key for e in exercises if e.claim is not None and e.claim > PROVEN_UP_TO}
+    expected = {
+        e.key
+        for e in exercises
+        if e.board.turn == chess.WHITE
+        and e.claim is not None
+        and e.key not in undecided
+        and mates_within(e.board, e.claim, tuple(e.solution))
+    }
+    rows = run(demo_kb, "positions-by-side-and-goal")
+    assert all(chess.Board(row["fen"]).turn == chess.WHITE and row["side"] == "white" for row in rows)
+    found = {key for key in keys(demo_kb, rows, "position") if key not in undecided and not is_mined(key)}
+    assert expected and undecided
+    assert found == expected
+
+
+CP_IRI = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
+
+
+@lru_cache(maxsize=1)
+def ontology() -> rdflib.Graph:
+    """The ontology file as rdflib reads it: the class tree and labels the checks below expect."""
+    return rdflib.Graph().parse(ROOT / "ontology" / "chessposition.ttl", format="turtle")
+
+
+def subclasses(name: str) -> set[str]:
+    """The class and every class under it (``rdfs:subClassOf`` followed down), as IRIs."""
+    top = rdflib.URIRef(CP_IRI + name)
+    return {str(c) for c in ontology().transitive_subjects(rdflib.RDFS.subClassOf, top)}
+
+
+def lichess_label_classes() -> dict[str, str]:
+    """lichess theme -> the class whose ``cp:lichessTheme`` annotation names it, as the ontology file says."""
+    return {str(label): str(c) for c, label in ontology().subject_objects(rdflib.URIRef(CP_IRI + "lichessTheme"))}
+
+
+def labelled(exercises: list[Exercise], class_name: str) -> set:
+    """The puzzles lichess labels with a theme of the class or of a class under it."""
+    under = subclasses(class_name)
+    return {e.key for e in exercises if any(lichess_label_classes().get(t) in under for t in e.themes)}
+
+
+FORK_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 100}
+
+
+def forks(exercise: Exercise) -> bool:
+    """A necessary condition of a fork (DoubleAttack's definition): after a solver move that is not the last
+    nor a king's, the moved piece attacks at least two enemy pieces that are not pawns, each the king, worth
+    more than the mover or defended by nothing (python-chess's attack maps)."""
+    board = exercise.board.copy(stack=False)
+    for index, move in enumerate(exercise.solution[:-1]):
+        mover = board.piece_at(move.from_square)
+        board.push(move)
+        if index % 2 or mover is None or mover.piece_type == chess.KING:
+            continue
+        targets = [
+            square
+            for square in board.attacks(move.to_square)
+            if (victim := board.piece_at(square)) is not None
+            and victim.color != mover.color
+            and victim.piece_type != chess.PAWN
+            and (
+                FORK_VALUES[victim.piece_type] > FORK_VALUES[mover.piece_type]
+                or not board.attackers(victim.color, square)
+            )
+        ]
+        if len(targets) >= 2:
+            return True
+    return False
+
+
+def tactic_rows(kb, name: str) -> tuple[list[dict], dict]:
+    """The query's rows and the file exercise of each row's position, by ``keys``; no row may be a position the
+    engine mined (none is on the demo KB: its solution would be the engine's choice, not a file's)."""
+    rows = run(kb, name)
+    exercises = {e.key: e for e in file_exercises()}
+    found = keys(kb, rows, "position")
+    assert not [key for key in found if is_mined(key)]
+    return rows, {key: exercises[key] for key in found}
+
+
+def test_positions_by_tactic_are_forks_and_every_fork_lichess_labels(demo_kb):
+    """DoubleAttack (forks), the default: every row is an exercise of the files whose solution shows a fork by
+    ``forks``' necessary condition, and every lichess puzzle labelled with a theme the ontology maps to the class
+    ("fork") is a row. Not checked: that the KB finds every fork (a detector's word; ``forks`` is only necessary)."""
+    tactic = default("positions-by-tactic", "tactic")
+    rows, found = tactic_rows(demo_kb, "positions-by-tactic")
+    by_label = labelled(file_exercises(), tactic)
+    assert by_label and rows
+    assert {row["tactic"] for row in rows} == {CP_IRI + tactic}
+    assert all(forks(exercise) for exercise in found.values()), [k for k, e in found.items() if not forks(e)]
+    assert by_label <= set(found)
+
+
+def test_exercises_by_difficulty_are_the_tactics_rated_and_ordered(demo_kb):
+    """The default class's exercises (the same positions as positions-by-tactic's), easiest first: a lichess
+    puzzle's rating and difficulty are the CSV's Rating; a PGN exercise has no rating and a difficulty on the
+    scale's range; every row's solver moves are the solution's in the file. Not checked: the estimate itself."""
+    assert default("exercises-by-difficulty", "tactic") == default("positions-by-tactic", "tactic")
+    rows, found = tactic_rows(demo_kb, "exercises-by-difficulty")
+    ratings = {row["PuzzleId"]: row["Rating"] for row in lichess_rows()}
+    assert set(found) == keys(demo_kb, run(demo_kb, "positions-by-tactic"), "position")
+    difficulties = [int(row["difficulty"]) for row in rows]
+    assert difficulties == sorted(difficulties)
+    for row in rows:
+        (key,) = keys(demo_kb, [row], "position")
+        assert int(row["solverMoves"]) == found[key].solver_moves, key
+        if isinstance(key, str):
+            assert row["rating"] == row["difficulty"] == ratings[key], key
+        else:
+            assert row["rating"] is None and 400 <= int(row["difficulty"]) <= 3000, key
+
+
+def endgame_by_material(board: chess.Board) -> bool:
+    """At most six queens, rooks, bishops and knights on the board: the phase rule's endgame (ontology.md)."""
+    officers = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+    return sum(len(board.pieces(kind, colour)) for kind in officers for colour in chess.COLORS) <= 6
+
+
+def test_positions_by_theme_and_phase_are_the_tactics_in_endgames(demo_kb):
+    """The default class in the default phase, endgame: exactly positions-by-tactic's positions whose board has
+    at most six pieces besides kings and pawns, counted by python-chess."""
+    assert default("positions-by-theme-and-phase", "tactic") == default("positions-by-tactic", "tactic")
+    assert default("positions-by-theme-and-phase", "phase") == "endgame"
+    _, tactics = tactic_rows(demo_kb, "positions-by-tactic")
+    rows, found = tactic_rows(demo_kb, "positions-by-theme-and-phase")
+    expected = {key for key, exercise in tactics.items() if endgame_by_material(exercise.board)}
+    assert expected and expected != set(tactics)
+    assert all(row["phase"] == "endgame" and endgame_by_material(chess.Board(row["fen"])) for row in rows)
+    assert set(found) == expected
 
 
 def test_event_standings_are_the_files_results(demo_kb):
