@@ -578,8 +578,8 @@ def test_winning_for_white_are_the_exercises_white_solves(demo_kb):
 @dataclass
 class Exercise:
     """An exercise as the demo files set it: a lichess puzzle (its board after lichess's setup move) or a PGN
-    game that sets up a position (``FEN``, no game's start) or is imported as a theme; ``key`` is the puzzle id
-    or the game's (file, number)."""
+    game that sets up a position (``FEN``, no game's start), names its themes (a ``Themes`` tag) or is imported
+    as a theme (``--theme``); ``key`` is the puzzle id or the game's (file, number)."""
 
     key: str | tuple[str, int]
     board: chess.Board
@@ -620,7 +620,7 @@ def file_exercises() -> list[Exercise]:
         if not readable(game):
             continue
         start = game.game.board()
-        if game.themed or (game.h("FEN") and not odds_start(start)):
+        if game.themed or game.h("Themes").strip() or (game.h("FEN") and not odds_start(start)):
             solution = list(game.game.mainline_moves())
             said = re.search(r"mate in (\d+)", game.h("Termination"))
             claim = mate_claim(start, solution, int(said.group(1)) if said else None)
@@ -792,6 +792,30 @@ def test_positions_by_theme_and_phase_are_the_tactics_in_endgames(demo_kb):
     assert expected and expected != set(tactics)
     assert all(row["phase"] == "endgame" and endgame_by_material(chess.Board(row["fen"])) for row in rows)
     assert set(found) == expected
+
+
+def test_tactics_in_first_round_are_the_round_one_exercises(demo_kb):
+    """Round 1, the default: exactly the exercises of the files (``file_exercises``) from games of round 1 (the
+    Round tag's first number, else the game number ending the Site), each with the round the file gives; a row
+    typed "final" holds a mate its source claims, proven here by python-chess, or an endgame by material. Not
+    checked: that a "tactic" row shows its tactic (a detector's word), nor that an exercise of round 1 without a
+    tactic or final theme is left out (every one in the demo files has one)."""
+    assert default("tactics-in-first-round", "round") == "1"
+    games = {(g.file, g.number): g for g in demo_games()}
+    exercises = {e.key: e for e in file_exercises() if isinstance(e.key, tuple)}
+    expected = {key for key in exercises if round_of(games[key]) == "1"}
+    rows = run(demo_kb, "tactics-in-first-round")
+    assert expected
+    assert keys(demo_kb, rows, "position") == expected
+    for row in rows:
+        (key,) = keys(demo_kb, [row], "position")
+        exercise = exercises[key]
+        assert row["round"] == "1" and row["type"] in ("tactic", "final"), key
+        if row["type"] == "final":
+            proven = exercise.claim is not None and mates_within(
+                exercise.board, exercise.claim, tuple(exercise.solution)
+            )
+            assert proven or endgame_by_material(exercise.board), key
 
 
 def test_event_standings_are_the_files_results(demo_kb):
