@@ -22,9 +22,10 @@ from chesskb.kb.vocab import CP, XSD, text_of
 from chesskb.queries.executor import rows as rows_of
 from chesskb.queries.executor import select
 
-#: The classes counted: the theme tree and the individuals a game brings (courses are not counted:
+#: The classes counted: the class tree under Position (the theme classes and Exercise, which
+#: ``class-hierarchy-counts`` lists with them) and the individuals a game brings (courses are not counted:
 #: they are few, and a course import should not pay for a count of the whole knowledge base).
-COUNTED_CLASSES: tuple[str, ...] = (*THEME_CLASSES, "Match", "Player", "Event", "Board", "Source")
+COUNTED_CLASSES: tuple[str, ...] = (*THEME_CLASSES, "Exercise", "Match", "Player", "Event", "Board", "Source")
 
 
 def count_members(store: StoreView) -> dict[str, int]:

@@ -24,7 +24,7 @@ import rdflib
 
 from chesskb.kb.reading.names import fold, name_key
 from chesskb.queries import list_queries, load_query
-from tests.boards import mates_in_one, mates_within
+from tests.boards import mate_length, mates_in_one, mates_within
 from tests.demo_kb import demo_imports
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -816,6 +816,116 @@ def test_tactics_in_first_round_are_the_round_one_exercises(demo_kb):
                 exercise.board, exercise.claim, tuple(exercise.solution)
             )
             assert proven or endgame_by_material(exercise.board), key
+
+
+def typed(kb) -> dict[str, set[str]]:
+    """Class IRI -> the positions the store types with it (asserted or implied), read once per call."""
+    members: dict[str, set[str]] = {}
+    for row in kb.query("SELECT DISTINCT ?position ?class WHERE { ?position a ?class ; cp:fen ?fen }"):
+        members.setdefault(row["class"].value, set()).add(row["position"].value)
+    return members
+
+
+def members_under(members: dict[str, set[str]], class_iri: str) -> set[str]:
+    """The positions typed with the class or with a class the ontology file puts under it."""
+    return set().union(*(members.get(c, set()) for c in subclasses(class_iri.rsplit("#", 1)[1])))
+
+
+def english_label(class_iri: str) -> str | None:
+    return next(
+        (str(x) for x in ontology().objects(rdflib.URIRef(class_iri), rdflib.RDFS.label) if x.language == "en"), None
+    )
+
+
+def test_class_hierarchy_counts_are_the_ontology_tree_and_its_members(demo_kb):
+    """One row per class under Position and direct parent, with its English label, as rdflib reads the ontology
+    file; each count is the number of distinct positions typed with the class or a class the file puts under it
+    (what those types are worth is the next test's)."""
+    graph = ontology()
+    expected = set()
+    for cls in subclasses("Position"):
+        parents = [
+            str(p) for p in graph.objects(rdflib.URIRef(cls), rdflib.RDFS.subClassOf) if isinstance(p, rdflib.URIRef)
+        ]
+        expected |= {(cls, parent, english_label(cls)) for parent in parents if parent != cls}
+    rows = run(demo_kb, "class-hierarchy-counts")
+    assert {(r["class"], r["parent"], r["name"]) for r in rows} == expected
+    members = typed(demo_kb)
+    counts = {r["class"]: int(r["positions"]) for r in rows}
+    assert counts == {cls: len(members_under(members, cls)) for cls in counts}
+    assert counts[CP_IRI + "Exercise"] > 0 and counts[CP_IRI + "PositionEnd"] > 0
+
+
+#: The mate classes by the length of the mate their members must have, exactly.
+MATE_CLASSES = {"MateInOne": 1, "MateInTwo": 2, "MateInThree": 3, "MateInFour": 4, "MateInFive": 5}
+
+
+def test_class_members_are_what_the_files_and_python_chess_say(demo_kb):
+    """The types the counts above count, against the files, for the classes a rule decides (exercises mined by the
+    engine are taken as the store lists them, their boards from their FEN):
+
+    * Position: every game python-chess can set up and every lichess row, and the mined exercises;
+    * Exercise: exactly ``file_exercises`` (and the mined ones);
+    * the phase classes: one per exercise, none elsewhere; PositionEnd exactly the boards with at most six queens,
+      rooks, bishops and knights (the phase rule's material count);
+    * MateInOne … MateInFive: exactly the exercises whose source claims a mate and whose shortest forced mate,
+      found by an exhaustive python-chess search within the claim, has that length (claims longer than
+      ``PROVEN_UP_TO`` set aside: the search here cannot decide them); a mined member's mate proven the same way;
+    * every class the ontology maps a lichess theme to (``cp:lichessTheme``; mate classes aside, decided by proof)
+      holds every puzzle lichess labels with it.
+
+    Not checked: the classes only a detector decides (forks, pins …), beyond the lichess labels."""
+    members = typed(demo_kb)
+    key_of = {iri: keys(demo_kb, [{"position": iri}], "position") for iri in members[CP_IRI + "Position"]}
+    exercises = {e.key: e for e in file_exercises()}
+
+    def board(iri: str) -> chess.Board:
+        (key,) = key_of[iri]
+        if is_mined(key):
+            return chess.Board(next(iter(demo_kb.query(f"SELECT ?f WHERE {{ <{iri}> cp:fen ?f }}")))["f"].value)
+        return exercises[key].board
+
+    def files_keys(cls: str) -> set:
+        return {key for iri in members.get(CP_IRI + cls, set()) for key in key_of[iri]}
+
+    games = {(g.file, g.number) for g in demo_games() if readable(g)}
+    mined = {key for key in files_keys("Position") if is_mined(key)}
+    assert mined and files_keys("Position") == games | {row["PuzzleId"] for row in lichess_rows()} | mined
+    assert files_keys("Exercise") == set(exercises) | mined
+    exercise_iris = members[CP_IRI + "Exercise"]
+    phases = [members.get(CP_IRI + name, set()) for name in ("PositionBegin", "PositionMiddle", "PositionEnd")]
+    assert sorted(iri for phase in phases for iri in phase) == sorted(exercise_iris)
+    assert phases[2] == {iri for iri in exercise_iris if endgame_by_material(board(iri))}
+    claims = {key: e for key, e in exercises.items() if e.claim is not None and e.claim <= PROVEN_UP_TO}
+    shortest = {key: mate_length(e.board, e.claim or 0, tuple(e.solution)) for key, e in claims.items()}
+    for name, length in MATE_CLASSES.items():
+        found = files_keys(name)
+        assert {key for key in found if not is_mined(key)} == {key for key, n in shortest.items() if n == length}
+        for iri in members.get(CP_IRI + name, set()) & {iri for iri, k in key_of.items() if any(map(is_mined, k))}:
+            assert mate_length(board(iri), length) == length, iri
+    mate_classes = {CP_IRI + name for name in MATE_CLASSES}
+    for theme, cls in lichess_label_classes().items():
+        if cls not in mate_classes:
+            assert {e.key for e in exercises.values() if theme in e.themes} <= files_keys(cls.rsplit("#", 1)[1]), theme
+
+
+def test_tactics_present_are_the_middlegame_classes_with_positions(demo_kb):
+    """Every class the ontology file puts under MiddlegameTheme that has positions (typed with it or a class under
+    it), with its English label and that number, most first; each at least the puzzles lichess labels with it
+    (``cp:lichessTheme``), and DoubleAttack's the rows of positions-by-tactic (whose forks are checked above)."""
+    members = typed(demo_kb)
+    counts = {
+        cls: len(members_under(members, cls)) for cls in subclasses("MiddlegameTheme") - {CP_IRI + "MiddlegameTheme"}
+    }
+    expected = {(cls, english_label(cls), n) for cls, n in counts.items() if n}
+    rows = run(demo_kb, "tactics-present")
+    assert [(r["tactic"], r["name"], int(r["positions"])) for r in rows] == sorted(
+        expected, key=lambda r: (-r[2], r[0])
+    )
+    exercises = file_exercises()
+    for cls, _, n in expected:
+        assert n >= len(labelled(exercises, cls.rsplit("#", 1)[1])), cls
+    assert counts[CP_IRI + "DoubleAttack"] == len(run(demo_kb, "positions-by-tactic"))
 
 
 def test_event_standings_are_the_files_results(demo_kb):
