@@ -790,10 +790,23 @@ def test_exercises_by_difficulty_are_the_tactics_rated_and_ordered(demo_kb):
             assert row["rating"] is None and 400 <= int(row["difficulty"]) <= 3000, key
 
 
+def officers(board: chess.Board) -> int:
+    """The queens, rooks, bishops and knights on the board, both sides."""
+    kinds = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+    return sum(len(board.pieces(kind, colour)) for kind in kinds for colour in chess.COLORS)
+
+
 def endgame_by_material(board: chess.Board) -> bool:
-    """At most six queens, rooks, bishops and knights on the board: the phase rule's endgame (ontology.md)."""
-    officers = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
-    return sum(len(board.pieces(kind, colour)) for kind in officers for colour in chess.COLORS) <= 6
+    """At most six officers on the board: the phase rule's endgame (ontology.md, PositionEnd)."""
+    return officers(board) <= 6
+
+
+def middlegame_by_material(board: chess.Board) -> bool:
+    """No endgame, and at most ten officers or a side with fewer than four of its men on its first rank: the
+    phase rule's middlegame by material alone (the rule also calls a board where the armies have met one)."""
+    back_ranks = ((chess.WHITE, chess.BB_RANK_1), (chess.BLACK, chess.BB_RANK_8))
+    sparse = any(chess.popcount(board.occupied_co[colour] & rank) < 4 for colour, rank in back_ranks)
+    return not endgame_by_material(board) and (officers(board) <= 10 or sparse)
 
 
 def test_positions_by_theme_and_phase_are_the_tactics_in_endgames(demo_kb):
@@ -882,7 +895,9 @@ def test_class_members_are_what_the_files_and_python_chess_say(demo_kb):
     * Position: every game python-chess can set up and every lichess row, and the mined exercises;
     * Exercise: exactly ``file_exercises`` (and the mined ones);
     * the phase classes: one per exercise, none elsewhere; PositionEnd exactly the boards with at most six queens,
-      rooks, bishops and knights (the phase rule's material count);
+      rooks, bishops and knights (the phase rule's material count), PositionMiddle every other board the rule's
+      material part calls a middlegame (``middlegame_by_material``; its measure of contact is not redone here);
+    * every game imported with ``--theme CLASS`` a member of that class;
     * MateInOne … MateInFive: exactly the exercises whose source claims a mate and whose shortest forced mate,
       found by an exhaustive python-chess search within the claim, has that length (claims longer than
       ``PROVEN_UP_TO`` set aside: the search here cannot decide them); a mined member's mate proven the same way;
@@ -911,6 +926,7 @@ def test_class_members_are_what_the_files_and_python_chess_say(demo_kb):
     phases = [members.get(CP_IRI + name, set()) for name in ("PositionBegin", "PositionMiddle", "PositionEnd")]
     assert sorted(iri for phase in phases for iri in phase) == sorted(exercise_iris)
     assert phases[2] == {iri for iri in exercise_iris if endgame_by_material(board(iri))}
+    assert {iri for iri in exercise_iris if middlegame_by_material(board(iri))} <= phases[1]
     claims = {key: e for key, e in exercises.items() if e.claim is not None and e.claim <= PROVEN_UP_TO}
     shortest = {key: mate_length(e.board, e.claim or 0, tuple(e.solution)) for key, e in claims.items()}
     for name, length in MATE_CLASSES.items():
@@ -918,6 +934,11 @@ def test_class_members_are_what_the_files_and_python_chess_say(demo_kb):
         assert {key for key in found if not is_mined(key)} == {key for key, n in shortest.items() if n == length}
         for iri in members.get(CP_IRI + name, set()) & {iri for iri, k in key_of.items() if any(map(is_mined, k))}:
             assert mate_length(board(iri), length) == length, iri
+    for args in demo_imports():
+        if "--theme" in args:
+            theme = args[args.index("--theme") + 1]
+            files = {Path(a).name for a in args if a.endswith(".pgn")}
+            assert files and {(f, n) for f, n in games if f in files} <= files_keys(theme)
     mate_classes = {CP_IRI + name for name in MATE_CLASSES}
     for theme, cls in lichess_label_classes().items():
         if cls not in mate_classes:
