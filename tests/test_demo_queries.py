@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, time
 from functools import lru_cache
@@ -797,7 +798,7 @@ def officers(board: chess.Board) -> int:
 
 
 def endgame_by_material(board: chess.Board) -> bool:
-    """At most six officers on the board: the phase rule's endgame (ontology.md, PositionEnd)."""
+    """At most six officers on the board: the phase rule's endgame (PositionEnd's definition in the ontology)."""
     return officers(board) <= 6
 
 
@@ -943,6 +944,57 @@ def test_class_members_are_what_the_files_and_python_chess_say(demo_kb):
     for theme, cls in lichess_label_classes().items():
         if cls not in mate_classes:
             assert {e.key for e in exercises.values() if theme in e.themes} <= files_keys(cls.rsplit("#", 1)[1]), theme
+
+
+def solver_moves(exercise: Exercise) -> list[tuple[chess.Board, chess.Move]]:
+    """Each move of the solver with the board it is played on (the solver moves first, then every other move)."""
+    board, out = exercise.board.copy(stack=False), []
+    for index, move in enumerate(exercise.solution):
+        if index % 2 == 0:
+            out.append((board.copy(stack=False), move))
+        board.push(move)
+    return out
+
+
+def _after(board: chess.Board, move: chess.Move) -> chess.Board:
+    board = board.copy(stack=False)
+    board.push(move)
+    return board
+
+
+def _line_end(exercise: Exercise) -> chess.Board:
+    board = exercise.board.copy(stack=False)
+    for move in exercise.solution:
+        board.push(move)
+    return board
+
+
+#: Classes whose definition is a fact of the solver's moves that python-chess states exactly (ontology file).
+MOVE_CLASSES: dict[str, Callable[[Exercise], bool]] = {
+    "Promotion": lambda e: any(move.promotion for _, move in solver_moves(e)),
+    "EnPassant": lambda e: any(board.is_en_passant(move) for board, move in solver_moves(e)),
+    "CastlingMove": lambda e: any(board.is_castling(move) for board, move in solver_moves(e)),
+    "DoubleCheck": lambda e: any(len(_after(board, move).checkers()) >= 2 for board, move in solver_moves(e)),
+    "AdvancedPawn": lambda e: any(
+        board.piece_type_at(move.from_square) == chess.PAWN
+        and chess.square_rank(move.to_square) in ((6, 7) if board.turn == chess.WHITE else (1, 0))
+        for board, move in solver_moves(e)
+    ),
+    "Drowned": lambda e: bool(e.solution) and _line_end(e).is_stalemate(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVE_CLASSES))
+def test_special_move_classes_are_the_exercises_that_play_them(demo_kb, name):
+    """A class defined by what the solver plays (a promotion, en passant, castling, a double check, a pawn to its
+    seventh or eighth rank, a line ending in stalemate) holds exactly the exercises of the files whose solution
+    plays it, by python-chess, and the puzzles lichess labels with it (``cp:lichessTheme``); the counts of
+    class-hierarchy-counts and tactics-present rest on these types. Mined exercises are left aside."""
+    exercises = file_exercises()
+    expected = {e.key for e in exercises if MOVE_CLASSES[name](e)} | labelled(exercises, name)
+    members = members_under(typed(demo_kb), CP_IRI + name)
+    found = {key for key in keys(demo_kb, [{"position": iri} for iri in members], "position") if not is_mined(key)}
+    assert found == expected
 
 
 def test_tactics_present_are_the_middlegame_classes_with_positions(demo_kb):
