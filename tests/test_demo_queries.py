@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, time
 from functools import lru_cache
@@ -104,8 +104,10 @@ def decoded_line(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def demo_games() -> list[DemoGame]:
-    """Every PGN game demo.sh imports, numbered per file as python-chess reads it (``decoded_line``)."""
+@lru_cache(maxsize=1)
+def demo_games() -> tuple[DemoGame, ...]:
+    """Every PGN game demo.sh imports, numbered per file as python-chess reads it (``decoded_line``); read once
+    per run (the files do not change, and the checks only read the games)."""
     games = []
     for args in demo_imports():
         mined = "--mine" in args
@@ -121,7 +123,7 @@ def demo_games() -> list[DemoGame]:
                 except ValueError:  # the seed's invalid FEN, kept on purpose (data/README.md)
                     mates, moves = False, 0
                 games.append(DemoGame(path.name, number, game.headers, mates, mined, moves, game, themed))
-    return games
+    return tuple(games)
 
 
 def idents(kb, rows: list[dict], column: str) -> set:
@@ -611,8 +613,10 @@ def mate_claim(board: chess.Board, solution: list[chess.Move], said: int | None)
     return (len(solution) + 1) // 2 if end.is_checkmate() and end.turn != board.turn else None
 
 
-def file_exercises() -> list[Exercise]:
-    """Every exercise of the demo files, read with python-chess and csv (mined ones are the engine's: not here)."""
+@lru_cache(maxsize=1)
+def file_exercises() -> tuple[Exercise, ...]:
+    """Every exercise of the demo files, read with python-chess and csv (mined ones are the engine's: not here);
+    read once per run, as ``demo_games``."""
     out = []
     for row in lichess_rows():
         board, moves = chess.Board(row["FEN"]), [chess.Move.from_uci(m) for m in row["Moves"].split()]
@@ -629,7 +633,7 @@ def file_exercises() -> list[Exercise]:
             said = re.search(r"mate in (\d+)", game.h("Termination"))
             claim = mate_claim(start, solution, int(said.group(1)) if said else None)
             out.append(Exercise((game.file, game.number), start, solution, frozenset(), claim))
-    return out
+    return tuple(out)
 
 
 def keys(kb, rows: list[dict], column: str) -> set:
@@ -711,7 +715,7 @@ def lichess_label_classes() -> dict[str, str]:
     return {str(label): str(c) for c, label in ontology().subject_objects(rdflib.URIRef(CP_IRI + "lichessTheme"))}
 
 
-def labelled(exercises: list[Exercise], class_name: str) -> set:
+def labelled(exercises: Iterable[Exercise], class_name: str) -> set:
     """The puzzles lichess labels with a theme of the class or of a class under it."""
     under = subclasses(class_name)
     return {e.key for e in exercises if any(lichess_label_classes().get(t) in under for t in e.themes)}
