@@ -81,7 +81,8 @@ class ClusterUnitProcessor:
     def workers(self) -> int:
         """Worker threads the scheduler has now (at least one, so a run waits for workers to come)."""
         info = self._client.scheduler_info()
-        return max(1, sum(worker.get("nthreads", 1) for worker in info.get("workers", {}).values()))
+        threads: int = sum(worker.get("nthreads", 1) for worker in info.get("workers", {}).values())
+        return max(1, threads)
 
     def run(self, units: Iterable[WorkUnit]) -> Iterator[UnitResult]:
         """Results in the units' order; at most ``IN_FLIGHT_PER_JOB`` units per worker thread in flight."""

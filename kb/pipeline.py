@@ -419,7 +419,7 @@ class UnitProcessor:
             self._pool = context.Pool(self.jobs, initializer=_init_worker, initargs=(self.settings, os.getpid()))
         return self
 
-    def __exit__(self, exc_type, *exc_info) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         if self._engine is not None:
             self._engine.close()  # in-process engine (jobs = 1 without a memory cap)
         self.cache.close()

@@ -19,6 +19,7 @@ from pyoxigraph import NamedNode
 from chesskb.kb.search.lookups import INDEXES, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
 from chesskb.kb.store import Store
+from chesskb.kb.store.base import Queryable
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.vocab import CP
 from chesskb.queries.executor import ask
@@ -115,7 +116,7 @@ def has_board_strings(store: Store) -> bool:
     return ask(store, "has-board-strings")
 
 
-def has_piece_index(store: Store) -> frozenset[str]:
+def has_piece_index(store: Queryable) -> frozenset[str]:
     """The index properties (:data:`INDEXES`) the store's positions carry: stores imported before
     ``cp:pieceOn`` or ``cp:pieceIn`` existed lack them, and a lookup on a missing index would find
     nothing. Empty (false) when there is none."""

@@ -33,6 +33,7 @@ from pyoxigraph import QueryResultsFormat, RdfFormat, Triple, parse, parse_query
 from pyoxigraph import Store as MemoryStore
 
 from chesskb.kb.store import EmbeddedStore
+from chesskb.kb.store.base import QueryResult, Term
 from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.queries.executor import prepare
 from chesskb.queries.find import has_piece_index
@@ -195,7 +196,7 @@ def check_depth(sparql: str) -> None:
 
 def run(
     sparql: str,
-    bindings: dict[str, Any] | None = None,
+    bindings: Mapping[str, Any] | None = None,
     *,
     lane: str = "pages",
     select_type: str = "application/sparql-results+json",
@@ -288,10 +289,10 @@ class PooledReader:
 
     location = "pages"
 
-    def query(self, sparql: str, *, bindings: dict[str, Any] | None = None, **_: Any) -> Any:
+    def query(self, sparql: str, *, bindings: Mapping[str, Term] | None = None, **_: Any) -> QueryResult:
         return _parsed(run(sparql, bindings, lane="pages", graph_type="application/n-triples"))
 
-    def named(self, name: str, params: Mapping[str, Any] | None = None) -> Any:
+    def named(self, name: str, params: Mapping[str, Any] | None = None) -> QueryResult:
         """The answer of a named query, as ``query`` gives it."""
         return _parsed(run_named(name, params, graph_type="application/n-triples"))
 
@@ -304,7 +305,7 @@ class PooledReader:
         return [quad.triple for quad in parse(answer.body, format=RdfFormat.N_TRIPLES)]
 
 
-def _parsed(answer: Answer) -> Any:
+def _parsed(answer: Answer) -> QueryResult:
     if answer.kind == "graph":
         graph = MemoryStore()
         graph.load(answer.body, format=RdfFormat.N_TRIPLES)

@@ -64,7 +64,7 @@ def _form() -> dict[str, Any]:
 
 
 def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
-    args = {
+    args: dict[str, Any] = {  # url_for's query arguments (its keyword-only options are typed, these are not)
         k: v
         for k, v in (
             ("pattern", form["pattern"]),

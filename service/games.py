@@ -8,22 +8,24 @@ FEN and the script only draws them: the viewer works in the static site from ``f
 
 from __future__ import annotations
 
+from collections.abc import Callable, Set
 from typing import Any
 
 import chess
 from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.board_facts import position_key
-from chesskb.queries.executor import run
+from chesskb.kb.store.base import Queryable
+from chesskb.queries.executor import select
 
 from . import boards
 from .titles import titles_of
 
 
-def _rows(store, match_iri: str) -> list[dict[str, Any]]:
+def _rows(store: Queryable, match_iri: str) -> list[dict[str, Any]]:
     """The game's text: on the Match, or on its start position (ply 0); exercises are its other
     positions (``queries/internal/game-text.rq``). ``store`` is what the page reads through."""
-    result = run(store, "game-text", {"m": NamedNode(match_iri)})
+    result = select(store, "game-text", {"m": NamedNode(match_iri)})
     names = [v.value for v in result.variables]
     return [{n: (None if s[n] is None else s[n].value) for n in names} for s in result]
 
@@ -46,7 +48,7 @@ def _start(rows: list[dict[str, Any]]) -> tuple[str, str] | None:
     return None
 
 
-def game_view(store, match_iri: str, lang: str, link) -> dict[str, Any] | None:
+def game_view(store: Queryable, match_iri: str, lang: str, link: Callable[[str], str | None]) -> dict[str, Any] | None:
     """The viewer's data for one Match, or None when the store has no moves for it.
 
     ``link(iri)`` gives the page of an exercise. Exercises are marked at the node whose position
@@ -94,7 +96,7 @@ def _key(fen: str) -> str:
     return position_key(chess.Board(fen))
 
 
-def move_tokens(tree: dict[str, Any], marked: set[int] = frozenset()) -> list[dict[str, Any]]:
+def move_tokens(tree: dict[str, Any], marked: Set[int] = frozenset()) -> list[dict[str, Any]]:
     """The move list as PGN prints it, as tokens for the template: ``move`` (with its number where
     PGN writes one), ``comment``, ``open``/``close`` around a variation, ``exercise`` after the node
     where an exercise starts."""

@@ -71,10 +71,10 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
         results: dict[str, set[str]] = defaultdict(set)
         for r in rows:
             results[r["m"]].add(r["result"] or "")
-        games = list({r["m"]: {**r, "result": game_result(results[r["m"]]) or "*"} for r in rows}.values())
+        event_games = list({r["m"]: {**r, "result": game_result(results[r["m"]]) or "*"} for r in rows}.values())
         titles = titles_of((row["m"] for row in rows), lang)
         by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in games:
+        for r in event_games:
             by_round[r["round"] or "?"].append(
                 {
                     "iri": r["m"],
@@ -92,7 +92,7 @@ def listing_for(kind: str, resource: Resource, lang: str) -> dict[str, Any]:
                 {"round": k, "games": sorted(v, key=lambda g: g["label"])}
                 for k, v in sorted(by_round.items(), key=lambda kv: _round_key(kv[0]))
             ],
-            **standings(games),
+            **standings(event_games),
         }
     if kind == "source":
         return source_games(resource.iri, lang)

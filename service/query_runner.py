@@ -21,6 +21,7 @@ fails with the same 503 as a killed worker.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import multiprocessing
 import os
@@ -28,8 +29,9 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyoxigraph import (
     BlankNode,
@@ -55,6 +57,9 @@ from .worker_confinement import (
     limit_malloc_arenas,
     query_alarm,
 )
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 
 @dataclass
@@ -109,22 +114,20 @@ class _ResultTooLarge(Exception):
     pass
 
 
-class _CappedBuffer:
+class _CappedBuffer(io.BytesIO):
     """A write target that refuses to grow past ``cap`` bytes: the serialiser stops as soon as
-    the bound is passed instead of building the whole oversized answer first."""
+    the bound is passed instead of building the whole oversized answer first. A ``BytesIO``, so it
+    is the binary file pyoxigraph's ``serialize`` is typed to take."""
 
     def __init__(self, cap: int) -> None:
+        super().__init__()
         self.cap = cap
-        self.data = bytearray()
 
-    def write(self, chunk: bytes) -> int:
-        self.data += chunk
-        if len(self.data) > self.cap:
+    def write(self, chunk: ReadableBuffer, /) -> int:
+        written = super().write(chunk)
+        if self.tell() > self.cap:
             raise _ResultTooLarge()
-        return len(chunk)
-
-    def flush(self) -> None:
-        pass
+        return written
 
 
 def too_large(limits: Limits) -> QueryFailed:
@@ -176,7 +179,7 @@ class Request:
 
 def make_request(
     sparql: str,
-    bindings: dict[str, Any] | None,
+    bindings: Mapping[str, Any] | None,
     select_type: str,
     graph_type: str,
     limits: Limits,
@@ -213,16 +216,16 @@ def execute(store: Any, request: Request) -> Answer:
     try:
         if isinstance(result, QueryBoolean):
             result.serialize(buffer, format=RESULT_FORMATS[request.select_type])
-            return Answer("boolean", request.select_type, bytes(buffer.data))
+            return Answer("boolean", request.select_type, buffer.getvalue())
         if isinstance(result, QueryTriples):
             fmt = RDF_FORMATS[request.graph_type]
             serialize(result, buffer, format=fmt, prefixes=PREFIXES if fmt == RdfFormat.TURTLE else None)
-            return Answer("graph", request.graph_type, bytes(buffer.data))
+            return Answer("graph", request.graph_type, buffer.getvalue())
         assert isinstance(result, QuerySolutions)
         if limits.row_limit > 0:
             return _capped_rows(result, request.select_type, limits, buffer)
         result.serialize(buffer, format=RESULT_FORMATS[request.select_type])
-        return Answer("solutions", request.select_type, bytes(buffer.data))
+        return Answer("solutions", request.select_type, buffer.getvalue())
     except _ResultTooLarge:
         raise too_large(limits) from None
 
@@ -230,7 +233,7 @@ def execute(store: Any, request: Request) -> Answer:
 def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer: _CappedBuffer) -> Answer:
     """With a row cap configured: a SELECT over the cap fails (413-like 507) instead of being cut."""
     names = [v.value for v in result.variables]
-    rows = []
+    rows: list[dict[str, dict[str, str]]] = []
     for solution in result:
         if len(rows) == limits.row_limit:
             raise QueryFailed(
@@ -241,7 +244,7 @@ def _capped_rows(result: QuerySolutions, media_type: str, limits: Limits, buffer
         rows.append({name: _json_term(solution[name]) for name in names if solution[name] is not None})
     as_json = json.dumps({"head": {"vars": names}, "results": {"bindings": rows}}).encode()
     parse_query_results(as_json, format=QueryResultsFormat.JSON).serialize(buffer, format=RESULT_FORMATS[media_type])
-    return Answer("solutions", media_type, bytes(buffer.data), rows=len(rows))
+    return Answer("solutions", media_type, buffer.getvalue(), rows=len(rows))
 
 
 def _json_term(term: Any) -> dict[str, str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from .query_runner import Answer, QueryFailed
@@ -88,7 +88,7 @@ def _size(entry: Answer | tuple[QueryFailed, float] | None) -> int:
     return len(entry.body) if isinstance(entry, Answer) else 0
 
 
-def cache_key(store: Any, sparql: str, bindings: dict[str, Any] | None, *parts: Hashable) -> Hashable | None:
+def cache_key(store: Any, sparql: str, bindings: Mapping[str, Any] | None, *parts: Hashable) -> Hashable | None:
     """The key for an answer, or ``None`` when the store cannot tell its generation."""
     generation = getattr(store, "generation", None)
     token = generation() if callable(generation) else None

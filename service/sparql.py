@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
+from chesskb.kb.store.results import solutions
 from chesskb.kb.vocab import PREFIXES, RDF
 
 from . import executor
@@ -272,5 +273,5 @@ def service_description() -> Response:
 
 
 def _graph_names() -> list[str]:
-    rows = executor.reader().named("graph-names")
+    rows = solutions(executor.reader().named("graph-names"))
     return [row["g"].value for row in rows if isinstance(row["g"], NamedNode)]

@@ -1,4 +1,4 @@
-"""Shared fixtures: the shipped data, a CLI runner, and a real store built by the real importer.
+"""Shared fixtures: the shipped data, a CLI runner, the web app, and a real store built by the real importer.
 
 Markers are applied here, from what a test uses, so no test file repeats them (CONTRIBUTING.md, "The fast
 lane"): ``browser`` (Chromium through Playwright), ``java`` (HermiT or the OWL API), ``engine`` (stockfish),
@@ -10,9 +10,13 @@ from __future__ import annotations
 import inspect
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -30,6 +34,16 @@ def run_cli(*args: str, store: Path | str | None = None, input: str | None = Non
 
     argv = (["--store", str(store)] if store is not None else []) + list(args)
     return CliRunner().invoke(cli, argv, input=input, catch_exceptions=False)
+
+
+def web_app(store: Path | str, **config: Any) -> Flask:
+    """The web app over the store directory ``store``, with ``config`` added to ``STORE``
+    (``web_app(small_store, QUERY_WORKERS=0)``: queries run in the test's process): the one way the page
+    tests build their app, so a new setting or a change to ``create_app`` is made once."""
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+
+    return create_app({"STORE": str(store), **config}, store=open_store(str(store)))
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import chess
 import pytest
 import rdflib
 
+from tests.conftest import web_app
 from tests.demo_kb import ROOT
 
 BROWSER = {"Accept": "text/html"}
@@ -21,10 +22,7 @@ FIXTURE_SOURCES = ("test-checkmate", "test-fixresulttags-in", "nested-comment", 
 
 @pytest.fixture(scope="module")
 def app(demo_store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    return create_app({"STORE": str(demo_store)}, store=open_store(str(demo_store)))
+    return web_app(demo_store)
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.conftest import web_app
+
 LANGUAGE_FREE = ("/static/", "/board.svg")
 _LINK = re.compile(r"<(a|link|form)\b([^>]*)>", re.S)
 _ATTR = re.compile(r'\b(href|action|hreflang|method)="([^"]*)"')
@@ -21,10 +23,7 @@ MAX_PAGES = 400
 
 @pytest.fixture(scope="module")
 def client(small_store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(small_store), "QUERY_WORKERS": 0}, store=open_store(str(small_store)))
+    app = web_app(small_store, QUERY_WORKERS=0)
     return app.test_client()
 
 

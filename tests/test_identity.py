@@ -18,7 +18,7 @@ import pytest
 from chesskb.kb.reading.names import name_key
 from chesskb.kb.store import open_store
 from chesskb.queries import load_query
-from tests.conftest import DATA, run_cli
+from tests.conftest import DATA, run_cli, web_app
 
 FIXTURES = Path(__file__).parent / "fixtures"
 IDENTITY = FIXTURES / "identity"
@@ -157,11 +157,9 @@ def test_ratings_and_titles_are_the_games(tmp_path: Path) -> None:
 
 
 def test_player_page_shows_the_rating_of_each_game(tmp_path: Path) -> None:
-    from chesskb.service.app import create_app
-
     path = IDENTITY / "two-ratings.pgn"
     store = build(tmp_path, path)
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     [erin] = [r["p"] for r in select(store, "SELECT ?p WHERE { ?p cp:nameKey 'erin example' }")]
     page = client.get("/page.json", query_string={"iri": erin}).get_json()
     expected = {}
@@ -177,13 +175,11 @@ def test_player_page_shows_the_rating_of_each_game(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", [IDENTITY / "numbered-sites.pgn", DATA / "games" / "kasparov-deep-blue-1997.pgn"])
 def test_a_match_with_numbered_sites_is_one_event_with_its_games_by_round(tmp_path: Path, path: Path) -> None:
-    from chesskb.service.app import create_app
-
     games = read_headers(path)
     store = build(tmp_path, path)
     events = select(store, "SELECT DISTINCT ?e WHERE { ?m a cp:Match ; cp:hasEvent ?e }")
     assert len(events) == 1
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     page = client.get("/page.json", query_string={"iri": events[0]["e"]}).get_json()
     assert [r["round"] for r in page["rounds"]] == [str(n) for n in range(1, len(games) + 1)]
     points: dict[str, float] = defaultdict(float)
@@ -196,13 +192,11 @@ def test_a_match_with_numbered_sites_is_one_event_with_its_games_by_round(tmp_pa
 
 
 def test_event_page_and_queries_use_one_rule_for_unfinished_games(tmp_path: Path) -> None:
-    from chesskb.service.app import create_app
-
     path = FIXTURES / "round-robin.pgn"
     games = read_headers(path)
     assert any(h["Result"] == "*" for h, _ in games)
     store = build(tmp_path, path)
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     [event] = select(store, "SELECT DISTINCT ?e WHERE { ?m cp:hasEvent ?e }")
     page = client.get("/page.json", query_string={"iri": event["e"]}).get_json()
     rows = canned(store, "event-standings", event=games[0][0]["Event"])
@@ -302,7 +296,6 @@ def test_export_writes_each_games_own_event_tags(tmp_path: Path) -> None:
 def test_every_by_player_answer_follows_the_players_cluster(tmp_path: Path) -> None:
     """Eight games of Tal written eight ways: "Tal, Mikhail" finds all of them, and every member's
     page shows the same cluster once."""
-    from chesskb.service.app import create_app
 
     path = IDENTITY / "tal-spellings.pgn"
     games = read_headers(path)
@@ -315,7 +308,7 @@ def test_every_by_player_answer_follows_the_players_cluster(tmp_path: Path) -> N
     assert len({r["position"] for r in canned(store, "positions-of-player-as-black", player="Tal, Mikhail")}) == len(
         black
     )
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     members = [r["p"] for r in select(store, "SELECT ?p WHERE { ?p cp:nameKey ?k FILTER(CONTAINS(?k, 'tal')) }")]
     assert len(members) == 4  # "m tal", "mikhail tal", "mikhail n tal", "mihail tal"
     written = {h[c] for h in tal for c in ("White", "Black") if "tal" in name_key(h[c]).split()}

@@ -10,17 +10,14 @@ from pathlib import Path
 import chess
 import pytest
 
-from tests.conftest import BASE, ROOT
+from tests.conftest import BASE, ROOT, web_app
 
 PUZZLES = ROOT / "tests" / "fixtures" / "puzzles-30.csv"
 
 
 @pytest.fixture(scope="module")
 def client(small_store: Path):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(small_store), "QUERY_WORKERS": 0}, store=open_store(str(small_store)))
+    app = web_app(small_store, QUERY_WORKERS=0)
     return app.test_client()
 
 

@@ -36,16 +36,19 @@ def test_the_chesskb_names_still_import_from_the_repository_root() -> None:
 
 
 def test_modules_and_tracebacks_name_the_real_files_not_the_chesskb_links() -> None:
-    """``chesskb/kb`` is a link to ``kb/``; a traceback should name ``kb/...``, the file one opens and edits."""
+    """``chesskb/kb`` is a link to ``kb/``; a traceback should name ``kb/...``, the file one opens and edits.
+    Coverage and profilers record a function's ``co_filename``, so that must name the real file too."""
     code = (
         "import traceback, chesskb.kb.vocab, chesskb.kb.store.base, chesskb.service.commands.base as b\n"
         "print(chesskb.kb.vocab.__file__); print(chesskb.kb.store.base.__file__); print(b.__file__)\n"
+        "print(b.verdict.__code__.co_filename)\n"
         "try:\n    b.verdict(False)\nexcept BaseException:\n    print(traceback.format_exc().splitlines()[-3])\n"
     )
     done = _python(code)
     assert done.returncode == 0, done.stderr[-2000:]
-    vocab, store_base, command_base, frame = done.stdout.strip().splitlines()
+    vocab, store_base, command_base, code_file, frame = done.stdout.strip().splitlines()
     assert Path(vocab) == ROOT / "kb" / "vocab.py"
     assert Path(store_base) == ROOT / "kb" / "store" / "base.py"
     assert Path(command_base) == ROOT / "service" / "commands" / "base.py"
+    assert Path(code_file) == ROOT / "service" / "commands" / "base.py"
     assert str(ROOT / "service" / "commands" / "base.py") in frame

@@ -17,8 +17,7 @@ import chess.pgn
 import pytest
 
 from chesskb.kb.reading.names import display_name, fold, read_name
-from chesskb.kb.store import open_store
-from tests.conftest import DATA, run_cli
+from tests.conftest import DATA, run_cli, web_app
 from tests.test_identity import canned, match_count, read_headers, report, select
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -104,9 +103,7 @@ def test_standings_and_crosstable_are_one_row_per_person(candidates: Path, tmp_p
 
 
 def test_the_event_page_uses_the_same_persons(candidates: Path, tmp_path: Path) -> None:
-    from chesskb.service.app import create_app
-
-    client = create_app({"STORE": str(candidates)}, store=open_store(str(candidates))).test_client()
+    client = web_app(candidates).test_client()
     [event] = select(candidates, 'SELECT ?e WHERE { ?e cp:eventName "FIDE Candidates 2022" }')
     page = client.get("/page.json", query_string={"iri": event["e"]}).get_json()
     by_page = {surname_of(r["name"]): (r["points"], r["played"]) for r in page["standings"]}
@@ -342,9 +339,7 @@ def test_linking_blocks_never_hide_a_fit() -> None:
 
 
 def test_the_event_page_groups_boards_by_round(candidates: Path) -> None:
-    from chesskb.service.app import create_app
-
-    client = create_app({"STORE": str(candidates)}, store=open_store(str(candidates))).test_client()
+    client = web_app(candidates).test_client()
     [event] = select(candidates, 'SELECT ?e WHERE { ?e cp:eventName "FIDE Candidates 2022" }')
     page = client.get("/page.json", query_string={"iri": event["e"]}).get_json()
     per_round: dict[str, int] = defaultdict(int)

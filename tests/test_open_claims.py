@@ -16,7 +16,7 @@ import chess
 import chess.pgn
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, web_app
 from tests.test_exercises import mates_within
 
 CLAIMS = Path(__file__).parent / "fixtures" / "claims" / "open-claims.pgn"
@@ -72,10 +72,7 @@ def position_of(store) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def client(store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    return create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    return web_app(store).test_client()
 
 
 def _by(claims: list[dict], verdict: str | None) -> list[dict]:

@@ -21,7 +21,7 @@ import rdflib
 from chesskb.kb.analysis.themes import LICHESS_THEME_CLASSES, PARENT
 from chesskb.kb.vocab import CP_IRI
 from chesskb.service.i18n import localise_san
-from tests.conftest import BASE, DATA, run_cli
+from tests.conftest import BASE, DATA, run_cli, web_app
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CP = rdflib.Namespace(CP_IRI)
@@ -30,10 +30,7 @@ BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;
 
 @pytest.fixture(scope="module")
 def app(data_store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    return create_app({"STORE": str(data_store)}, store=open_store(str(data_store)))
+    return web_app(data_store)
 
 
 @pytest.fixture(scope="module")
@@ -195,13 +192,10 @@ def test_unknown_and_malformed_iris(client):
 
 
 def test_iri_paths_dereference_when_the_base_points_at_the_service(tmp_path):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
     base = "http://localhost/id/"
     store = tmp_path / "store"
     assert run_cli("--base-iri", base, "import", str(DATA / "seed" / "seed-000-sample.pgn"), store=store).exit_code == 0
-    app = create_app({"STORE": str(store), "BASE_IRI": base}, store=open_store(str(store)))
+    app = web_app(store, BASE_IRI=base)
     client = app.test_client()
     rows = client.get("/class/Position.json").get_json()["positions"]
     iri = rows[0]["iri"]
@@ -287,8 +281,6 @@ def test_player_and_event_pages_from_the_kasparov_match(client):
 
 def test_event_page_groups_rounds_and_computes_standings(tmp_path):
     """A hand-made round robin (tests/fixtures/round-robin.pgn): no shipped collection has one."""
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
 
     path = FIXTURES / "round-robin.pgn"
     headers = []
@@ -302,7 +294,7 @@ def test_event_page_groups_rounds_and_computes_standings(tmp_path):
             points[name] = points.get(name, 0) + value
     store = tmp_path / "store"
     assert run_cli("import", str(path), store=store).exit_code == 0
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     event_iri = client.get("/search.json", query_string={"q": "round robin"}).get_json()["groups"]["events"][0]["iri"]
     event = client.get("/page.json", query_string={"iri": event_iri}).get_json()
     assert [r["round"] for r in event["rounds"]] == ["1", "2", "3", "10"]  # numeric order, not text order
@@ -349,13 +341,10 @@ HOSTILE_MARKERS = ("alert('event')", "alert('white')", "alert('intro')", "onerro
 
 @pytest.fixture(scope="module")
 def hostile_client(tmp_path_factory):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
     store = tmp_path_factory.mktemp("hostile") / "store"
     result = run_cli("import", str(FIXTURES / "hostile.pgn"), store=store)
     assert result.exit_code == 0, result.output
-    app = create_app({"STORE": str(store)}, store=open_store(str(store)))
+    app = web_app(store)
     return app.test_client()
 
 
@@ -483,14 +472,12 @@ def test_every_imported_position_has_a_page_whose_line_replays(client, app):
 
 def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
     """tests/fixtures/every-tag.pgn fills every tag of the original's data table (seed-000 §8.3)."""
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
 
     path = FIXTURES / "every-tag.pgn"
     game = chess.pgn.read_game(io.StringIO(path.read_text(encoding="utf-8")))
     store = tmp_path / "store"
     assert run_cli("import", str(path), store=store).exit_code == 0
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     position = next(
         p for p in client.get("/class/Position.json").get_json()["positions"] if p["fen"] == game.headers["FEN"]
     )

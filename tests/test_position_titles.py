@@ -21,7 +21,7 @@ import chess.pgn
 import pytest
 
 from chesskb.kb.reading.names import is_person
-from tests.conftest import DATA, run_cli
+from tests.conftest import DATA, run_cli, web_app
 
 BROWSER = {"Accept": "text/html"}
 PUZZLES = Path(__file__).parent / "fixtures" / "puzzles-30.csv"
@@ -73,10 +73,7 @@ def store(tmp_path_factory, sources) -> Path:
 
 @pytest.fixture(scope="module")
 def client(store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(store), "QUERY_WORKERS": 0}, store=open_store(str(store)))
+    app = web_app(store, QUERY_WORKERS=0)
     return app.test_client()
 
 

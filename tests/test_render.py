@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import web_app
+
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 JSON = {"Accept": "application/json"}
 
@@ -30,10 +32,7 @@ PAGES = [
 
 @pytest.fixture(scope="module")
 def client(small_store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(small_store), "QUERY_WORKERS": 0}, store=open_store(str(small_store)))
+    app = web_app(small_store, QUERY_WORKERS=0)
     return app.test_client()
 
 

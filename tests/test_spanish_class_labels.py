@@ -13,6 +13,7 @@ import rdflib
 
 from chesskb.kb.analysis.themes import PARENT
 from chesskb.kb.mapping.game import class_label
+from tests.conftest import web_app
 from tests.demo_kb import ROOT
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
@@ -30,10 +31,7 @@ def ontology_labels(lang: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def client(demo_store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    return create_app({"STORE": str(demo_store)}, store=open_store(str(demo_store))).test_client()
+    return web_app(demo_store).test_client()
 
 
 def test_spanish_class_pages_name_every_class_in_spanish(client):
@@ -103,13 +101,11 @@ def test_every_theme_class_is_named_in_spanish_in_a_position_title(demo_store):
     position card reads "<class> — <game>, jugada N" with N python-chess's move number of its FEN."""
     import chess
 
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
     from chesskb.service.titles import TitleFacts, theme_class_title, title_from_facts
 
     spanish, english = ontology_labels("es"), ontology_labels("en")
     assert len(THEMES) >= 76
-    app = create_app({"STORE": str(demo_store)}, store=open_store(str(demo_store)))
+    app = web_app(demo_store)
     fen = "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4"
     move = chess.Board(fen).fullmove_number
     with app.test_request_context("/?lang=es"):

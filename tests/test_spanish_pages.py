@@ -23,7 +23,7 @@ import pytest
 
 from chesskb.queries import list_queries
 from chesskb.service.i18n import STRINGS
-from tests.conftest import DATA, run_cli
+from tests.conftest import DATA, run_cli, web_app
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 
@@ -47,10 +47,7 @@ def store(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(store), "AUTHOR_TOKEN": "teacher", "QUERY_WORKERS": 0}, store=open_store(str(store)))
+    app = web_app(store, AUTHOR_TOKEN="teacher", QUERY_WORKERS=0)
     return app.test_client()
 
 

@@ -22,6 +22,8 @@ import chess
 import chess.pgn
 import pytest
 
+from tests.conftest import web_app
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ROUND_ROBIN = FIXTURES / "round-robin.pgn"
 PUZZLES = FIXTURES / "puzzles-30.csv"
@@ -36,10 +38,7 @@ ENGLISH_PROSE = re.compile(
 
 @pytest.fixture(scope="module")
 def client(small_store):
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    app = create_app({"STORE": str(small_store), "QUERY_WORKERS": 0}, store=open_store(str(small_store)))
+    app = web_app(small_store, QUERY_WORKERS=0)
     return app.test_client()
 
 

@@ -74,7 +74,8 @@ class CheckCache:
     def get(self, name: str, key: str) -> dict[str, Any] | None:
         entry = self.entries.get(name)
         if entry is not None and entry.get("key") == key:
-            return entry["result"]
+            result: dict[str, Any] = entry["result"]  # the JSON file's, as put() wrote it
+            return result
         return None
 
     def put(self, name: str, key: str, result: dict[str, Any]) -> None:

@@ -22,11 +22,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
 from chesskb.kb.store.ontology_graph import ontology_quads
 from chesskb.kb.vocab import CP_IRI, OWL_IRI, RDF_IRI, RDFS_IRI, XSD_IRI, text_of
+
+if TYPE_CHECKING:
+    import rdflib  # imported where used: only explanations need it
 
 RDF_TYPE = NamedNode(RDF_IRI + "type")
 RDFS_LABEL = NamedNode(RDFS_IRI + "label")
@@ -123,7 +128,7 @@ def java_executable(purpose: str = "the reasoner") -> str:
     """The Java owlready2 will run; :class:`JavaMissing` with a clear message when there is none."""
     import owlready2
 
-    found = shutil.which(owlready2.JAVA_EXE)
+    found: str | None = shutil.which(owlready2.JAVA_EXE)  # owlready2 is untyped: JAVA_EXE is a str
     if found is None:
         raise JavaMissing(
             f"{purpose} needs Java (17 or newer for HermiT) and {owlready2.JAVA_EXE!r} "
@@ -428,7 +433,7 @@ def axioms_involved(statements: Sequence[Triple]) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _ontology_rdflib():
+def _ontology_rdflib() -> rdflib.Graph:
     """The ontology as an rdflib graph (read once; only explanations need it)."""
     import rdflib
 
@@ -437,7 +442,7 @@ def _ontology_rdflib():
     return rdflib.Graph().parse(data=ontology.turtle_text(), format="turtle")
 
 
-def _superclasses(graph, iri: str, rdflib) -> set[str]:
+def _superclasses(graph: rdflib.Graph, iri: str, rdflib: ModuleType) -> set[str]:
     seen = {iri}
     todo = [rdflib.URIRef(iri)]
     while todo:

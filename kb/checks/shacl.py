@@ -13,12 +13,16 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import chess
 import chess.pgn
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
 from chesskb.kb.findings import Finding, shacl_finding
+
+if TYPE_CHECKING:
+    import rdflib  # imported where used: the check loads it only when it runs
 from chesskb.kb.vocab import CP, RDFS_IRI, text_of
 
 SHAPES_FILE = "shapes.ttl"
@@ -35,7 +39,7 @@ def shapes_text() -> str:
 
 
 @lru_cache(maxsize=1)
-def _shapes_and_ontology():
+def _shapes_and_ontology() -> tuple[rdflib.Graph, rdflib.Graph]:
     import rdflib
 
     from chesskb import ontology

@@ -32,7 +32,8 @@ def owlapi_classpath() -> str:
     """owlready2's HermiT directory (``Save.class``) and jar (the OWL API inside HermiT)."""
     from owlready2 import reasoning
 
-    return reasoning._HERMIT_CLASSPATH
+    classpath: str = reasoning._HERMIT_CLASSPATH  # owlready2 is untyped
+    return classpath
 
 
 def rdfxml_to_owlxml(rdfxml: Path, owlxml: Path, *, java_memory_mb: int | None = None) -> None:

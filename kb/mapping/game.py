@@ -107,7 +107,7 @@ class _Quads:
     def add(self, subject: NamedNode, predicate: NamedNode, obj: NamedNode | Literal) -> None:
         self._append(Quad(subject, predicate, obj, self._graph))
 
-    def value(self, subject: NamedNode, prop: str, value) -> None:
+    def value(self, subject: NamedNode, prop: str, value: bool | int | str | dt.date | dt.datetime | dt.time) -> None:
         self._append(Quad(subject, _cp(prop), literal(value), self._graph))
 
     def link(self, subject: NamedNode, prop: str, obj: NamedNode) -> None:
@@ -353,7 +353,7 @@ def _map_event(tags: MappedTags, key: str, ctx: MappingContext, out: _Quads) -> 
     return event
 
 
-def _str(value) -> str | None:
+def _str(value: object) -> str | None:
     return str(value) if value is not None else None
 
 

@@ -8,7 +8,7 @@ OpeningTags[,DailyDate]``. The CSV's FEN is the position *before* the opponent's
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import chess
 
@@ -26,7 +26,7 @@ def _int_or_none(value: str | None) -> int | None:
         return None
 
 
-def iter_rows(handle, file_name: str) -> Iterator[tuple[dict[str, str], int] | Finding]:
+def iter_rows(handle: Iterable[str], file_name: str) -> Iterator[tuple[dict[str, str], int] | Finding]:
     """The CSV's rows with the line each starts on; a finding instead when columns are missing."""
     reader = csv.DictReader(handle)
     missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]

@@ -203,12 +203,21 @@ def _trim_long_comments(movetext: str) -> tuple[str, int]:
     return _LONG_COMMENT.subn(lambda match: "{" + match.group(1) + " …", movetext)
 
 
-class _QuietGameBuilder(chess.pgn.GameBuilder):
+class _ParsedGame(chess.pgn.Game):
+    """python-chess's game with the first move the builder could not play, and its position (or None)."""
+
+    failed_move: tuple[str, chess.Board] | None = None
+
+
+class _QuietGameBuilder(chess.pgn.GameBuilder[_ParsedGame]):
     """python-chess's builder without its logging: errors stay data in ``game.errors``, tag values are
     read as PGN escapes them, and the first move it could not play is kept with its position
     (``failed_move``), to name it as ``validate`` does."""
 
     failed_move: tuple[str, chess.Board] | None = None
+
+    def __init__(self) -> None:
+        super().__init__(Game=_ParsedGame)
 
     def parse_san(self, board: chess.Board, san: str) -> chess.Move:
         try:
@@ -221,7 +230,7 @@ class _QuietGameBuilder(chess.pgn.GameBuilder):
     def handle_error(self, error: Exception) -> None:
         self.game.errors.append(error)
 
-    def result(self) -> chess.pgn.Game:
+    def result(self) -> _ParsedGame:
         game = super().result()
         game.failed_move = self.failed_move
         return game

@@ -284,7 +284,7 @@ class DecodedLines:
     def __enter__(self) -> DecodedLines:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import chess
@@ -428,7 +429,7 @@ def _parse_ranks(token: str) -> tuple[Rank, ...]:
     return tuple(ranks)
 
 
-def _rank_tokens(text: str, number: int):
+def _rank_tokens(text: str, number: int) -> Iterator[Squares | str]:
     index = 0
     while index < len(text):
         char = text[index]

@@ -554,6 +554,7 @@ def _is_virtuoso(location: str) -> bool:
         location + ("&" if "?" in location else "?") + "query=ASK%7B%7D",
         headers={"Accept": "application/sparql-results+json"},
     )
+    server: str
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             server = response.headers.get("Server", "")

@@ -63,6 +63,8 @@ class DeadlineChannel(HTTPChannel):
     server's regular sweep closes it once the request is CHANNEL_TIMEOUT old."""
 
     _request_started: float = 0.0
+    #: waitress's (untyped) time of the channel's last byte, which its sweep measures idleness from
+    last_activity: float
 
     def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         self.host = _host(addr)  # before waitress's __init__, which adds the channel (and sets addr after)
