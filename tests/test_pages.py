@@ -528,6 +528,71 @@ def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
     assert "Sahuquillo" in table and "Rudolf" in table
 
 
+TERMINATIONS_PGN = """[Event "Claims"]
+[Site "London"]
+[Date "1840.??.??"]
+[White "Henry Buckle"]
+[Black "NN"]
+[Result "*"]
+[SetUp "1"]
+[FEN "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"]
+[Termination "mate in 2"]
+
+1. Nf6+ gxf6 2. Bxf7# *
+
+[Event "Blitz"]
+[Site "Online"]
+[Date "2020.01.01"]
+[White "Able, Ann"]
+[Black "Baker, Bo"]
+[Result "1-0"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]
+[Termination "Time forfeit"]
+
+1. e4 Kd7 1-0
+"""
+
+
+def test_termination_is_the_sources_words_unless_the_pgn_standard_defines_the_value(tmp_path):
+    """A Termination value the PGN standard defines ("Time forfeit", any case) is put in the page's words
+    from a table; any other ("mate in 2", pychess's) is shown as written, labelled as the source's words,
+    on Spanish pages too: no English prose is parsed back (issue 34, item 5)."""
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+    from chesskb.service.i18n import PGN_TERMINATIONS, STRINGS
+
+    path = tmp_path / "terminations.pgn"
+    path.write_text(TERMINATIONS_PGN, encoding="utf-8")
+    store = tmp_path / "store"
+    assert run_cli("import", str(path), "--jobs", "1", store=store).exit_code == 0
+    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    positions = client.get("/class/Position.json").get_json()["positions"]
+    handle = io.StringIO(TERMINATIONS_PGN)
+    games = [game for game in iter(lambda: chess.pgn.read_game(handle), None)]
+    assert len(games) == 2
+    for game in games:
+        written = game.headers["Termination"]
+        position = next(p for p in positions if p["fen"] == game.headers["FEN"])
+        for lang in ("en", "es"):
+            url = position["url"] + ("&" if "?" in position["url"] else "?") + f"lang={lang}"
+            body = client.get(url, headers=BROWSER).get_data(as_text=True)
+            start = body.index('<section class="game">')
+            label = html.escape(STRINGS[lang]["termination"])
+            found = re.search(
+                rf'<th scope="row">{label}</th><td>(.*?)</td>', body[start : body.index("</section>", start)]
+            )
+            assert found, (written, lang)
+            cell = html.unescape(found.group(1))
+            standard = PGN_TERMINATIONS.get(written.casefold())
+            if standard is None:  # the source's own words, as written, and said to be
+                assert cell == f'{written} <span class="note">({STRINGS[lang]["as_written"]})</span>', cell
+            else:
+                assert cell == STRINGS[lang][standard] and "note" not in cell, cell
+                assert lang == "en" or cell != written  # Spanish words, not the tag's English
+    assert {PGN_TERMINATIONS.get(g.headers["Termination"].casefold()) is None for g in games} == {True, False}
+
+
 def test_solution_line_falls_back_to_the_stored_uci_and_stops_at_what_cannot_be_played():
     from chesskb.service.boards import solution_line
 
