@@ -174,6 +174,10 @@ def _minter() -> IriMinter:
     return IriMinter(current_app.config["BASE_IRI"])
 
 
+#: Rows that tell an exercise's answer ("mate in 2": the source's word on how the line ends): on an exercise's
+#: page they are folded with the source's claims, shown once asked for, like its themes (issue 34, item 3).
+CLUE_ROWS = frozenset({CP.termination.value})
+
 #: Row labels from the interface strings; other rows use the ontology's property label.
 ROW_STRINGS = {
     "eventName": "event",
@@ -203,6 +207,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     line = boards.solution_line(fen, resource.first("move"), resource.first("solutionUci"), lang)
     rows: list[dict[str, Any]] = []
 
+    exercise = CP.term("Exercise").value in resource.types
+
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if known(text):
             text = localise_value(prop_iri, text, lang)
@@ -215,10 +221,11 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             rows.append(
                 {
                     "property": prop_iri,
-                    "label": label,
+                    "label": label[:1].upper() + label[1:],  # the ontology's labels are lower case ("ply count")
                     "value": text,
                     "url": link_for(iri) if iri else href,
                     "note": note,
+                    "clue": exercise and prop_iri in CLUE_ROWS,
                 }
             )
 
