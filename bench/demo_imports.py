@@ -12,17 +12,17 @@ difference between wall and CPU is the machine's other load (or waiting for the 
 
 from __future__ import annotations
 
-import argparse
 import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from first_page import new_store  # noqa: E402  (the same --store/--keep options)
 
 from tests.demo_kb import demo_imports  # noqa: E402  (demo.sh's own import lines)
 
@@ -53,14 +53,7 @@ def refresh_seconds(store: Path) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, default=None, help="a store path that does not exist yet")
-    parser.add_argument("--keep", action="store_true", help="keep the store afterwards")
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="chesskb-demo-imports-")) if args.store is None else args.store.parent
-    store = args.store or work / "store"
-    if store.exists():
-        raise SystemExit(f"{store} exists: give a new path")
+    remove, store, keep = new_store(__doc__.splitlines()[0], "chesskb-demo-imports-")
     print(f"{'import':<40} {'wall s':>7} {'CPU s':>7} {'links s':>8} {'counts s':>9}")
     try:
         for command in demo_imports():
@@ -79,8 +72,8 @@ def main() -> None:
             links, counts = refresh_seconds(store)
             print(f"{name:<40} {wall:7.1f} {used:7.1f} {links:8.3f} {counts:9.3f}", flush=True)
     finally:
-        if not args.keep:
-            shutil.rmtree(work if args.store is None else store, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(remove, ignore_errors=True)
 
 
 if __name__ == "__main__":
