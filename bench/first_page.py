@@ -70,15 +70,22 @@ def start(store: Path) -> dict[str, float]:
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def new_store(description: str, prefix: str) -> tuple[Path, Path, bool]:
+    """The ``--store``/``--keep`` options of the demo benchmarks (this one, ``demo_imports.py``): the folder
+    to remove afterwards (unless kept), a store path that does not exist yet, and whether to keep it."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--store", type=Path, default=None, help="a store path that does not exist yet")
     parser.add_argument("--keep", action="store_true", help="keep the store afterwards")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="chesskb-first-page-")) if args.store is None else args.store.parent
+    work = Path(tempfile.mkdtemp(prefix=prefix)) if args.store is None else args.store.parent
     store = args.store or work / "store"
     if store.exists():
         raise SystemExit(f"{store} exists: the first start needs a new store")
+    return (work if args.store is None else store), store, args.keep
+
+
+def main() -> None:
+    remove, store, keep = new_store(__doc__.splitlines()[0], "chesskb-first-page-")
     try:
         results = {}
         for name in ("first start", "second start"):
@@ -90,8 +97,8 @@ def main() -> None:
             print(f"{name:<14} {figures['serving_s']:>14.1f} " + " ".join(f"{figures[p]:>22.0f}" for p in PAGES))
         print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
-        if not args.keep:
-            shutil.rmtree(work if args.store is None else store, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(remove, ignore_errors=True)
             notes = Path(str(store) + ".import-notes.txt")
             notes.unlink(missing_ok=True)
 

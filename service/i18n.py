@@ -233,7 +233,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "rows": "rows",
         "result_cut": "result cut at {n} rows (row limit)",
         "game_line": "{file}, game {game}, line {line}",
-        "mate_in": "mate in {n}",
+        "as_written": "as the source writes it",
+        "termination_abandoned": "abandoned",
+        "termination_adjudication": "adjudication",
+        "termination_death": "death",
+        "termination_emergency": "emergency",
+        "termination_normal": "normal",
+        "termination_rules_infraction": "rules infraction",
+        "termination_time_forfeit": "time forfeit",
+        "termination_unterminated": "unterminated",
         "start_position": "Start position",
         "lichess_puzzle": "lichess puzzle {id}",
         "lichess_game": "lichess game {id}",
@@ -503,7 +511,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "rows": "filas",
         "result_cut": "resultado cortado en {n} filas (límite de filas)",
         "game_line": "{file}, partida {game}, línea {line}",
-        "mate_in": "mate en {n}",
+        "as_written": "tal como lo escribe la fuente",
+        "termination_abandoned": "abandonada",
+        "termination_adjudication": "adjudicación",
+        "termination_death": "fallecimiento de un jugador",
+        "termination_emergency": "emergencia",
+        "termination_normal": "normal",
+        "termination_rules_infraction": "infracción del reglamento",
+        "termination_time_forfeit": "pérdida por tiempo",
+        "termination_unterminated": "sin terminar",
         "start_position": "Posición inicial",
         "lichess_puzzle": "problema de lichess {id}",
         "lichess_game": "partida de lichess {id}",
@@ -598,6 +614,31 @@ def register_language(app: Flask) -> None:
 
 def strings(lang: str) -> dict[str, str]:
     return STRINGS.get(lang, STRINGS["en"])
+
+
+#: The Termination values the PGN standard defines (section 9.8.1), the only ones a page puts in its own
+#: words (the string key of each): any other value ("mate in 2", pychess's) is the source's own words,
+#: shown as written. Matched whole, ignoring case ("Time forfeit", as lichess writes it): never parsed.
+PGN_TERMINATIONS = {
+    "abandoned": "termination_abandoned",
+    "adjudication": "termination_adjudication",
+    "death": "termination_death",
+    "emergency": "termination_emergency",
+    "normal": "termination_normal",
+    "rules infraction": "termination_rules_infraction",
+    "time forfeit": "termination_time_forfeit",
+    "unterminated": "termination_unterminated",
+}
+
+
+def termination_text(value: str, lang: str) -> str | None:
+    """A PGN Termination value in the page's language when the standard defines it, else None.
+
+    >>> termination_text("Time forfeit", "es"), termination_text("mate in 2", "es")
+    ('pérdida por tiempo', None)
+    """
+    key = PGN_TERMINATIONS.get(value.strip().casefold())
+    return strings(lang)[key] if key else None
 
 
 def localise_san(san: str, lang: str) -> str:

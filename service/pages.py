@@ -10,7 +10,6 @@ their listings (``service.listings``) under the generic property table.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -24,7 +23,7 @@ from . import boards, games, next_exercise
 from .claims import claim_view
 from .errors import ServiceError
 from .game_header import game_header
-from .i18n import current_lang, strings
+from .i18n import current_lang, strings, termination_text
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label
 from .listings import listing_for
 from .negotiation import BY_MEDIA_TYPE, RDF_FORMATS, URL_SUFFIXES
@@ -175,6 +174,10 @@ def _minter() -> IriMinter:
     return IriMinter(current_app.config["BASE_IRI"])
 
 
+#: Rows that tell an exercise's answer ("mate in 2": the source's word on how the line ends): on an exercise's
+#: page they are folded with the source's claims, shown once asked for, like its themes (issue 34, item 3).
+CLUE_ROWS = frozenset({CP.termination.value})
+
 #: Row labels from the interface strings; other rows use the ontology's property label.
 ROW_STRINGS = {
     "eventName": "event",
@@ -204,6 +207,8 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     line = boards.solution_line(fen, resource.first("move"), resource.first("solutionUci"), lang)
     rows: list[dict[str, Any]] = []
 
+    exercise = CP.term("Exercise").value in resource.types
+
     def row(prop_iri: str, text: str, iri: str | None = None, note: str = "", href: str | None = None) -> None:
         if known(text):
             text = localise_value(prop_iri, text, lang)
@@ -216,10 +221,11 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
             rows.append(
                 {
                     "property": prop_iri,
-                    "label": label,
+                    "label": label[:1].upper() + label[1:],  # the ontology's labels are lower case ("ply count")
                     "value": text,
                     "url": link_for(iri) if iri else href,
                     "note": note,
+                    "clue": exercise and prop_iri in CLUE_ROWS,
                 }
             )
 
@@ -256,7 +262,7 @@ def position_data(resource: Resource, lang: str) -> dict[str, Any]:
     if match is not None:
         for prop in MATCH_ROWS[2:]:
             for value in match.get(prop):
-                row(CP.term(prop).value, value.text)
+                row(CP.term(prop).value, value.text, note=_as_written_note(CP.term(prop).value, value.text, lang))
         for value in match.get("gameUrl"):
             row(
                 CP.gameUrl.value,
@@ -323,20 +329,22 @@ def browse_opening(match: Resource) -> str:
     return opening_title(match.first("eco"), match.first("opening"), match.first("variation"))
 
 
-_MATE_IN = re.compile(r"^mate in (\d+)$", re.IGNORECASE)
-
-
 def localise_value(prop_iri: str, text: str, lang: str) -> str:
-    """A value in the page's language: a ``mate in N`` termination (a PGN tag's usual words); a lichess
+    """A value in the page's language where data says what it means: a Termination value the PGN standard
+    defines (``i18n.termination_text``; any other is the source's words, shown as written); a lichess
     opening tag as words (``Slav_Defense_Diemer_Gambit`` -> ``Slav Defense Diemer Gambit``) in any language."""
     if prop_iri == CP.openingTag.value:
         return text.replace("_", " ")
-    if lang == "en":
-        return text
-    found = _MATE_IN.match(text.strip()) if prop_iri == CP.termination.value else None
-    if found:
-        return strings(lang)["mate_in"].format(n=found.group(1))
+    if prop_iri == CP.termination.value:
+        return termination_text(text, lang) or text
     return text
+
+
+def _as_written_note(prop_iri: str, text: str, lang: str) -> str:
+    """The note on a Termination value no table puts in the page's words: it is the source's own."""
+    if prop_iri == CP.termination.value and termination_text(text, lang) is None:
+        return strings(lang)["as_written"]
+    return ""
 
 
 def _lead_in(resource: Resource, match: Resource | None, fen: str, lang: str) -> dict[str, str] | None:

@@ -43,7 +43,7 @@ def test_an_unchanged_course_is_not_imported_again(tmp_path: Path) -> None:
     course = tmp_path / "course.yaml"
     course.write_text(COURSE % 3, encoding="utf-8")
     first = run_cli("course", "import", "--skip-unchanged", str(course), store=store)
-    assert first.exit_code == 0 and first.output.startswith("imported course skip-test: 1 chapters, 3 exercises")
+    assert first.exit_code == 0 and first.output.startswith("imported course skip-test: 1 chapter, 3 exercises")
     chosen = _exercises(store)
     assert len(chosen) == 3 and set(chosen) <= _mates_in_one()
 
@@ -53,7 +53,7 @@ def test_an_unchanged_course_is_not_imported_again(tmp_path: Path) -> None:
 
     course.write_text(COURSE % 2, encoding="utf-8")  # the file changed: chosen again
     changed = run_cli("course", "import", "--skip-unchanged", str(course), store=store)
-    assert changed.output.startswith("imported course skip-test: 1 chapters, 2 exercises")
+    assert changed.output.startswith("imported course skip-test: 1 chapter, 2 exercises")
     assert _exercises(store) == chosen[:2]
 
     # the source imported again (a new import time): the course is chosen again

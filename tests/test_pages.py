@@ -484,6 +484,13 @@ def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
     body = client.get(position["url"], headers=BROWSER).get_data(as_text=True)
     start = body.index('<section class="game">')
     table = html.unescape(body[start : body.index("</section>", start)])
+    # the position is an exercise (a set-up FEN): its Termination ("mate in 1") tells the answer and is folded
+    # with the source's claims (issue 34, item 3)
+    claims = body.index('<details class="claims"')
+    table += html.unescape(body[claims : body.index("</details>", claims)])
+    assert game.headers["Termination"] in _termination_cells(body, "en")["claims"]
+    labels = re.findall(r'<th scope="row">(.*?)</th>', table)
+    assert len(labels) > 20 and all(label[:1].isupper() for label in labels), labels  # "Ply count", not "ply count"
     for tag in (
         "Event",
         "Site",
@@ -513,6 +520,85 @@ def test_game_table_shows_every_known_tag_of_the_original_list(tmp_path):
     ):
         assert game.headers[tag] in table, tag
     assert "Sahuquillo" in table and "Rudolf" in table
+
+
+TERMINATIONS_PGN = """[Event "Claims"]
+[Site "London"]
+[Date "1840.??.??"]
+[White "Henry Buckle"]
+[Black "NN"]
+[Result "*"]
+[SetUp "1"]
+[FEN "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"]
+[Termination "mate in 2"]
+
+1. Nf6+ gxf6 2. Bxf7# *
+
+[Event "Blitz"]
+[Site "Online"]
+[Date "2020.01.01"]
+[White "Able, Ann"]
+[Black "Baker, Bo"]
+[Result "1-0"]
+[Termination "Time forfeit"]
+
+1. e4 e5 2. Nf3 Nc6 1-0
+"""
+
+
+def _termination_cells(body: str, lang: str) -> dict[str, str]:
+    """The Termination row's cell in each part of a position page: the open game table and the folded
+    source's claims (``<details class="claims">``)."""
+    from chesskb.service.i18n import STRINGS
+
+    label = html.escape(STRINGS[lang]["termination"])
+    cells = {}
+    for part, opening, closing in (
+        ("game", '<section class="game">', "</section>"),
+        ("claims", 'class="claims"', "</details>"),
+    ):
+        if opening in body:
+            start = body.index(opening)
+            found = re.search(rf'<th scope="row">{label}</th><td>(.*?)</td>', body[start : body.index(closing, start)])
+            if found:
+                cells[part] = html.unescape(found.group(1))
+    return cells
+
+
+def test_termination_is_the_sources_words_unless_the_pgn_standard_defines_the_value(tmp_path):
+    """A Termination value the PGN standard defines ("Time forfeit", any case) is put in the page's words
+    from a table; any other ("mate in 2", pychess's) is shown as written, labelled as the source's words,
+    on Spanish pages too: no English prose is parsed back (issue 34, item 5). On an exercise's page it
+    tells the answer, so it is folded with the source's claims, not in the open game table (item 3)."""
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+    from chesskb.service.i18n import PGN_TERMINATIONS, STRINGS
+
+    path = tmp_path / "terminations.pgn"
+    path.write_text(TERMINATIONS_PGN, encoding="utf-8")
+    store = tmp_path / "store"
+    assert run_cli("import", str(path), "--jobs", "1", store=store).exit_code == 0
+    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    positions = client.get("/class/Position.json").get_json()["positions"]
+    handle = io.StringIO(TERMINATIONS_PGN)
+    games = [game for game in iter(lambda: chess.pgn.read_game(handle), None)]
+    assert len(games) == 2
+    for game in games:
+        written = game.headers["Termination"]
+        exercise = "FEN" in game.headers  # a set-up position that is not a game's start (kb.analysis.exercises)
+        position = next(p for p in positions if p["fen"] == game.headers.get("FEN", chess.STARTING_FEN))
+        for lang in ("en", "es"):
+            url = position["url"] + ("&" if "?" in position["url"] else "?") + f"lang={lang}"
+            cells = _termination_cells(client.get(url, headers=BROWSER).get_data(as_text=True), lang)
+            assert list(cells) == ["claims" if exercise else "game"], (written, lang, cells)
+            [cell] = cells.values()
+            standard = PGN_TERMINATIONS.get(written.casefold())
+            if standard is None:  # the source's own words, as written, and said to be
+                assert cell == f'{written} <span class="note">({STRINGS[lang]["as_written"]})</span>', cell
+            else:
+                assert cell == STRINGS[lang][standard] and "note" not in cell, cell
+                assert lang == "en" or cell != written  # Spanish words, not the tag's English
+    assert {PGN_TERMINATIONS.get(g.headers["Termination"].casefold()) is None for g in games} == {True, False}
 
 
 def test_solution_line_falls_back_to_the_stored_uci_and_stops_at_what_cannot_be_played():

@@ -21,7 +21,7 @@ import chess.pgn
 import pytest
 
 from chesskb.kb.reading.names import is_person
-from tests.conftest import DATA, run_cli, web_app
+from tests.conftest import BASE, DATA, run_cli, web_app
 
 BROWSER = {"Accept": "text/html"}
 PUZZLES = Path(__file__).parent / "fixtures" / "puzzles-30.csv"
@@ -222,3 +222,39 @@ def test_names_that_read_like_the_importers_phrases_stay_as_the_file_gives_them(
     # the page's own rows; the stored properties under "Linked data" keep their filter (see CHANGELOG)
     page = _page(client, iri, "es").split('class="all-properties"')[0]
     assert ">Board of Trade<" in page and ">Mate in one<" in page and "Tablero de Trade" not in page
+
+
+def test_a_game_is_named_alike_in_its_header_and_in_its_positions_titles(tmp_path):
+    """One game in two sources whose tags write a player two ways ("Polgar, Judit", "Judit Polgár": one player,
+    two labels): the game page's title names the player as its header does, by the first label in code-point
+    order, and so does the title of each position listed under the game (it read an arbitrary one); the source's
+    page and the game's list the game and its position once (a row per label listed them twice)."""
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+
+    moves = "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 1-0"
+    written = ("Polgar, Judit", "Judit Polgár")
+    files = []
+    for number, black in enumerate(written):
+        path = tmp_path / f"source-{number}.pgn"
+        path.write_text(
+            f'[Event "Dortmund"]\n[Site "Dortmund"]\n[Date "1996.??.??"]\n[Round "8"]\n'
+            f'[White "Anand, Viswanathan"]\n[Black "{black}"]\n[Result "1-0"]\n\n{moves}\n',
+            encoding="utf-8",
+        )
+        files.append(str(path))
+    store = tmp_path / "store"
+    assert run_cli("import", *files, "--jobs", "1", store=store).exit_code == 0
+    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    read = [chess.pgn.read_game(io.StringIO(Path(f).read_text(encoding="utf-8"))) for f in files]
+    expected_name = min(game.headers["Black"] for game in read if game is not None)
+    source = client.get("/page.json", query_string={"iri": BASE + "source/source-0"}).get_json()
+    [game] = source["games"]  # listed once, though each source gave it a label of its own
+    for lang in ("en", "es"):
+        page = client.get(game["url"].replace("/page?", "/page.json?") + f"&lang={lang}").get_json()
+        assert page["header"]["black"]["name"] == expected_name
+        title = page["header"]["title"]
+        assert expected_name in title
+        listed = [p["label"] for p in page["positions"]]
+        assert listed and all(label.endswith(title) for label in listed), (title, listed)
+        assert len({p["iri"] for p in page["positions"]}) == len(listed)  # each position once

@@ -123,6 +123,21 @@ def test_all_48_questions_have_a_query():
         assert query.title and query.description, query.name
 
 
+def test_descriptions_name_no_code_nor_seed():
+    """A question's description is read on the questions page by learners too (issue 34: "query descriptions
+    cite code paths and seed numbers"): in either language it names no file of the code, no seed and no
+    SPARQL variable (a column is named in words)."""
+    # a variable is "?name" after a space or bracket (the pattern language's "???PP???" is no variable)
+    developer = re.compile(r"\b[\w/.-]+\.(py|rq|js|html)\b|\bseed\b|(?<![?\w/*])\?[A-Za-z_]\w*")
+    said = [
+        (query.name, lang, found.group(0))
+        for query in list_queries()
+        for lang in ("en", "es")
+        for found in developer.finditer(query.in_language(lang).description)
+    ]
+    assert not said, said
+
+
 # Every query's defaults are chosen from the demo data and answered there: tests/test_demo_queries.py.
 
 

@@ -33,6 +33,16 @@ class CliContext:
         return open_store(self.store_location, update_endpoint=self.update_endpoint, graph_store=self.graph_store)
 
 
+def counted(number: int, noun: str) -> str:
+    """A count with its noun in the right number, for the lines a command prints ("1 chapter", "2 chapters";
+    the nouns they count all take an ``s``).
+
+    >>> counted(1, "game"), counted(0, "game"), counted(19, "exercise")
+    ('1 game', '0 games', '19 exercises')
+    """
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 EXIT_OK = 0
 EXIT_DATA = 1
 EXIT_USAGE = 2

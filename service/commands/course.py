@@ -9,7 +9,7 @@ import click
 
 from chesskb.kb.courses.course_file import CourseError, courses_in, dump_course, export_course, import_course
 from chesskb.kb.terminal import printable
-from chesskb.service.commands.base import DataProblem, UsageProblem
+from chesskb.service.commands.base import DataProblem, UsageProblem, counted
 
 
 @click.group("course")
@@ -39,7 +39,9 @@ def import_command(obj, files: tuple[Path, ...], skip_unchanged: bool) -> None:
             click.echo(f"course unchanged, not imported again: {file}")
             continue
         exercises = sum(len(chapter.exercises) for chapter in course.chapters)
-        click.echo(f"imported course {course.id}: {len(course.chapters)} chapters, {exercises} exercises")
+        click.echo(
+            f"imported course {course.id}: {counted(len(course.chapters), 'chapter')}, {counted(exercises, 'exercise')}"
+        )
 
 
 @command.command("list")
@@ -54,8 +56,8 @@ def list_command(obj, fmt: str) -> None:
     for course in courses:
         click.echo(
             printable(
-                f"{course['iri']}  {course['title'] or ''}  ({course['chapters']} chapters, "
-                f"{course['exercises']} exercises)"
+                f"{course['iri']}  {course['title'] or ''}  ({counted(course['chapters'], 'chapter')}, "
+                f"{counted(course['exercises'], 'exercise')})"
             )
         )
 

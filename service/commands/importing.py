@@ -10,7 +10,7 @@ from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportRefused, group_files, import_files, sources_checksum, validate_themes
 from chesskb.kb.merge.freshness import import_fingerprint, unchanged_sources
 from chesskb.kb.pipeline import default_jobs
-from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, reading_options
+from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, counted, reading_options
 from chesskb.service.progress import TerminalProgress, import_status
 
 
@@ -78,7 +78,7 @@ def command(
     label = "source" if len(report.sources) == 1 else f"{len(report.sources)} sources:"
     rate_text = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"  # mining runs at a game every few seconds
     click.echo(
-        f"imported {report.games} games into {label} {names} "
+        f"imported {counted(report.games, 'game')} into {label} {names} "
         f"({report.errors} skipped with errors, {report.quads} quads, {report.seconds:.1f} s, "
         f"{rate_text} games/s) -> {obj.store_location}"
     )
