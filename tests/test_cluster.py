@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -183,3 +184,38 @@ def test_a_part_that_cannot_be_written_names_the_host_and_folder(tmp_path: Path)
         write_part(missing, "a.nq.gz", b"data")
     assert write_part(tmp_path, "a.nq.gz", b"data").sha256 == hashlib.sha256(b"data").hexdigest()
     assert (tmp_path / "a.nq.gz").read_bytes() == b"data"
+
+
+def test_mining_many_shards_on_a_cluster_stores_what_local_mining_stores(scheduler: str, tmp_path: Path) -> None:
+    """``import --mine`` over a source cut into shards (a file per game here), on the cluster's workers
+    (each with its own stockfish) and with ``--jobs 2``: the same store, mined exercises included."""
+    from chesskb.kb.analysis.engine import engine_path
+
+    if engine_path() is None:
+        pytest.skip("no stockfish (scripts/setup.sh installs it)")
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    games = [
+        game
+        for path in (DATA / "pgn-extract" / "test-checkmate.pgn", FILES[0])
+        for game in re.split(r"(?m)^(?=\[Event )", path.read_text(encoding="utf-8"))
+        if game.strip()
+    ]
+    for number, game in enumerate(games, 1):
+        (shards / f"shard-{number:02d}.pgn").write_text(game, encoding="utf-8")
+    files = sorted(map(str, shards.iterdir()))
+    assert len(files) == 8
+    local, remote = tmp_path / "local", tmp_path / "cluster"
+    args = ("import", "--mine", "--source", "month", *files)
+    assert run_cli(*args[:1], "--jobs", "2", *args[1:], store=local).exit_code == 0
+    result = run_cli(*args[:1], "--cluster", scheduler, *args[1:], store=remote)
+    assert result.exit_code == 0, result.output
+    mined = "SELECT ?fen WHERE { ?p a cp:MateInOne ; cp:plyInGame ?ply ; cp:fen ?fen FILTER (?ply > 0) } ORDER BY ?fen"
+    found = run_cli("query", mined, "--format", "tsv", store=remote).output
+    assert "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2" in found  # fool's mate, mined
+    assert found == run_cli("query", mined, "--format", "tsv", store=local).output
+    for name in ("sources", "mate-in-one", "positions-by-side-and-goal", "event-standings"):
+        assert (
+            run_cli("query", "--name", name, "--format", "csv", store=remote).output
+            == run_cli("query", "--name", name, "--format", "csv", store=local).output
+        ), name
