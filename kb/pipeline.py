@@ -141,7 +141,9 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
 
     ``verifier`` decides mate claims (``UnitProcessor``'s or a worker's, with their engine; by default
     one in memory without an engine: the same verdicts, found without its proposals); the claims it
-    decided come back in ``verified`` for the importer to keep.
+    decided come back in ``verified`` for the importer to keep. With ``settings.parts`` the statements
+    are written to the unit's part file (``part_name``; ``PartNotWritten`` when that fails) instead of
+    coming back in ``batch``.
     """
     verifier = verifier if verifier is not None else MateVerifier()
     result = UnitResult()
