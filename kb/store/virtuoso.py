@@ -75,13 +75,13 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
     than the files), then checkpoint so the load survives a restart. Returns the number of files loaded;
     raises ``RuntimeError`` naming the files the loader refused."""
     folder = folder.resolve()
-    listed = manifest_files(folder)
-    files = sorted(folder.glob(PARTS)) if listed is None else listed
+    in_manifest = manifest_files(folder)
+    files = sorted(folder.glob(PARTS)) if in_manifest is None else in_manifest
     if not files:
         raise RuntimeError(f"no {PARTS} file in {folder}")
-    if listed is None:
+    if in_manifest is None:
         sql.run(f"ld_dir({_sql_text(str(folder))}, {_sql_text(PARTS)}, {_sql_text(merge_graph)});")
-    for start in range(0, len(listed or ()), LD_ADD_PER_CALL):
+    for start in range(0, len(in_manifest or ()), LD_ADD_PER_CALL):
         chunk = files[start : start + LD_ADD_PER_CALL]
         sql.run(" ".join(f"ld_add({_sql_text(str(file))}, {_sql_text(merge_graph)});" for file in chunk))
     count = max(1, min(loaders or os.cpu_count() or 1, len(files)))
