@@ -81,8 +81,6 @@ def part_bytes(quads: Iterable[Quad]) -> bytes:
     """The part's content: its distinct statements in the layout, sorted (so the same statements give
     the same bytes whatever order a process produced them in), gzip-compressed without a time stamp."""
     quads = list(quads)
-    if not quads:
-        return gzip.compress(b"", compresslevel=GZIP_LEVEL, mtime=0)
     in_graphs = set(rdf_bytes(quads, RdfFormat.N_QUADS).splitlines(keepends=True))
     in_merge = set(rdf_bytes([quad.triple for quad in quads], RdfFormat.N_TRIPLES).splitlines(keepends=True))
     return gzip.compress(b"".join(sorted(in_graphs) + sorted(in_merge)), compresslevel=GZIP_LEVEL, mtime=0)
