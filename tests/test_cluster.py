@@ -174,6 +174,13 @@ def test_parts_need_a_folder_and_a_file_needs_a_file(tmp_path: Path) -> None:
     result = run_cli("convert", str(FILES[0]), "-o", str(tmp_path))
     assert result.exit_code == 2 and "is a folder" in result.output
     assert [path.name for path in tmp_path.iterdir()] == ["kb.nq.gz"]
+    # nothing readable: no folder is left behind (nor a manifest in one that was there)
+    bad = tmp_path / "bad.pgn"
+    bad.write_bytes(b"\x00\x01\x02 not a pgn")
+    result = run_cli("convert", "--jobs", "1", "--parts", str(bad), "-o", str(tmp_path / "parts"))
+    assert result.exit_code == 1 and not (tmp_path / "parts").exists()
+    result = run_cli("convert", "--jobs", "1", "--parts", str(bad), "-o", str(tmp_path))
+    assert result.exit_code == 1 and sorted(path.name for path in tmp_path.iterdir()) == ["bad.pgn", "kb.nq.gz"]
 
 
 def test_a_part_that_cannot_be_written_names_the_host_and_folder(tmp_path: Path) -> None:
