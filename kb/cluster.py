@@ -18,6 +18,11 @@ time (a lock): start workers with ``--nthreads 1`` and as many processes as core
 Workers need the ``chesskb[cluster]`` install (the same version as the driver), the engine when
 the run needs one (``--mine``, long mate claims: ``$CHESSKB_ENGINE`` or Debian's stockfish on each
 worker), and read the verification cache file only if it exists at the same path there.
+
+With ``convert --parts`` (``PipelineSettings.parts``) a worker writes each unit's statements into a
+part file in the shared folder itself and sends back only the small remainder (findings, counts,
+digests, the naming statements links are computed from, the part's name and SHA-256): the driver's
+network link and CPU then carry a few bytes per game instead of every statement.
 """
 
 from __future__ import annotations
@@ -90,7 +95,7 @@ class ClusterUnitProcessor:
         limit = self.workers() * IN_FLIGHT_PER_JOB
         try:
             for unit in units:
-                pending.append(self._client.submit(work_on_worker, unit, self.settings, self.token, pure=False))
+                pending.append(self.submit(unit))
                 if len(pending) >= limit:
                     yield self._kept(pending.popleft().result())
             while pending:
@@ -98,6 +103,11 @@ class ClusterUnitProcessor:
         finally:
             for future in pending:  # an abandoned or failed run leaves nothing queued on the cluster
                 future.cancel()
+
+    def submit(self, unit: WorkUnit) -> Any:
+        """One task for ``unit`` (a Dask future). Dask may run a task more than once (its worker lost
+        after it finished): with ``parts`` the copy writes the same part, ``kb.store.nquads_parts``."""
+        return self._client.submit(work_on_worker, unit, self.settings, self.token, pure=False)
 
     def _kept(self, result: UnitResult) -> UnitResult:
         self.cache.save(result.verified)

@@ -260,11 +260,13 @@ def plan_import(
     store_location: str | None = None,
     collect: bool = False,
     cluster: str | None = None,
+    parts: Path | None = None,
 ) -> ImportPlan:
     """Sources, files and settings of an import; raises ``ImportRefused`` on usage errors.
 
     ``store_location`` decides where the verification cache lives (``cache_location``); ``collect``
-    makes the workers also send what links and class counts are computed from (``convert``).
+    makes the workers also send what links and class counts are computed from (``convert``);
+    ``parts`` makes them write each unit's statements into that folder (``convert --parts``).
     """
     started = dt.datetime.now(dt.timezone.utc)
     user_themes = validate_themes(themes)
@@ -281,7 +283,16 @@ def plan_import(
         source_report.checksum = sources_checksum(groups[source_report.name])
         source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
     cache = cache_location(store_location)
-    settings = PipelineSettings(minter.base, user_themes, lang, mine, str(cache) if cache else None, collect, engine)
+    settings = PipelineSettings(
+        minter.base,
+        user_themes,
+        lang,
+        mine,
+        str(cache) if cache else None,
+        collect,
+        engine,
+        parts=str(parts.absolute()) if parts is not None else None,
+    )
     return ImportPlan(minter, groups, report, settings, started, cluster=cluster)
 
 

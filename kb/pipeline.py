@@ -5,7 +5,9 @@ with the game numbers they start at), cheap to make because nothing is parsed ye
 turns a unit into N-Quads bytes plus findings; it is pure, so units run in ``jobs`` worker processes
 (one for ``jobs`` 1, so its address-space cap applies too) while the importer's process only loads
 the results. Results come back in file order, and at most a few units per worker are in flight, so
-memory stays flat however large the file.
+memory stays flat however large the file. With ``PipelineSettings.parts`` (``convert --parts``) a unit's
+statements do not come back at all: the worker writes them to a part file named by the unit's content
+(``part_name``), its only side effect, the same whenever and wherever the unit runs again.
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ from chesskb.kb.analysis.verify_cache import VerificationCache
 from chesskb.kb.findings import Finding
 from chesskb.kb.mapping.game import MappingContext, MinedPosition, record_quads
 from chesskb.kb.mapping.iris import IriMinter
+from chesskb.kb.merge.freshness import code_fingerprint
 from chesskb.kb.reading.memory import READER_MEMORY_BYTES, cap_address_space
 from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.units import WorkUnit, unit_records
 from chesskb.kb.store import layout
 from chesskb.kb.store.base import SerializedBatch, Term, rdf_bytes
+from chesskb.kb.store.nquads_parts import WrittenPart, part_bytes, write_part
 from chesskb.kb.vocab import CP, RDF, RDFS, text_of
 from chesskb.queries.class_counts import COUNTED_CLASSES
 
@@ -61,6 +65,9 @@ class PipelineSettings:
     engine: str | None = None
     #: the address space each worker may add after it starts (``kb.reading.memory``); 0 for no cap
     reader_memory: int = READER_MEMORY_BYTES
+    #: a folder every worker can write (``convert --parts``): each unit's statements go into a part
+    #: file there (``kb.store.nquads_parts``) instead of back to the importer's process; None: sent back
+    parts: str | None = None
 
 
 @dataclass
@@ -82,6 +89,8 @@ class UnitResult:
     #: players and events the links are decided from (N-Triples)
     members: dict[str, set[int]] = field(default_factory=dict)
     evidence: bytes = b""
+    #: with ``parts``: the part file the unit's statements were written to (None: the unit had none)
+    part: WrittenPart | None = None
 
 
 def _digest64(text: str) -> int:
@@ -132,7 +141,9 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
 
     ``verifier`` decides mate claims (``UnitProcessor``'s or a worker's, with their engine; by default
     one in memory without an engine: the same verdicts, found without its proposals); the claims it
-    decided come back in ``verified`` for the importer to keep.
+    decided come back in ``verified`` for the importer to keep. With ``settings.parts`` the statements
+    are written to the unit's part file (``part_name``; ``PartNotWritten`` when that fails) instead of
+    coming back in ``batch``.
     """
     verifier = verifier if verifier is not None else MateVerifier()
     result = UnitResult()
@@ -174,10 +185,35 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     _count_individuals(quads, result, ctx.minter)
     if settings.collect:
         collect_evidence(quads, result, settings.base_iri)
+    if settings.parts is not None:
+        # a function of the unit alone (not of what this process sent before): a rerun writes the same part
+        if quads:
+            result.part = write_part(Path(settings.parts), part_name(unit, settings), part_bytes(quads))
+        return result
     fresh = _SENT.fresh(quads)
     if fresh:
         result.batch = serialized_batch(fresh)
     return result
+
+
+def part_name(unit: WorkUnit, settings: PipelineSettings) -> str:
+    """The name of a unit's part (``--parts``): its source, its first record's number (so a listing
+    sorts in file order) and a digest of everything its statements are made from — the unit's text as
+    read, where it stands in its source, the mapping settings and the code (``code_fingerprint``).
+    The same unit converted again, by any worker, gets the same name; a changed one a new name."""
+    identity = hashlib.sha256()
+    for part in (
+        code_fingerprint(),
+        settings.base_iri,
+        ",".join(settings.user_themes),
+        settings.lang or "",
+        str(settings.mine),
+        str(settings.engine is not None),
+        repr(unit),  # a frozen dataclass of text, numbers and findings: the same unit, the same text
+    ):
+        identity.update(part.encode("utf-8", "surrogatepass"))
+        identity.update(b"\0")
+    return f"{unit.source}.{unit.record_offset + unit.first_game + 1:010d}.{identity.hexdigest()[:20]}.nq.gz"
 
 
 def serialized_batch(quads: list[Quad]) -> SerializedBatch:

@@ -15,6 +15,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from pyoxigraph import BlankNode, DefaultGraph, Quad
 
 from chesskb.kb.store import EmbeddedStore, layout
@@ -66,16 +67,26 @@ def dataset(store) -> tuple[Counter, Counter]:
     return merge, said
 
 
-def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path) -> None:
-    output = tmp_path / "kb.nq.gz"
-    result = run_cli("convert", "--jobs", "2", *map(str, FILES), "-o", str(output))
+@pytest.mark.parametrize("parts", [False, True], ids=["one-file", "parts"])
+def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path, parts: bool) -> None:
+    """One file, or (``--parts``) the parts the workers wrote and the driver's, as the manifest lists them."""
+    output = tmp_path / ("parts" if parts else "kb.nq.gz")
+    result = run_cli("convert", "--jobs", "2", *(["--parts"] if parts else []), *map(str, FILES), "-o", str(output))
     assert result.exit_code == 0, result.output
-    assert "converted" in result.output and output.is_file()
-    with gzip.open(output, "rt", encoding="utf-8") as handle:
+    assert "converted" in result.output and output.exists()
+    files = (
+        [output / line.split("  ", 1)[1] for line in (output / "manifest.sha256").read_text().splitlines()]
+        if parts
+        else [output]
+    )
+    assert len(files) > (4 if parts else 0)
+    with gzip.open(files[0], "rt", encoding="utf-8") as handle:
         assert handle.readline().rstrip().endswith(".")
     loaded = tmp_path / "oxigraph"
     subprocess.run(
-        [oxigraph_binary(), "load", "--location", str(loaded), "--file", str(output)], check=True, capture_output=True
+        [oxigraph_binary(), "load", "--location", str(loaded), "--file", *map(str, files)],
+        check=True,
+        capture_output=True,
     )
     embedded = tmp_path / "embedded"
     assert run_cli("import", "--jobs", "2", *map(str, FILES), store=embedded).exit_code == 0

@@ -151,6 +151,24 @@ def test_a_bulk_loaded_convert_file_answers_as_an_import_and_takes_writes(virtuo
     _agree_on_every_canned_query(virtuoso, without)
 
 
+def test_a_folder_of_parts_loads_exactly_what_its_manifest_lists(virtuoso: Virtuoso, tmp_path: Path) -> None:
+    """``convert --parts``: the workers' parts and the driver's, listed in the manifest, and only those (a
+    file an earlier run left in the folder is not loaded); the result answers as an import does."""
+    from chesskb.kb.store.virtuoso import VirtuosoSql, bulk_load
+
+    parts = virtuoso.folder / "worker-parts"  # inside the server's DirsAllowed
+    parts.mkdir()
+    (parts / "left-by-an-earlier-run.nq").write_text("<urn:x:stale> <urn:x:p> <urn:x:o> .\n", encoding="utf-8")
+    result = run_cli("convert", "--jobs", "2", "--parts", *map(str, FILES), "-o", str(parts))
+    assert result.exit_code == 0, result.output
+    listed = (parts / "manifest.sha256").read_text(encoding="utf-8").splitlines()
+    assert bulk_load(VirtuosoSql(virtuoso.sql_port), parts, loaders=2) == len(listed) > 2
+    assert not [statement for statement in _merge(virtuoso) if "urn:x:stale" in statement]
+    embedded = tmp_path / "embedded"
+    assert run_cli("import", "--jobs", "1", *map(str, FILES), store=embedded).exit_code == 0
+    _agree_on_every_canned_query(virtuoso, embedded)
+
+
 def test_the_loader_names_what_it_cannot_load(virtuoso: Virtuoso) -> None:
     from chesskb.kb.store.virtuoso import VirtuosoSql, bulk_load
 

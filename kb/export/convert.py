@@ -18,26 +18,48 @@ workers, streaming) and writes its statements to a file instead of a store, in t
 The file is written under a temporary name and renamed when complete: a failed or interrupted
 conversion leaves no half file under the requested name. ``.gz`` output is gzip (level 1: the file
 is very repetitive, and faster compression keeps the writer off the critical path).
+
+With ``--parts`` the output is a folder instead: each unit's worker (local or on a Dask cluster)
+writes the unit's statements there itself and sends back only what the driver needs (findings,
+counts, the digests and naming statements links and class counts are computed from, the part's
+name and digest); the driver writes its own part and, last, the manifest (``kb.store.nquads_parts``).
+The union of the parts is the same set of statements as the single file.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import gzip
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import suppress
 from pathlib import Path
-from typing import BinaryIO
 
 from pyoxigraph import Quad, RdfFormat
 from pyoxigraph import Store as MemoryStore
 
 from chesskb.kb.findings import Finding
-from chesskb.kb.importer import ImportReport, ProgressCallback, _require_some_records, import_statements, plan_import
+from chesskb.kb.importer import (
+    ImportRefused,
+    ImportReport,
+    ProgressCallback,
+    _require_some_records,
+    import_statements,
+    plan_import,
+)
+from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.merge.linking import compute_event_links, compute_links, events_in, link_quads, players_in
 from chesskb.kb.pipeline import UnitResult, collect_evidence
 from chesskb.kb.safe_output import atomic_output
-from chesskb.kb.store.base import QueryResult, SerializedBatch, Term, rdf_bytes
+from chesskb.kb.store.base import QueryResult, SerializedBatch, Statement, Term
+from chesskb.kb.store.nquads_parts import (
+    DRIVER_PART,
+    WrittenPart,
+    compressed,
+    part_bytes,
+    write_batch,
+    write_manifest,
+    write_part,
+    write_quads,
+)
 from chesskb.kb.vocab import PREFIXES
 from chesskb.queries.class_counts import count_quads
 
@@ -68,30 +90,6 @@ class _Evidence:
         return self.names.query(sparql, prefixes=PREFIXES)
 
 
-def _write_quads(handle: BinaryIO, quads: list[Quad]) -> None:
-    """``quads`` in their graphs and their triples in the default graph (the merge)."""
-    if quads:
-        handle.write(rdf_bytes(quads, RdfFormat.N_QUADS))
-        handle.write(rdf_bytes([q.triple for q in quads], RdfFormat.N_TRIPLES))
-
-
-def _write_batch(handle: BinaryIO, batch: SerializedBatch) -> None:
-    for graph, data in batch.graphs.items():
-        # N-Triples escapes line breaks inside literals, so " .\n" only ever ends a statement
-        handle.write(data.replace(b" .\n", b" <" + graph.encode() + b"> .\n"))
-        handle.write(data)  # the same triples in the default graph
-
-
-@contextmanager
-def _compressed(handle: BinaryIO, gzipped: bool) -> Iterator[BinaryIO]:
-    """``handle`` itself, or a gzip stream onto it (closed, so its trailer is written, before the file)."""
-    if not gzipped:
-        yield handle
-        return
-    with gzip.GzipFile(filename="", fileobj=handle, mode="wb", compresslevel=1) as packed:
-        yield packed  # type: ignore[misc]  # typeshed: GzipFile is an io.BufferedIOBase, not a typing.BinaryIO
-
-
 def convert_files(
     paths: list[str | Path],
     output: str | Path,
@@ -104,35 +102,97 @@ def convert_files(
     progress: ProgressCallback | None = None,
     on_finding: Callable[[Finding], None] | None = None,
     cluster: str | None = None,
+    parts: bool = False,
 ) -> ImportReport:
     """Write to ``output`` (N-Quads, gzip when it ends in ``.gz``) what importing ``paths`` into an
     empty store would hold; returns the import's report (``cluster``: on a Dask scheduler's workers,
-    ``kb.cluster``). Raises ``ImportRefused`` on usage errors;
+    ``kb.cluster``). ``parts``: ``output`` is a folder, each unit's statements written there by its
+    worker, the driver's in ``driver.nq.gz``, all listed in ``manifest.sha256`` (``kb.store.nquads_parts``).
+    Raises ``ImportRefused`` on usage errors, ``PartNotWritten`` when a worker cannot write its part;
     when not one game is readable, nothing is written."""
     output = Path(output)
-    plan = plan_import(paths, source=source, themes=themes, base_iri=base_iri, lang=lang, collect=True, cluster=cluster)
+    _check_output(output, parts)
+    plan = plan_import(
+        paths,
+        source=source,
+        themes=themes,
+        base_iri=base_iri,
+        lang=lang,
+        collect=True,
+        cluster=cluster,
+        parts=output if parts else None,
+    )
     report, minter = plan.report, plan.minter
     evidence = _Evidence(minter.base)
-    statements = _require_some_records(import_statements(plan, jobs, progress, on_finding, evidence.add), report)
+    written: list[WrittenPart] = []
+
+    def on_result(result: UnitResult) -> None:
+        evidence.add(result)
+        if result.part is not None:
+            written.append(result.part)
+
+    made = parts and not output.exists()
+    if parts:
+        output.mkdir(parents=True, exist_ok=True)  # before any worker writes into it
+    statements = _require_some_records(import_statements(plan, jobs, progress, on_finding, on_result), report)
     if statements is None:
+        if made:
+            with suppress(OSError):
+                output.rmdir()  # only if nothing was written into it
         return report
+    if parts:
+        _write_folder(output, statements, evidence, minter, written)
+    else:
+        _write_file(output, statements, evidence, minter)
+    report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
+    return report
+
+
+def _check_output(output: Path, parts: bool) -> None:
+    """A file for a file, a folder for ``parts`` (``ImportRefused`` before anything is read)."""
+    if parts and output.exists() and not output.is_dir():
+        raise ImportRefused(f"{output} is not a folder: --parts writes a folder of N-Quads parts")
+    if not parts and output.is_dir():
+        raise ImportRefused(f"{output} is a folder: give a file name, or --parts to write a folder of parts")
+
+
+def _write_file(output: Path, statements: Iterator[Statement], evidence: _Evidence, minter: IriMinter) -> None:
+    """Everything in one N-Quads file (gzip for ``.gz``), renamed into place when complete."""
     # A temporary file of its own beside the output (never a path a stranger could plant a link at).
-    with atomic_output(output) as raw, _compressed(raw, output.name.endswith(".gz")) as handle:
+    with atomic_output(output) as raw, compressed(raw, output.name.endswith(".gz")) as handle:
         single: list[Quad] = []
         for item in statements:
             if isinstance(item, SerializedBatch):
-                _write_batch(handle, item)
+                write_batch(handle, item)
                 continue
             single.append(item)
             if len(single) >= 10_000:
                 evidence.add_quads(single)
-                _write_quads(handle, single)
+                write_quads(handle, single)
                 single = []
         evidence.add_quads(single)
-        _write_quads(handle, single)
-        links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))
-        _write_quads(handle, link_quads(links, minter.links_graph))
-        counts = {name: len(digests) for name, digests in evidence.members.items()}
-        _write_quads(handle, count_quads(counts, minter.counts_graph))
-    report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
-    return report
+        write_quads(handle, single)
+        write_quads(handle, _derived_quads(evidence, minter))
+
+
+def _write_folder(
+    folder: Path, statements: Iterator[Statement], evidence: _Evidence, minter: IriMinter, written: list[WrittenPart]
+) -> None:
+    """The driver's side of ``--parts``: the workers wrote the units' parts while ``statements`` ran
+    (``written``); what remains (ontology, sources' descriptions, links, counts) is the driver's part,
+    and the manifest, written last, lists them all."""
+    own: list[Quad] = []
+    for item in statements:
+        if isinstance(item, SerializedBatch):  # the workers keep their statements: nothing comes back
+            raise TypeError("a unit's statements came back to the driver of a --parts conversion")
+        own.append(item)
+    evidence.add_quads(own)
+    driver = write_part(folder, DRIVER_PART, part_bytes([*own, *_derived_quads(evidence, minter)]))
+    write_manifest(folder, [*written, driver])
+
+
+def _derived_quads(evidence: _Evidence, minter: IriMinter) -> list[Quad]:
+    """The links graph and the class counts graph, from what the run's statements said."""
+    links = compute_links(players_in(evidence)) + compute_event_links(events_in(evidence))
+    counts = {name: len(digests) for name, digests in evidence.members.items()}
+    return link_quads(links, minter.links_graph) + count_quads(counts, minter.counts_graph)

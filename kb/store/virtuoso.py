@@ -30,10 +30,14 @@ from typing import IO, cast
 
 from pyoxigraph import NamedNode, RdfFormat, parse
 
+from chesskb.kb.store.nquads_parts import manifest_files
 from chesskb.kb.store.remote import GRAPH_CLASS, MERGE_GRAPH, REGISTRY_GRAPH
 
 #: The files ``ld_dir`` registers: what ``convert`` writes (``.nq`` or ``.nq.gz``).
 PARTS = "*.nq*"
+#: Files registered per ``isql-vt`` call when a ``convert --parts`` manifest lists them (one call each
+#: would cost a process per part; many on one command line stay far below its length limit).
+LD_ADD_PER_CALL = 200
 #: Seconds one ``isql-vt`` call may take (a loader runs until the load list is empty).
 ISQL_TIMEOUT = 24 * 3600
 PASSWORD_ENV = "VIRTUOSO_PASSWORD"
@@ -65,15 +69,21 @@ def _sql_text(value: str) -> str:
 
 
 def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, merge_graph: str = MERGE_GRAPH) -> int:
-    """Load every ``PARTS`` file in ``folder`` (quads into their graphs, triples into ``merge_graph``)
-    with ``loaders`` parallel loaders (one per core by default, never more than the files), then
-    checkpoint so the load survives a restart. Returns the number of files loaded; raises
-    ``RuntimeError`` naming the files the loader refused."""
+    """Load every ``PARTS`` file in ``folder``, or exactly the parts its ``convert --parts`` manifest
+    lists (``kb.store.nquads_parts``: not a part an earlier run left there), quads into their graphs and
+    triples into ``merge_graph``, with ``loaders`` parallel loaders (one per core by default, never more
+    than the files), then checkpoint so the load survives a restart. Returns the number of files loaded;
+    raises ``RuntimeError`` naming the files the loader refused."""
     folder = folder.resolve()
-    files = sorted(folder.glob(PARTS))
+    in_manifest = manifest_files(folder)
+    files = sorted(folder.glob(PARTS)) if in_manifest is None else in_manifest
     if not files:
         raise RuntimeError(f"no {PARTS} file in {folder}")
-    sql.run(f"ld_dir({_sql_text(str(folder))}, {_sql_text(PARTS)}, {_sql_text(merge_graph)});")
+    if in_manifest is None:
+        sql.run(f"ld_dir({_sql_text(str(folder))}, {_sql_text(PARTS)}, {_sql_text(merge_graph)});")
+    for start in range(0, len(in_manifest or ()), LD_ADD_PER_CALL):
+        chunk = files[start : start + LD_ADD_PER_CALL]
+        sql.run(" ".join(f"ld_add({_sql_text(str(file))}, {_sql_text(merge_graph)});" for file in chunk))
     count = max(1, min(loaders or os.cpu_count() or 1, len(files)))
     running = [
         subprocess.Popen(sql.command("rdf_loader_run();"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -126,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         loaded = bulk_load(
             VirtuosoSql(options.port, options.host, options.user, password), options.folder, loaders=options.loaders
         )
-    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+    except (RuntimeError, OSError, ValueError, subprocess.SubprocessError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"loaded {loaded} file(s) from {options.folder} (merge graph {MERGE_GRAPH})")
