@@ -12,14 +12,17 @@ match, while a page stops at its last row).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from pyoxigraph import NamedNode
 
+from chesskb.kb.search.board_scan import candidate_rows
 from chesskb.kb.search.lookups import INDEXES, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
-from chesskb.kb.store import Store
+from chesskb.kb.store import EmbeddedStore, Store
 from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.board_file import BoardIndex
+from chesskb.kb.store.results import solutions
 from chesskb.kb.vocab import CP
 from chesskb.queries.executor import ask
 from chesskb.queries.source_statements import graphs_of
@@ -49,6 +52,7 @@ def find_query(
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
     piece_index: bool | Collection[str] = True,
+    positions: Sequence[str] | None = None,
 ) -> str:
     """The SPARQL SELECT (``?position ?label ?fen``) for ``pattern``; ``limit`` 0 means every row.
 
@@ -56,7 +60,8 @@ def find_query(
     :func:`has_piece_index` finds them; ``True``: all, ``False``: none). The most selective lookups
     the pattern implies (:meth:`Pattern.anchors`) run first, so only the positions they find have
     their board string tested: at 1M positions a pattern that finds nothing tests every board in
-    about 2 s, and the same pattern looked up answers in milliseconds.
+    about 2 s, and the same pattern looked up answers in milliseconds. ``positions``: test only these
+    positions (IRIs a board index scan kept, :func:`find_on_index`), named in a ``VALUES`` block.
     """
     if pattern.is_empty():
         raise FindError(
@@ -77,7 +82,7 @@ def find_query(
         "cp:materialSignature", "?signature", exact, any(v.material for v in variants), constants, lines
     )
     condition = sparql_condition(pattern, side=side, signature=signature)
-    starts, repeats = index_lines(pattern, indexes)
+    starts, repeats = index_lines(pattern, indexes) if positions is None else ([_values(positions)], False)
     constants[:0] = starts
     distinct = "DISTINCT " if repeats else ""
     body = "\n  ".join([*constants, board, *lines])
@@ -108,6 +113,49 @@ def _value_or_variable(
     if needed:
         lines.append(f"?position {prop} {variable} .")
     return variable
+
+
+def _values(positions: Sequence[str]) -> str:
+    """A ``VALUES ?position`` block of these IRIs (each checked and written by pyoxigraph as an IRI term)."""
+    return "VALUES ?position { " + " ".join(str(NamedNode(iri)) for iri in positions) + " }"
+
+
+#: Positions a scan kept whose boards the first query tests; each further query tests twice as many,
+#: up to :data:`MOST_CHECKED` (a pattern the scan narrows little still takes few queries).
+FIRST_CHECKED = 512
+MOST_CHECKED = 65_536
+
+
+def board_index_of(store: Store) -> BoardIndex | None:
+    """The store's board index (``kb.store.board_file``): only the embedded store has one, and only
+    for generations written since it existed."""
+    return store.board_index() if isinstance(store, EmbeddedStore) else None
+
+
+def find_on_index(
+    store: Store,
+    index: BoardIndex,
+    pattern: Pattern,
+    *,
+    source_graph: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+) -> str:
+    """The query (as :func:`find_query` writes it) for one page of ``pattern``'s matches, found by
+    scanning ``index``: the scan keeps the positions whose boards may match (``kb.search.board_scan``),
+    queries with the pattern's REGEX tests over growing runs of them decide which do, until the page is
+    full; the returned query names exactly the page's positions. Pages follow the index's order."""
+    rows = candidate_rows(pattern, index)
+    wanted = offset + limit if limit else len(rows)
+    found: dict[str, None] = {}
+    start, size = 0, FIRST_CHECKED
+    while start < len(rows) and len(found) < wanted:
+        run = [index.iri(int(row)) for row in rows[start : start + size]]
+        text = find_query(pattern, source_graph=source_graph, limit=0, positions=run)
+        found.update((row["position"].value, None) for row in solutions(store.query(text)))
+        start, size = start + size, min(size * 2, MOST_CHECKED)
+    page = list(found)[offset : offset + limit if limit else None]
+    return find_query(pattern, source_graph=source_graph, limit=0, positions=page)
 
 
 def has_board_strings(store: Store) -> bool:
