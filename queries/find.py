@@ -16,8 +16,8 @@ from collections.abc import Collection, Sequence
 
 from pyoxigraph import NamedNode
 
-from chesskb.kb.search.board_scan import candidate_rows
-from chesskb.kb.search.lookups import INDEXES, index_lines
+from chesskb.kb.search.board_scan import candidate_rows, has_board, matching_rows
+from chesskb.kb.search.lookups import INDEXES, WRITTEN, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
 from chesskb.kb.store import EmbeddedStore, Store
 from chesskb.kb.store.bindings import with_values
@@ -51,13 +51,14 @@ def find_query(
     source_graph: str | None = None,
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
-    piece_index: bool | Collection[str] = True,
+    piece_index: bool | Collection[str] = WRITTEN,
     positions: Sequence[str] | None = None,
 ) -> str:
     """The SPARQL SELECT (``?position ?label ?fen``) for ``pattern``; ``limit`` 0 means every row.
 
     ``piece_index`` names the index properties the store's positions carry (:data:`INDEXES`, as
-    :func:`has_piece_index` finds them; ``True``: all, ``False``: none). The most selective lookups
+    :func:`has_piece_index` finds them; by default those every import writes, :data:`WRITTEN`; ``True``:
+    all, ``False``: none). The most selective lookups
     the pattern implies (:meth:`Pattern.anchors`) run first, so only the positions they find have
     their board string tested: at 1M positions a pattern that finds nothing tests every board in
     about 2 s, and the same pattern looked up answers in milliseconds. ``positions``: test only these
@@ -122,7 +123,7 @@ def _values(positions: Sequence[str]) -> str:
 
 #: Positions a scan kept whose boards the first query tests; each further query tests twice as many,
 #: up to :data:`MOST_CHECKED` (a pattern the scan narrows little still takes few queries).
-FIRST_CHECKED = 512
+FIRST_CHECKED = 128
 MOST_CHECKED = 65_536
 
 
@@ -143,19 +144,46 @@ def find_on_index(
 ) -> str:
     """The query (as :func:`find_query` writes it) for one page of ``pattern``'s matches, found by
     scanning ``index``: the scan keeps the positions whose boards may match (``kb.search.board_scan``),
-    queries with the pattern's REGEX tests over growing runs of them decide which do, until the page is
-    full; the returned query names exactly the page's positions. Pages follow the index's order."""
+    and its regular expressions, applied to growing runs of them, keep those that do; the store then tests
+    those with the same REGEX (and the source) until the page is full; the returned query names exactly the
+    page's positions. Pages follow the index's order."""
     rows = candidate_rows(pattern, index)
     wanted = offset + limit if limit else len(rows)
     found: dict[str, None] = {}
+    matched: list[int] = []  # rows whose board matches, not yet asked about
     start, size = 0, FIRST_CHECKED
-    while start < len(rows) and len(found) < wanted:
-        run = [index.iri(int(row)) for row in rows[start : start + size]]
-        text = find_query(pattern, source_graph=source_graph, limit=0, positions=run)
+    while len(found) < wanted and (matched or start < len(rows)):
+        if not matched:
+            matched = matching_rows(pattern, index, rows[start : start + size])
+            start, size = start + size, min(size * 2, MOST_CHECKED)
+            continue
+        asked, matched = matched[: wanted - len(found)], matched[wanted - len(found) :]
+        text = find_query(pattern, source_graph=source_graph, limit=0, positions=[index.iri(r) for r in asked])
         found.update((row["position"].value, None) for row in solutions(store.query(text)))
-        start, size = start + size, min(size * 2, MOST_CHECKED)
     page = list(found)[offset : offset + limit if limit else None]
     return find_query(pattern, source_graph=source_graph, limit=0, positions=page)
+
+
+def page_query(
+    store: Store,
+    pattern: Pattern,
+    *,
+    reading: Store | None = None,
+    source_graph: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+) -> str:
+    """The query of one page of ``pattern``'s matches as ``chesskb find`` and ``/find`` run it: narrowed
+    by ``store``'s board index when it has one and the pattern describes the board (:func:`find_on_index`),
+    else with the lookups ``store``'s statements allow (:func:`has_piece_index`). Queries run on
+    ``reading`` (the service's bounded reader), by default ``store`` itself."""
+    reading = reading or store
+    index = board_index_of(store) if has_board(pattern) else None
+    if index is not None:
+        return find_on_index(reading, index, pattern, source_graph=source_graph, limit=limit, offset=offset)
+    return find_query(
+        pattern, source_graph=source_graph, limit=limit, offset=offset, piece_index=has_piece_index(reading)
+    )
 
 
 def has_board_strings(store: Store) -> bool:

@@ -177,3 +177,32 @@ def test_index_files_that_do_not_fit_together_are_refused(small):
     with pytest.raises(StoreDamaged, match="do not fit"):
         EmbeddedStore(store).board_index()
     assert POSITIONS in FILES
+
+
+def test_bitboards_and_board_strings_are_inverse_on_python_chess_boards():
+    """``board_strings`` (what the scan's regular expressions read) gives back python-chess's own board
+    string for random legal positions, and ``bitboards`` python-chess's piece masks."""
+    import random
+
+    from chesskb.kb.store.board_file import bitboards, board_strings
+
+    rng, board, boards = random.Random(36), chess.Board(), []
+    for _ in range(400):
+        moves = list(board.legal_moves)
+        board = board.copy() if moves else chess.Board()
+        if moves:
+            board.push(rng.choice(moves))
+        boards.append(board)
+    strings = [
+        "/".join(
+            "".join(p.symbol() if (p := b.piece_at(chess.square(f, r))) else "." for f in range(8))
+            for r in range(7, -1, -1)
+        )
+        for b in boards
+    ]
+    packed = bitboards(strings)
+    for column, b in enumerate(boards):
+        for row, letter in enumerate(PIECE_LETTERS):
+            piece = chess.Piece.from_symbol(letter)
+            assert int(packed[row, column]) == int(b.pieces_mask(piece.piece_type, piece.color))
+    assert board_strings(packed) == strings

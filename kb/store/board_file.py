@@ -84,6 +84,19 @@ def bitboards(squares: list[str]) -> np.ndarray:
     return out
 
 
+def board_strings(boards: np.ndarray) -> list[str]:
+    """The ``cp:boardSquares`` strings of 12 × K bitboards (the inverse of :func:`bitboards`)."""
+    count = boards.shape[1]
+    columns = np.full((count, 64), ord("."), dtype=np.uint8)
+    shifts = np.arange(64, dtype=np.uint64)
+    for row, letter in enumerate(PIECE_LETTERS):
+        placed = ((np.asarray(boards[row])[:, None] >> shifts) & np.uint64(1)).astype(bool)  # column n: square n
+        columns[placed] = ord(letter)
+    ranks = columns[:, _SQUARE_OF_COLUMN].reshape(count, 8, 8)
+    text = np.concatenate([ranks, np.full((count, 8, 1), ord("/"), dtype=np.uint8)], axis=2).reshape(count, 72)
+    return [bytes(line[:71]).decode("ascii") for line in text]
+
+
 def write_board_index(generation: Path) -> int:
     """Build the index of the finished generation at ``generation`` (closed by its writer) from its
     default graph and write its files into it; returns the number of positions. A subject with

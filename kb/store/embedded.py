@@ -192,17 +192,21 @@ class EmbeddedStore:
         return [g for g in self._reader().named_graphs() if isinstance(g, NamedNode)]
 
     def board_index(self) -> BoardIndex | None:
-        """The live generation's board index (``board_file.py``), checked with the generation when it was
-        opened; ``None`` for a generation written before the index existed, or no generation yet."""
-        self._reader()  # opens (and checks against its manifest) the live generation
+        """The live generation's board index (``board_file.py``), checked against its manifest (without
+        opening the Oxigraph store: a server's main process may only scan); ``None`` for a generation
+        written before the index existed, or no generation yet. Kept while the generation stays live."""
+        generation = self._live_generation()
+        if generation is None:
+            return None
         with self._lock:
-            generation = self._generation
-            if generation is None:
-                return None
-            if self._boards is None or self._boards[0] != generation:
-                folder = self.path / generation
-                self._boards = (generation, read_board_index(folder, BOARDS in (read_manifest(folder) or {})))
-            return self._boards[1]
+            if self._boards is not None and self._boards[0] == generation:
+                return self._boards[1]
+        folder = self.path / generation
+        verify_generation(folder)
+        index = read_board_index(folder, BOARDS in (read_manifest(folder) or {}))
+        with self._lock:
+            self._boards = (generation, index)
+        return index
 
     def close(self) -> None:
         with self._lock:

@@ -52,19 +52,9 @@ def command(
     """Positions matching PATTERN: pieces on squares (Nf5 kg8 R*7) or a FEN-form board
     (*/*/*/*/???PP???/*/*/*), optionally with the side to move (w/b) and material (KRP-KR)."""
     from chesskb.kb.mapping.iris import IriMinter
-    from chesskb.kb.search.board_scan import has_board
     from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES
-    from chesskb.queries.find import (
-        INDEXES,
-        FindError,
-        board_index_of,
-        find_on_index,
-        find_query,
-        has_board_strings,
-        has_piece_index,
-        has_positions,
-    )
+    from chesskb.queries.find import FindError, find_query, has_board_strings, has_positions, page_query
     from chesskb.service.commands.base import DataProblem, UsageProblem
     from chesskb.service.commands.output import write_result
 
@@ -84,13 +74,8 @@ def command(
             "the positions in this store have no cp:boardSquares (imported before patterns "
             "existed): import the sources again to search them by pattern"
         )
-    index = board_index_of(store) if has_board(parsed) else None
-    indexes = has_piece_index(store)
-    if index is None and indexes != set(INDEXES):  # imported before cp:pieceOn/cp:pieceIn: the same answer
-        sparql = find_query(parsed, source_graph=graph, limit=limit, offset=offset, piece_index=indexes)
     try:
-        if index is not None:  # the board index narrows, the same REGEX tests decide
-            sparql = find_on_index(store, index, parsed, source_graph=graph, limit=limit, offset=offset)
+        sparql = page_query(store, parsed, source_graph=graph, limit=limit, offset=offset)
         write_result(store.query(sparql), fmt, sys.stdout.buffer)
     except QuerySyntaxError as exc:  # a bug here, not the user's: the pattern never reaches SPARQL as text
         raise DataProblem(f"internal SPARQL error: {exc}") from None
