@@ -317,7 +317,11 @@ def placed_squares(rank: Rank, number: int) -> list[tuple[int, Squares]]:
     head = rank if not stars else rank[: stars[0]]
     tail = () if not stars else rank[stars[-1] + 1 :]
     placed = list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]
-    return [(chess.square(file, number), token) for file, token in placed if not isinstance(token, str)]
+    squares: list[tuple[int, Squares]] = []
+    for file, token in placed:
+        if not isinstance(token, str):  # str: STAR, which a rank without one never holds here
+            squares.append((chess.square(file, number), token))
+    return squares
 
 
 def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
@@ -327,9 +331,9 @@ def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
     stars = [i for i, token in enumerate(rank) if token == STAR]
     middle = () if not stars else rank[stars[0] : stars[-1]]
     found = []
-    for square, token in placed_squares(rank, number):
-        if EMPTY not in token:
-            found.append(_anchor("pieceOn", [f"{c}{chess.square_name(square)}" for c in token]))
+    for square, contents in placed_squares(rank, number):
+        if EMPTY not in contents:
+            found.append(_anchor("pieceOn", [f"{c}{chess.square_name(square)}" for c in contents]))
     for token in middle:
         if token != STAR and EMPTY not in token:
             found.append(_anchor("pieceIn", [f"{c}*{number + 1}" for c in token]))
