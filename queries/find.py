@@ -24,6 +24,7 @@ from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.board_file import BoardIndex
 from chesskb.kb.store.results import solutions
 from chesskb.kb.vocab import CP
+from chesskb.queries import Scan, position_values
 from chesskb.queries.executor import ask
 from chesskb.queries.source_statements import graphs_of
 
@@ -83,7 +84,7 @@ def find_query(
         "cp:materialSignature", "?signature", exact, any(v.material for v in variants), constants, lines
     )
     condition = sparql_condition(pattern, side=side, signature=signature)
-    starts, repeats = index_lines(pattern, indexes) if positions is None else ([_values(positions)], False)
+    starts, repeats = index_lines(pattern, indexes) if positions is None else ([position_values(positions)], False)
     constants[:0] = starts
     distinct = "DISTINCT " if repeats else ""
     body = "\n  ".join([*constants, board, *lines])
@@ -116,15 +117,32 @@ def _value_or_variable(
     return variable
 
 
-def _values(positions: Sequence[str]) -> str:
-    """A ``VALUES ?position`` block of these IRIs (each checked and written by pyoxigraph as an IRI term)."""
-    return "VALUES ?position { " + " ".join(str(NamedNode(iri)) for iri in positions) + " }"
-
-
 #: Positions a scan kept whose boards the first query tests; each further query tests twice as many,
 #: up to :data:`MOST_CHECKED` (a pattern the scan narrows little still takes few queries).
 FIRST_CHECKED = 128
 MOST_CHECKED = 65_536
+
+
+#: The most positions a scan may keep for a canned query to be given them all (a ``VALUES`` block,
+#: ``pattern_scan``); a pattern the scan narrows less is looked up as on any store.
+MOST_SCANNED = 20_000
+
+
+def pattern_scan(store: Store) -> Scan | None:
+    """For a canned query with a pattern parameter: every position the pattern matches, found on the
+    store's board index (the scan, then the pattern's own regular expressions), or None (no index,
+    nothing about the board, or more than :data:`MOST_SCANNED` candidates). The query still tests them."""
+    index = board_index_of(store)
+    if index is None:
+        return None
+
+    def scan(pattern: Pattern) -> list[str] | None:
+        rows = candidate_rows(pattern, index) if has_board(pattern) else None
+        if rows is None or len(rows) > MOST_SCANNED:
+            return None
+        return list(dict.fromkeys(index.iri(row) for row in matching_rows(pattern, index, rows)))
+
+    return scan
 
 
 def board_index_of(store: Store) -> BoardIndex | None:

@@ -206,3 +206,24 @@ def test_bitboards_and_board_strings_are_inverse_on_python_chess_boards():
             piece = chess.Piece.from_symbol(letter)
             assert int(packed[row, column]) == int(b.pieces_mask(piece.piece_type, piece.color))
     assert board_strings(packed) == strings
+
+
+def test_the_canned_pattern_query_given_the_index_answers_as_without_it(data_store):
+    """``positions-matching-pattern`` given every match from the board index (a VALUES block) answers
+    what it answers by REGEX alone and what python-chess finds, for every pattern of tests/test_patterns.py."""
+    from chesskb.queries.executor import prepare
+    from chesskb.queries.find import has_piece_index, pattern_scan
+
+    store = open_store(str(data_store))
+    scan, indexes, positions = pattern_scan(store), has_piece_index(store), file_positions()
+    assert scan is not None
+    given = 0
+    for text, predicate in PATTERNS:
+        params = {"pattern": text, "limit": "0"}
+        scanned = prepare("positions-matching-pattern", params, public=True, indexes=indexes, scan=scan)
+        plain = prepare("positions-matching-pattern", params, public=True, indexes=indexes)
+        given += "VALUES ?position" in scanned
+        rows = {_key(chess.Board(r["fen"].value)) for r in store.query(scanned)}
+        assert rows == {_key(chess.Board(r["fen"].value)) for r in store.query(plain)}, text
+        assert rows == expected(positions, predicate, False), text
+    assert given >= len(PATTERNS) // 2
