@@ -60,7 +60,7 @@ import datetime as dt
 import functools
 import math
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
@@ -74,6 +74,10 @@ from chesskb.kb.search.lookups import index_lines
 from chesskb.kb.search.patterns import Pattern, PatternError, sparql_condition
 from chesskb.kb.search.patterns import parse as parse_pattern
 from chesskb.kb.vocab import CP_IRI, XSD
+
+#: Every position a pattern matches, from a store's board index, or None when the index cannot say
+#: (``queries.find.pattern_scan``).
+Scan = Callable[[Pattern], "list[str] | None"]
 
 settle(__name__, __path__)
 
@@ -181,15 +185,20 @@ class CannedQuery:
                 bound[param.name] = _term(raw, param)
         return bound
 
-    def unpaged_text(self, given: Mapping[str, Any] | None = None, indexes: Collection[str] = ()) -> str:
+    def unpaged_text(
+        self, given: Mapping[str, Any] | None = None, indexes: Collection[str] = (), scan: Scan | None = None
+    ) -> str:
         """The query text with its patterns compiled and no page (every row); ``indexes``: the pattern
-        index properties the store has (``queries.find.has_piece_index``), for the lookups."""
-        return self._with_patterns(dict(given or {}), indexes)
+        index properties the store has (``queries.find.has_piece_index``), for the lookups; ``scan``: every
+        position matching a pattern, from the store's board index (``queries.find.pattern_scan``), or None."""
+        return self._with_patterns(dict(given or {}), indexes, scan)
 
-    def paged_text(self, given: dict[str, str] | None = None, indexes: Collection[str] = ()) -> str:
+    def paged_text(
+        self, given: dict[str, str] | None = None, indexes: Collection[str] = (), scan: Scan | None = None
+    ) -> str:
         """The query text with the page asked for (``limit``, default 100, 0 = all; ``offset``)."""
         given = given or {}
-        text = self._with_patterns(given, indexes)
+        text = self._with_patterns(given, indexes, scan)
         try:
             limit = int(given.get("limit", DEFAULT_LIMIT))
             offset = int(given.get("offset", 0))
@@ -208,11 +217,13 @@ class CannedQuery:
     def has_pattern(self) -> bool:
         return any(param.type == "pattern" for param in self.params)
 
-    def _with_patterns(self, given: Mapping[str, Any], indexes: Collection[str] = ()) -> str:
+    def _with_patterns(self, given: Mapping[str, Any], indexes: Collection[str] = (), scan: Scan | None = None) -> str:
         """The text with each ``REGEX(?board, ?NAME)`` of a ``pattern`` parameter replaced by the
-        pattern's compiled tests, and a ``#LOOKUPS`` line by the index lookups the pattern implies on
-        the store's ``indexes`` (``kb.search.lookups``; none given: the line stays a comment and every
-        board is tested). See the module docstring."""
+        pattern's compiled tests, and a ``#LOOKUPS`` line by every position the board index ``scan`` finds
+        (a ``VALUES`` block holding all matches: the query's own tests and page still apply) or, when it
+        finds none to give, by the index lookups the pattern implies on the store's ``indexes``
+        (``kb.search.lookups``; none given: the line stays a comment and every board is tested). See the
+        module docstring."""
         text = self.text
         for param in self.params:
             if param.type != "pattern":
@@ -230,7 +241,15 @@ class CannedQuery:
                 return sparql_condition(pattern, board=match.group(1))
 
             text = call.sub(condition, text)
-            if indexes and LOOKUPS_MARKER.search(text):
+            found = scan(pattern) if scan is not None and LOOKUPS_MARKER.search(text) else None
+            if found is not None:
+                values = "  " + position_values(found)
+
+                def positions(_match: re.Match[str], line: str = values) -> str:
+                    return line
+
+                text = LOOKUPS_MARKER.sub(positions, text, count=1)
+            elif indexes and LOOKUPS_MARKER.search(text):
                 lines, _repeats = index_lines(pattern, indexes)  # the query says DISTINCT itself
 
                 def lookups(_match: re.Match[str], found: list[str] = lines) -> str:
@@ -238,6 +257,11 @@ class CannedQuery:
 
                 text = LOOKUPS_MARKER.sub(lookups, text, count=1)
         return text
+
+
+def position_values(positions: Sequence[str]) -> str:
+    """A ``VALUES ?position`` block of these IRIs (each checked and written by pyoxigraph as an IRI term)."""
+    return "VALUES ?position { " + " ".join(str(NamedNode(iri)) for iri in positions) + " }"
 
 
 def _term(value: Any, param: Param) -> Literal | NamedNode:

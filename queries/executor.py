@@ -23,21 +23,27 @@ from pyoxigraph import QuerySolutions, QueryTriples
 from chesskb.kb.store.base import Queryable, QueryResult
 from chesskb.kb.store.bindings import with_values
 from chesskb.kb.store.results import boolean, solutions, triples
-from chesskb.queries import load_internal, load_query
+from chesskb.queries import Scan, load_internal, load_query
 
 
 def prepare(
-    name: str, params: Mapping[str, Any] | None = None, *, public: bool = False, indexes: Collection[str] = ()
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    public: bool = False,
+    indexes: Collection[str] = (),
+    scan: Scan | None = None,
 ) -> str:
     """The text of the named query with its parameters bound (internal queries: every row
     unless ``limit``/``offset`` are given; ``public=True``: a canned query, paged by its ``limit``/
     ``offset`` as ``chesskb query`` does; ``indexes``: the pattern indexes the store has, for a query
-    with a ``pattern`` parameter: ``queries.find.has_piece_index``)."""
+    with a ``pattern`` parameter: ``queries.find.has_piece_index``; ``scan``: the store's board index
+    search, ``queries.find.pattern_scan``)."""
     query = load_query(name) if public else load_internal(name)
     given = dict(params or {})
     bound = query.bind(given)
     paged = public or "limit" in given or "offset" in given  # an internal query answers every row unless asked
-    text = query.paged_text(given, indexes) if paged else query.unpaged_text(given, indexes)
+    text = query.paged_text(given, indexes, scan) if paged else query.unpaged_text(given, indexes, scan)
     return with_values(text, bound)
 
 

@@ -12,16 +12,20 @@ match, while a page stops at its last row).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from pyoxigraph import NamedNode
 
-from chesskb.kb.search.lookups import INDEXES, index_lines
+from chesskb.kb.search.board_scan import candidate_rows, has_board, matching_rows
+from chesskb.kb.search.lookups import INDEXES, WRITTEN, index_lines
 from chesskb.kb.search.patterns import Pattern, sparql_condition, sparql_string
-from chesskb.kb.store import Store
+from chesskb.kb.store import EmbeddedStore, Store
 from chesskb.kb.store.base import Queryable
 from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.board_file import BoardIndex
+from chesskb.kb.store.results import solutions
 from chesskb.kb.vocab import CP
+from chesskb.queries import Scan, position_values
 from chesskb.queries.executor import ask
 from chesskb.queries.source_statements import graphs_of
 
@@ -49,15 +53,18 @@ def find_query(
     source_graph: str | None = None,
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
-    piece_index: bool | Collection[str] = True,
+    piece_index: bool | Collection[str] = WRITTEN,
+    positions: Sequence[str] | None = None,
 ) -> str:
     """The SPARQL SELECT (``?position ?label ?fen``) for ``pattern``; ``limit`` 0 means every row.
 
     ``piece_index`` names the index properties the store's positions carry (:data:`INDEXES`, as
-    :func:`has_piece_index` finds them; ``True``: all, ``False``: none). The most selective lookups
+    :func:`has_piece_index` finds them; by default those every import writes, :data:`WRITTEN`; ``True``:
+    all, ``False``: none). The most selective lookups
     the pattern implies (:meth:`Pattern.anchors`) run first, so only the positions they find have
     their board string tested: at 1M positions a pattern that finds nothing tests every board in
-    about 2 s, and the same pattern looked up answers in milliseconds.
+    about 2 s, and the same pattern looked up answers in milliseconds. ``positions``: test only these
+    positions (IRIs a board index scan kept, :func:`find_on_index`), named in a ``VALUES`` block.
     """
     if pattern.is_empty():
         raise FindError(
@@ -78,7 +85,7 @@ def find_query(
         "cp:materialSignature", "?signature", exact, any(v.material for v in variants), constants, lines
     )
     condition = sparql_condition(pattern, side=side, signature=signature)
-    starts, repeats = index_lines(pattern, indexes)
+    starts, repeats = index_lines(pattern, indexes) if positions is None else ([position_values(positions)], False)
     constants[:0] = starts
     distinct = "DISTINCT " if repeats else ""
     body = "\n  ".join([*constants, board, *lines])
@@ -109,6 +116,93 @@ def _value_or_variable(
     if needed:
         lines.append(f"?position {prop} {variable} .")
     return variable
+
+
+#: Positions a scan kept whose boards the first query tests; each further query tests twice as many,
+#: up to :data:`MOST_CHECKED` (a pattern the scan narrows little still takes few queries).
+FIRST_CHECKED = 128
+MOST_CHECKED = 65_536
+
+
+#: The most positions a scan may keep for a canned query to be given them all (a ``VALUES`` block,
+#: ``pattern_scan``); a pattern the scan narrows less is looked up as on any store.
+MOST_SCANNED = 20_000
+
+
+def pattern_scan(store: Store) -> Scan | None:
+    """For a canned query with a pattern parameter: every position the pattern matches, found on the
+    store's board index (the scan, then the pattern's own regular expressions), or None (no index,
+    nothing about the board, or more than :data:`MOST_SCANNED` candidates). The query still tests them."""
+    index = board_index_of(store)
+    if index is None:
+        return None
+
+    def scan(pattern: Pattern) -> list[str] | None:
+        rows = candidate_rows(pattern, index) if has_board(pattern) else None
+        if rows is None or len(rows) > MOST_SCANNED:
+            return None
+        return list(dict.fromkeys(index.iri(row) for row in matching_rows(pattern, index, rows)))
+
+    return scan
+
+
+def board_index_of(store: Store) -> BoardIndex | None:
+    """The store's board index (``kb.store.board_file``): only the embedded store has one, and only
+    for generations written since it existed."""
+    return store.board_index() if isinstance(store, EmbeddedStore) else None
+
+
+def find_on_index(
+    store: Store,
+    index: BoardIndex,
+    pattern: Pattern,
+    *,
+    source_graph: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+) -> str:
+    """The query (as :func:`find_query` writes it) for one page of ``pattern``'s matches, found by
+    scanning ``index``: the scan keeps the positions whose boards may match (``kb.search.board_scan``),
+    and its regular expressions, applied to growing runs of them, keep those that do; the store then tests
+    those with the same REGEX (and the source) until the page is full; the returned query names exactly the
+    page's positions. Pages follow the index's order."""
+    rows = candidate_rows(pattern, index)
+    wanted = offset + limit if limit else len(rows)
+    found: dict[str, None] = {}
+    matched: list[int] = []  # rows whose board matches, not yet asked about
+    start, size = 0, FIRST_CHECKED
+    while len(found) < wanted and (matched or start < len(rows)):
+        if not matched:
+            matched = matching_rows(pattern, index, rows[start : start + size])
+            start, size = start + size, min(size * 2, MOST_CHECKED)
+            continue
+        asked, matched = matched[: wanted - len(found)], matched[wanted - len(found) :]
+        text = find_query(pattern, source_graph=source_graph, limit=0, positions=[index.iri(r) for r in asked])
+        found.update((row["position"].value, None) for row in solutions(store.query(text)))
+    page = list(found)[offset : offset + limit if limit else None]
+    return find_query(pattern, source_graph=source_graph, limit=0, positions=page)
+
+
+def page_query(
+    store: Store,
+    pattern: Pattern,
+    *,
+    reading: Store | None = None,
+    source_graph: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+) -> str:
+    """The query of one page of ``pattern``'s matches as ``chesskb find`` and ``/find`` run it: narrowed
+    by ``store``'s board index when it has one and the pattern describes the board (:func:`find_on_index`),
+    else with the lookups ``store``'s statements allow (:func:`has_piece_index`). Queries run on
+    ``reading`` (the service's bounded reader), by default ``store`` itself."""
+    reading = reading or store
+    index = board_index_of(store) if has_board(pattern) else None
+    if index is not None:
+        return find_on_index(reading, index, pattern, source_graph=source_graph, limit=limit, offset=offset)
+    return find_query(
+        pattern, source_graph=source_graph, limit=limit, offset=offset, piece_index=has_piece_index(reading)
+    )
 
 
 def has_board_strings(store: Store) -> bool:

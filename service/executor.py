@@ -36,7 +36,7 @@ from chesskb.kb.store import EmbeddedStore
 from chesskb.kb.store.base import QueryResult, Term
 from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.queries.executor import prepare
-from chesskb.queries.find import has_piece_index
+from chesskb.queries.find import has_piece_index, pattern_scan
 
 from .admission import LaneAdmission, Shares
 from .errors import ServiceError
@@ -252,8 +252,10 @@ def run_named(
     if public:
         params, row_cap = bounded_page(params)
     try:
-        indexes = pattern_indexes(load_query(name)) if public else frozenset()
-        sparql = prepare(name, params, public=public, indexes=indexes)
+        query = load_query(name) if public else None
+        indexes = pattern_indexes(query) if query is not None else frozenset()
+        scan = pattern_scan(current_app.extensions["chesskb.store"]) if query and query.has_pattern else None
+        sparql = prepare(name, params, public=public, indexes=indexes, scan=scan)
     except QueryError as exc:
         raise ServiceError(400, str(exc)) from None
     return run(sparql, None, lane=lane, select_type=select_type, graph_type=graph_type, row_cap=row_cap)

@@ -2,7 +2,8 @@
 
 The page is a GET form, so a search is its URL: a teacher can save it, share it, or page through
 it. ``?fen=`` ("find similar" on a position page) starts from every piece of that position. The
-query is ``queries.find.find_query`` run through the service's query runner (timeout, row cap, cache).
+query is ``queries.find.page_query`` (the store's board index narrows, ``find_query``'s REGEX decides) run
+through the service's query runner (timeout, row cap, cache).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.search.patterns import PatternError, list_form, parse
-from chesskb.queries.find import FindError, find_query, has_board_strings, has_piece_index, has_positions
+from chesskb.queries.find import FindError, has_board_strings, has_positions, page_query
 
 from .errors import ServiceError
 from .i18n import current_lang
@@ -95,11 +96,12 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
             form["pattern"], side=form["side"] or None, material=form["material"] or None, either_colour=form["either"]
         )
         graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value if form["source"] else None
-        sparql = find_query(
+        sparql = page_query(  # its queries run in the pages lane; the board index is the store's
+            current_app.extensions["chesskb.store"],
             pattern,
+            reading=reader(),
             source_graph=graph,
             limit=PAGE_SIZE + 1,
-            piece_index=has_piece_index(reader()),
             offset=(form["page"] - 1) * PAGE_SIZE,
         )
     except (PatternError, FindError) as exc:

@@ -1,8 +1,10 @@
 """The board index: what a position's board is stored as, so that a pattern finds it.
 
-The mapping stores every position's 64 squares as one string (``cp:boardSquares``: :func:`board_squares`)
-and the pieces as index values (``cp:pieceOn``: :func:`pieces_on`, ``cp:pieceIn``: :func:`pieces_in`);
-the pattern language (``kb.search.patterns``) compiles a pattern to tests over exactly these values.
+The mapping stores every position's 64 squares as one string (``cp:boardSquares``: :func:`board_squares`);
+the pattern language (``kb.search.patterns``) compiles a pattern to tests over exactly this value, and the
+embedded store derives its board index from it (``kb.store.board_file``). The piece index values
+(``cp:pieceOn``: :func:`pieces_on`, ``cp:pieceIn``: :func:`pieces_in`) are no longer written (issue 36);
+stores imported before carry them, and ``bench/patterns.py`` builds them to measure that layout.
 They are facts of the board, written at import time by the analysis and the mapping, so they live in
 analysis/, below the search that reads them.
 """

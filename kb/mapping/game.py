@@ -12,7 +12,6 @@ import chess
 from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.analysis import PositionAnalysis
-from chesskb.kb.analysis.board_index import pieces_in, pieces_on
 from chesskb.kb.analysis.difficulty import estimate_difficulty
 from chesskb.kb.analysis.exercises import ThemeAssessment
 from chesskb.kb.analysis.mining import MinedExercise
@@ -515,10 +514,6 @@ def _map_position(
         out.value(position, "move", record.movetext)
     out.value(position, "typePosition", type_position_for(set(classes)))
     start = board_at(record.start_fen)
-    for piece in pieces_on(start):  # the index patterns start from (queries.find)
-        out.value(position, "pieceOn", piece)
-    for region in pieces_in(start):  # the same by rank, for patterns that fix no square
-        out.value(position, "pieceIn", region)
     for name, who in classes.items():
         for origin in sorted(who):
             out.add(position, CP.term(_ORIGIN_PROPERTY[origin]), CP.term(name))

@@ -15,8 +15,12 @@ from collections.abc import Collection
 from chesskb.kb.search.patterns import Anchor, Pattern, sparql_string
 
 #: The properties lookups and pre-tests may use (``cp:pieceCount`` and ``cp:whitePieces``/``cp:blackPieces``
-#: are board facts every imported position has; a store built otherwise may lack them).
+#: are board facts every imported position has; a store built otherwise may lack them). ``cp:pieceOn`` and
+#: ``cp:pieceIn`` are no longer written (issue 36: the embedded store keeps a board index beside the triples,
+#: ``kb.store.board_file``), but stores imported before still carry them, and a lookup on them still helps.
 INDEXES = ("pieceOn", "pieceIn", "pieceCount", "whitePieces")
+#: The ones every import writes today: what a query for an unknown store (``--show-sparql``) may assume.
+WRITTEN = ("pieceCount", "whitePieces")
 #: Index lookups joined before the board strings are tested (each further one is a join per candidate).
 MOST_LOOKUPS = 2
 #: A lookup expected to find more than this share of the positions is not run: reading a found

@@ -311,19 +311,30 @@ def _item_anchor(item: Item) -> Anchor | None:
     return None
 
 
+def placed_squares(rank: Rank, number: int) -> list[tuple[int, Squares]]:
+    """The squares of FEN-form rank ``number`` (0: the first) whose place in the rank is known (before its
+    first ``*``, after its last, or all eight when it has none), each with the contents it may hold."""
+    stars = [i for i, token in enumerate(rank) if token == STAR]
+    head = rank if not stars else rank[: stars[0]]
+    tail = () if not stars else rank[stars[-1] + 1 :]
+    placed = list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]
+    squares: list[tuple[int, Squares]] = []
+    for file, token in placed:
+        if not isinstance(token, str):  # str: STAR, which a rank without one never holds here
+            squares.append((chess.square(file, number), token))
+    return squares
+
+
 def _rank_anchors(rank: Rank, number: int) -> list[Anchor]:
     """A FEN-form rank's lookups: each piece at a known file (before the first ``*``, after the last,
     or anywhere in a rank without ``*``) is a ``cp:pieceOn`` value, each between two ``*`` a value of
     the rank's ``cp:pieceIn``. A square that may be empty gives none."""
     stars = [i for i, token in enumerate(rank) if token == STAR]
-    head = rank if not stars else rank[: stars[0]]
-    tail = () if not stars else rank[stars[-1] + 1 :]
     middle = () if not stars else rank[stars[0] : stars[-1]]
     found = []
-    for file, token in list(enumerate(head)) + [(8 - len(tail) + i, t) for i, t in enumerate(tail)]:
-        if token != STAR and EMPTY not in token:
-            name = chess.square_name(chess.square(file, number))
-            found.append(_anchor("pieceOn", [f"{c}{name}" for c in token]))
+    for square, contents in placed_squares(rank, number):
+        if EMPTY not in contents:
+            found.append(_anchor("pieceOn", [f"{c}{chess.square_name(square)}" for c in contents]))
     for token in middle:
         if token != STAR and EMPTY not in token:
             found.append(_anchor("pieceIn", [f"{c}*{number + 1}" for c in token]))

@@ -23,6 +23,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad
 from pyoxigraph import Store as OxStore
 
 from chesskb.kb.store import layout
+from chesskb.kb.store.board_file import write_board_index
 from chesskb.kb.store.manifest import write_manifest
 
 _DEFAULT = DefaultGraph()
@@ -90,6 +91,7 @@ def compact_generation(generation: Path) -> Compaction:
     generation.rename(retired)
     building.rename(generation)
     shutil.rmtree(retired)
+    write_board_index(generation)
     write_manifest(generation)
     return done
 

@@ -65,6 +65,7 @@ from chesskb.kb.store.base import (
     Term,
 )
 from chesskb.kb.store.bindings import with_values
+from chesskb.kb.store.board_file import BOARDS, BoardIndex, read_board_index, write_board_index
 from chesskb.kb.store.compaction import Compaction, bulk_copy_compacted
 from chesskb.kb.store.generations import (
     CURRENT,
@@ -74,7 +75,7 @@ from chesskb.kb.store.generations import (
     record_replaced,
     remove_leftovers,
 )
-from chesskb.kb.store.manifest import record_proofs, verify_generation, write_manifest
+from chesskb.kb.store.manifest import read_manifest, record_proofs, verify_generation, write_manifest
 from chesskb.kb.vocab import PREFIXES
 
 LOCK = "write.lock"
@@ -100,6 +101,7 @@ class EmbeddedStore:
         self.location = str(self.path)
         self._store: OxStore | None = None
         self._generation: str | None = None
+        self._boards: tuple[str, BoardIndex | None] | None = None  # the board index of one generation
         self._lock = threading.Lock()
         self._write_mutex = threading.RLock()
         self._lock_depth = 0
@@ -189,10 +191,28 @@ class EmbeddedStore:
     def named_graphs(self) -> list[NamedNode]:
         return [g for g in self._reader().named_graphs() if isinstance(g, NamedNode)]
 
+    def board_index(self) -> BoardIndex | None:
+        """The live generation's board index (``board_file.py``), checked against its manifest (without
+        opening the Oxigraph store: a server's main process may only scan); ``None`` for a generation
+        written before the index existed, or no generation yet. Kept while the generation stays live."""
+        generation = self._live_generation()
+        if generation is None:
+            return None
+        with self._lock:
+            if self._boards is not None and self._boards[0] == generation:
+                return self._boards[1]
+        folder = self.path / generation
+        verify_generation(folder)
+        index = read_board_index(folder, BOARDS in (read_manifest(folder) or {}))
+        with self._lock:
+            self._boards = (generation, index)
+        return index
+
     def close(self) -> None:
         with self._lock:
             self._store = None
             self._generation = None
+            self._boards = None
 
     # --- writing --------------------------------------------------------------------------
 
@@ -304,6 +324,7 @@ class EmbeddedStore:
         """List the finished ``staging`` copy's files in its manifest and make it the live generation
         with one atomic ``rename`` of the ``CURRENT`` link."""
         record_replaced(staging, live)
+        write_board_index(staging)  # derived from this generation's boards: listed and switched with it
         read = write_manifest(staging, previous=self.path / live if live else None)
         os.rename(staging, self.path / name)
         link = self.path / (CURRENT + ".new")

@@ -54,7 +54,7 @@ def command(
     from chesskb.kb.mapping.iris import IriMinter
     from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES
-    from chesskb.queries.find import INDEXES, FindError, find_query, has_board_strings, has_piece_index, has_positions
+    from chesskb.queries.find import FindError, find_query, has_board_strings, has_positions, page_query
     from chesskb.service.commands.base import DataProblem, UsageProblem
     from chesskb.service.commands.output import write_result
 
@@ -74,10 +74,8 @@ def command(
             "the positions in this store have no cp:boardSquares (imported before patterns "
             "existed): import the sources again to search them by pattern"
         )
-    indexes = has_piece_index(store)
-    if indexes != set(INDEXES):  # imported before cp:pieceOn/cp:pieceIn: fewer lookups, the same answer
-        sparql = find_query(parsed, source_graph=graph, limit=limit, offset=offset, piece_index=indexes)
     try:
+        sparql = page_query(store, parsed, source_graph=graph, limit=limit, offset=offset)
         write_result(store.query(sparql), fmt, sys.stdout.buffer)
     except QuerySyntaxError as exc:  # a bug here, not the user's: the pattern never reaches SPARQL as text
         raise DataProblem(f"internal SPARQL error: {exc}") from None

@@ -10,7 +10,7 @@ import click
 from chesskb.kb.store import QuerySyntaxError
 from chesskb.queries import QueryError, load_query
 from chesskb.queries.executor import prepare
-from chesskb.queries.find import has_piece_index
+from chesskb.queries.find import has_piece_index, pattern_scan
 from chesskb.service.app import environment_setting
 from chesskb.service.commands.base import CliContext, UsageProblem
 from chesskb.service.commands.output import write_result
@@ -53,7 +53,8 @@ def command(
         try:  # a canned query: bound and paged by the one query path (queries.executor)
             query = load_query(name)
             indexes = has_piece_index(store) if query.has_pattern else frozenset()
-            text = prepare(name, _parse_params(params), public=True, indexes=indexes)
+            scan = pattern_scan(store) if query.has_pattern else None
+            text = prepare(name, _parse_params(params), public=True, indexes=indexes, scan=scan)
         except QueryError as exc:
             raise UsageProblem(str(exc)) from None
     else:
