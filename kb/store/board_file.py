@@ -62,7 +62,8 @@ class BoardIndex:
 
     def bitboard(self, letter: str) -> np.ndarray:
         """The bitboards of the piece ``letter`` (``N``, ``k`` …), one per position."""
-        return self.boards[PIECE_LETTERS.index(letter)]
+        row: np.ndarray = self.boards[PIECE_LETTERS.index(letter)]
+        return row
 
     def iri(self, row: int) -> str:
         return bytes(self.positions[row]).decode("utf-8")
