@@ -108,7 +108,7 @@ _BYTES = re.compile(r"\((\d[\d,]*) bytes\)")
 def masked(text: str) -> str:
     """The sample without what changes from run to run: the import's seconds and rate, and the byte
     counts (compared apart, within ``BYTES_TOLERANCE``)."""
-    text = re.sub(r"\d[\d,]*(\.\d+)? s, [\d,]+ games/s", "<seconds>, <rate>", text)
+    text = re.sub(r"\d[\d,]*(\.\d+)? s, [\d,]+(\.\d+)? games/s", "<seconds>, <rate>", text)
     return _BYTES.sub("(<bytes>)", text)
 
 
