@@ -107,6 +107,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         "open connections one client address may hold (more are closed as they are accepted); "
         "0 = only CONNECTION_LIMIT",
     ),
+    "CLIENT_REFUSAL": (
+        0.1,
+        "seconds an address at its CLIENT_CONNECTIONS, with no idle connection to cut, has its new "
+        "connections refused unseen (IPv4: dropped by the kernel, the client's TCP retries after 1 s)",
+    ),
     "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
     "PLAY_ELO": (1350, "default engine strength for 'Play on' (clamped to the engine's range)"),
     "PLAY_MOVETIME": (0.2, "seconds of engine time per reply in 'Play on'"),
