@@ -94,6 +94,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         1 << 30,
         "address space in bytes one query worker may use; a query past it fails (507); 0 = no cap",
     ),
+    "WORKER_NICE": (
+        5,
+        "how far below the server's the query workers' CPU priority is (a nice increment, 0-19; 0 = the same): "
+        "the server accepts, reads and answers visitors first while workers run others' long queries",
+    ),
     "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
     "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset (16 characters or more)"),
     "AUTHOR_TOKEN_DELAY": (
