@@ -2,6 +2,7 @@
 as median and max of the visitor's requests, and the ratio of the medians to the idle one.
 
     .venv/bin/python bench/fair_lanes.py [--store DIR] [--seconds 20] [--attacks partial] [--rounds 3]
+        [--code DIR] [--serve-option=--worker-nice=0 …]
 
 The visitor (127.0.1.2) asks the home page, the theme tree, a canned question page and a new,
 never-cached ``ASK`` at ``/sparql`` in turn. The attacks come from 127.0.0.x (another /24):
@@ -18,6 +19,8 @@ never-cached ``ASK`` at ``/sparql`` in turn. The attacks come from 127.0.0.x (an
   127.0.12.30.
 
 Without ``--store`` it builds the test suite's small competency store in a temporary directory.
+``--code`` serves from another checkout (``git archive REV | tar -x -C DIR``) to compare, and
+``--serve-option`` adds options to its ``chesskb serve``.
 """
 
 from __future__ import annotations
@@ -148,6 +151,8 @@ def main() -> None:
         "machine the load moves the idle figure, so each attack is compared with idle "
         "periods around it (default 1)",
     )
+    parser.add_argument("--code", type=Path, help="serve from this checkout instead of this one")
+    parser.add_argument("--serve-option", action="append", default=[], help="an option for chesskb serve")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         store = args.store
@@ -155,7 +160,9 @@ def main() -> None:
             from tests.competency import build_store
 
             store = build_store(Path(work) / "store")
-        with live_server(store, "--query-timeout", "6", "--channel-timeout", "5", "--query-max-nesting", "0") as base:
+        options = ("--query-timeout", "6", "--channel-timeout", "5", "--query-max-nesting", "0", *args.serve_option)
+        code = args.code.resolve() if args.code else Path(__file__).resolve().parent.parent
+        with live_server(store, *options, code=code) as base:
             visit(base, 3)  # warm: workers started, templates compiled
             latencies, failures = visit(base, args.seconds)
             idle_median = statistics.median(latencies)
