@@ -8,7 +8,8 @@ The visitor (127.0.1.2) asks the home page, the theme tree, a canned question pa
 never-cached ``ASK`` at ``/sparql`` in turn. The attacks come from 127.0.0.x (another /24):
 
 * runaways: 4 threads from 2 addresses fire the four-pattern cross product at ``/sparql`` again
-  and again (each runs to QUERY_TIMEOUT);
+  and again (each runs to QUERY_TIMEOUT); ``runaways-8`` (not run by default): 8 threads from 4
+  addresses, as ``bench/service_attacks.py``;
 * crash storm: 2 threads post ``{`` x 5000, which crashes the store's parser (and its worker): the
   server runs with ``--query-max-nesting 0`` so that it does (by default it is refused with 400);
 * every row: 2 threads ask canned questions with ``limit=0`` and a new offset each time (never
@@ -72,12 +73,19 @@ def visit(base: str, seconds: float) -> tuple[list[float], dict[str, int]]:
     return latencies, failures
 
 
-def runaways(base: str, stop: threading.Event) -> list[threading.Thread]:
+def runaways(base: str, stop: threading.Event, threads: int = 4, addresses: int = 2) -> list[threading.Thread]:
     return attack_threads(
         stop,
-        4,
-        lambda n: http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60, source=f"127.0.0.{10 + n % 2}"),
+        threads,
+        lambda n: http(
+            "GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60, source=f"127.0.0.{10 + n % addresses}"
+        ),
     )
+
+
+def runaways_eight(base: str, stop: threading.Event) -> list[threading.Thread]:
+    """``bench/service_attacks.py``'s runaways: 8 at once from 4 addresses."""
+    return runaways(base, stop, 8, 4)
 
 
 def crash_storm(base: str, stop: threading.Event) -> list[threading.Thread]:
@@ -170,6 +178,7 @@ def main() -> None:
             chosen = args.attacks.split(",")
             for key, name, attack in (
                 ("runaways", "runaways, 2 addresses", runaways),
+                ("runaways-8", "8 runaways, 4 addresses", runaways_eight),
                 ("crash", "crash storm", crash_storm),
                 ("every-row", "limit=0, new offsets", every_row),
                 ("partial", "1,100 partial requests", partial_requests),
