@@ -121,11 +121,11 @@ def share_connections(server: Any, client_connections: int, refusal_seconds: flo
     open and close (``DeadlineChannel``), so a refusal never walks the server's connections."""
 
     refused_until: dict[str, float] = {}
-    in_kernel = RefusedAddresses(server.socket)
+    in_kernel = RefusedAddresses(getattr(server, "socket", None))
     if not in_kernel.working:
         click.echo(
-            "note: this system refuses socket filters: connections over CLIENT_CONNECTIONS are "
-            "refused by the server alone, one accept and close each",
+            "note: no kernel filter on this listener (IPv4 only, and the system must allow socket "
+            "filters): connections over CLIENT_CONNECTIONS are refused by the server alone",
             err=True,
         )
     server_readable = server.readable
