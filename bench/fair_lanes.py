@@ -2,12 +2,14 @@
 as median and max of the visitor's requests, and the ratio of the medians to the idle one.
 
     .venv/bin/python bench/fair_lanes.py [--store DIR] [--seconds 20] [--attacks partial] [--rounds 3]
+        [--code DIR] [--serve-option=--worker-nice=0 …]
 
 The visitor (127.0.1.2) asks the home page, the theme tree, a canned question page and a new,
 never-cached ``ASK`` at ``/sparql`` in turn. The attacks come from 127.0.0.x (another /24):
 
 * runaways: 4 threads from 2 addresses fire the four-pattern cross product at ``/sparql`` again
-  and again (each runs to QUERY_TIMEOUT);
+  and again (each runs to QUERY_TIMEOUT); ``runaways-8`` (not run by default): 8 threads from 4
+  addresses, as ``bench/service_attacks.py``;
 * crash storm: 2 threads post ``{`` x 5000, which crashes the store's parser (and its worker): the
   server runs with ``--query-max-nesting 0`` so that it does (by default it is refused with 400);
 * every row: 2 threads ask canned questions with ``limit=0`` and a new offset each time (never
@@ -18,6 +20,8 @@ never-cached ``ASK`` at ``/sparql`` in turn. The attacks come from 127.0.0.x (an
   127.0.12.30.
 
 Without ``--store`` it builds the test suite's small competency store in a temporary directory.
+``--code`` serves from another checkout (``git archive REV | tar -x -C DIR``) to compare, and
+``--serve-option`` adds options to its ``chesskb serve``.
 """
 
 from __future__ import annotations
@@ -69,12 +73,19 @@ def visit(base: str, seconds: float) -> tuple[list[float], dict[str, int]]:
     return latencies, failures
 
 
-def runaways(base: str, stop: threading.Event) -> list[threading.Thread]:
+def runaways(base: str, stop: threading.Event, threads: int = 4, addresses: int = 2) -> list[threading.Thread]:
     return attack_threads(
         stop,
-        4,
-        lambda n: http("GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60, source=f"127.0.0.{10 + n % 2}"),
+        threads,
+        lambda n: http(
+            "GET", base + "/sparql?query=" + quote(RUNAWAY), timeout=60, source=f"127.0.0.{10 + n % addresses}"
+        ),
     )
+
+
+def runaways_eight(base: str, stop: threading.Event) -> list[threading.Thread]:
+    """``bench/service_attacks.py``'s runaways: 8 at once from 4 addresses."""
+    return runaways(base, stop, 8, 4)
 
 
 def crash_storm(base: str, stop: threading.Event) -> list[threading.Thread]:
@@ -148,6 +159,8 @@ def main() -> None:
         "machine the load moves the idle figure, so each attack is compared with idle "
         "periods around it (default 1)",
     )
+    parser.add_argument("--code", type=Path, help="serve from this checkout instead of this one")
+    parser.add_argument("--serve-option", action="append", default=[], help="an option for chesskb serve")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         store = args.store
@@ -155,7 +168,9 @@ def main() -> None:
             from tests.competency import build_store
 
             store = build_store(Path(work) / "store")
-        with live_server(store, "--query-timeout", "6", "--channel-timeout", "5", "--query-max-nesting", "0") as base:
+        options = ("--query-timeout", "6", "--channel-timeout", "5", "--query-max-nesting", "0", *args.serve_option)
+        code = args.code.resolve() if args.code else Path(__file__).resolve().parent.parent
+        with live_server(store, *options, code=code) as base:
             visit(base, 3)  # warm: workers started, templates compiled
             latencies, failures = visit(base, args.seconds)
             idle_median = statistics.median(latencies)
@@ -163,6 +178,7 @@ def main() -> None:
             chosen = args.attacks.split(",")
             for key, name, attack in (
                 ("runaways", "runaways, 2 addresses", runaways),
+                ("runaways-8", "8 runaways, 4 addresses", runaways_eight),
                 ("crash", "crash storm", crash_storm),
                 ("every-row", "limit=0, new offsets", every_row),
                 ("partial", "1,100 partial requests", partial_requests),

@@ -94,6 +94,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         1 << 30,
         "address space in bytes one query worker may use; a query past it fails (507); 0 = no cap",
     ),
+    "WORKER_NICE": (
+        5,
+        "how far below the server's the query workers' CPU priority is (a nice increment, 0-19; 0 = the same): "
+        "the server accepts, reads and answers visitors first while workers run others' long queries",
+    ),
     "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
     "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset (16 characters or more)"),
     "AUTHOR_TOKEN_DELAY": (
@@ -106,6 +111,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         64,
         "open connections one client address may hold (more are closed as they are accepted); "
         "0 = only CONNECTION_LIMIT",
+    ),
+    "CLIENT_REFUSAL": (
+        0.1,
+        "seconds an address at its CLIENT_CONNECTIONS, with no idle connection to cut, has its new "
+        "connections refused unseen (IPv4: dropped by the kernel, the client's TCP retries after 1 s)",
     ),
     "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
     "PLAY_ELO": (1350, "default engine strength for 'Play on' (clamped to the engine's range)"),

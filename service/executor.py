@@ -127,6 +127,7 @@ def _pool(lane: str) -> WorkerPool | None:
                     offline=not config.get("ALLOW_SERVICE"),
                     name=lane,
                     memory_limit=int(config["WORKER_MEMORY"]),
+                    nice=int(config["WORKER_NICE"]),
                     allow_unisolated=bool(config["ALLOW_UNISOLATED"]),
                 ),
             )

@@ -55,6 +55,7 @@ from .worker_confinement import (
     confine_network,
     die_with_parent,
     limit_malloc_arenas,
+    lower_priority,
     query_alarm,
 )
 
@@ -277,6 +278,7 @@ class WorkerSettings:
     offline: bool = True  # no network (SERVICE not allowed): see service.worker_confinement
     memory_limit: int = 0  # WORKER_MEMORY: the address-space cap in bytes; 0 = none
     parent: int = 0  # the server's process id: the worker dies with it
+    nice: int = 0  # WORKER_NICE: how much lower this worker's CPU priority is than the server's
 
 
 def _worker_main(settings: WorkerSettings, conn: Any) -> None:
@@ -288,6 +290,7 @@ def _worker_main(settings: WorkerSettings, conn: Any) -> None:
     the server has gone, whichever way the server stopped (a closed pipe, or the kernel's
     parent-death signal when the server was killed)."""
     die_with_parent(settings.parent)
+    lower_priority(settings.nice)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
@@ -433,6 +436,7 @@ class PoolSettings:
     offline: bool = True  # workers without network (SERVICE not allowed)
     name: str = "query"
     memory_limit: int = 0  # WORKER_MEMORY: each worker's address-space cap in bytes; 0 = none
+    nice: int = 0  # WORKER_NICE: how much lower the workers' CPU priority is than the server's
     allow_unisolated: bool = False  # ALLOW_UNISOLATED: run queries even where workers keep the network
 
 
@@ -458,7 +462,8 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         settings = self.settings
         return _Worker(
-            self.context, WorkerSettings(self.location, settings.offline, settings.memory_limit, os.getpid())
+            self.context,
+            WorkerSettings(self.location, settings.offline, settings.memory_limit, os.getpid(), settings.nice),
         )
 
     def _ready(self, worker: _Worker, deadline: float) -> None:

@@ -45,10 +45,11 @@ def free_port() -> int:
 
 
 def start_server(
-    store: Path, *options: str, env: dict[str, str] | None = None, new_session: bool = False
+    store: Path, *options: str, env: dict[str, str] | None = None, new_session: bool = False, code: Path = ROOT
 ) -> tuple[subprocess.Popen[bytes], str]:
     """``chesskb serve`` started and answering; returns the process (its output piped) and the base URL.
-    ``new_session`` gives it its own process group, to signal it and its workers as a terminal does."""
+    ``new_session`` gives it its own process group, to signal it and its workers as a terminal does;
+    ``code`` is the checkout it runs (a benchmark compares another one)."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -64,7 +65,7 @@ def start_server(
             str(port),
             *options,
         ],
-        cwd=ROOT,
+        cwd=code,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
@@ -84,9 +85,9 @@ def start_server(
 
 
 @contextmanager
-def live_server(store: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def live_server(store: Path, *options: str, env: dict[str, str] | None = None, code: Path = ROOT) -> Iterator[str]:
     """Yield the base URL (``http://127.0.0.1:PORT``) of a running server; stop it afterwards."""
-    process, base = start_server(store, *options, env=env)
+    process, base = start_server(store, *options, env=env, code=code)
     try:
         yield base
     finally:

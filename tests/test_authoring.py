@@ -115,6 +115,65 @@ def test_download_as_pgn_reads_back_with_python_chess(store: Path) -> None:
     assert [(node.move.uci(), node.comment) for node in game.mainline()] == [("a1a8", "mate")]
 
 
+#: What a teacher may type in a comment that a PGN writer must not change: paragraphs (blank lines), a
+#: line starting with "%" (an escape line only outside comments), indented lines, a tag-like line that
+#: does not follow a blank one, a ";" and brackets.
+TYPED_COMMENTS = {
+    "intro": "First paragraph.\n\nSecond paragraph; the rook (a1) [decides].\n\n\n%  50% of students miss it",
+    "move": 'Mate.\n%not an escape\n  indented: Ra8#\n[Event "not a game"]\n\nlast line',
+}
+
+
+def _typed_exercise(**extra: object) -> dict:
+    return {
+        "fen": BACK_RANK,
+        "intro": TYPED_COMMENTS["intro"],
+        "moves": [{"uci": "a1a8", "comment": TYPED_COMMENTS["move"]}],
+        **extra,
+    }
+
+
+def _comments(pgn: str) -> tuple[str, list[str]]:
+    """The game comment and the move comments python-chess reads from the one game of ``pgn``."""
+    import io
+
+    handle = io.StringIO(pgn)
+    game = chess.pgn.read_game(handle)
+    assert game is not None and game.errors == [] and chess.pgn.read_game(handle) is None  # one game, whole
+    return game.comment, [node.comment for node in game.mainline()]
+
+
+def test_a_comment_is_stored_and_exported_as_typed(store: Path) -> None:
+    """Blank lines, "%" lines and indentation in an authored comment survive the download, the save,
+    the store and ``chesskb export --format pgn``: python-chess reads back what the teacher typed."""
+    client = _client(store)
+    typed = (TYPED_COMMENTS["intro"], [TYPED_COMMENTS["move"]])
+    downloaded = client.post("/author/pgn", json=_typed_exercise(), headers=HEADERS)
+    assert downloaded.status_code == 200
+    assert _comments(downloaded.get_data(as_text=True)) == typed
+    saved = client.post("/author/save", json=_typed_exercise(source="typed"), headers=HEADERS)
+    assert saved.status_code == 200, saved.get_data(as_text=True)
+    exported = run_cli("export", "--format", "pgn", "--source", "typed", store=store)
+    assert exported.exit_code == 0, exported.output
+    assert _comments(exported.output) == typed
+    page = client.get("/page", query_string={"iri": saved.get_json()["position"]}, headers={"Accept": "text/html"})
+    assert "50% of students miss it" in page.get_data(as_text=True)
+
+
+def test_a_tag_line_after_a_blank_line_in_a_comment_is_refused(store: Path) -> None:
+    """Readers take a tag pair alone on a line after a blank line as the next game's start (the rule
+    that keeps an unclosed comment from swallowing a file), so such a comment cannot travel as typed:
+    refused (422, saying why), and nothing is saved."""
+    client = _client(store)
+    for comment in ('one\n\n[Event "x"]', 'one\n   \n  [White "a"] [Black "b"]  '):
+        body = {"fen": BACK_RANK, "moves": [{"uci": "a1a8", "comment": comment}], "source": "tags"}
+        for url in ("/author/pgn", "/author/save"):
+            refused = client.post(url, json=body, headers=HEADERS)
+            message = refused.get_json()["error"]
+            assert refused.status_code == 422 and "after a blank line" in message, (url, message)
+    assert "tags" not in {s["name"] for s in _sources(store)}
+
+
 # -- in a real browser -----------------------------------------------------------------------------
 
 

@@ -65,6 +65,28 @@ def test_a_blank_line_after_the_game_comment_does_not_split_the_game(name: str) 
     assert [r.location.game_number for r in records] == list(range(1, len(records) + 1))
 
 
+def test_comment_text_and_line_comments_are_kept_as_written(tmp_path: Path) -> None:
+    """Inside a {…} comment a blank line and a line starting with "%" are the comment's text (python-chess
+    reads them so; "%" is an escape line only outside comments), and a ";" comment runs to its line's
+    end: the stored movetext, read again by python-chess, gives the file's moves and comments."""
+    text = (
+        '[Event "Lesson"]\n[SetUp "1"]\n[FEN "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"]\n\n'
+        "{ Before the move.\n\n%  of the class\n  indented }\n"
+        "1. Ra8# ; a line comment {not a brace\n{ Mate.\n\n\nThe end. } 1-0\n"
+    )
+    path = tmp_path / "lesson.pgn"
+    path.write_text(text, encoding="utf-8")
+    expected = chess.pgn.read_game(io.StringIO(text))
+    records, findings = split(list(read_records(path)))
+    assert len(records) == 1 and not [f for f in findings if f.level == "error"], findings
+    wanted = {node.ply(): node.comment for node in expected.mainline() if node.comment} | {0: expected.comment}
+    assert records[0].comments == wanted
+    again = chess.pgn.read_game(io.StringIO(text[: text.index("\n\n") + 2] + records[0].movetext + "\n"))
+    assert again.errors == [] and list(again.mainline_moves()) == list(expected.mainline_moves())
+    assert again.comment == expected.comment == "Before the move.\n\n%  of the class\n  indented"
+    assert [node.comment for node in again.mainline()] == [node.comment for node in expected.mainline()]
+
+
 def test_latin1_file_is_detected_and_names_decoded() -> None:
     path = DATA / "pychess" / "mate_in_2.pgn"
     assert sniff_encoding(path) == "latin-1"

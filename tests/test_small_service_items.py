@@ -97,7 +97,7 @@ def _exercise(**parts: object) -> bytes:
 
 def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
     title = 'The "back rank" \\ lesson\nline two'
-    comment = 'mate { on the "back" rank\n\n[Event "not a game"]\n%not an escape'
+    comment = 'mate { on the "back" rank\n\n[Event "not a game"] too\n%not an escape'
     status, _, answer = http(
         "POST",
         f"{base}/author/pgn",
@@ -112,7 +112,7 @@ def test_author_pgn_escapes_tags_and_comments(base: str) -> None:
     assert chess.pgn.read_game(io.StringIO(text[text.index("\n\n") :])) is not None  # one game, whole
     assert game.errors == [] and [m.uci() for m in game.mainline_moves()] == ["a1a8"]
     said = game.variations[0].comment
-    assert said == 'mate { on the "back" rank\n[Event "not a game"]\n %not an escape'
+    assert said == comment  # as typed: the blank line and the "%" line are the comment's text
     assert game.comment == "see {this"
 
 

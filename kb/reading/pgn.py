@@ -22,7 +22,15 @@ import chess.pgn
 from chesskb.kb.findings import Finding
 from chesskb.kb.reading.move_errors import illegal_move_message
 from chesskb.kb.reading.notation import guess_foreign_letters, to_english_movetext
-from chesskb.kb.reading.pgn_tokens import TAG_LINE, Token, skipped_tokens, tokenize, unescape_tag_value
+from chesskb.kb.reading.pgn_tokens import (
+    TAG_LINE,
+    Token,
+    movetext_layout_free,
+    skipped_tokens,
+    tokenize,
+    unescape_tag_value,
+    without_blank_lines,
+)
 from chesskb.kb.reading.records import GameRecord, SourceLocation
 from chesskb.kb.reading.text import TOO_LARGE, OversizedLine
 
@@ -131,8 +139,8 @@ def split_segments(handle: Iterable[str]) -> Iterator[Segment | Finding]:
                 start_line = number
             _keep(header, line, too_large is not None)
             continue
-        if stripped.startswith("%"):
-            continue  # PGN escape line
+        if stripped.startswith("%") and not braces:
+            continue  # PGN escape line (inside a {…} comment a "%" line is the comment's text)
         if not header and not moves and not stripped:
             continue
         if not header and not moves:
@@ -281,9 +289,10 @@ def parse_segment(
     as_written = movetext
     if segment.header_text and "\n\n" in movetext.strip():
         # The segmenter decided this movetext belongs to these tags; python-chess would end the game at a
-        # blank line inside it (after a game comment, say), making a tagless second game of the moves
-        # and giving two games one number. Without the blank lines the file's game is read whole.
-        movetext = "\n".join(line for line in movetext.splitlines() if line.strip()) + "\n"
+        # blank line between its moves (after a game comment, say), making a tagless second game of the
+        # moves and giving two games one number. Without those blank lines the file's game is read whole;
+        # a blank line inside a {…} comment is the comment's text (python-chess reads it so) and stays.
+        movetext = without_blank_lines(movetext.strip()) + "\n"
     notes: list[GameRecord | Finding] = []
     if len(movetext) > LONG_MOVETEXT_CHARS:
         movetext, trimmed = _trim_long_comments(movetext)
@@ -447,7 +456,7 @@ def _game_record(
     comments = {node.ply(): node.comment for node in game.mainline() if node.comment}
     if game.comment:
         comments[0] = game.comment
-    text = _RESULT_AT_END.sub("", " ".join(movetext.split())) if single else _exported_movetext(game)
+    text = _RESULT_AT_END.sub("", movetext_layout_free(movetext)) if single else _exported_movetext(game)
     headers = {key: value for key, value in game.headers.items()}
     return GameRecord(
         location=SourceLocation(file_name, number, segment.line),

@@ -11,6 +11,7 @@ file of any size costs memory for one line, not for the file.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -230,19 +231,70 @@ class UnwritableComment(ValueError):
 
 
 def comment_text(text: str) -> str:
-    """``text`` as a brace comment carries it through a PGN file and back: line breaks kept but blank
-    lines dropped (a blank line then a tag-like line would start a new game, ``split_segments``), a
-    line starting with ``%`` (an escape line, skipped by readers) indented by a space, other control
-    characters made spaces. A ``}`` raises ``UnwritableComment``: a brace comment ends at the first
-    ``}`` and PGN has no escape for it, and writing a look-alike character instead would make the
-    knowledge base state a comment the author did not write."""
+    """``text`` as a brace comment carries it through a PGN file and back, as typed: line breaks, blank
+    lines and lines starting with ``%`` kept (inside ``{…}`` a ``%`` line is text, not an escape line;
+    python-chess and ``split_segments`` read it so), Windows line ends made ``\n``, other control
+    characters spaces, the ends trimmed (PGN writers trim them). Raises ``UnwritableComment`` for what a
+    PGN file cannot carry as written: a ``}`` (a brace comment ends at the first one and PGN has no escape
+    for it; a look-alike character would make the knowledge base state a comment the author did not
+    write), and a tag pair alone on a line after a blank line (readers take it as the next game's tags,
+    the rule that keeps one unclosed comment from swallowing a file: ``split_segments``)."""
     if "}" in text:
         raise UnwritableComment(
             "contains '}', which ends a PGN comment (PGN has no escape for it); write ')' or ']' instead"
         )
-    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text.replace("\r\n", "\n"))
-    lines = [(" " + line if line.startswith("%") else line) for line in text.split("\n") if line.strip()]
-    return "\n".join(lines).strip()
+    text = re.sub(r"[\x00-\x09\x0b-\x1f\x7f]", " ", text.replace("\r\n", "\n")).strip()
+    lines = text.split("\n")
+    for before, line in itertools.pairwise(lines):
+        if not before.strip() and TAG_LINE.match(line.lstrip()):
+            raise UnwritableComment(
+                f"has the tag pair {line.strip()[:40]!r} alone on a line after a blank line, where PGN "
+                "readers start the next game; remove the blank line or put text beside the tag"
+            )
+    return text
+
+
+#: What ``movetext_pieces`` tells apart: a ``{…}`` comment (to its ``}`` or the end), a ``;`` comment (to
+#: the line's end), and the text between them.
+_COMMENT_PIECE = re.compile(r"\{[^}]*\}?|;[^\n]*")
+
+
+def movetext_pieces(movetext: str) -> Iterator[tuple[str, bool]]:
+    """``movetext`` cut into pieces, each with whether it is a comment: the whitespace of a comment is
+    its author's (kept), the whitespace between tokens is layout (``movetext_layout_free``)."""
+    position = 0
+    for match in _COMMENT_PIECE.finditer(movetext):
+        if match.start() > position:
+            yield movetext[position : match.start()], False
+        yield match.group(), True
+        position = match.end()
+    if position < len(movetext):
+        yield movetext[position:], False
+
+
+def without_blank_lines(movetext: str) -> str:
+    """``movetext`` without its blank lines outside comments (python-chess ends a game at one), the blank
+    lines inside ``{…}`` comments kept: they are the comment's text, and python-chess reads them so."""
+    return "".join(
+        piece if comment else re.sub(r"\n[ \t\r]*(?=\n)", "", piece) for piece, comment in movetext_pieces(movetext)
+    )
+
+
+def movetext_layout_free(movetext: str) -> str:
+    """``movetext`` on one line as far as its comments allow: every run of whitespace between tokens one
+    space, the text of ``{…}`` comments as written (their line breaks and blank lines are the author's),
+    and a line end after each ``;`` comment (it runs to the line's end: the moves after it must stay on
+    the next line)."""
+    out: list[str] = []
+    after_line_comment = False
+    for piece, comment in movetext_pieces(movetext):
+        if comment:
+            out.append(piece)
+        else:
+            spaced = re.sub(r"\s+", " ", piece)
+            out.append("\n" + spaced.lstrip() if after_line_comment else spaced)
+        after_line_comment = comment and piece.startswith(";")
+    return "".join(out).strip()
 
 
 def escape_tag_value(value: str) -> str:

@@ -19,6 +19,7 @@ from waitress.channel import HTTPChannel
 
 from chesskb.service.app import SETTINGS
 from chesskb.service.commands.base import CliContext, UsageProblem
+from chesskb.service.connection_filter import RefusedAddresses
 
 #: Options of ``serve`` for the service's settings: option name -> (setting, click type).
 SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
@@ -34,6 +35,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--max-body-bytes": ("MAX_BODY_BYTES", click.IntRange(min=1)),
     "--connection-limit": ("CONNECTION_LIMIT", click.IntRange(min=1)),
     "--client-connections": ("CLIENT_CONNECTIONS", click.IntRange(min=0)),
+    "--client-refusal": ("CLIENT_REFUSAL", click.FloatRange(min=0, max=60)),
     "--channel-timeout": ("CHANNEL_TIMEOUT", click.IntRange(min=1)),
     "--play-engines": ("PLAY_ENGINES", click.IntRange(min=1)),
     "--play-movetime": ("PLAY_MOVETIME", click.FloatRange(min=0.01, max=10)),
@@ -45,6 +47,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-seats": ("PLAY_SEATS", click.IntRange(min=1)),
     "--play-seat-idle": ("PLAY_SEAT_IDLE", click.FloatRange(min=1)),
     "--worker-memory": ("WORKER_MEMORY", click.IntRange(min=0)),
+    "--worker-nice": ("WORKER_NICE", click.IntRange(min=0, max=19)),
     "--author-token-delay": ("AUTHOR_TOKEN_DELAY", click.FloatRange(min=0)),
     "--lane-reserve": ("LANE_RESERVE", click.IntRange(min=0)),
     "--query-backoff": ("QUERY_BACKOFF", click.FloatRange(min=0)),
@@ -101,26 +104,37 @@ ACCEPTS_PER_WAKE = 64
 #: same address may cut it: a stale keep-alive socket goes, while a flood that reopens what is cut
 #: meets fresh connections only and has its new ones closed at once, which costs the server least.
 QUIET_SECONDS = 2.0
-#: After an address at its share had no connection to cut, its further new connections are closed
-#: at once for this long without looking again: a flood reconnecting thousands of times a second
-#: then costs the server's loop (which holds the GIL the visitors' request threads need) an accept
-#: and a close each, not a walk over the address's connections.
-REFUSAL_SECONDS = 0.1
 
 
-def share_connections(server: Any, client_connections: int) -> None:
+def share_connections(server: Any, client_connections: int, refusal_seconds: float = 0.1) -> None:
     """Give each client address at most ``client_connections`` of the server's connections.
 
     The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
     (and reopen each one as it is cut). An address at its share that opens another connection loses
     its oldest one that has been idle, or still sending its request, for QUIET_SECONDS (a browser's
-    stale keep-alive socket, a slowloris's partial request): cut early, so the new one is served. When every one of its
-    connections is being answered, the new one is closed as it is accepted, before a channel is made
-    for it, and so are the address's next ones for REFUSAL_SECONDS. Either way other addresses always
-    find room. The count per address is kept as channels open and close (``DeadlineChannel``), so a
-    refused connection costs an accept and a close, not a walk over the server's connections."""
+    stale keep-alive socket, a slowloris's partial request): cut early, so the new one is served. When
+    every one of its connections is being answered, the new one is closed as it is accepted, before a
+    channel is made for it, and the address's next ones are refused for ``refusal_seconds``
+    (CLIENT_REFUSAL): dropped by the kernel before the server sees them (``service.connection_filter``;
+    the client's TCP tries again after a second), or closed as they are accepted without a look where
+    the kernel cannot filter them. A flood that reconnects as fast as it is refused then costs the
+    server's loop (which holds the interpreter lock the visitors' request threads need) next to
+    nothing. Either way other addresses always find room. The count per address is kept as channels
+    open and close (``DeadlineChannel``), so a refusal never walks the server's connections."""
 
     refused_until: dict[str, float] = {}
+    in_kernel = RefusedAddresses(getattr(server, "socket", None))
+    if not in_kernel.working:
+        click.echo(
+            "note: no kernel filter on this listener (IPv4 only, and the system must allow socket "
+            "filters): connections over CLIENT_CONNECTIONS are refused by the server alone",
+            err=True,
+        )
+    server_readable = server.readable
+
+    def readable() -> bool:  # asked at every turn of the server's loop
+        in_kernel.expire()
+        return server_readable()
 
     def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:
         if client_connections:
@@ -140,7 +154,9 @@ def share_connections(server: Any, client_connections: int) -> None:
                 if not waiting:
                     if len(refused_until) > MAX_REFUSED_HOSTS:
                         refused_until.clear()
-                    refused_until[host] = now + REFUSAL_SECONDS
+                    refused_until[host] = now + refusal_seconds
+                    if refusal_seconds:
+                        in_kernel.block(host, now + refusal_seconds)
                     sock.close()
                     return None
                 min(waiting, key=lambda channel: channel.last_activity).handle_close()
@@ -160,9 +176,10 @@ def share_connections(server: Any, client_connections: int) -> None:
 
     server.channel_class = open_channel
     server.handle_accept = accept_many
+    server.readable = readable
 
 
-#: Addresses remembered as refused (``REFUSAL_SECONDS``) before the memory is cleared: bounded
+#: Addresses remembered as refused (CLIENT_REFUSAL) before the memory is cleared: bounded
 #: however many addresses a flood comes from.
 MAX_REFUSED_HOSTS = 4096
 
@@ -303,7 +320,7 @@ def command(
         max_request_header_size=64 * 1024,
         asyncore_use_poll=True,
     )  # poll(): more than 1024 sockets
-    share_connections(server, int(app.config["CLIENT_CONNECTIONS"]))
+    share_connections(server, int(app.config["CLIENT_CONNECTIONS"]), float(app.config["CLIENT_REFUSAL"]))
     click.echo(
         f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
         f"(SPARQL at /sparql; Ctrl-C stops)",
