@@ -7,8 +7,11 @@ lane"): ``browser`` (Chromium through Playwright), ``java`` (HermiT or the OWL A
 
 from __future__ import annotations
 
+import fcntl
 import inspect
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,34 +35,59 @@ def run_cli(*args: str, store: Path | str | None = None, input: str | None = Non
     return CliRunner().invoke(cli, argv, input=input, catch_exceptions=False)
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """The store ``build(path)`` makes, built once per test run and shared by every pytest-xdist worker.
+
+    Each xdist worker is a process with its own session, so a session fixture used to run once per worker:
+    with ``-n 2`` the demo KB, the fast lane's biggest cost, was imported twice. The workers of one run share
+    the parent of their base temporary directories; the first worker to take the lock builds the store
+    there and the others wait for it and read the same files. The tests only read these stores (a reader
+    opens the live generation read-only, and the store's own lock lets readers in several processes share
+    it); a test that writes copies the store first. A build that fails leaves no ``built`` mark, so every
+    worker that needs the store tries again and fails the same way, with its own message.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: its own temporary directory
+        store = tmp_path_factory.mktemp(name) / "store"
+        build(store)
+        return store
+    shared = tmp_path_factory.getbasetemp().parent / f"shared-{name}"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed, or the process ends
+        if not (shared / "built").exists():
+            shutil.rmtree(shared / "store", ignore_errors=True)  # what a failed build left
+            build(shared / "store")
+            (shared / "built").touch()
+    return shared / "store"
+
+
+def import_into(store: Path, *args: str) -> None:
+    """``chesskb import ARGS`` into ``store``, failing the fixture with the command's output."""
+    result = run_cli("import", *args, store=store)
+    assert result.exit_code == 0, result.output
+
+
 @pytest.fixture(scope="session")
 def data_store(tmp_path_factory) -> Path:
-    """A store holding every shipped collection, imported once per test session."""
-    store = tmp_path_factory.mktemp("kb") / "store"
+    """A store holding every shipped collection, imported once per test run."""
     files = sorted(str(p) for p in DATA.rglob("*") if p.suffix in (".pgn", ".csv") and "tools" not in p.parts)
-    result = run_cli("import", *files, store=store)
-    assert result.exit_code == 0, result.output
-    return store
+    return built_once(tmp_path_factory, "kb", lambda store: import_into(store, *files))
 
 
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory) -> Path:
-    """The knowledge base scripts/demo.sh builds (its own import lines, and the courses), once per session."""
+    """The knowledge base scripts/demo.sh builds (its own import lines, and the courses), once per test run."""
     from tests.demo_kb import build_demo_store
 
-    return build_demo_store(tmp_path_factory.mktemp("demo") / "store")
+    return built_once(tmp_path_factory, "demo", build_demo_store)
 
 
 @pytest.fixture(scope="session")
 def small_store(tmp_path_factory) -> Path:
     """A double round robin and 30 lichess puzzles (tests/fixtures): every kind of page, built in seconds."""
     fixtures = ROOT / "tests" / "fixtures"
-    store = tmp_path_factory.mktemp("small") / "store"
-    result = run_cli(
-        "import", str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"), "--jobs", "1", store=store
-    )
-    assert result.exit_code == 0, result.output
-    return store
+    files = (str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"))
+    return built_once(tmp_path_factory, "small", lambda store: import_into(store, *files, "--jobs", "1"))
 
 
 @pytest.fixture(scope="session")

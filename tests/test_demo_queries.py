@@ -10,6 +10,7 @@ importer.
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date, time
@@ -87,7 +88,8 @@ class DemoGame:
         return self.headers.get(tag, "")
 
 
-def demo_games() -> list[DemoGame]:
+@functools.cache  # read once per process: thirty tests ask, and the files do not change during a run
+def demo_games() -> tuple[DemoGame, ...]:
     """Every PGN game demo.sh imports, numbered per file as python-chess reads it (UTF-8, else latin-1)."""
     games = []
     for args in demo_imports():
@@ -109,7 +111,7 @@ def demo_games() -> list[DemoGame]:
                 except ValueError:  # the seed's invalid FEN, kept on purpose (data/README.md)
                     mates, moves = False, 0
                 games.append(DemoGame(path.name, number, game.headers, mates, mined, moves, game, themed))
-    return games
+    return tuple(games)
 
 
 def idents(kb, rows: list[dict], column: str) -> set:
