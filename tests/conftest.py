@@ -90,6 +90,19 @@ def small_store(tmp_path_factory) -> Path:
     return built_once(tmp_path_factory, "small", lambda store: import_into(store, *files, "--jobs", "1"))
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it, never called
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With ``-n``, send each test file whole to one worker (xdist's ``loadfile``) instead of spreading its
+    tests over the workers (``load``): a module's fixtures (a store it imports, a server it starts) then
+    run once per run, not once per worker that got one of its tests. An explicit ``--dist`` other than
+    ``load`` is kept."""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    return LoadFileScheduling(config, log)
+
+
 @pytest.fixture(scope="session")
 def engine():
     """The UCI engine an import would use (None without one: ``CHESSKB_ENGINE=none`` or no stockfish),
