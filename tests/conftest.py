@@ -90,6 +90,15 @@ def small_store(tmp_path_factory) -> Path:
     return built_once(tmp_path_factory, "small", lambda store: import_into(store, *files, "--jobs", "1"))
 
 
+@pytest.fixture(scope="session")
+def competency_store(tmp_path_factory) -> Path:
+    """The store the competency questions are asked of (``tests/competency.py``), once per test run: six
+    test files read it, and each used to import it again."""
+    from tests.competency import build_store
+
+    return built_once(tmp_path_factory, "competency", build_store)
+
+
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it, never called
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """With ``-n``, send each test file whole to one worker (xdist's ``loadfile``) instead of spreading its
@@ -171,6 +180,10 @@ MARKER_SOURCE: dict[str, tuple[str, ...]] = {
     "java": ('cli("check"', 'chesskb("check"', "hermit(", "sync_reasoner", '"owlxml"'),
     "browser": ("playwright",),
 }
+#: Text that starts ``chesskb serve`` in a process of its own, with its query workers (``tests/live_server.py``):
+#: seconds of CPU before the first request, whatever the test asks. A test whose own source or whose fixtures'
+#: source holds it is ``slow`` (CONTRIBUTING.md, "The fast lane"); the in-process server (``serve``) is not.
+SLOW_SOURCE: tuple[str, ...] = ("live_server(", "start_server(")
 
 
 def _markers_for(item: pytest.Item) -> set[str]:
@@ -186,7 +199,22 @@ def _markers_for(item: pytest.Item) -> set[str]:
     found |= {name for name, words in MARKER_SOURCE.items() if any(word in source for word in words)}
     if "playwright" in _module_source(item.path):
         found.add("browser")
+    if any(word in text for text in (source, *_fixture_sources(item)) for word in SLOW_SOURCE):
+        found.add("slow")
     return found
+
+
+def _fixture_sources(item: pytest.Item) -> list[str]:
+    """The source of every fixture ``item`` uses, directly or through other fixtures."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    sources = []
+    for name in getattr(item, "fixturenames", ()):
+        for definition in definitions.get(name, ()):
+            try:
+                sources.append(inspect.getsource(definition.func))
+            except (OSError, TypeError):  # a fixture pytest makes at run time (``request``)
+                continue
+    return sources
 
 
 _MODULE_SOURCES: dict[Path, str] = {}
