@@ -15,6 +15,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from pyoxigraph import BlankNode, DefaultGraph, Quad
 
 from chesskb.kb.store import EmbeddedStore, layout
@@ -66,6 +67,7 @@ def dataset(store) -> tuple[Counter, Counter]:
     return merge, said
 
 
+@pytest.mark.slow  # converts, loads and imports the same files
 def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path) -> None:
     output = tmp_path / "kb.nq.gz"
     result = run_cli("convert", "--jobs", "2", *map(str, FILES), "-o", str(output))
