@@ -2,7 +2,9 @@
 
 Markers are applied here, from what a test uses, so no test file repeats them (CONTRIBUTING.md, "The fast
 lane"): ``browser`` (Chromium through Playwright), ``java`` (HermiT or the OWL API), ``engine`` (stockfish),
-``store`` (a store built by the importer). ``pytest -m "not browser and not java" -n auto`` is the fast lane.
+``store`` (a store built by the importer), ``slow`` (starts ``chesskb serve``; others carry it by hand).
+``pytest -m "not browser and not java and not slow" -n auto`` is the fast lane. The stores several files read
+are built once per run and shared by the xdist workers (``built_once``).
 """
 
 from __future__ import annotations
