@@ -2,13 +2,18 @@
 
 Markers are applied here, from what a test uses, so no test file repeats them (CONTRIBUTING.md, "The fast
 lane"): ``browser`` (Chromium through Playwright), ``java`` (HermiT or the OWL API), ``engine`` (stockfish),
-``store`` (a store built by the importer). ``pytest -m "not browser and not java" -n auto`` is the fast lane.
+``store`` (a store built by the importer), ``slow`` (starts ``chesskb serve``; others carry it by hand).
+``pytest -m "not browser and not java and not slow" -n auto`` is the fast lane. The stores several files read
+are built once per run and shared by the xdist workers (``built_once``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import inspect
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,34 +51,81 @@ def web_app(store: Path | str, **config: Any) -> Flask:
     return create_app({"STORE": str(store), **config}, store=open_store(str(store)))
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """The store ``build(path)`` makes, built once per test run and shared by every pytest-xdist worker.
+
+    Each xdist worker is a process with its own session, so a session fixture used to run once per worker:
+    with ``-n 2`` the demo KB, the fast lane's biggest cost, was imported twice. The workers of one run share
+    the parent of their base temporary directories; the first worker to take the lock builds the store
+    there and the others wait for it and read the same files. The tests only read these stores (a reader
+    opens the live generation read-only, and the store's own lock lets readers in several processes share
+    it); a test that writes copies the store first. A build that fails leaves no ``built`` mark, so every
+    worker that needs the store tries again and fails the same way, with its own message.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: its own temporary directory
+        store = tmp_path_factory.mktemp(name) / "store"
+        build(store)
+        return store
+    shared = tmp_path_factory.getbasetemp().parent / f"shared-{name}"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed, or the process ends
+        if not (shared / "built").exists():
+            shutil.rmtree(shared / "store", ignore_errors=True)  # what a failed build left
+            build(shared / "store")
+            (shared / "built").touch()
+    return shared / "store"
+
+
+def import_into(store: Path, *args: str) -> None:
+    """``chesskb import ARGS`` into ``store``, failing the fixture with the command's output."""
+    result = run_cli("import", *args, store=store)
+    assert result.exit_code == 0, result.output
+
+
 @pytest.fixture(scope="session")
 def data_store(tmp_path_factory) -> Path:
-    """A store holding every shipped collection, imported once per test session."""
-    store = tmp_path_factory.mktemp("kb") / "store"
+    """A store holding every shipped collection, imported once per test run."""
     files = sorted(str(p) for p in DATA.rglob("*") if p.suffix in (".pgn", ".csv") and "tools" not in p.parts)
-    result = run_cli("import", *files, store=store)
-    assert result.exit_code == 0, result.output
-    return store
+    return built_once(tmp_path_factory, "kb", lambda store: import_into(store, *files))
 
 
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory) -> Path:
-    """The knowledge base scripts/demo.sh builds (its own import lines, and the courses), once per session."""
+    """The knowledge base scripts/demo.sh builds (its own import lines, and the courses), once per test run."""
     from tests.demo_kb import build_demo_store
 
-    return build_demo_store(tmp_path_factory.mktemp("demo") / "store")
+    return built_once(tmp_path_factory, "demo", build_demo_store)
 
 
 @pytest.fixture(scope="session")
 def small_store(tmp_path_factory) -> Path:
     """A double round robin and 30 lichess puzzles (tests/fixtures): every kind of page, built in seconds."""
     fixtures = ROOT / "tests" / "fixtures"
-    store = tmp_path_factory.mktemp("small") / "store"
-    result = run_cli(
-        "import", str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"), "--jobs", "1", store=store
-    )
-    assert result.exit_code == 0, result.output
-    return store
+    files = (str(fixtures / "round-robin.pgn"), str(fixtures / "puzzles-30.csv"))
+    return built_once(tmp_path_factory, "small", lambda store: import_into(store, *files, "--jobs", "1"))
+
+
+@pytest.fixture(scope="session")
+def competency_store(tmp_path_factory) -> Path:
+    """The store the competency questions are asked of (``tests/competency.py``), once per test run: six
+    test files read it, and each used to import it again."""
+    from tests.competency import build_store
+
+    return built_once(tmp_path_factory, "competency", build_store)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it, never called
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With ``-n``, send each test file whole to one worker (xdist's ``loadfile``) instead of spreading its
+    tests over the workers (``load``): a module's fixtures (a store it imports, a server it starts) then
+    run once per run, not once per worker that got one of its tests. An explicit ``--dist`` other than
+    ``load`` is kept."""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    return LoadFileScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -144,6 +196,10 @@ MARKER_SOURCE: dict[str, tuple[str, ...]] = {
     "java": ('cli("check"', 'chesskb("check"', "hermit(", "sync_reasoner", '"owlxml"'),
     "browser": ("playwright",),
 }
+#: Text that starts ``chesskb serve`` in a process of its own, with its query workers (``tests/live_server.py``):
+#: seconds of CPU before the first request, whatever the test asks. A test whose own source or whose fixtures'
+#: source holds it is ``slow`` (CONTRIBUTING.md, "The fast lane"); the in-process server (``serve``) is not.
+SLOW_SOURCE: tuple[str, ...] = ("live_server(", "start_server(")
 
 
 def _markers_for(item: pytest.Item) -> set[str]:
@@ -159,7 +215,22 @@ def _markers_for(item: pytest.Item) -> set[str]:
     found |= {name for name, words in MARKER_SOURCE.items() if any(word in source for word in words)}
     if "playwright" in _module_source(item.path):
         found.add("browser")
+    if any(word in text for text in (source, *_fixture_sources(item)) for word in SLOW_SOURCE):
+        found.add("slow")
     return found
+
+
+def _fixture_sources(item: pytest.Item) -> list[str]:
+    """The source of every fixture ``item`` uses, directly or through other fixtures."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    sources = []
+    for name in getattr(item, "fixturenames", ()):
+        for definition in definitions.get(name, ()):
+            try:
+                sources.append(inspect.getsource(definition.func))
+            except (OSError, TypeError):  # a fixture pytest makes at run time (``request``)
+                continue
+    return sources
 
 
 _MODULE_SOURCES: dict[Path, str] = {}

@@ -67,6 +67,7 @@ def dataset(store) -> tuple[Counter, Counter]:
     return merge, said
 
 
+@pytest.mark.slow  # converts, loads and imports the same files
 @pytest.mark.parametrize("parts", [False, True], ids=["one-file", "parts"])
 def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path, parts: bool) -> None:
     """One file, or (``--parts``) the parts the workers wrote and the driver's, as the manifest lists them."""

@@ -146,6 +146,7 @@ def _source_graph(stores, name: str) -> NamedNode:
     )
 
 
+@pytest.mark.slow  # imports the sources again for each one removed
 @pytest.mark.parametrize("order", [tuple(FILES), tuple(reversed(FILES))])
 def test_removing_a_source_leaves_what_the_others_alone_give(tmp_path, stores, order) -> None:
     full = _import(tmp_path / "full", order)

@@ -27,7 +27,6 @@ from urllib.parse import quote, urljoin, urlsplit
 import pytest
 
 from chesskb.service.query_guard import federation_keyword
-from tests.competency import build_store
 from tests.live_server import http, live_server
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
@@ -66,8 +65,8 @@ class Listener:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    return build_store(tmp_path_factory.mktemp("security") / "store")
+def store(competency_store):
+    return competency_store
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import chess.pgn
+import pytest
 
 from chesskb.kb.store import open_store
 from tests.conftest import DATA, run_cli
@@ -26,6 +27,7 @@ def _matches(store: Path) -> set[tuple[str, str, str]]:
     return {(row["m"].value, row["r"].value if row["r"] else "", row["e"].value if row["e"] else "") for row in rows}
 
 
+@pytest.mark.slow  # imports, exports and imports again four collections
 def test_pgn_export_reimports_to_the_same_exercises_and_games(tmp_path: Path) -> None:
     original, again = tmp_path / "original", tmp_path / "again"
     files = [

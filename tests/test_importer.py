@@ -213,6 +213,7 @@ def test_remove_source_keeps_what_other_sources_contain(tmp_path: Path) -> None:
     assert run_cli("remove-source", "nope", store=store_path).exit_code == 1
 
 
+@pytest.mark.slow  # several writes, each recounted in full
 def test_class_counts_kept_by_every_write_match_a_live_count(tmp_path: Path) -> None:
     """The counts the pages and ``class-hierarchy-counts`` read are recounted after import and removal."""
     from chesskb.kb.reports.stats import kb_stats
@@ -407,6 +408,7 @@ def test_literal_escaping_of_hostile_names(tmp_path: Path) -> None:
     assert Literal  # keep import used
 
 
+@pytest.mark.slow  # imports three collections once per job count
 def test_parallel_import_gives_the_same_quads_as_one_job(tmp_path: Path) -> None:
     files = [
         str(DATA / "pychess" / "mate_in_2.pgn"),
@@ -495,6 +497,7 @@ def test_a_strict_import_with_an_error_changes_nothing(tmp_path: Path) -> None:
         assert not (store_path / "write.lock").exists()
 
 
+@pytest.mark.slow  # 12 writes under two readers that never pause
 def test_readers_never_fail_or_see_half_a_write_while_writes_switch_generations(tmp_path: Path) -> None:
     """Writes replace a graph's one statement 12 times while two readers query without pause: every
     answer is exactly one statement (never none, never two), and no query fails because the

@@ -452,6 +452,7 @@ def test_html_pages_announce_their_rdf_alternates(client):
         assert response.status_code == 200 and response.mimetype == media
 
 
+@pytest.mark.slow  # renders the page of every position of every shipped collection
 def test_every_imported_position_has_a_page_whose_line_replays(client, app):
     """All shipped collections, every position: the page renders and its solution line is legal."""
     store = app.extensions["chesskb.store"]

@@ -61,6 +61,7 @@ def _fresh_quads(paths: list[Path], source: str) -> set[str]:
     return {str(quad) for quad in quads}
 
 
+@pytest.mark.slow  # converts each shipped file with and without its caches
 @pytest.mark.parametrize("name", FILES)
 def test_convert_with_its_caches_writes_what_fresh_mapping_gives(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -20,7 +20,6 @@ import rdflib
 
 from chesskb.kb.mapping.iris import default_base_iri
 from chesskb.kb.store import open_store
-from tests.competency import build_store
 from tests.live_server import http, live_server
 
 BASE = default_base_iri()
@@ -237,8 +236,8 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    return build_store(tmp_path_factory.mktemp("w3c") / "store")
+def store(competency_store):
+    return competency_store
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shutil
 from pathlib import Path
 
 import chess
@@ -19,7 +20,7 @@ from chesskb.kb.analysis.board_facts import game_phase
 from chesskb.kb.analysis.themes import ancestors
 from chesskb.kb.reading.names import name_key
 from chesskb.queries import QueryError, list_queries, load_query
-from tests.competency import COMPETENCY, TRAPS, Game, Puzzle, build_store, read_games, read_puzzles, signature
+from tests.competency import COMPETENCY, TRAPS, Game, Puzzle, read_games, read_puzzles, signature
 from tests.competency import PUZZLES as PUZZLES_CSV
 from tests.conftest import run_cli
 
@@ -28,8 +29,8 @@ WIN_THEMES = MATE_THEMES | {"crushing", "advantage"}
 
 
 @pytest.fixture(scope="module")
-def store_path(tmp_path_factory) -> Path:
-    return build_store(tmp_path_factory.mktemp("competency") / "store")
+def store_path(competency_store) -> Path:
+    return competency_store
 
 
 @pytest.fixture(scope="module")
@@ -763,12 +764,12 @@ def test_cli_queries_lists_all():
     assert "same-position-elsewhere" in text and "[position=https://w3id.org/chesskb/id/position/lichess-" in text
 
 
-def test_a_game_in_two_sources_is_counted_once(tmp_path):
+def test_a_game_in_two_sources_is_counted_once(tmp_path, competency_store):
     """Oxigraph's union default graph repeats a statement once per graph holding it; the queries
     must still count a game imported from two sources once."""
     from chesskb.kb.store import open_store
 
-    store_path = build_store(tmp_path / "store")
+    store_path = shutil.copytree(competency_store, tmp_path / "store", symlinks=True)  # the shared one stays
     again = run_cli("import", "--source", "competency-again", str(COMPETENCY), store=store_path)
     assert again.exit_code == 0, again.output
     twice = open_store(str(store_path))

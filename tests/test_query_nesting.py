@@ -89,6 +89,7 @@ print("alive")
 """
 
 
+@pytest.mark.slow  # every query shape at the default nesting bound, in a child process
 def test_pyoxigraph_survives_every_shape_at_the_default_bound():
     """The default is safe: each shape as deep as the bound lets through runs in pyoxigraph, in a child
     process (its main thread has the stack a query worker has), and the process lives."""

@@ -25,7 +25,6 @@ from pyoxigraph import QueryResultsFormat, parse_query_results
 from chesskb.queries import list_queries
 from chesskb.service.executor import close_pools
 from tests.boards import mates_in_one
-from tests.competency import build_store
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 TRAPS = f"SELECT ?position WHERE {{ ?position a <{CP}Trap> }}"
@@ -45,8 +44,8 @@ GRAPH_TYPES = {
 
 
 @pytest.fixture(scope="module")
-def store_path(tmp_path_factory) -> Path:
-    return build_store(tmp_path_factory.mktemp("sparql") / "store")
+def store_path(competency_store) -> Path:
+    return competency_store
 
 
 def _app(store_path: Path, **config):

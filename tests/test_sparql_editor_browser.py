@@ -12,7 +12,6 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from tests.competency import build_store
 from tests.live_server import live_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -52,8 +51,8 @@ def evil():
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    with live_server(build_store(tmp_path_factory.mktemp("editor") / "store")) as url:
+def base(competency_store):
+    with live_server(competency_store) as url:
         yield url
 
 

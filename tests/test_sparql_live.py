@@ -24,7 +24,6 @@ import rdflib
 from SPARQLWrapper import CSV, JSON, N3, POST, RDFXML, TSV, XML, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, QueryBadFormed
 
-from tests.competency import build_store
 from tests.conftest import ROOT
 from tests.live_server import live_server
 
@@ -35,8 +34,8 @@ TIMEOUT = 3.0
 
 
 @pytest.fixture(scope="module")
-def endpoint(tmp_path_factory):
-    store = build_store(tmp_path_factory.mktemp("live") / "store")
+def endpoint(competency_store):
+    store = competency_store
     # no backoff: the tests of this module share one client address, and one of them runs a runaway
     with live_server(store, "--query-timeout", str(TIMEOUT), "--query-backoff", "0") as base:
         yield base + "/sparql"

@@ -74,6 +74,7 @@ def test_every_generation_has_a_manifest_of_its_files(pristine: Path) -> None:
     assert all(listed[p.name]["size"] == p.stat().st_size for p in _tables(generation))
 
 
+@pytest.mark.slow  # damaged copies, three commands in child processes on each
 @pytest.mark.parametrize("damage", ["flipped bytes", "truncated", "missing", "garbage run"])
 def test_a_damaged_store_is_refused_fast_with_a_clear_error(pristine: Path, tmp_path: Path, damage: str) -> None:
     rng = random.Random(damage)
@@ -218,6 +219,7 @@ def test_export_does_not_write_through_a_planted_symlink(pristine: Path, tmp_pat
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kb.ttl.")]  # no temporary left
 
 
+@pytest.mark.slow  # builds the static site of a store with planted links
 def test_site_does_not_write_through_planted_symlinks(pristine: Path, tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")

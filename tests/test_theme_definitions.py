@@ -8,6 +8,8 @@ Opera game is Morphy v Duke of Brunswick & Count Isouard, Paris 1858, replayed f
 
 from __future__ import annotations
 
+import functools
+
 import chess
 import pytest
 
@@ -17,9 +19,10 @@ OPERA_BEFORE_13 = "3rkb1r/p2nqppp/5n2/1B2p1B1/4P3/1Q6/PPP2PPP/2KR3R w k - 3 13"
 OPERA_LINE = "d1d7 d8d7 h1d1 e7e6 b5d7 f6d7 b3b8 d7b8 d1d8"  # 13. Rxd7 … 17. Rd8#
 
 
-def classes(fen: str, moves: str) -> list[str]:
+@functools.cache  # several cases ask about one line (the Opera game's, five times): its proofs cost seconds
+def classes(fen: str, moves: str) -> tuple[str, ...]:
     board = chess.Board(fen)
-    return analyse(board, [chess.Move.from_uci(u) for u in moves.split()]).classes
+    return tuple(analyse(board, [chess.Move.from_uci(u) for u in moves.split()]).classes)
 
 
 CASES = [
