@@ -99,6 +99,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         "how far below the server's the query workers' CPU priority is (a nice increment, 0-19; 0 = the same): "
         "the server accepts, reads and answers visitors first while workers run others' long queries",
     ),
+    "WORKER_DEMOTE_AFTER": (
+        1.0,
+        "seconds a query may compute at the workers' priority; past it its worker drops to the lowest CPU "
+        "priority (nice 19) until it ends, so runaways take only what visitors' short queries leave; 0 = never",
+    ),
     "MAX_BODY_BYTES": (1 << 20, "largest request body, refused by its Content-Length before it is read (413)"),
     "AUTHOR_TOKEN": (None, "token for the teachers' authoring pages; off when unset (16 characters or more)"),
     "AUTHOR_TOKEN_DELAY": (

@@ -128,6 +128,7 @@ def _pool(lane: str) -> WorkerPool | None:
                     name=lane,
                     memory_limit=int(config["WORKER_MEMORY"]),
                     nice=int(config["WORKER_NICE"]),
+                    demote_after=float(config["WORKER_DEMOTE_AFTER"]),
                     allow_unisolated=bool(config["ALLOW_UNISOLATED"]),
                 ),
             )

@@ -437,7 +437,44 @@ class PoolSettings:
     name: str = "query"
     memory_limit: int = 0  # WORKER_MEMORY: each worker's address-space cap in bytes; 0 = none
     nice: int = 0  # WORKER_NICE: how much lower the workers' CPU priority is than the server's
+    demote_after: float = 0.0  # WORKER_DEMOTE_AFTER: seconds before a running query drops to LOWEST_PRIORITY
     allow_unisolated: bool = False  # ALLOW_UNISOLATED: run queries even where workers keep the network
+
+
+#: The nice value a query that has run past WORKER_DEMOTE_AFTER computes at: the lowest there is.
+LOWEST_PRIORITY = 19
+
+
+def _demote(worker: _Worker) -> int | None:
+    """Drop ``worker`` to ``LOWEST_PRIORITY`` while its query runs on; returns the nice value to give
+    back afterwards, or None where the system refused (the query then runs on as it was).
+
+    Why: cost-aware scheduling without knowing a query's cost in advance. A visitor's query is short;
+    one that is still computing after a second is probably a runaway, and on a two-core machine two
+    of them at the workers' usual priority halve everyone else's CPU for the whole QUERY_TIMEOUT
+    (issue 35 measured a visitor at 2.4x its idle latency). Demoted, they take what the others leave."""
+    pid = worker.process.pid
+    if pid is None:
+        return None
+    try:
+        before = os.getpriority(os.PRIO_PROCESS, pid)
+        os.setpriority(os.PRIO_PROCESS, pid, LOWEST_PRIORITY)
+    except OSError:
+        return None
+    return before
+
+
+def _restore(worker: _Worker, nice: int) -> bool:
+    """Give a demoted worker its priority back for the next query; False when the system refuses
+    (raising a priority may need privilege): the caller then replaces the worker."""
+    pid = worker.process.pid
+    if pid is None:
+        return False
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, nice)
+    except OSError:
+        return False
+    return True
 
 
 class WorkerPool:
@@ -534,6 +571,8 @@ class WorkerPool:
 
     def run(self, request: Request) -> Answer:
         timeout = request.limits.timeout
+        demoted: int | None = None  # the nice value to give back to ``slow``, the worker that was demoted
+        slow: _Worker | None = None
         worker = self._take()
         deadline = time.monotonic() + timeout
         try:
@@ -541,6 +580,9 @@ class WorkerPool:
                 worker = self._spawn()
             self._ready(worker, deadline)
             worker.conn.send(request)
+            demote_after = self.settings.demote_after
+            if demote_after > 0 and not worker.conn.poll(min(demote_after, max(deadline - time.monotonic(), 0.01))):
+                demoted, slow = _demote(worker), worker
             if not worker.conn.poll(max(deadline - time.monotonic(), 0.01)):
                 worker.kill()
                 worker = self._spawn()
@@ -556,6 +598,9 @@ class WorkerPool:
             worker = self._spawn()
             raise failure from None
         finally:
+            if demoted is not None and worker is slow and worker.process.is_alive() and not _restore(worker, demoted):
+                worker.kill()
+                worker = self._spawn()
             if not self._closed:
                 self.idle.put(worker)
             else:

@@ -48,6 +48,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-seat-idle": ("PLAY_SEAT_IDLE", click.FloatRange(min=1)),
     "--worker-memory": ("WORKER_MEMORY", click.IntRange(min=0)),
     "--worker-nice": ("WORKER_NICE", click.IntRange(min=0, max=19)),
+    "--worker-demote-after": ("WORKER_DEMOTE_AFTER", click.FloatRange(min=0)),
     "--author-token-delay": ("AUTHOR_TOKEN_DELAY", click.FloatRange(min=0)),
     "--lane-reserve": ("LANE_RESERVE", click.IntRange(min=0)),
     "--query-backoff": ("QUERY_BACKOFF", click.FloatRange(min=0)),
