@@ -29,7 +29,7 @@ from __future__ import annotations
 import ipaddress
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -126,9 +126,16 @@ class LaneAdmission:
         return None
 
     @contextmanager
-    def slot(self, client: str, wait: float = 0.0) -> Iterator[None]:
+    def slot(self, client: str, wait: float = 0.0, on_refused: Callable[[str], None] | None = None) -> Iterator[None]:
+        """A query's place in the lane for ``client``. ``on_refused(client)`` is called whenever the
+        client is answered 429 here: it asked while QUERY_BACKOFF tells it to wait, or beyond its share
+        of the lane (``chesskb serve`` then has the kernel drop its next connections for CLIENT_REFUSAL:
+        eight attackers that ignored Retry-After, asking a thousand times a second, took a whole core
+        of the server's answering them 429, and a visitor waited four times longer)."""
         left = self.backoff.wait_left(client)
         if left:
+            if on_refused is not None:
+                on_refused(client)
             raise ServiceError(
                 429,
                 f"your last query here ran to the time limit or crashed its worker: wait "
@@ -141,6 +148,8 @@ class LaneAdmission:
             while (refusal := self._refusal(client)) is not None:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
+                    if on_refused is not None:
+                        on_refused(client)
                     raise ServiceError(429, f"{refusal}; wait for them to finish", headers={"Retry-After": "2"})
                 self._changed.wait(remaining)
             self._by_address[client] = self._by_address.get(client, 0) + 1

@@ -119,8 +119,9 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     ),
     "CLIENT_REFUSAL": (
         0.1,
-        "seconds an address at its CLIENT_CONNECTIONS, with no idle connection to cut, has its new "
-        "connections refused unseen (IPv4: dropped by the kernel, the client's TCP retries after 1 s)",
+        "seconds an address at its CLIENT_CONNECTIONS, with no idle connection to cut, or answered 429 by a "
+        "query lane, or asking again for a query remembered to run to the limit, has its new connections "
+        "refused unseen (IPv4: dropped by the kernel, the client's TCP retries after 1 s)",
     ),
     "CHANNEL_TIMEOUT": (15, "seconds an idle connection, or one still sending its request, is kept open"),
     "PLAY_ELO": (1350, "default engine strength for 'Play on' (clamped to the engine's range)"),

@@ -22,6 +22,7 @@ import ctypes
 import ipaddress
 import socket
 import struct
+import threading
 import time
 from typing import Any
 
@@ -74,10 +75,12 @@ class RefusedAddresses:
     """The addresses whose new connections the kernel drops, each until its time, kept in the listening
     socket's filter. ``block`` adds one (a refusal), ``expire`` (called from the server's loop at each
     turn) lets the ones whose time is up through again. ``working`` is False where the system refused
-    the filter: then nothing is filtered and the server refuses alone."""
+    the filter: then nothing is filtered and the server refuses alone. ``block`` may also be called
+    from request threads (an address that keeps asking while told to wait: ``service.admission``)."""
 
     def __init__(self, sock: Any) -> None:
         self._sock = sock
+        self._lock = threading.Lock()
         self._until: dict[str, float] = {}
         self._next_expiry = float("inf")
         self.working = getattr(sock, "family", None) == socket.AF_INET
@@ -85,19 +88,21 @@ class RefusedAddresses:
             self._apply()  # an empty list: does this system take socket filters at all?
 
     def block(self, host: str, until: float) -> None:
-        if not self.working or host in self._until or len(self._until) >= MAX_FILTERED_ADDRESSES:
-            return
-        self._until[host] = until
-        self._next_expiry = min(self._next_expiry, until)
-        self._apply()
+        with self._lock:
+            if not self.working or host in self._until or len(self._until) >= MAX_FILTERED_ADDRESSES:
+                return
+            self._until[host] = until
+            self._next_expiry = min(self._next_expiry, until)
+            self._apply()
 
     def expire(self, now: float | None = None) -> None:
         now = time.time() if now is None else now
         if now < self._next_expiry:
             return
-        self._until = {host: until for host, until in self._until.items() if until > now}
-        self._next_expiry = min(self._until.values(), default=float("inf"))
-        self._apply()
+        with self._lock:
+            self._until = {host: until for host, until in self._until.items() if until > now}
+            self._next_expiry = min(self._until.values(), default=float("inf"))
+            self._apply()
 
     def blocked(self) -> list[str]:
         return sorted(self._until)

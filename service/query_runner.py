@@ -103,12 +103,21 @@ class Dataset:
 class QueryFailed(Exception):
     """The query did not run; ``status`` is the HTTP status (400 syntax, 503 timeout, 500 else)."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None, *, costly: bool = False) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        retry_after: int | None = None,
+        *,
+        costly: bool = False,
+        remembered: bool = False,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.retry_after = retry_after
         self.costly = costly  # it held a worker to a bound or killed it: the client backs off
+        self.remembered = remembered  # answered from FAILED_QUERY_TTL's memory: the same query again
 
 
 class _ResultTooLarge(Exception):

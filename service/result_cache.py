@@ -59,6 +59,7 @@ class ResultCache:
                     raise QueryFailed(
                         failure.status,
                         failure.message + " (remembered: it ran to the limit shortly before; setting FAILED_QUERY_TTL)",
+                        remembered=True,
                     )
                 return found
             self.misses += 1

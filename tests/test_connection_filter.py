@@ -152,3 +152,40 @@ def test_a_reconnecting_flood_is_held_off_in_the_kernel_while_a_visitor_is_serve
             thread.join(10)
     assert statuses and set(statuses) == {200}, statuses
     assert dropped[0] > 0  # the kernel dropped the flood's connections
+
+
+def test_an_address_asking_again_for_a_query_known_to_time_out_is_held_off_in_the_kernel(small_store) -> None:
+    """A runaway runs to QUERY_TIMEOUT; the same query again from the same address is answered from
+    FAILED_QUERY_TTL's memory (503), and that address's next connections are then dropped for
+    CLIENT_REFUSAL, so a client that repeats it as fast as it can costs the server nothing. Another
+    address is served meanwhile. (Lane refusals, 429, do the same: ``service.admission.slot``.)"""
+    runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+    with live_server(small_store, "--query-timeout", "1", "--client-refusal", "5", "--query-backoff", "0") as base:
+        port = urlsplit(base).port
+        assert port is not None
+        url = base + "/sparql?query=" + quote(runaway)
+        assert http("GET", url, source="127.0.0.95", timeout=30)[0] == 503  # ran to the limit
+        assert _connects(port, "127.0.0.95")  # a first failure alone holds nothing off
+        status, _, body = http("GET", url, source="127.0.0.95", timeout=30)
+        assert status == 503 and b"remembered" in body
+        assert not _connects(port, "127.0.0.95")  # dropped by the kernel
+        assert http("GET", base + "/sparql?query=" + quote("ASK {}"), source="127.0.0.96", timeout=10)[0] == 200
+        assert _connects(port, "127.0.0.95", timeout=10)  # after CLIENT_REFUSAL it connects again
+
+
+def test_an_address_refused_by_its_lane_share_is_held_off_in_the_kernel(small_store) -> None:
+    """While one address runs its share of queries (CLIENT_QUERIES 1), another query from it is answered
+    429 at once, and its next connections are dropped for CLIENT_REFUSAL (``service.admission.slot``)."""
+    runaway = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+    with live_server(small_store, "--query-timeout", "4", "--client-queries", "1", "--client-refusal", "5") as base:
+        port = urlsplit(base).port
+        assert port is not None
+        running = threading.Thread(
+            target=http, args=("GET", base + "/sparql?query=" + quote(runaway)), kwargs={"source": "127.0.0.97"}
+        )
+        running.start()
+        time.sleep(1)  # the runaway holds the address's one query
+        assert http("GET", base + "/sparql?query=" + quote("ASK {}"), source="127.0.0.97", timeout=10)[0] == 429
+        assert not _connects(port, "127.0.0.97")  # dropped by the kernel
+        assert http("GET", base + "/sparql?query=" + quote("ASK {}"), source="127.0.0.98", timeout=10)[0] == 200
+        running.join(30)

@@ -107,7 +107,7 @@ ACCEPTS_PER_WAKE = 64
 QUIET_SECONDS = 2.0
 
 
-def share_connections(server: Any, client_connections: int, refusal_seconds: float = 0.1) -> None:
+def share_connections(server: Any, client_connections: int, refusal_seconds: float = 0.1) -> RefusedAddresses:
     """Give each client address at most ``client_connections`` of the server's connections.
 
     The global CONNECTION_LIMIT alone lets one address fill every slot with idle partial requests
@@ -178,6 +178,7 @@ def share_connections(server: Any, client_connections: int, refusal_seconds: flo
     server.channel_class = open_channel
     server.handle_accept = accept_many
     server.readable = readable
+    return in_kernel
 
 
 #: Addresses remembered as refused (CLIENT_REFUSAL) before the memory is cleared: bounded
@@ -321,7 +322,12 @@ def command(
         max_request_header_size=64 * 1024,
         asyncore_use_poll=True,
     )  # poll(): more than 1024 sockets
-    share_connections(server, int(app.config["CLIENT_CONNECTIONS"]), float(app.config["CLIENT_REFUSAL"]))
+    refusal = float(app.config["CLIENT_REFUSAL"])
+    in_kernel = share_connections(server, int(app.config["CLIENT_CONNECTIONS"]), refusal)
+    if in_kernel.working and refusal:
+        # an address answered 429 by a lane (in QUERY_BACKOFF, or beyond its share): its next connections
+        # are dropped by the kernel for CLIENT_REFUSAL, so retries that ignore Retry-After cost nothing
+        app.extensions["chesskb.refuse_connections"] = lambda host: in_kernel.block(host, time.time() + refusal)
     click.echo(
         f"serving {obj.store_location} on http://{server.effective_host}:{server.effective_port}/ "
         f"(SPARQL at /sparql; Ctrl-C stops)",
