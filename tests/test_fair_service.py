@@ -151,7 +151,9 @@ def test_a_crash_storm_is_backed_off(server):
 
     _served(visit_during(server, attack, 6))
     assert crashes.count(500) <= 2, crashes  # one crash, then the address waits (QUERY_BACKOFF 8 s)
-    assert crashes.count(429) >= 10, crashes
+    # told to wait (429), and then held off in the kernel for CLIENT_REFUSAL after each 429, so its
+    # retries mostly fail to connect and are not counted here
+    assert crashes.count(429) >= 1, crashes
 
 
 def test_a_canned_question_for_every_row_is_bounded(server):
