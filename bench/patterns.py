@@ -122,7 +122,7 @@ def build(n: int, out: Path) -> None:
             for prop in FACTS:
                 handle.write(f"{s} {cp(prop)} {_literal(facts[prop])} .\n")
             handle.write(f"{s} {cp('fen')} {sparql_string(board.fen())} .\n")
-            for piece in pieces_on(board):  # the indexes kb.mapping writes for each position
+            for piece in pieces_on(board):  # the piece indexes stores imported before issue 36 hold
                 handle.write(f"{s} {cp('pieceOn')} {sparql_string(piece)} .\n")
             for region in pieces_in(board):
                 handle.write(f"{s} {cp('pieceIn')} {sparql_string(region)} .\n")

@@ -216,10 +216,11 @@ def run(
 
     admission = _admission(lane)
     client = request.remote_addr or "local"
+    refuse = current_app.extensions.get("chesskb.refuse_connections")  # set by `chesskb serve` (CLIENT_REFUSAL)
 
     def compute() -> Answer:
         wait = 0.0 if lane == "sparql" else float(current_app.config["QUERY_QUEUE_WAIT"])
-        with admission.slot(client, wait, on_refused=current_app.extensions.get("chesskb.refuse_connections")):
+        with admission.slot(client, wait, on_refused=refuse):
             try:
                 answer = execute(store, query_request) if pool is None else pool.run(query_request)
             except QueryFailed as exc:
@@ -234,7 +235,6 @@ def run(
         key = cache_key(store, sparql, bindings, select_type, graph_type, bounds, query_request.dataset)
         return compute() if cache is None else cache.get_or_run(key, compute)
     except QueryFailed as exc:
-        refuse = current_app.extensions.get("chesskb.refuse_connections")
         if exc.remembered and refuse is not None:  # asking again for a query known to run to the limit,
             refuse(client)  # as an attacker does a thousand times a second: its next connections wait
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
