@@ -20,6 +20,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,14 +41,44 @@ def disk_bytes(path: Path) -> int:
     return int(out.split()[0])
 
 
-def measure(chesskb: str, file: Path, store: Path, jobs: int) -> dict[str, float]:
+class DiskPeak:
+    """Samples ``du`` of the store folder in a thread: the most the import ever held on disk.
+
+    The peak, not the end, is what a user must have free: an import keeps its bulk loads' files and the
+    old generation until its closing compaction and switch.
+    """
+
+    def __init__(self, path: Path, every: float) -> None:
+        self.path, self.every, self.peak = path, every, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            if self.path.exists():
+                try:
+                    self.peak = max(self.peak, disk_bytes(self.path))
+                except subprocess.CalledProcessError:
+                    continue  # a file vanished under du (a compaction): the next sample counts
+
+    def __enter__(self) -> DiskPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def measure(chesskb: str, file: Path, store: Path, jobs: int, sample_every: float) -> dict[str, float]:
     shutil.rmtree(store, ignore_errors=True)
     before_io, before_cpu, started = written_bytes(), resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
-    subprocess.run(
-        [chesskb, "--store", str(store), "import", str(file), "--jobs", str(jobs)],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    with DiskPeak(store, sample_every) as disk:
+        subprocess.run(
+            [chesskb, "--store", str(store), "import", str(file), "--jobs", str(jobs)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     wall = time.time() - started
     after_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     written = written_bytes() - before_io
@@ -59,6 +90,7 @@ def measure(chesskb: str, file: Path, store: Path, jobs: int) -> dict[str, float
         "cpu": cpu,
         "written": written,
         "kept": kept,
+        "peak_disk": max(disk.peak, kept),
         "peak_rss_mb": after_cpu.ru_maxrss / 1024,
         "load": os.getloadavg()[0],
     }
@@ -75,13 +107,18 @@ def main(argv: list[str] | None = None) -> int:
         help="the chesskb command to measure (default: this checkout's)",
     )
     parser.add_argument("--keep", action="store_true", help="leave the store in --work")
+    parser.add_argument(
+        "--sample-every", type=float, default=10.0, help="seconds between samples of the store's disk use"
+    )
     args = parser.parse_args(argv)
     store = args.work / "store"
-    got = measure(args.chesskb, args.file, store, args.jobs)
+    got = measure(args.chesskb, args.file, store, args.jobs, args.sample_every)
     print(
         f"{args.file.name} ({args.chesskb}): wall {got['wall']:.1f} s, CPU {got['cpu']:.1f} s, "
         f"written {got['written'] / 1e6:,.0f} MB, store {got['kept'] / 1e6:,.0f} MB, "
-        f"written/stored {got['written'] / got['kept']:.2f}, peak RSS of a child {got['peak_rss_mb']:,.0f} MB, "
+        f"written/stored {got['written'] / got['kept']:.2f}, "
+        f"peak disk {got['peak_disk'] / 1e6:,.0f} MB ({got['peak_disk'] / got['kept']:.2f}x the store), "
+        f"peak RSS of a child {got['peak_rss_mb']:,.0f} MB, "
         f"load average {got['load']:.1f}"
     )
     if not args.keep:
