@@ -11,6 +11,8 @@ import csv
 import io
 import json
 import os
+import shutil
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -125,9 +127,10 @@ def test_the_index_follows_append_remove_source_reimport_and_compact(tmp_path):
 
 
 @pytest.fixture
-def small(tmp_path):
-    store = tmp_path / "store"
-    assert run_cli("import", "--jobs", "1", str(GAMES), str(PUZZLES), store=store).exit_code == 0
+def small(small_store, tmp_path):
+    """A copy of the run's small store (``GAMES`` and ``PUZZLES``, imported once: ``conftest.small_store``) for
+    one test to damage, and its live generation."""
+    store = Path(shutil.copytree(small_store, tmp_path / "store", symlinks=True))
     return store, store / os.readlink(store / "CURRENT")
 
 

@@ -30,6 +30,7 @@ from chesskb.kb.store.embedded import EmbeddedStore
 from chesskb.kb.vocab import CP
 from tests.conftest import DATA, run_cli
 from tests.earlier_layout import earlier_layout
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
 FILES = {
@@ -205,16 +206,22 @@ def test_an_import_of_new_subjects_takes_the_fast_path(tmp_path, monkeypatch) ->
 # --- a store in the earlier layout -----------------------------------------------------------------
 
 
-@pytest.fixture()
-def old_layout(tmp_path, monkeypatch):
-    """A store holding the Polgar puzzles and the club bulletin in the earlier layout."""
+@pytest.fixture(scope="module")
+def old_layout_store(tmp_path_factory) -> Path:
+    """A store holding the Polgar puzzles and the club bulletin in the earlier layout, imported once."""
     with earlier_layout():
-        store = _import(tmp_path / "old", ["polgar-puzzles", "club-bulletin"])
+        store = _import(tmp_path_factory.mktemp("old-layout") / "old", ["polgar-puzzles", "club-bulletin"])
     quads = _all_quads(store)
     named = [q for q in quads if not isinstance(q.graph_name, DefaultGraph)]
     assert {q.triple for q in named} == _default(quads)  # really every statement twice
     assert sum(not rules.is_marker(q) for q in named) > len(named) / 2
-    return store
+    return store.path
+
+
+@pytest.fixture()
+def old_layout(old_layout_store: Path, tmp_path: Path) -> EmbeddedStore:
+    """A copy of that store for one test to write."""
+    return EmbeddedStore(shutil.copytree(old_layout_store, tmp_path / "old", symlinks=True))
 
 
 def test_an_old_layout_store_takes_an_import(old_layout, stores) -> None:

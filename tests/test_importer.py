@@ -21,6 +21,7 @@ from chesskb.kb.vocab import CP as VOCAB
 from chesskb.queries.source_statements import source_statements
 
 from .conftest import BASE, DATA, ROOT, run_cli
+from .shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 

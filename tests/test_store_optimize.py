@@ -19,6 +19,7 @@ from chesskb.kb.store import embedded
 from chesskb.kb.store.embedded import EmbeddedStore, table_bytes
 from chesskb.kb.vocab import CP
 from tests.conftest import DATA
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 LARGE = DATA / "pychess" / "mate_in_2.pgn"
 SMALL = Path(__file__).parent / "fixtures" / "merge" / "club-bulletin.pgn"

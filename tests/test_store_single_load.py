@@ -28,6 +28,7 @@ from chesskb.kb.importer import import_files, import_statements, plan_import
 from chesskb.kb.store import embedded
 from chesskb.kb.store.base import SerializedBatch, Statement
 from chesskb.kb.store.embedded import EmbeddedStore
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 from tests.test_embedded_layout import DERIVED, FILES
 
 
