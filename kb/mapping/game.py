@@ -131,7 +131,12 @@ _cp = CP.term
 @lru_cache(maxsize=4096)
 def _types_of(classes: tuple[str, ...]) -> tuple[tuple[NamedNode, ...], tuple[NamedNode, ...]]:
     """Classes as asked (``_Quads.types``) -> the class terms asserted and those implied (their
-    superclasses not asserted too); a few hundred combinations occur, each worked out once."""
+    superclasses not asserted too); a few hundred combinations occur, each worked out once.
+
+    The implied ones are stored (in the source's inferred graph and the merge), not left to
+    ``rdf:type/rdfs:subClassOf*`` at query time: measured (``bench/superclass_types.py``, bench/README.md
+    "Stored superclass types"), they are about 6 % of a puzzle's stored quads and 8 % of its bytes, while the
+    path makes the class questions, the class pages' order and every write's class count slower or different."""
     asserted = list(dict.fromkeys(classes))
     implied = dict.fromkeys(a for name in asserted for a in ancestors(name) if a not in asserted)
     return tuple(CP.term(name) for name in asserted), tuple(CP.term(name) for name in implied)
