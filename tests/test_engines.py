@@ -260,3 +260,29 @@ def test_an_engine_slow_to_start_costs_no_game_and_no_verdict(tmp_path: Path, mo
     board.push_uci(moves.split()[0])  # the puzzle's position: after the opponent's setup move
     stored_fens = {o for _, _, p, o in with_silent_engine if p.endswith("#fen>")}
     assert f'"{board.fen()}"' in stored_fens
+
+
+def test_an_engine_that_cannot_run_proposes_nothing_and_is_not_retried(tmp_path: Path) -> None:
+    """An engine path that cannot be run (here: a file that is not executable) makes the proposer
+    answer nothing instead of failing the proof, and the start is not tried again for each proposal;
+    the proof's verdict is python-chess's, the same as without an engine."""
+    import chess
+
+    from chesskb.kb.analysis.engine import Engine
+    from chesskb.kb.analysis.verify import MateVerifier, engine_proposer
+
+    broken = tmp_path / "not-an-engine"
+    broken.write_text("not a program\n", encoding="utf-8")  # no execute bit: the start raises PermissionError
+    engine = Engine(str(broken))
+    board = chess.Board("r1b2rk1/pp1p1p1p/2n3pQ/5qB1/8/2P5/P4PPP/4RRK1 w - - 1 1")  # Polgar: mate in 3
+    assert not engine.failed_to_start
+    assert engine_proposer(engine)(board, 3) == []
+    assert engine.failed_to_start
+    starts = tmp_path / "starts.txt"
+    broken.write_text(f"#!/bin/sh\necho started >> {starts}\nexit 1\n", encoding="utf-8")
+    broken.chmod(0o755)  # runnable now: a proposer that started it again would leave a line in ``starts``
+    assert engine_proposer(engine)(board, 3) == []
+    assert not starts.exists()
+    with_engine = MateVerifier(engine=engine).decide(board, 3)
+    assert with_engine.verdict == "proven"
+    assert with_engine == MateVerifier().decide(board, 3)
