@@ -42,6 +42,13 @@ MISSING_MESSAGE = (
 )
 
 
+#: Seconds an engine may take to start and answer its UCI handshake (and each setting sent to it).
+#: python-chess's own default, 10 s, was exceeded on this machine at load 10-15 (an import's workers
+#: niced beside benchmarks), and the game whose claim asked for the engine was lost. Only a wait:
+#: an engine that does not answer in time proposes nothing, and the proofs decide without it.
+ENGINE_START_SECONDS = 60.0
+
+
 def engine_path() -> str | None:
     """``$CHESSKB_ENGINE`` (a path or a command; ``none`` turns the engine off), else ``stockfish`` on the
     PATH or in Debian's /usr/games."""
@@ -127,6 +134,13 @@ class Engine:
         self.path = path
         self._uci: chess.engine.SimpleEngine | None = None
         self._owner = os.getpid()
+        self._failed_in: int | None = None  # the process whose start of this engine failed
+
+    @property
+    def failed_to_start(self) -> bool:
+        """Whether this process tried to start the engine and it failed (did not answer within
+        ``ENGINE_START_SECONDS``, or could not run): the mate proofs stop asking it for proposals."""
+        return self._failed_in == os.getpid()
 
     @property
     def running(self) -> bool:
@@ -139,10 +153,20 @@ class Engine:
         if self._uci is None:
             parent = os.getpid()
             _libc()  # loaded here, not in the child
-            self._uci = chess.engine.SimpleEngine.popen_uci(
-                self.path, preexec_fn=lambda: _signal_at_parent_death(parent)
-            )
-            self._uci.configure({"Threads": 1})
+            try:
+                uci = chess.engine.SimpleEngine.popen_uci(
+                    self.path, timeout=ENGINE_START_SECONDS, preexec_fn=lambda: _signal_at_parent_death(parent)
+                )
+            except (chess.engine.EngineError, TimeoutError, OSError):
+                self._failed_in = parent  # python-chess has stopped the process it started
+                raise
+            try:
+                uci.configure({"Threads": 1})
+            except (chess.engine.EngineError, TimeoutError, OSError):
+                self._failed_in = parent
+                uci.close()
+                raise
+            self._uci, self._failed_in = uci, None
         return self._uci
 
     def close(self) -> None:

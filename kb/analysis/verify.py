@@ -74,13 +74,15 @@ def engine_proposer(engine: Engine) -> Proposer:
     """The engine's first move of a mate in ``k`` or fewer (nothing when it finds none in ``PROPOSAL_NODES``)."""
 
     def propose(board: chess.Board, k: int) -> list[chess.Move]:
-        if k < 3:
+        if k < 3 or engine.failed_to_start:  # one failed start per process, not one per proposal
             return []
         try:
             info = engine.uci().analyse(
                 board.copy(stack=False), chess.engine.Limit(mate=k, nodes=PROPOSAL_NODES), game=object()
             )
-        except chess.engine.EngineError:
+        except (chess.engine.EngineError, TimeoutError, OSError):
+            # an engine that failed, or did not start within ``ENGINE_START_SECONDS`` (a loaded
+            # machine), proposes nothing: the proof is searched without it, and the game is kept
             return []
         pv = info.get("pv") or []
         return pv[:1]
