@@ -18,6 +18,7 @@ import multiprocessing.util
 import os
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.pool import Pool
 from pathlib import Path
@@ -398,14 +399,16 @@ def _mine(record: GameRecord, verifier: MateVerifier) -> list[MinedPosition]:
 
 _WORKER_SETTINGS: PipelineSettings | None = None
 _WORKER_VERIFIER: MateVerifier | None = None
+_UNIT_THREAD: ThreadPoolExecutor | None = None  # at_thread_base's thread
 
 
 def _init_worker(settings: PipelineSettings, parent: int) -> None:
     """A worker's start: it dies with the importer's process (``parent``), and gets its own verifier
     (its own memory of claims in front of the importer's cache file, which it only reads: the
     importer's process writes what the workers send back) and its own engine, stopped when it leaves."""
-    global _WORKER_SETTINGS, _WORKER_VERIFIER
+    global _WORKER_SETTINGS, _WORKER_VERIFIER, _UNIT_THREAD
     die_with_parent(parent)
+    _UNIT_THREAD = None  # a forked copy of the parent's executor has no thread: it would never run a unit
     cap_address_space(settings.reader_memory)
     _WORKER_SETTINGS = settings
     _MEMO.clear()
@@ -418,9 +421,25 @@ def _init_worker(settings: PipelineSettings, parent: int) -> None:
     _WORKER_VERIFIER = MateVerifier(VerificationCache(path, writer=False), engine=engine)
 
 
+def at_thread_base(call: Callable[..., UnitResult], *args: object) -> UnitResult:
+    """``call(*args)`` at the bottom of a thread's own stack: this process's one unit thread.
+
+    CPython 3.11 keeps frames on a data stack of 16 KiB chunks; a frame pushed past a chunk's end maps a
+    new chunk and popping back unmaps it. The proof search recurses back and forth over a few frames
+    thousands of times, so when its hot depth sits on a chunk boundary every call pays two system calls:
+    the same search cost up to 4x the CPU depending on the caller's depth (``bench/stack_depth.py``),
+    and a worker forked from a deep caller (pytest, a service) starts at that depth. A thread starts its
+    own stack at depth zero, so every import analyses at the same depth, the one measured cheap.
+    """
+    global _UNIT_THREAD
+    if _UNIT_THREAD is None:
+        _UNIT_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chesskb-unit")
+    return _UNIT_THREAD.submit(call, *args).result()
+
+
 def _work(unit: WorkUnit) -> UnitResult:
     assert _WORKER_SETTINGS is not None
-    return process_unit(unit, _WORKER_SETTINGS, _WORKER_VERIFIER)
+    return at_thread_base(process_unit, unit, _WORKER_SETTINGS, _WORKER_VERIFIER)
 
 
 class UnitProcessor:
@@ -470,7 +489,7 @@ class UnitProcessor:
     def run(self, units: Iterable[WorkUnit]) -> Iterator[UnitResult]:
         if self._pool is None:
             for unit in units:
-                yield self._kept(process_unit(unit, self.settings, self._verifier))
+                yield self._kept(at_thread_base(process_unit, unit, self.settings, self._verifier))
             return
         pending: deque = deque()
         limit = self.jobs * IN_FLIGHT_PER_JOB
