@@ -6,6 +6,7 @@ and the process table read from /proc (what ``ps`` reads).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 
 from chesskb.kb.analysis.engine import engine_path
 
-from .conftest import DATA, ROOT
+from .conftest import DATA, ROOT, run_cli
 
 needs_engine = pytest.mark.skipif(engine_path() is None, reason="no stockfish (scripts/setup.sh installs it)")
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
@@ -207,3 +208,24 @@ def test_a_killed_import_leaves_no_worker_or_engine_behind(tmp_path: Path, jobs:
         if importer.poll() is None:
             importer.kill()
             importer.wait()
+
+
+def test_an_engine_that_does_not_answer_in_time_costs_no_game(tmp_path: Path, monkeypatch) -> None:
+    """An engine that does not finish python-chess's handshake within its wall-clock time (a loaded machine:
+    the fast lane once lost a lichess puzzle so) only loses its proposals: every game is imported, with the
+    classes an import without any engine gives (proposals order the proof's moves, never its verdict)."""
+    games = MATE_IN_THREE.read_text(encoding="utf-8").split("\n\n[")[:3]  # three games, each claiming a mate in 3
+    pgn = tmp_path / "three.pgn"
+    pgn.write_text("\n\n[".join(games) + "\n", encoding="utf-8")
+    silent = tmp_path / "silent-engine"
+    silent.write_text("#!/bin/sh\nexec sleep 60\n", encoding="utf-8")  # never says uciok
+    silent.chmod(0o755)
+    classes = {}
+    for name, engine in (("none", "none"), ("silent", str(silent))):
+        monkeypatch.setenv("CHESSKB_ENGINE", engine)
+        store = tmp_path / name
+        result = run_cli("import", "--jobs", "1", str(pgn), store=store)
+        assert result.exit_code == 0, result.output
+        assert "imported 3 games" in result.output and "0 skipped with errors" in result.output, result.output
+        classes[name] = json.loads(run_cli("stats", "--format", "json", store=store).stdout)["classes"]
+    assert classes["silent"] == classes["none"] and classes["none"].get("MateInThree") == 3

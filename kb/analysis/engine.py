@@ -127,6 +127,9 @@ class Engine:
         self.path = path
         self._uci: chess.engine.SimpleEngine | None = None
         self._owner = os.getpid()
+        #: Set when the engine did not start or answer within python-chess's time for a command (10 s of
+        #: wall time, which a loaded machine can exceed): its proposals are then left out in this process.
+        self.unresponsive = False
 
     @property
     def running(self) -> bool:
@@ -135,7 +138,7 @@ class Engine:
 
     def uci(self) -> chess.engine.SimpleEngine:
         if self._owner != os.getpid():
-            self._uci, self._owner = None, os.getpid()
+            self._uci, self._owner, self.unresponsive = None, os.getpid(), False
         if self._uci is None:
             parent = os.getpid()
             _libc()  # loaded here, not in the child

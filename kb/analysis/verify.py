@@ -71,16 +71,24 @@ class VerifyCounts:
 
 
 def engine_proposer(engine: Engine) -> Proposer:
-    """The engine's first move of a mate in ``k`` or fewer (nothing when it finds none in ``PROPOSAL_NODES``)."""
+    """The engine's first move of a mate in ``k`` or fewer (nothing when it finds none in ``PROPOSAL_NODES``).
+
+    An engine that fails, or does not start or answer within python-chess's wall-clock time for a command,
+    proposes nothing (and an unresponsive one is not asked again in this process): proposals only order the
+    search's moves, so the verdict is the same without them. A time-out must never cost the game its
+    analysis: on a loaded machine it made an import skip lichess puzzles."""
 
     def propose(board: chess.Board, k: int) -> list[chess.Move]:
-        if k < 3:
+        if k < 3 or engine.unresponsive:
             return []
         try:
             info = engine.uci().analyse(
                 board.copy(stack=False), chess.engine.Limit(mate=k, nodes=PROPOSAL_NODES), game=object()
             )
         except chess.engine.EngineError:
+            return []
+        except TimeoutError:  # python-chess's wait for the engine's handshake or reply, in wall-clock seconds
+            engine.unresponsive = True
             return []
         pv = info.get("pv") or []
         return pv[:1]
