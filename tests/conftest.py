@@ -42,13 +42,17 @@ def run_cli(*args: str, store: Path | str | None = None, input: str | None = Non
 
 
 def web_app(store: Path | str, **config: Any) -> Flask:
-    """The web app over the store directory ``store``, with ``config`` added to ``STORE``
-    (``web_app(small_store, QUERY_WORKERS=0)``: queries run in the test's process): the one way the page
-    tests build their app, so a new setting or a change to ``create_app`` is made once."""
+    """The web app over the store directory ``store``, with ``config`` added to ``STORE``: the one way the page
+    tests build their app, so a new setting or a change to ``create_app`` is made once.
+
+    Its queries run in the test's process (``QUERY_WORKERS=0``, what ``chesskb site`` does): a page's answer is
+    the same either way, and each lane of worker processes costs about half a CPU-second to start. A test of
+    the workers themselves (isolation, time-outs, a killed worker) asks for them: ``web_app(store,
+    QUERY_WORKERS=2)``."""
     from chesskb.kb.store import open_store
     from chesskb.service.app import create_app
 
-    return create_app({"STORE": str(store), **config}, store=open_store(str(store)))
+    return create_app({"STORE": str(store), "QUERY_WORKERS": 0, **config}, store=open_store(str(store)))
 
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:

@@ -16,7 +16,7 @@ import chess
 import chess.pgn
 import pytest
 
-from tests.conftest import DATA, run_cli
+from tests.conftest import DATA, run_cli, web_app
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "issue17"
 GAMES = HERE / "games-and-claims.pgn"
@@ -186,11 +186,7 @@ def test_class_pages_and_courses_leave_games_out(store, tmp_path):
     assert result.exit_code == 0, result.output
     items = {row["x"] for row in query(store, "SELECT ?x WHERE { ?i cp:exercise ?x }")}
     assert items and not items & initial
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
-
-    kb = open_store(str(store["path"]))
-    client = create_app({"STORE": str(store["path"])}, store=kb).test_client()
+    client = web_app(store["path"]).test_client()
     for cls in ("QuietMove", "CastlingMove", "MateInFour", "OtherMate"):
         page = client.get(f"/class/{cls}.json")
         assert page.status_code == 200

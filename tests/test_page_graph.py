@@ -37,7 +37,7 @@ def store(data_store):
 def app(data_store, store):
     from chesskb.service.app import create_app
 
-    return create_app({"STORE": str(data_store)}, store=store)
+    return create_app({"STORE": str(data_store), "QUERY_WORKERS": 0}, store=store)  # queries in this process
 
 
 @pytest.fixture(scope="module")

@@ -571,15 +571,13 @@ def test_termination_is_the_sources_words_unless_the_pgn_standard_defines_the_va
     from a table; any other ("mate in 2", pychess's) is shown as written, labelled as the source's words,
     on Spanish pages too: no English prose is parsed back (issue 34, item 5). On an exercise's page it
     tells the answer, so it is folded with the source's claims, not in the open game table (item 3)."""
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
     from chesskb.service.i18n import PGN_TERMINATIONS, STRINGS
 
     path = tmp_path / "terminations.pgn"
     path.write_text(TERMINATIONS_PGN, encoding="utf-8")
     store = tmp_path / "store"
     assert run_cli("import", str(path), "--jobs", "1", store=store).exit_code == 0
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     positions = client.get("/class/Position.json").get_json()["positions"]
     handle = io.StringIO(TERMINATIONS_PGN)
     games = [game for game in iter(lambda: chess.pgn.read_game(handle), None)]

@@ -229,8 +229,6 @@ def test_a_game_is_named_alike_in_its_header_and_in_its_positions_titles(tmp_pat
     two labels): the game page's title names the player as its header does, by the first label in code-point
     order, and so does the title of each position listed under the game (it read an arbitrary one); the source's
     page and the game's list the game and its position once (a row per label listed them twice)."""
-    from chesskb.kb.store import open_store
-    from chesskb.service.app import create_app
 
     moves = "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 1-0"
     written = ("Polgar, Judit", "Judit Polgár")
@@ -245,7 +243,7 @@ def test_a_game_is_named_alike_in_its_header_and_in_its_positions_titles(tmp_pat
         files.append(str(path))
     store = tmp_path / "store"
     assert run_cli("import", *files, "--jobs", "1", store=store).exit_code == 0
-    client = create_app({"STORE": str(store)}, store=open_store(str(store))).test_client()
+    client = web_app(store).test_client()
     read = [chess.pgn.read_game(io.StringIO(Path(f).read_text(encoding="utf-8"))) for f in files]
     expected_name = min(game.headers["Black"] for game in read if game is not None)
     source = client.get("/page.json", query_string={"iri": BASE + "source/source-0"}).get_json()
