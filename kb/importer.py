@@ -281,7 +281,9 @@ def plan_import(
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
         source_report.checksum = sources_checksum(groups[source_report.name])
-        source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
+        source_report.imported_with = import_fingerprint(
+            themes=user_themes, lang=lang, mine=mine, engine=engine is not None
+        )
     cache = cache_location(store_location)
     settings = PipelineSettings(
         minter.base,
