@@ -91,3 +91,62 @@ def test_an_engine_installed_since_the_import_imports_the_source_again(tmp_path:
     assert again.exit_code == 0 and "not imported again" not in again.output and live(store) != generation
     assert "unchanged, not imported again" in run_cli("import", "--jobs", "1", str(GAMES), store=store).output
 
+
+def test_replacing_every_source_writes_from_empty_what_a_first_import_writes(tmp_path: Path) -> None:
+    """A store holding only the sources an import replaces is written from an empty generation (no copy
+    whose every statement is deleted first); with another source stored it takes the general path. Both
+    leave exactly what importing the same files into an empty store leaves."""
+    from chesskb.kb.importer import import_files
+    from chesskb.kb.store import open_store
+
+    games = tmp_path / "games.pgn"
+    shutil.copy(GAMES, games)
+    path = tmp_path / "store"
+    store = open_store(str(path))
+    import_files(store, [games])
+    assert store.last_write is not None and not store.last_write.from_empty  # a first import: nothing to drop
+    games.write_text(GAMES.read_text(encoding="utf-8").split("\n\n[Event")[0] + "\n", encoding="utf-8")
+    import_files(store, [games])
+    assert store.last_write.from_empty and store.last_write.streamed_batches > 0
+    store.close()
+    fresh = tmp_path / "fresh"
+    assert run_cli("import", "--jobs", "1", str(games), store=fresh).exit_code == 0
+    assert statements(path) == statements(fresh)
+
+    mates, first = DATA / "pychess" / "mate_in_2.pgn", tmp_path / "first" / "games.pgn"
+    first.parent.mkdir()
+    shutil.copy(GAMES, first)  # games.pgn as it was
+    both, fresh_both = tmp_path / "both", tmp_path / "fresh-both"
+    store = open_store(str(both))
+    import_files(store, [first, mates])
+    import_files(store, [games])  # one of two sources: the general path
+    assert store.last_write is not None and not store.last_write.from_empty
+    store.close()
+    assert run_cli("import", "--jobs", "1", str(mates), str(games), store=fresh_both).exit_code == 0
+    assert statements(both) == statements(fresh_both)
+
+
+def test_a_failed_import_that_replaces_every_source_leaves_the_store_as_it_was(tmp_path: Path, monkeypatch) -> None:
+    """The write from empty fails after its load (a ``derive`` step raises): the live generation is the one
+    before, with every statement, and the staging copy is gone."""
+    from chesskb.kb import importer
+    from chesskb.kb.store import open_store
+
+    games = tmp_path / "games.pgn"
+    shutil.copy(GAMES, games)
+    path = tmp_path / "store"
+    store = open_store(str(path))
+    importer.import_files(store, [games])
+    generation, before = live(path), statements(path)
+    games.write_text(GAMES.read_text(encoding="utf-8").split("\n\n[Event")[0] + "\n", encoding="utf-8")
+
+    def failing(view):
+        raise RuntimeError("derive failed")
+
+    monkeypatch.setattr(importer, "derived_graphs", lambda base: [failing])
+    with pytest.raises(RuntimeError, match="derive failed"):
+        importer.import_files(store, [games])
+    assert store.last_write is not None and store.last_write.from_empty
+    store.close()
+    assert live(path) == generation and statements(path) == before
+    assert not any(p.name.endswith(".partial") for p in path.iterdir())
