@@ -19,18 +19,18 @@ re-encodes the shared ones, so what remains is what importing the others alone g
 (``_remove_from_merge``). Stores written before this layout (every statement in its graph too) need
 no migration: they decode the same way, and a write re-encodes the subjects it touches.
 
-A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink
-naming the live one. A write (import, remove-source) copies the live generation (a RocksDB
-checkpoint: hard links, cheap) — or, when it would leave nothing of it (an import replacing every
-source the store holds: ``_drops_everything``), starts from an empty one —, bulk-loads into the copy, applies the write's ``derive`` steps to
-the copy (links between players, class counts: computed from the new state, so they are never a
-generation behind the data), compacts a large copy when the write has at least doubled it
-(``OPTIMIZE_WHEN_GROWN``), lists the copy's files in its manifest (``manifest.py``, checked
-whenever a generation is opened), and only when the copy is complete and flushed swaps ``CURRENT``
-with one atomic ``rename``. Killing the process at any moment, SIGKILL
-included, leaves ``CURRENT`` on the old, untouched generation; leftovers are removed on the next
-write. Because published generations are never written again, readers (``chesskb serve``) open
-them read-only while an import runs, and notice the swap on their next request.
+A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink naming
+the live one. A write (import, remove-source) copies the live generation (a RocksDB checkpoint: hard
+links, cheap) — or, when it would leave nothing of it (an import replacing every source the store
+holds: ``_drops_everything``), starts from an empty one —, bulk-loads into the copy, applies the
+write's ``derive`` steps to the copy (links between players, class counts: computed from the new
+state, so they are never a generation behind the data), compacts a large copy when the write has at
+least doubled it (``OPTIMIZE_WHEN_GROWN``), lists the copy's files in its manifest (``manifest.py``,
+checked whenever a generation is opened), and only when the copy is complete and flushed swaps
+``CURRENT`` with one atomic ``rename``. Killing the process at any moment, SIGKILL included, leaves
+``CURRENT`` on the old, untouched generation; leftovers are removed on the next write. Because
+published generations are never written again, readers (``chesskb serve``) open them read-only while
+an import runs, and notice the swap on their next request.
 """
 
 from __future__ import annotations
@@ -359,12 +359,12 @@ def _drops_everything(
     listed: dict[NamedNode, set[object]] = defaultdict(set)
     for subject, graph in remove_subjects:
         listed[graph].add(subject)
-    for graph in live.named_graphs():
-        if isinstance(graph, NamedNode) and graph in remove:
+    for named in live.named_graphs():
+        if isinstance(named, NamedNode) and named in remove:
             continue
-        if not isinstance(graph, NamedNode) or graph not in listed:
+        if not isinstance(named, NamedNode) or named not in listed:
             return False
-        if any(q.subject not in listed[graph] for q in live.quads_for_pattern(None, None, None, graph)):
+        if any(q.subject not in listed[named] for q in live.quads_for_pattern(None, None, None, named)):
             return False
     return True
 
