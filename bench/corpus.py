@@ -19,6 +19,7 @@ is the same game, as pgn-extract decides) they merge into the original Match: th
 reading/analysis/mapping throughput, the CSV corpus builds knowledge bases of N distinct positions.
 
     python bench/corpus.py csv 100000 /tmp/bench/puzzles-100k.csv
+    CHESSKB_SHARED_DATA=/work/shared/data python bench/corpus.py mate-copies 3750 /tmp/bench/mates.pgn
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import os
 import re
 import sys
 from pathlib import Path
@@ -33,7 +35,9 @@ from pathlib import Path
 import chess.pgn
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+#: The shared collections: beside the checkout (``../shared/data``), or where ``CHESSKB_SHARED_DATA`` says
+#: (a worktree elsewhere).
+SHARED = Path(os.environ.get("CHESSKB_SHARED_DATA") or ROOT.parent / "shared" / "data")
 
 CSV_SOURCES = (SHARED / "lichess-puzzles" / "lichess_db_puzzle_dev.csv", ROOT / "data" / "lichess" / "puzzles.csv")
 PUZZLE_PGN_SOURCES = (SHARED / "pychess-puzzles" / "mate_in_2.pgn", SHARED / "pychess-puzzles" / "mate_in_3.pgn")

@@ -2,13 +2,16 @@
 
 Builds PGN files of N real-shaped games (the moves of the real games in tests/fixtures/candidates/, tags as
 a Swiss writes them: one event per 500 games, ``Round "r.b"``, two players of their own per game, named
-"Surname, Given" or "Surname,G" from syllables, so family names repeat as they do in real databases),
+"Surname, Given" or "Surname,G" from syllables, so family names repeat as they do in real databases;
+``--players-per-game 1.5`` lets the later games meet players already seen, as issue 36's 150,000 players in
+100,000 games do),
 imports each with the engine off, and prints the CPU seconds of ``chesskb import`` against python-chess
 reading the same file, and their growth from one size to the next. ``--link-sizes`` also times
 ``kb.merge.linking.compute_links`` alone on that many synthetic players (up to a million without a store).
 
     CHESSKB_ENGINE=none .venv/bin/python bench/linking_scale.py --sizes 2000,10000,20000 \\
         --link-sizes 10000,100000,1000000
+    CHESSKB_ENGINE=none .venv/bin/python bench/linking_scale.py --sizes 10000,100000 --players-per-game 1.5
 """
 
 from __future__ import annotations
@@ -131,18 +134,40 @@ def player_names(count: int, rng: random.Random) -> list[str]:
     return out
 
 
-def write_corpus(size: int, path: Path, movetexts: list[tuple[str, str]]) -> None:
+def player_count(size: int, players_per_game: float) -> int:
+    """How many distinct players ``size`` games have: an even number, at least four, at most two per game."""
+    count = min(2 * size, max(4, round(players_per_game * size)))
+    return count - count % 2
+
+
+def pairing(number: int, players: int) -> tuple[int, int]:
+    """The two players of game ``number`` among ``players``: everyone once, then again against someone new.
+
+    The first ``players / 2`` games each bring two new players; a game after those meets players already
+    seen, white as before and black shifted by two more places on every pass, so a pair never meets twice
+    in a row and the same written name stands for the same player in every game it plays.
+    """
+    white = 2 * number
+    passes = white // players
+    return white % players, (white + 1 + 2 * passes) % players
+
+
+def write_corpus(size: int, path: Path, movetexts: list[tuple[str, str]], players_per_game: float = 2.0) -> int:
+    """Write ``size`` games to ``path``; return how many distinct players they have."""
     rng = random.Random(size)
-    names = player_names(2 * size, rng)
+    players = player_count(size, players_per_game)
+    names = player_names(players, rng)
     with open(path, "w", encoding="utf-8") as out:
         for number in range(size):
             text, result = movetexts[number % len(movetexts)]
             event, place = divmod(number, GAMES_PER_EVENT)
+            white, black = pairing(number, players)
             out.write(
                 f'[Event "Bench Open {event + 1}"]\n[Site "Somewhere"]\n[Date "2023.05.{1 + place % 9:02d}"]\n'
-                f'[Round "{1 + place // 50}.{1 + place % 50}"]\n[White "{names[2 * number]}"]\n'
-                f'[Black "{names[2 * number + 1]}"]\n[Result "{result}"]\n\n{text}\n\n'
+                f'[Round "{1 + place // 50}.{1 + place % 50}"]\n[White "{names[white]}"]\n'
+                f'[Black "{names[black]}"]\n[Result "{result}"]\n\n{text}\n\n'
             )
+    return players
 
 
 def cpu_of_children() -> float:
@@ -186,6 +211,12 @@ def linking_cpu(size: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="2000,10000", help="games per imported file (comma-separated)")
+    parser.add_argument(
+        "--players-per-game",
+        type=float,
+        default=2.0,
+        help="distinct players per game (2: every game two new players; 1.5: issue 36's 150k players in 100k games)",
+    )
     parser.add_argument("--link-sizes", default="", help="players for compute_links alone (comma-separated)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/chesskb-bench/linking"))
     parser.add_argument(
@@ -204,12 +235,12 @@ def main() -> None:
     )
     for size in (int(s) for s in args.sizes.split(",") if s):
         path = args.work / f"games-{size}.pgn"
-        write_corpus(size, path, movetexts)
+        players = write_corpus(size, path, movetexts, args.players_per_game)
         read = reading_cpu(path)
         cpu, wall = import_cpu(path, args.work / f"store-{size}", args.code)
         growth = f"{cpu / previous[1] / (size / previous[0]):.2f}" if previous else "-"
         print(
-            f"{size:>8} {2 * size:>8} {read:>10.1f} {cpu:>12.1f} {wall:>7.1f} {cpu / read:>6.2f} "
+            f"{size:>8} {players:>8} {read:>10.1f} {cpu:>12.1f} {wall:>7.1f} {cpu / read:>6.2f} "
             f"{1000 * cpu / size:>11.2f} {growth:>7}",
             flush=True,
         )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Literal, Quad
+from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.analysis.themes import THEME_CLASSES
@@ -221,7 +221,10 @@ def _import_files(
     if quads is None:
         return report
     describe = [_describe_appended(minter, s, plan.started) for s in report.sources] if append else []
-    remove = [g for s in report.sources for g in (minter.source_graph(s.name), minter.inferred_graph(s.name))]
+    names = [s.name for s in report.sources]
+    remove = [g for name in names for g in (minter.source_graph(name), minter.inferred_graph(name))]
+    if not append and holds_only(store, minter, names):
+        remove += derived_graph_names(minter)
     # One write, one switch: the data, the source descriptions, the links between players and the
     # class counts are computed from the new state and published together.
     store.replace_graphs(
@@ -232,6 +235,23 @@ def _import_files(
     )
     report.seconds = (dt.datetime.now(dt.timezone.utc) - plan.started).total_seconds()
     return report
+
+
+def holds_only(store: StoreView, minter: IriMinter, names: Iterable[str]) -> bool:
+    """Whether the store holds nothing but the sources ``names`` (their graphs and descriptions, the
+    ontology, links and counts). An import of them then also drops the derived graphs up front (they are
+    recomputed from the state the write leaves either way), so that it drops every graph: the embedded
+    store writes such a generation from empty, one bulk load as a first import, instead of deleting
+    every old statement from a copy and checking each new subject against what is left
+    (``kb.store.embedded._drops_everything``, which decides under the write lock). A course, or any
+    other source, keeps the write on the general path."""
+    names = list(names)
+    replaced = {g for name in names for g in (minter.source_graph(name), minter.inferred_graph(name))}
+    kept = {ONTOLOGY_GRAPH, minter.meta_graph, *derived_graph_names(minter)}
+    if not set(store.named_graphs()) <= replaced | kept:
+        return False
+    described = {row["s"] for row in select(store, "graph-subjects", {"graph": minter.meta_graph})}
+    return described <= {minter.source(name) for name in names}
 
 
 @dataclass
@@ -281,7 +301,9 @@ def plan_import(
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
     for source_report in report.sources:
         source_report.checksum = sources_checksum(groups[source_report.name])
-        source_report.imported_with = import_fingerprint(themes=user_themes, lang=lang, mine=mine)
+        source_report.imported_with = import_fingerprint(
+            themes=user_themes, lang=lang, mine=mine, engine=engine is not None
+        )
     cache = cache_location(store_location)
     settings = PipelineSettings(
         minter.base,
@@ -392,6 +414,11 @@ def _require_some_records(quads: Generator[Statement, None, None], report: Impor
 def derived_graphs(base_iri: str | None) -> list[Derive]:
     """What every write recomputes from the knowledge base it leaves: links, then class counts."""
     return [derive_links(base_iri), derive_class_counts(base_iri)]
+
+
+def derived_graph_names(minter: IriMinter) -> list[NamedNode]:
+    """The graphs ``derived_graphs`` rewrite whole: dropping them before a write changes nothing it leaves."""
+    return [minter.links_graph, minter.counts_graph]
 
 
 def _counts(source: SourceReport) -> tuple[int, int, int]:

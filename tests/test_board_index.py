@@ -164,7 +164,7 @@ def test_a_generation_without_an_index_is_searched_on_its_board_strings(small):
     assert EmbeddedStore(store).board_index() is None
     assert found(store, "R*7 kg8") == want and want
     # the next write gives the new generation its index
-    assert run_cli("import", "--jobs", "1", str(GAMES), store=store).exit_code == 0
+    assert run_cli("import", "--force", "--jobs", "1", str(GAMES), store=store).exit_code == 0
     assert EmbeddedStore(store).board_index() is not None
 
 

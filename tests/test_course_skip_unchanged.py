@@ -57,7 +57,7 @@ def test_an_unchanged_course_is_not_imported_again(tmp_path: Path) -> None:
     assert _exercises(store) == chosen[:2]
 
     # the source imported again (a new import time): the course is chosen again
-    assert run_cli("import", "--jobs", "1", str(PUZZLES), store=store).exit_code == 0
+    assert run_cli("import", "--force", "--jobs", "1", str(PUZZLES), store=store).exit_code == 0
     resourced = run_cli("course", "import", "--skip-unchanged", str(course), store=store)
     assert resourced.output.startswith("imported course skip-test")
     # without the flag a course is always imported

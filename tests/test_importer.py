@@ -155,7 +155,7 @@ def test_reimport_replaces_the_source_with_the_same_quads(tmp_path: Path) -> Non
     path = DATA / "pychess" / "mate_in_3.pgn"
     assert run_cli("import", str(path), store=store_path).exit_code == 0
     before = _stored(EmbeddedStore(store_path))
-    assert run_cli("import", str(path), store=store_path).exit_code == 0
+    assert run_cli("import", "--force", str(path), store=store_path).exit_code == 0  # unchanged: --force redoes it
     after = _stored(EmbeddedStore(store_path))
     assert before == after and len(before) > 1000
     generations = sorted(p.name for p in store_path.iterdir() if p.name.startswith("gen-"))

@@ -86,7 +86,7 @@ def check_remove_source_and_reimport(server: dict[str, str], kept: Path, added: 
     assert _default_graph(server) > before
     assert _remote(server, "remove-source", added.stem).exit_code == 0
     assert _default_graph(server) == before
-    assert _remote(server, "import", "--jobs", "1", str(kept)).exit_code == 0  # unchanged file again
+    assert _remote(server, "import", "--force", "--jobs", "1", str(kept)).exit_code == 0  # unchanged file again
     assert _default_graph(server) == before
 
 

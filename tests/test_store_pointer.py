@@ -47,8 +47,8 @@ def _generations(store: Path) -> list[str]:
 def two_generations(tmp_path_factory) -> Path:
     """A store written twice: ``gen-000002`` live, ``gen-000001`` the one it replaced."""
     store = tmp_path_factory.mktemp("pointer") / "store"
-    for _ in range(2):
-        assert run_cli("import", "--jobs", "1", str(GAMES), store=store).exit_code == 0
+    for _ in range(2):  # --force: the same file again is otherwise left alone
+        assert run_cli("import", "--force", "--jobs", "1", str(GAMES), store=store).exit_code == 0
     assert os.readlink(store / CURRENT) == "gen-000002" and _generations(store) == ["gen-000001", "gen-000002"]
     return store
 
@@ -80,7 +80,7 @@ def test_every_spelling_of_the_live_generation_is_that_generation(
     os.symlink(spelling, store / CURRENT)
     assert live_generation(store) == "gen-000002"
     assert _games(store) == 6
-    result = _chesskb(store, "import", "--jobs", "1", str(GAMES))
+    result = _chesskb(store, "import", "--force", "--jobs", "1", str(GAMES))
     assert result.returncode == 0, result.stderr
     # the new generation, and the one it replaced (the hand-written one): nothing lost, nothing reported
     assert _generations(store) == ["gen-000002", "gen-000003"] and os.readlink(store / CURRENT) == "gen-000003"
@@ -90,7 +90,7 @@ def test_every_spelling_of_the_live_generation_is_that_generation(
 def test_garbage_collection_keeps_the_live_generation_and_the_one_before(two_generations: Path, tmp_path: Path) -> None:
     store = _copy(two_generations, tmp_path / "s")
     for expected in (["gen-000002", "gen-000003"], ["gen-000003", "gen-000004"]):
-        assert run_cli("import", "--jobs", "1", str(GAMES), store=store).exit_code == 0
+        assert run_cli("import", "--force", "--jobs", "1", str(GAMES), store=store).exit_code == 0
         assert _generations(store) == expected
         # the one before still opens: a reader still querying it, or a way back
         assert _games_in(store / expected[0]) == 6
@@ -119,7 +119,7 @@ def test_stray_entries_never_make_an_import_fail(two_generations: Path, tmp_path
         (store / name / "keep-me").write_text("someone's")
     (store / "notes.txt").write_text("not ours")
     for _ in range(2):
-        result = _chesskb(store, "import", "--jobs", "1", str(GAMES))
+        result = _chesskb(store, "import", "--force", "--jobs", "1", str(GAMES))
         assert result.returncode == 0, result.stderr
         assert "internal error" not in result.stderr and _games(store) == 6
     assert (store / "notes.txt").read_text() == "not ours"
@@ -139,7 +139,7 @@ def test_a_pointer_outside_the_store_is_refused_and_nothing_is_removed(two_gener
         os.symlink(target, store / CURRENT)
         with pytest.raises(StoreError, match="not a generation of this store"):
             live_generation(store)
-        result = _chesskb(store, "import", "--jobs", "1", str(GAMES))
+        result = _chesskb(store, "import", "--force", "--jobs", "1", str(GAMES))
         assert result.returncode != 0 and "not a generation of this store" in result.stderr
         assert "internal error" not in result.stderr
         assert _generations(store) == ["gen-000001", "gen-000002"] and _generations(elsewhere) == _generations(store)
@@ -148,7 +148,7 @@ def test_a_pointer_outside_the_store_is_refused_and_nothing_is_removed(two_gener
 def test_a_store_that_lost_its_pointer_keeps_its_generations(two_generations: Path, tmp_path: Path) -> None:
     store = _copy(two_generations, tmp_path / "s")
     (store / CURRENT).unlink()
-    result = _chesskb(store, "import", "--jobs", "1", str(GAMES))
+    result = _chesskb(store, "import", "--force", "--jobs", "1", str(GAMES))
     assert result.returncode == 0, result.stderr
     assert _generations(store) == ["gen-000001", "gen-000002", "gen-000003"]
     assert os.readlink(store / CURRENT) == "gen-000003"

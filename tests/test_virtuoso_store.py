@@ -142,7 +142,7 @@ def test_a_bulk_loaded_convert_file_answers_as_an_import_and_takes_writes(virtuo
     assert run_cli("import", "--jobs", "1", *map(str, FILES), store=embedded).exit_code == 0
     _agree_on_every_canned_query(virtuoso, embedded)
     loaded = _merge(virtuoso)
-    assert _remote(virtuoso, "import", "--jobs", "1", str(FILES[1])).exit_code == 0  # unchanged: replaced by itself
+    assert _remote(virtuoso, "import", "--force", "--jobs", "1", str(FILES[1])).exit_code == 0  # replaced by itself
     assert _merge(virtuoso) == loaded
     _agree_on_every_canned_query(virtuoso, embedded)
     assert _remote(virtuoso, "remove-source", "round-robin").exit_code == 0

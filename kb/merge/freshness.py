@@ -34,11 +34,18 @@ def code_fingerprint() -> str:
     return hasher.hexdigest()[:16]
 
 
-def import_fingerprint(*, themes: Iterable[str] = (), lang: str | None = None, mine: bool = False) -> str:
-    """What an import was made with, kept beside the source's checksum (``cp:importedWith``)."""
+def import_fingerprint(
+    *, themes: Iterable[str] = (), lang: str | None = None, mine: bool = False, engine: bool = False
+) -> str:
+    """What an import was made with, kept beside the source's checksum (``cp:importedWith``).
+
+    ``engine``: whether a UCI engine was at hand. Without one, ``--mine`` is refused and a mate
+    claim the built-in search cannot settle within its budget stays undecided; a source imported
+    without an engine is therefore imported again once one is installed (the same rule as a
+    ``convert --parts`` part's name, ``kb.pipeline.part_name``)."""
     return (
         f"chesskb {__version__}; code {code_fingerprint()}; themes={','.join(sorted(themes))}; "
-        f"lang={lang or ''}; mine={'yes' if mine else 'no'}"
+        f"lang={lang or ''}; mine={'yes' if mine else 'no'}; engine={'yes' if engine else 'no'}"
     )
 
 

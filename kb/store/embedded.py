@@ -19,17 +19,18 @@ re-encodes the shared ones, so what remains is what importing the others alone g
 (``_remove_from_merge``). Stores written before this layout (every statement in its graph too) need
 no migration: they decode the same way, and a write re-encodes the subjects it touches.
 
-A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink
-naming the live one. A write (import, remove-source) copies the live generation (a RocksDB
-checkpoint: hard links, cheap), bulk-loads into the copy, applies the write's ``derive`` steps to
-the copy (links between players, class counts: computed from the new state, so they are never a
-generation behind the data), compacts a large copy when the write has at least doubled it
-(``OPTIMIZE_WHEN_GROWN``), lists the copy's files in its manifest (``manifest.py``, checked
-whenever a generation is opened), and only when the copy is complete and flushed swaps ``CURRENT``
-with one atomic ``rename``. Killing the process at any moment, SIGKILL
-included, leaves ``CURRENT`` on the old, untouched generation; leftovers are removed on the next
-write. Because published generations are never written again, readers (``chesskb serve``) open
-them read-only while an import runs, and notice the swap on their next request.
+A store directory holds immutable *generations* (``gen-000001`` …) and a ``CURRENT`` symlink naming
+the live one. A write (import, remove-source) copies the live generation (a RocksDB checkpoint: hard
+links, cheap) — or, when it would leave nothing of it (an import replacing every source the store
+holds: ``_drops_everything``), starts from an empty one —, bulk-loads into the copy, applies the
+write's ``derive`` steps to the copy (links between players, class counts: computed from the new
+state, so they are never a generation behind the data), compacts a large copy when the write has at
+least doubled it (``OPTIMIZE_WHEN_GROWN``), lists the copy's files in its manifest (``manifest.py``,
+checked whenever a generation is opened), and only when the copy is complete and flushed swaps
+``CURRENT`` with one atomic ``rename``. Killing the process at any moment, SIGKILL included, leaves
+``CURRENT`` on the old, untouched generation; leftovers are removed on the next write. Because
+published generations are never written again, readers (``chesskb serve``) open them read-only while
+an import runs, and notice the swap on their next request.
 """
 
 from __future__ import annotations
@@ -265,16 +266,22 @@ class EmbeddedStore:
     ) -> None:
         """Drop the graphs ``remove``, add ``quads``, apply ``derive`` to the result, and publish
         it all as one generation (see module doc)."""
+        remove, remove_subjects = list(remove), list(remove_subjects)
         with self.writing(wait=-1):  # a thread of this process that writes finishes first
             live = self._live_generation()
             name, staging = self._next_generation(live)
             before = 0
+            self.last_write = WriteReport()
             if live:
                 verify_generation(self.path / live)  # a damaged store is not copied into a new generation
-                _open_read_only(self.path / live).backup(str(staging))
-                before = table_bytes(staging)
+                current = _open_read_only(self.path / live)
+                if _drops_everything(current, remove, remove_subjects):
+                    self.last_write.from_empty = True  # what is left of the copy would be nothing
+                else:
+                    current.backup(str(staging))
+                    before = table_bytes(staging)
+                del current
             try:
-                self.last_write = WriteReport()
                 _build(
                     staging,
                     remove,
@@ -338,6 +345,28 @@ class EmbeddedStore:
         # it is no one's any more.
         remove_leftovers(self.path, name)
         record_proofs(self.path / name, read)  # after the removals: unlinking moves a shared file's ctime
+
+
+def _drops_everything(
+    live: OxStore, remove: Container[NamedNode], remove_subjects: Iterable[tuple[NamedNode, NamedNode]]
+) -> bool:
+    """Whether a write leaves nothing of ``live``: it removes every named graph, but for graphs whose every
+    subject it removes (the meta graph when every source described there is imported again). The default
+    graph holds only the merge of the named graphs (``kb.store.layout``), so nothing of it stays either,
+    and the new generation is written from empty, as a first import is (one streamed bulk load, no
+    deletions, no look-ups of what is stored) instead of from a copy whose every statement is deleted
+    first. Decided on the live generation under the write lock; the atomic switch is the same."""
+    listed: dict[NamedNode, set[object]] = defaultdict(set)
+    for subject, graph in remove_subjects:
+        listed[graph].add(subject)
+    for named in live.named_graphs():
+        if isinstance(named, NamedNode) and named in remove:
+            continue
+        if not isinstance(named, NamedNode) or named not in listed:
+            return False
+        if any(q.subject not in listed[named] for q in live.quads_for_pattern(None, None, None, named)):
+            return False
+    return True
 
 
 def _discard(staging: Path, failure: BaseException) -> None:
@@ -673,10 +702,13 @@ STREAM_MARKED_SUBJECTS = 200_000
 @dataclass
 class WriteReport:
     """What a write's loads were (``EmbeddedStore.last_write``; the tests and ``bench/`` read it):
-    batches that went into the one streamed bulk load, and joined loads after it."""
+    batches that went into the one streamed bulk load, joined loads after it, and whether it started
+    from an empty generation."""
 
     streamed_batches: int = 0
     joined_loads: int = 0
+    #: the write replaced every graph, so its generation was written from empty (``_drops_everything``)
+    from_empty: bool = False
 
 
 def _stream_load(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.findings import Finding
 from chesskb.kb.importer import ImportRefused, group_files, import_files, sources_checksum, validate_themes
 from chesskb.kb.merge.freshness import import_fingerprint, unchanged_sources
@@ -23,10 +24,16 @@ from chesskb.service.progress import TerminalProgress, import_status
     "decisive gain the game shows.",
 )
 @click.option(
+    "--force",
+    is_flag=True,
+    help="Import every source again, even one whose files, options and chesskb code are those it was "
+    "imported with (by default such a source is left as it is).",
+)
+@click.option(
     "--skip-unchanged",
     is_flag=True,
     help="Leave alone every source whose files are byte-identical to the ones it was imported from, "
-    "imported by the same chesskb code with the same options (a fast second start).",
+    "imported by the same chesskb code with the same options and engine: the default, kept for scripts.",
 )
 @click.pass_obj
 def command(
@@ -38,10 +45,16 @@ def command(
     jobs: int | None,
     cluster: str | None,
     mine: bool,
+    force: bool,
     skip_unchanged: bool,
 ) -> None:
-    """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store."""
-    if skip_unchanged:
+    """Import PGN files (.pgn, .pgn.gz, .pgn.zst) or lichess puzzle CSVs into the store.
+
+    A source whose files, options, engine and chesskb code are those it was imported with is left as it
+    is (importing it again would state the same facts); --force imports it again."""
+    if force and skip_unchanged:
+        raise UsageProblem("--force and --skip-unchanged contradict each other: give one of them")
+    if not force:
         files = _changed_files(obj, files, source, themes, lang, mine)
         if not files:
             return
@@ -90,7 +103,9 @@ def _changed_files(
     """The files of the sources that importing again would change; says which sources are left alone."""
     try:
         groups = group_files(files, source)
-        fingerprint = import_fingerprint(themes=validate_themes(themes), lang=lang, mine=mine)
+        fingerprint = import_fingerprint(
+            themes=validate_themes(themes), lang=lang, mine=mine, engine=engine_path() is not None
+        )
     except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     checksums = {name: sources_checksum(paths) for name, paths in groups.items()}
