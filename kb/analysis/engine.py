@@ -47,6 +47,8 @@ MISSING_MESSAGE = (
 #: niced beside benchmarks), and the game whose claim asked for the engine was lost. Only a wait:
 #: an engine that does not answer in time proposes nothing, and the proofs decide without it.
 ENGINE_START_SECONDS = 60.0
+#: What an engine that could not run, died, or did not answer in time raises through python-chess.
+ENGINE_FAILURES = (chess.engine.EngineError, TimeoutError, OSError)
 
 
 def engine_path() -> str | None:
@@ -153,18 +155,16 @@ class Engine:
         if self._uci is None:
             parent = os.getpid()
             _libc()  # loaded here, not in the child
+            uci = None
             try:
                 uci = chess.engine.SimpleEngine.popen_uci(
                     self.path, timeout=ENGINE_START_SECONDS, preexec_fn=lambda: _signal_at_parent_death(parent)
                 )
-            except (chess.engine.EngineError, TimeoutError, OSError):
-                self._failed_in = parent  # python-chess has stopped the process it started
-                raise
-            try:
                 uci.configure({"Threads": 1})
-            except (chess.engine.EngineError, TimeoutError, OSError):
+            except ENGINE_FAILURES:
                 self._failed_in = parent
-                uci.close()
+                if uci is not None:  # a failed popen_uci has stopped the process it started
+                    uci.close()
                 raise
             self._uci, self._failed_in = uci, None
         return self._uci
@@ -176,7 +176,7 @@ class Engine:
             return
         try:
             uci.quit()
-        except (chess.engine.EngineError, TimeoutError, OSError):
+        except ENGINE_FAILURES:
             uci.close()
 
     def __enter__(self) -> Engine:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from chesskb.kb.analysis.engine import Engine
+from chesskb.kb.analysis.engine import ENGINE_FAILURES, Engine
 from chesskb.kb.analysis.proof import (
     NODE_BUDGET,
     PROVEN,
@@ -80,7 +80,7 @@ def engine_proposer(engine: Engine) -> Proposer:
             info = engine.uci().analyse(
                 board.copy(stack=False), chess.engine.Limit(mate=k, nodes=PROPOSAL_NODES), game=object()
             )
-        except (chess.engine.EngineError, TimeoutError, OSError):
+        except ENGINE_FAILURES:
             # an engine that failed, or did not start within ``ENGINE_START_SECONDS`` (a loaded
             # machine), proposes nothing: the proof is searched without it, and the game is kept
             return []
