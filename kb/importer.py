@@ -223,7 +223,7 @@ def _import_files(
     describe = [_describe_appended(minter, s, plan.started) for s in report.sources] if append else []
     names = [s.name for s in report.sources]
     remove = [g for name in names for g in (minter.source_graph(name), minter.inferred_graph(name))]
-    if not append and holds_only(store, minter, names):
+    if not append and holds_only(store, minter, names, remove):
         remove += derived_graph_names(minter)
     # One write, one switch: the data, the source descriptions, the links between players and the
     # class counts are computed from the new state and published together.
@@ -237,18 +237,16 @@ def _import_files(
     return report
 
 
-def holds_only(store: StoreView, minter: IriMinter, names: Iterable[str]) -> bool:
-    """Whether the store holds nothing but the sources ``names`` (their graphs and descriptions, the
+def holds_only(store: StoreView, minter: IriMinter, names: Iterable[str], graphs: Iterable[NamedNode]) -> bool:
+    """Whether the store holds nothing but the sources ``names`` (their ``graphs``, their descriptions, the
     ontology, links and counts). An import of them then also drops the derived graphs up front (they are
     recomputed from the state the write leaves either way), so that it drops every graph: the embedded
     store writes such a generation from empty, one bulk load as a first import, instead of deleting
     every old statement from a copy and checking each new subject against what is left
     (``kb.store.embedded._drops_everything``, which decides under the write lock). A course, or any
     other source, keeps the write on the general path."""
-    names = list(names)
-    replaced = {g for name in names for g in (minter.source_graph(name), minter.inferred_graph(name))}
     kept = {ONTOLOGY_GRAPH, minter.meta_graph, *derived_graph_names(minter)}
-    if not set(store.named_graphs()) <= replaced | kept:
+    if not set(store.named_graphs()) <= {*graphs, *kept}:
         return False
     described = {row["s"] for row in select(store, "graph-subjects", {"graph": minter.meta_graph})}
     return described <= {minter.source(name) for name in names}
