@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import shutil
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ from chesskb.kb.store.embedded import EmbeddedStore
 from chesskb.kb.vocab import CP
 from tests.conftest import DATA, run_cli
 from tests.earlier_layout import earlier_layout
-from tests.pgn_slices import write_games
+from tests.pgn_slices import sliced_source
 from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
@@ -54,13 +53,7 @@ MATE_IN_2_GAMES = [*range(40), 43, 49, 95]
 DERIVED = {NamedNode("http://www.w3.org/2002/07/owl#sameAs"), CP.candidateSameAs, CP.memberCount, CP.importedAt}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def mate_in_2_slice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``FILES["mate_in_2"]`` points at ``MATE_IN_2_GAMES`` of the collection for the module's tests."""
-    path = write_games(FILES["mate_in_2"], MATE_IN_2_GAMES, tmp_path_factory.mktemp("slice") / "mate_in_2.pgn")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(FILES, "mate_in_2", path)
-        yield path
+mate_in_2_slice = sliced_source(FILES, "mate_in_2", MATE_IN_2_GAMES)
 
 
 def _import(path: Path, names, *, fast: bool = True) -> EmbeddedStore:
