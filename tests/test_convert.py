@@ -22,6 +22,7 @@ from chesskb.kb.store import EmbeddedStore, layout
 from chesskb.kb.store.remote import RemoteStore
 from tests.conftest import DATA, run_cli
 from tests.live_server import oxigraph_binary, oxigraph_server
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 FILES = [
     DATA / "pychess" / "mate_in_2.pgn",
@@ -67,9 +68,20 @@ def dataset(store) -> tuple[Counter, Counter]:
     return merge, said
 
 
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Counter, Counter]:
+    """What an import of ``FILES`` into the embedded store holds, by ``dataset``: imported once for the
+    module, since both ways of converting are compared with the same import."""
+    embedded = tmp_path_factory.mktemp("embedded") / "store"
+    assert run_cli("import", "--jobs", "2", *map(str, FILES), store=embedded).exit_code == 0
+    return dataset(EmbeddedStore(embedded))
+
+
 @pytest.mark.slow  # converts, loads and imports the same files
 @pytest.mark.parametrize("parts", [False, True], ids=["one-file", "parts"])
-def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path, parts: bool) -> None:
+def test_convert_then_oxigraph_load_serves_what_an_import_stores(
+    tmp_path: Path, parts: bool, imported: tuple[Counter, Counter]
+) -> None:
     """One file, or (``--parts``) the parts the workers wrote and the driver's, as the manifest lists them."""
     output = tmp_path / ("parts" if parts else "kb.nq.gz")
     result = run_cli("convert", "--jobs", "2", *(["--parts"] if parts else []), *map(str, FILES), "-o", str(output))
@@ -89,14 +101,10 @@ def test_convert_then_oxigraph_load_serves_what_an_import_stores(tmp_path: Path,
         check=True,
         capture_output=True,
     )
-    embedded = tmp_path / "embedded"
-    assert run_cli("import", "--jobs", "2", *map(str, FILES), store=embedded).exit_code == 0
-
     with oxigraph_server(loaded, read_only=True) as base:
         remote = dataset(RemoteStore(base + "/query"))
-        local = dataset(EmbeddedStore(embedded))
-        assert sum(local[0].values()) > 10_000 and sum(local[1].values()) > 10_000
-        assert remote == local
+        assert sum(imported[0].values()) > 10_000 and sum(imported[1].values()) > 10_000
+        assert remote == imported
         # and chesskb answers from it as from the embedded store
         sources = run_cli("--store", base + "/query", "sources", "--format", "json")
         assert sources.exit_code == 0 and '"mate_in_2"' in sources.output

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pgn_slices import write_games
+
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,10 +96,15 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_the_wheel_installs_only_chesskb_and_imports_the_shipped_data(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
+    # A fresh environment without pip of its own: the test's pip installs into it (``pip --python``), the
+    # same install as the environment's own pip would make, without seeding pip and setuptools first.
+    venv.EnvBuilder(with_pip=False, system_site_packages=False).create(env_dir)
     python = env_dir / "bin" / "python"
     done = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     site = Path(
@@ -120,7 +127,14 @@ def test_the_wheel_installs_only_chesskb_and_imports_the_shipped_data(wheel: Pat
     assert __version__ in version
 
     store = tmp_path / "store"
-    files = [str(ROOT / "data" / "pychess" / "mate_in_2.pgn"), str(ROOT / "data" / "lichess" / "puzzles.csv")]
+    # A few games and puzzles of the shipped files: what is checked is that the installed command reads
+    # both formats and finds its package data, which any size shows (the data store imports them whole).
+    puzzle_lines = (ROOT / "data" / "lichess" / "puzzles.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    (inputs / "puzzles.csv").write_text("".join(puzzle_lines[:6]), encoding="utf-8")
+    pgn = write_games(ROOT / "data" / "pychess" / "mate_in_2.pgn", range(4), inputs / "mate_in_2.pgn")
+    files = [str(pgn), str(inputs / "puzzles.csv")]
     # Run from an empty folder so nothing of the checkout can be imported by accident.
     imported = subprocess.run(
         [str(chesskb), "--store", str(store), "import", "--jobs", "1", *files],

@@ -15,6 +15,7 @@ from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.store import EmbeddedStore
 
 from .conftest import DATA, run_cli
+from .shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 GAMES = DATA / "games" / "kasparov-deep-blue-1997.pgn"
 

@@ -18,6 +18,7 @@ from pyoxigraph import NamedNode
 from chesskb.service.app import create_app
 from tests.conftest import BASE, DATA, run_cli
 from tests.live_server import oxigraph_server
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
 
 CP = "http://www.semanticweb.org/ontologies/2011/3/ChessPosition.owl#"
 

@@ -23,6 +23,7 @@ from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.store import EmbeddedStore
 
 from .conftest import BASE, DATA
+from .pgn_slices import write_games
 
 needs_engine = pytest.mark.skipif(engine_path() is None, reason="no stockfish (scripts/setup.sh installs it)")
 
@@ -105,9 +106,11 @@ def test_short_mates_are_searched_once_across_imports_without_an_engine(tmp_path
 def test_with_the_cache_turned_off_every_import_decides_again(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("CHESSKB_ENGINE", "none")
     monkeypatch.setenv("CHESSKB_VERIFY_CACHE", "none")
-    path = DATA / "pychess" / "mate_in_2.pgn"
+    # 12 problems of the collection: each import must search every distinct claim again, at any size
+    path = write_games(DATA / "pychess" / "mate_in_2.pgn", range(12), tmp_path / "mate_in_2.pgn")
     store = EmbeddedStore(tmp_path / "store")
     distinct = len(set(mate_claims(path).values()))
+    assert distinct == 12
     for source in ("a", "b"):
         assert import_files(store, [path], source=source, jobs=1).verification.searched == distinct
     assert not (tmp_path / "store" / CACHE_FILE).exists()
