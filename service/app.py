@@ -201,4 +201,5 @@ def get_store(app: Flask | None = None) -> Store:
     """The store itself (for writes); pages read through ``app.extensions["chesskb.reader"]``."""
     from flask import current_app
 
-    return (app or current_app).extensions["chesskb.store"]
+    store: Store = (app or current_app).extensions["chesskb.store"]  # Flask's extensions are untyped
+    return store

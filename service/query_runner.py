@@ -615,7 +615,8 @@ class WorkerPool:
             else:
                 worker.kill()
         if reply[0] == "ok":
-            return reply[1]
+            answer: Answer = reply[1]  # what ``_answer_requests`` sends after "ok" (a pipe's message is untyped)
+            return answer
         raise QueryFailed(reply[1], reply[2], costly=reply[3:] == (True,))
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ Queries bind the user's text as typed literals (never pasted into SPARQL); a FEN
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import chess
@@ -115,7 +116,7 @@ def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _unique(hits) -> list[dict[str, Any]]:
+def _unique(hits: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per resource (a game with an opening and a variation that both match is one hit)."""
     seen: dict[str, dict[str, Any]] = {}
     for hit in hits:
