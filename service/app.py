@@ -195,11 +195,3 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     for blueprint in blueprints():
         app.register_blueprint(blueprint)
     return app
-
-
-def get_store(app: Flask | None = None) -> Store:
-    """The store itself (for writes); pages read through ``app.extensions["chesskb.reader"]``."""
-    from flask import current_app
-
-    store: Store = (app or current_app).extensions["chesskb.store"]  # Flask's extensions are untyped
-    return store

@@ -20,6 +20,7 @@ from chesskb.kb.search.patterns import PatternError, list_form, parse
 from chesskb.queries.find import FindError, has_board_strings, has_positions, page_query
 
 from .errors import ServiceError
+from .executor import get_store
 from .i18n import current_lang
 from .links import link_for
 from .render import JSON, media_type, page_route, render
@@ -97,7 +98,7 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
         )
         graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value if form["source"] else None
         sparql = page_query(  # its queries run in the pages lane; the board index is the store's
-            current_app.extensions["chesskb.store"],
+            get_store(),
             pattern,
             reading=reader(),
             source_graph=graph,
