@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Config, Flask
 
-from chesskb.kb.mapping.iris import default_base_iri
+from chesskb.kb.defaults import default_base_iri
 from chesskb.kb.store import Store, default_store_location, open_store
 
 from .errors import register_error_handlers

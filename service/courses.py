@@ -74,7 +74,9 @@ def course_data(course_id: str) -> dict[str, Any]:
     if generation is None:  # a remote store: another client may change it, nothing is kept
         return _course_data(course_id)
     key = (generation, course_id, current_lang(), request.script_root)
-    kept: OrderedDict[tuple, dict[str, Any]] = current_app.extensions.setdefault("chesskb.course_pages", OrderedDict())
+    kept: OrderedDict[tuple[str, str, str, str], dict[str, Any]] = current_app.extensions.setdefault(
+        "chesskb.course_pages", OrderedDict()
+    )
     with _KEPT_LOCK:
         if key in kept:
             kept.move_to_end(key)

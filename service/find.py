@@ -23,7 +23,8 @@ from .errors import ServiceError
 from .executor import get_store
 from .i18n import current_lang
 from .links import link_for
-from .render import JSON, media_type, page_route, render
+from .negotiation import JSON
+from .render import media_type, page_route, render
 from .rows import reader
 from .sparql import run_query
 from .titles import titles_of

@@ -27,9 +27,9 @@ from .game_header import game_header
 from .i18n import current_lang, strings, termination_text
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label
 from .listings import listing_for
-from .negotiation import BY_MEDIA_TYPE, RDF_FORMATS, URL_SUFFIXES
+from .negotiation import BY_MEDIA_TYPE, HTML, JSON, RDF_FORMATS, URL_SUFFIXES
 from .play import ELO_CHOICES
-from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
+from .render import RESOURCE_FORMATS, media_type, page_route, render
 from .resources import PageGraph, Resource, kind_of, load, script_data, valid_iri
 from .rows import reader
 from .titles import known, titles_of

@@ -279,6 +279,7 @@ def _setting_options(function: Any) -> Any:
 @click.pass_obj
 def command(
     obj: CliContext,
+    /,
     host: str,
     port: int,
     threads: int,
@@ -293,7 +294,7 @@ def command(
     from chesskb.service.executor import close_pools
     from chesskb.service.warm import warm_up
 
-    config: dict = {
+    config: dict[str, Any] = {
         "STORE": obj.store_location,
         "UPDATE_ENDPOINT": obj.update_endpoint,
         "GRAPH_STORE": obj.graph_store,
