@@ -17,7 +17,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.analysis.themes import THEME_CLASSES
 from chesskb.kb.mapping.iris import IriMinter
-from chesskb.kb.store.base import Derive, Replacement, StoreView
+from chesskb.kb.store.base import Derive, Queryable, Replacement, StoreView
 from chesskb.kb.vocab import CP, XSD, text_of
 from chesskb.queries.executor import rows as rows_of
 from chesskb.queries.executor import select
@@ -28,7 +28,7 @@ from chesskb.queries.executor import select
 COUNTED_CLASSES: tuple[str, ...] = (*THEME_CLASSES, "Exercise", "Match", "Player", "Event", "Board", "Source")
 
 
-def count_members(store: StoreView) -> dict[str, int]:
+def count_members(store: Queryable) -> dict[str, int]:
     """Members per counted class (classes without members are left out), by one scan of the types."""
     counted = set(COUNTED_CLASSES)
     counts: dict[str, int] = {}
@@ -66,7 +66,7 @@ def derive_class_counts(base_iri: str | None = None) -> Derive:
     return recount
 
 
-def stored_counts(store: StoreView) -> dict[str, int] | None:
+def stored_counts(store: Queryable) -> dict[str, int] | None:
     """The counts kept by the last write, or ``None`` for a store written before they were kept."""
     rows = rows_of(store, "stored-member-counts")
     if not rows:
@@ -74,7 +74,7 @@ def stored_counts(store: StoreView) -> dict[str, int] | None:
     return {name: int(row["n"].value) for row in rows if (name := CP.name_of(row["class"])) is not None}
 
 
-def member_counts(store: StoreView) -> dict[str, int]:
+def member_counts(store: Queryable) -> dict[str, int]:
     """Members per counted class, the one answer every reader uses (home page, theme tree, class
     pages, ``chesskb stats``): the counts the last write kept, else (a store written before they
     were kept) one scan of the types by the same rule as the write's (``count_members``)."""

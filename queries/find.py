@@ -153,7 +153,7 @@ def board_index_of(store: Store) -> BoardIndex | None:
 
 
 def find_on_index(
-    store: Store,
+    store: Queryable,
     index: BoardIndex,
     pattern: Pattern,
     *,
@@ -187,7 +187,7 @@ def page_query(
     store: Store,
     pattern: Pattern,
     *,
-    reading: Store | None = None,
+    reading: Queryable | None = None,
     source_graph: str | None = None,
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
@@ -205,7 +205,7 @@ def page_query(
     )
 
 
-def has_board_strings(store: Store) -> bool:
+def has_board_strings(store: Queryable) -> bool:
     """Whether the store's positions carry ``cp:boardSquares`` (stores imported before it do not)."""
     return ask(store, "has-board-strings")
 
@@ -217,5 +217,5 @@ def has_piece_index(store: Queryable) -> frozenset[str]:
     return frozenset(prop for prop in INDEXES if ask(store, "has-piece-index", {"prop": CP.term(prop)}))
 
 
-def has_positions(store: Store) -> bool:
+def has_positions(store: Queryable) -> bool:
     return ask(store, "has-positions")

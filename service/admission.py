@@ -27,6 +27,7 @@ tabs must not see 429s), then gets 429 with Retry-After; a free-form query does 
 from __future__ import annotations
 
 import ipaddress
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -81,7 +82,7 @@ class WorkerTime:
 
     def now(self, client: str, at: float) -> float:
         seconds, when = self._used.get(client, (0.0, at))
-        return seconds * 0.5 ** ((at - when) / COST_HALF_LIFE)
+        return seconds * math.pow(0.5, (at - when) / COST_HALF_LIFE)
 
     def add(self, client: str, seconds: float, at: float) -> None:
         self._used[client] = (self.now(client, at) + seconds, at)

@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Config, Flask
 
-from chesskb.kb.mapping.iris import default_base_iri
+from chesskb.kb.defaults import default_base_iri
 from chesskb.kb.store import Store, default_store_location, open_store
 
 from .errors import register_error_handlers
@@ -195,10 +195,3 @@ def create_app(config: dict[str, Any] | None = None, *, store: Store | None = No
     for blueprint in blueprints():
         app.register_blueprint(blueprint)
     return app
-
-
-def get_store(app: Flask | None = None) -> Store:
-    """The store itself (for writes); pages read through ``app.extensions["chesskb.reader"]``."""
-    from flask import current_app
-
-    return (app or current_app).extensions["chesskb.store"]

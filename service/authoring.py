@@ -262,7 +262,7 @@ def save() -> Response:
 
     try:
         saved = append_pgn(
-            current_app.extensions["chesskb.store"],
+            executor.get_store(),
             text,
             position_key(game.board()),
             source=source,
@@ -294,7 +294,7 @@ def save_course() -> Response:
     )
 
     text = _body().get("course", "")
-    store = current_app.extensions["chesskb.store"]
+    store = executor.get_store()
     reader = executor.reader()
     reader.location = store.location  # how the course's errors name the knowledge base
     try:

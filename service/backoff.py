@@ -47,7 +47,7 @@ class Backoff:
         with self._lock:
             record = self._records.get(client)
             failures = 1 if record is None else record.failures + 1
-            wait = min(self.first * 2 ** min(failures - 1, 30), self.longest)
+            wait = min(self.first * 2.0 ** min(failures - 1, 30), self.longest)
             self._records[client] = _Record(failures, now + wait)
             if len(self._records) > MAX_CLIENTS:
                 self._forget()

@@ -13,7 +13,8 @@ from flask import Blueprint, Response, request, url_for
 from .classes import class_data, class_tree, member_counts
 from .home import home_extras
 from .links import link_for
-from .render import JSON, media_type, page_route, render
+from .negotiation import JSON
+from .render import media_type, page_route, render
 from .resources import describe
 from .rows import named
 from .search import search_data

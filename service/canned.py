@@ -19,7 +19,8 @@ from . import context
 from .errors import ServiceError
 from .executor import run_named
 from .i18n import current_lang
-from .render import JSON, media_type, page_route, render
+from .negotiation import JSON
+from .render import media_type, page_route, render
 from .sparql import answer_response
 from .titles import facts_of, title_from_facts
 

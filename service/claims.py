@@ -8,9 +8,10 @@ proven members. The claim is read from ``cp:claimStatus`` by the one reader of t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from chesskb.kb.analysis.claims import read_claim_status
+from chesskb.kb.analysis.proof import Verdict
 from chesskb.kb.vocab import CP
 
 from .i18n import strings
@@ -20,7 +21,23 @@ from .links import link_for, prop_label
 STATUS_KEYS = {"proven": "claim_proven", "refuted": "claim_refuted", "undecided": "claim_undecided"}
 
 
-def claim_view(text: str, lang: str) -> dict[str, Any]:
+class _ClaimViewKeys(TypedDict):
+    text: str
+    claim: str | None  # the claimed class's name (MateInTwo …); None for a text that is no claim status
+    class_label: str
+    class_url: str | None
+    moves: int | None
+    status: Verdict | None
+    status_label: str
+
+
+class ClaimView(_ClaimViewKeys, total=False):
+    """A claim in a page's data and its JSON twin; ``exact`` (the proven length, or None) only for a claim."""
+
+    exact: int | None
+
+
+def claim_view(text: str, lang: str) -> ClaimView:
     """One claim as pages and their JSON twins give it; a text that is no claim status is shown as it is."""
     claim = read_claim_status(text)
     if claim is None:

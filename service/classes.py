@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app, request, url_for
@@ -35,6 +36,14 @@ THEME_NAMES = ("Position", *tuple(PARENT))
 COUNTS_TTL = 30.0  # seconds live counts of an older store are reused
 
 
+@dataclass(frozen=True)
+class _LiveCounts:
+    """Counts of a store written before the importer kept them, and when they were made."""
+
+    at: float
+    counts: dict[str, int]
+
+
 def member_counts() -> dict[str, int]:
     """Members per counted class by the one rule of ``queries.class_counts.member_counts``, read
     through the pages lane. The importer keeps these numbers after every write, so this is one
@@ -43,10 +52,10 @@ def member_counts() -> dict[str, int]:
     stored = stored_counts(reader())
     if stored is not None:
         return stored
-    cache = current_app.extensions.setdefault("chesskb.class_counts", {})
-    if not cache or time.monotonic() - cache["at"] >= COUNTS_TTL:
-        cache.update(at=time.monotonic(), counts=count_members(reader()))
-    return cache["counts"]
+    live: _LiveCounts | None = current_app.extensions.get("chesskb.class_counts")  # Flask's extensions are untyped
+    if live is None or time.monotonic() - live.at >= COUNTS_TTL:
+        live = current_app.extensions["chesskb.class_counts"] = _LiveCounts(time.monotonic(), count_members(reader()))
+    return live.counts
 
 
 def class_counts() -> dict[str, int]:

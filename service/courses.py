@@ -19,9 +19,11 @@ from chesskb.kb.mapping.iris import IriMinter
 
 from . import context
 from .errors import ServiceError
+from .executor import get_store
 from .i18n import current_lang
 from .links import opening_title
 from .render import page_route, render
+from .result_cache import store_generation
 from .rows import named
 from .titles import titles_of
 
@@ -68,12 +70,13 @@ COURSE_PAGES_KEPT = 32
 
 def course_data(course_id: str) -> dict[str, Any]:
     """The course page's data, built once per store generation (``COURSE_PAGES_KEPT`` kept)."""
-    store = current_app.extensions["chesskb.store"]
-    generation = store.generation() if callable(getattr(store, "generation", None)) else None
+    generation = store_generation(get_store())
     if generation is None:  # a remote store: another client may change it, nothing is kept
         return _course_data(course_id)
     key = (generation, course_id, current_lang(), request.script_root)
-    kept: OrderedDict[tuple, dict[str, Any]] = current_app.extensions.setdefault("chesskb.course_pages", OrderedDict())
+    kept: OrderedDict[tuple[str, str, str, str], dict[str, Any]] = current_app.extensions.setdefault(
+        "chesskb.course_pages", OrderedDict()
+    )
     with _KEPT_LOCK:
         if key in kept:
             kept.move_to_end(key)

@@ -32,7 +32,7 @@ from flask import current_app, request
 from pyoxigraph import QueryResultsFormat, RdfFormat, Triple, parse, parse_query_results
 from pyoxigraph import Store as MemoryStore
 
-from chesskb.kb.store import EmbeddedStore
+from chesskb.kb.store import EmbeddedStore, Store
 from chesskb.kb.store.base import QueryResult, Term
 from chesskb.queries import CannedQuery, QueryError, load_query
 from chesskb.queries.executor import prepare
@@ -109,7 +109,7 @@ def limits(row_cap: int = 0) -> Limits:
 
 def _pool(lane: str) -> WorkerPool | None:
     """The lane's workers, started on first use (one pool per lane per app)."""
-    store = current_app.extensions["chesskb.store"]
+    store = get_store()
     if not isinstance(store, EmbeddedStore) or int(current_app.config["QUERY_WORKERS"]) == 0:
         return None  # a remote store, or an offline build (`chesskb site`): in the calling thread
     key = f"chesskb.pool.{lane}"
@@ -211,7 +211,7 @@ def run(
     check_federation(sparql)
     bounds = limits(row_cap)
     query_request = make_request(sparql, bindings, select_type, graph_type, bounds, dataset)
-    store = current_app.extensions["chesskb.store"]
+    store = get_store()
     pool = _pool(lane)
 
     admission = _admission(lane)
@@ -259,7 +259,7 @@ def run_named(
     try:
         query = load_query(name) if public else None
         indexes = pattern_indexes(query) if query is not None else frozenset()
-        scan = pattern_scan(current_app.extensions["chesskb.store"]) if query and query.has_pattern else None
+        scan = pattern_scan(get_store()) if query and query.has_pattern else None
         sparql = prepare(name, params, public=public, indexes=indexes, scan=scan)
     except QueryError as exc:
         raise ServiceError(400, str(exc)) from None
@@ -327,3 +327,10 @@ ALL_TRIPLES = "CONSTRUCT WHERE { ?s ?p ?o }"
 
 def reader() -> PooledReader:
     return PooledReader()
+
+
+def get_store() -> Store:
+    """The app's store itself (``service.app.create_app``): for writes and for what only the store has (its
+    location, generation, board index); queries go through the lanes (``run``, ``PooledReader``)."""
+    store: Store = current_app.extensions["chesskb.store"]  # Flask's extensions are untyped
+    return store

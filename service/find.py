@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 import chess
 from flask import Blueprint, Response, current_app, request, url_for
@@ -20,9 +20,11 @@ from chesskb.kb.search.patterns import PatternError, list_form, parse
 from chesskb.queries.find import FindError, has_board_strings, has_positions, page_query
 
 from .errors import ServiceError
+from .executor import get_store
 from .i18n import current_lang
 from .links import link_for
-from .render import JSON, media_type, page_route, render
+from .negotiation import JSON
+from .render import media_type, page_route, render
 from .rows import reader
 from .sparql import run_query
 from .titles import titles_of
@@ -38,7 +40,62 @@ MAX_PAGE = 400
 _PLACED = re.compile(r"^([KQRBNPkqrbnp])([a-h][1-8])$")
 
 
-def _form() -> dict[str, Any]:
+class FindForm(TypedDict):
+    """The search as its URL states it (every key is also a key of the JSON twin)."""
+
+    pattern: str
+    side: str  # "w", "b", or "" for either side to move
+    material: str
+    either: bool
+    source: str  # a source name, or "" for every source
+    page: int
+
+
+class FoundPosition(TypedDict):
+    """One result: the position, its title in the request's language, its board and its page."""
+
+    iri: str
+    label: str
+    fen: str
+    url: str | None
+    board: str
+
+
+class PlacedPiece(TypedDict):
+    """A piece the pattern puts on one square, drawn on the editor's board."""
+
+    piece: str
+    square: str
+
+
+class _FindPageKeys(FindForm):
+    results: list[FoundPosition]
+    placed: list[PlacedPiece]
+    searched: bool
+    error: str | None
+    next: str | None
+    previous: str | None
+
+
+class FindPage(_FindPageKeys, total=False):
+    """What the page is built from: the form, the results, the neighbours' links; ``error_status`` when the
+    search failed for another reason than its text; once it ran, its own JSON link and the neighbours'."""
+
+    error_status: int
+    json: str
+    next_json: str
+    previous_json: str
+
+
+class FindTwin(FindForm):
+    """``/find.json``: the search, one page of results, and the neighbours' JSON links (None at the ends)."""
+
+    results: list[FoundPosition]
+    next: str | None
+    previous: str | None
+
+
+def _form() -> FindForm:
     args = request.args
     pattern = " ".join((args.get("pattern") or "").split())
     side = (args.get("side") or "").lower()
@@ -64,7 +121,7 @@ def _form() -> dict[str, Any]:
     }
 
 
-def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
+def _url(form: FindForm, page: int, *, json_twin: bool = False) -> str:
     args: dict[str, Any] = {  # url_for's query arguments (its keyword-only options are typed, these are not)
         k: v
         for k, v in (
@@ -81,14 +138,25 @@ def _url(form: dict[str, Any], page: int, *, json_twin: bool = False) -> str:
     return url_for("find.find_json" if json_twin else "find.find_page", **args)
 
 
-def find_data(form: dict[str, Any]) -> dict[str, Any]:
+def find_data(form: FindForm) -> FindPage:
     """The search as plain data: the form's values, a page of results, links to the neighbours."""
-    data: dict[str, Any] = {**form, "results": [], "placed": [], "error": None, "next": None, "previous": None}
     searched = bool(form["pattern"] or form["side"] or form["material"])
-    data["searched"] = searched
-    data["placed"] = [
-        {"piece": m.group(1), "square": m.group(2)} for m in map(_PLACED.match, form["pattern"].split()) if m
-    ]
+    data: FindPage = {
+        "pattern": form["pattern"],
+        "side": form["side"],
+        "material": form["material"],
+        "either": form["either"],
+        "source": form["source"],
+        "page": form["page"],
+        "results": [],
+        "placed": [
+            {"piece": m.group(1), "square": m.group(2)} for m in map(_PLACED.match, form["pattern"].split()) if m
+        ],
+        "searched": searched,
+        "error": None,
+        "next": None,
+        "previous": None,
+    }
     if not searched:
         return data
     try:
@@ -97,7 +165,7 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
         )
         graph = IriMinter(current_app.config["BASE_IRI"]).source_graph(form["source"]).value if form["source"] else None
         sparql = page_query(  # its queries run in the pages lane; the board index is the store's
-            current_app.extensions["chesskb.store"],
+            get_store(),
             pattern,
             reading=reader(),
             source_graph=graph,
@@ -138,13 +206,22 @@ def find_data(form: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def json_twin(data: dict[str, Any]) -> dict[str, Any]:
+def json_twin(data: FindPage) -> FindTwin:
     """What ``/find.json`` gives of the page's data: the search, its results, and the neighbours'
     JSON links. A search the page shows as an error is the twin's error status."""
     if data["error"]:
         raise ServiceError(data.get("error_status", 400), data["error"])
-    out = {k: data[k] for k in ("pattern", "side", "material", "either", "source", "page", "results")}
-    return {**out, "next": data.get("next_json"), "previous": data.get("previous_json")}
+    return {
+        "pattern": data["pattern"],
+        "side": data["side"],
+        "material": data["material"],
+        "either": data["either"],
+        "source": data["source"],
+        "page": data["page"],
+        "results": data["results"],
+        "next": data.get("next_json"),
+        "previous": data.get("previous_json"),
+    }
 
 
 @page_route(bp, "/find", json_endpoint="find_json")

@@ -148,7 +148,7 @@ def move_tokens(tree: dict[str, Any], marked: Set[int] = frozenset()) -> list[di
     return out
 
 
-def move_into(store, match_iri: str | None, fen: str) -> tuple[str, str] | None:
+def move_into(store: Queryable, match_iri: str | None, fen: str) -> tuple[str, str] | None:
     """The game's move that led to ``fen`` (an exercise taken from a game) and the FEN before it, or None."""
     if not match_iri:
         return None

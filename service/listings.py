@@ -29,7 +29,7 @@ from .titles import titles_of
 SOURCE_PAGE = 100  # games per source page
 
 
-def _round_key(value: str | None) -> tuple:
+def _round_key(value: str | None) -> tuple[int, tuple[int | str, ...]]:
     parts = re.findall(r"\d+", value or "")
     return (0, tuple(int(p) for p in parts)) if parts else (1, (value or "",))
 

@@ -17,9 +17,12 @@ faster without it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyoxigraph import QueryResultsFormat, RdfFormat
+
+if TYPE_CHECKING:
+    from flask import Request
 
 HTML = "text/html"
 JSON = "application/json"
@@ -109,7 +112,7 @@ def media_aliases(family: dict[str, Any]) -> dict[str, str]:
     return {other: media for media in family for other in BY_MEDIA_TYPE[media].also}
 
 
-def _request() -> Any:
+def _request() -> Request:
     from flask import request
 
     return request

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlsplit
 
 import chess
 from flask import Blueprint, Response, current_app, has_request_context, request, url_for
+from flask.blueprints import BlueprintSetupState
 
 from chesskb.kb.mapping.iris import IriMinter
 from chesskb.kb.vocab import CP, DCTERMS_IRI, per_game_property
@@ -26,10 +27,10 @@ from .game_header import game_header
 from .i18n import current_lang, strings, termination_text
 from .links import THEME_CLASS_NAMES, link_for, opening_title, prop_label
 from .listings import listing_for
-from .negotiation import BY_MEDIA_TYPE, RDF_FORMATS, URL_SUFFIXES
+from .negotiation import BY_MEDIA_TYPE, HTML, JSON, RDF_FORMATS, URL_SUFFIXES
 from .play import ELO_CHOICES
-from .render import HTML, JSON, RESOURCE_FORMATS, media_type, page_route, render
-from .resources import Resource, kind_of, load, script_data, valid_iri
+from .render import RESOURCE_FORMATS, media_type, page_route, render
+from .resources import PageGraph, Resource, kind_of, load, script_data, valid_iri
 from .rows import reader
 from .titles import known, titles_of
 
@@ -78,7 +79,7 @@ def _iri_arg() -> str:
     return iri
 
 
-def _load(iri: str, lang: str):
+def _load(iri: str, lang: str) -> tuple[Resource, PageGraph]:
     found = load(iri, lang)
     if found is None:
         raise ServiceError(404, f"nothing is known about <{iri}> in this knowledge base")
@@ -483,7 +484,7 @@ def board_image() -> Response:
 
 
 @bp.record_once
-def _route_base_iri(state) -> None:
+def _route_base_iri(state: BlueprintSetupState) -> None:
     """Serve ``<base path>/<rest>`` when the base IRI has a path (``http://host/id/`` -> ``/id/…``);
     each request checks that the base IRI's host is this service's."""
     base = state.app.config.get("BASE_IRI") or ""

@@ -193,11 +193,11 @@ def _pool() -> EnginePool:
     with _SETUP:
         if "chesskb.play_pool" not in ext:
             config = current_app.config
-            pool = ext["chesskb.play_pool"] = EnginePool(int(config["PLAY_ENGINES"]), int(config["PLAY_QUEUE"]))
+            started = ext["chesskb.play_pool"] = EnginePool(int(config["PLAY_ENGINES"]), int(config["PLAY_QUEUE"]))
             # python-chess talks to each engine from a non-daemon thread, which the interpreter joins
             # *before* ordinary atexit hooks: stop the engines at threading's own shutdown hook.
             register = getattr(threading, "_register_atexit", None)
-            (register or atexit.register)(pool.close)
+            (register or atexit.register)(started.close)
             ext["chesskb.play_rate"] = RateLimit(int(config["PLAY_RATE"]))
             ext["chesskb.play_clients"] = ClientLimiter(
                 max(1, int(config["PLAY_CLIENT_MOVES"])),
@@ -206,7 +206,8 @@ def _pool() -> EnginePool:
                 retry_after=1,
             )
             ext["chesskb.play_seats"] = Seats(int(config["PLAY_SEATS"]), float(config["PLAY_SEAT_IDLE"]))
-    return ext["chesskb.play_pool"]
+    pool: EnginePool = ext["chesskb.play_pool"]  # Flask's extensions are untyped
+    return pool
 
 
 _SETUP = threading.Lock()

@@ -151,7 +151,11 @@ def too_large(limits: Limits) -> QueryFailed:
 # --- terms across the process boundary ------------------------------------------------------
 
 
-def term_to_wire(term: Any) -> tuple:
+#: A bound term as plain data for the pipe: ("iri", IRI), ("bnode", id) or ("literal", value, language, datatype IRI).
+WireTerm = tuple[str, str] | tuple[str, str, str | None, str]
+
+
+def term_to_wire(term: Any) -> WireTerm:
     if isinstance(term, NamedNode):
         return ("iri", term.value)
     if isinstance(term, BlankNode):
@@ -161,11 +165,10 @@ def term_to_wire(term: Any) -> tuple:
     raise TypeError(f"cannot bind {term!r}")
 
 
-def term_from_wire(wire: tuple) -> Any:
-    if wire[0] == "iri":
-        return NamedNode(wire[1])
-    if wire[0] == "bnode":
-        return BlankNode(wire[1])
+def term_from_wire(wire: WireTerm) -> NamedNode | BlankNode | Literal:
+    if len(wire) == 2:
+        kind, name = wire
+        return NamedNode(name) if kind == "iri" else BlankNode(name)
     _, value, language, datatype = wire
     if language:
         return Literal(value, language=language)
@@ -180,7 +183,7 @@ class Request:
     """Everything a worker needs to answer one query (plain data: it crosses a pipe)."""
 
     sparql: str
-    bindings: tuple[tuple[str, tuple], ...]
+    bindings: tuple[tuple[str, WireTerm], ...]
     select_type: str
     graph_type: str
     limits: Limits
@@ -615,7 +618,8 @@ class WorkerPool:
             else:
                 worker.kill()
         if reply[0] == "ok":
-            return reply[1]
+            answer: Answer = reply[1]  # what ``_answer_requests`` sends after "ok" (a pipe's message is untyped)
+            return answer
         raise QueryFailed(reply[1], reply[2], costly=reply[3:] == (True,))
 
     def close(self) -> None:

@@ -89,10 +89,17 @@ def _size(entry: Answer | tuple[QueryFailed, float] | None) -> int:
     return len(entry.body) if isinstance(entry, Answer) else 0
 
 
-def cache_key(store: Any, sparql: str, bindings: Mapping[str, Any] | None, *parts: Hashable) -> Hashable | None:
-    """The key for an answer, or ``None`` when the store cannot tell its generation."""
+def store_generation(store: object) -> str | None:
+    """The store's generation (``EmbeddedStore.generation``), or ``None`` for a store that cannot tell (a remote
+    one: another client may change it)."""
     generation = getattr(store, "generation", None)
     token = generation() if callable(generation) else None
+    return None if token is None else str(token)
+
+
+def cache_key(store: object, sparql: str, bindings: Mapping[str, Any] | None, *parts: Hashable) -> Hashable | None:
+    """The key for an answer, or ``None`` when the store cannot tell its generation."""
+    token = store_generation(store)
     if token is None:
         return None
     bound = tuple(sorted((name, str(term)) for name, term in (bindings or {}).items()))

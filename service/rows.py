@@ -4,14 +4,19 @@ store. A ``kb/`` helper that takes a store is given ``reader()``, so it runs the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import current_app
 
+if TYPE_CHECKING:
+    from .executor import PooledReader
 
-def reader():
-    """What pages read through: the executor's pages lane (time limit, size bound, fairness)."""
-    return current_app.extensions["chesskb.reader"]
+
+def reader() -> PooledReader:
+    """What pages read through: the executor's pages lane (time limit, size bound, fairness), as the app
+    holds it (``service.app.create_app``; a test may wrap it)."""
+    found: PooledReader = current_app.extensions["chesskb.reader"]  # Flask's extensions are untyped
+    return found
 
 
 def named(name: str, **params: Any) -> list[dict[str, Any]]:

@@ -7,7 +7,8 @@ Queries bind the user's text as typed literals (never pasted into SPARQL); a FEN
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TypedDict
 
 import chess
 from flask import current_app, url_for
@@ -29,6 +30,30 @@ from .titles import NOBODY, titles_of
 SEARCHES: dict[str, str] = {"players": "search-players", "events": "search-events", "openings": "search-openings"}
 _ECO = re.compile(r"^[A-Ea-e][0-9]{2}$")
 _KEY_TEXT = re.compile(r"^[A-Za-z0-9/ -]+$")
+
+
+class _HitKeys(TypedDict):
+    iri: str
+    label: str
+    url: str | None
+
+
+class SearchHit(_HitKeys, total=False):
+    """One hit of ``/search`` and ``/search.json``: a position's also has its FEN and board image. ``opening``,
+    the opening a game was found by, is folded into its label before the page is built (``_name_in``)."""
+
+    fen: str
+    board: str
+    opening: str
+
+
+class SearchResults(TypedDict):
+    """``/search.json``: the search text as searched, the hits per group (positions, games, themes, players,
+    events, openings: only the groups the text was searched in), and how many hits in all."""
+
+    q: str
+    groups: dict[str, list[SearchHit]]
+    total: int
 
 
 def fen_keys(text: str) -> list[str]:
@@ -54,9 +79,9 @@ def fen_keys(text: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def search_data(q: str) -> dict[str, Any]:
+def search_data(q: str) -> SearchResults:
     q = " ".join(q.split())[:200]
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[SearchHit]] = {}
     if q:
         if "/" in q:
             keys = [k for k in fen_keys(q) if _KEY_TEXT.match(k)]
@@ -90,7 +115,7 @@ def search_data(q: str) -> dict[str, Any]:
     return {"q": q, "groups": groups, "total": sum(len(v) for v in groups.values())}
 
 
-def _name_in(groups: dict[str, list[dict[str, Any]]], lang: str) -> None:
+def _name_in(groups: dict[str, list[SearchHit]], lang: str) -> None:
     """Name the positions and games found by their titles in ``lang`` (``service.titles``), a game found
     by its opening by the opening first; players, events and themes are named by their own labels."""
     hits = [hit for group in ("positions", "games", "openings") for hit in groups.get(group, [])]
@@ -101,11 +126,11 @@ def _name_in(groups: dict[str, list[dict[str, Any]]], lang: str) -> None:
         hit["label"] = (head if title.startswith(NOBODY) else f"{head} — {title}") if head else title
 
 
-def _hit(row: dict[str, Any]) -> dict[str, Any]:
+def _hit(row: dict[str, Any]) -> SearchHit:
     return {"iri": row["s"], "label": row["label"] or row["s"], "url": link_for(row["s"])}
 
 
-def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
+def _opening_hit(row: dict[str, Any]) -> SearchHit:
     """A game found by its opening: named by it (and by its players, when they are known: ``_name_in``)."""
     return {
         "iri": row["s"],
@@ -115,9 +140,9 @@ def _opening_hit(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _unique(hits) -> list[dict[str, Any]]:
+def _unique(hits: Iterable[SearchHit]) -> list[SearchHit]:
     """One row per resource (a game with an opening and a variation that both match is one hit)."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, SearchHit] = {}
     for hit in hits:
         seen.setdefault(hit["iri"], hit)
     return list(seen.values())
@@ -137,7 +162,7 @@ def _theme_labels() -> dict[str, list[str]]:
     return cache
 
 
-def _theme_hits(needle: Literal) -> list[dict[str, Any]]:
+def _theme_hits(needle: Literal) -> list[SearchHit]:
     names = []
     for row in named("search-themes", q=needle, ontology=NamedNode(ONTOLOGY_IRI)):
         name = CP.name_of(row["class"]) or ""

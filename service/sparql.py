@@ -14,12 +14,14 @@ and size, and failed loudly (an error status) when a bound is hit, never cut sho
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
+from chesskb.kb.store.base import Term
 from chesskb.kb.store.results import solutions
 from chesskb.kb.vocab import PREFIXES, RDF
 
@@ -46,7 +48,11 @@ _UTF8 = ("utf-8", "utf8", "us-ascii")
 
 
 def run_query(
-    sparql: str, bindings: dict | None = None, *, select_type: str = JSON_RESULTS, graph_type: str = TURTLE
+    sparql: str,
+    bindings: Mapping[str, Term] | None = None,
+    *,
+    select_type: str = JSON_RESULTS,
+    graph_type: str = TURTLE,
 ) -> Answer:
     """A canned or page query: the pages lane of ``service.executor``."""
     return executor.run(sparql, bindings, lane="pages", select_type=select_type, graph_type=graph_type)
@@ -164,7 +170,7 @@ def _cors(response: Response) -> Response:
     return response
 
 
-def _negotiated(formats: dict, aliases: dict[str, str], default: str) -> tuple[str, bool]:
+def _negotiated(formats: Mapping[str, object], aliases: dict[str, str], default: str) -> tuple[str, bool]:
     """(media type to write, whether the client accepts it at all)."""
     offered = [*formats, *aliases]
     media = choose(offered, default)

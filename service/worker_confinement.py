@@ -85,13 +85,14 @@ class Isolation:
 
 
 def _libc() -> ctypes.CDLL:
+    """The C library; its functions return untyped values to Python, so callers read the C int with ``int()``."""
     return ctypes.CDLL(None, use_errno=True)
 
 
 def isolate_network() -> bool:
     """Move this process into a new, empty network namespace; False when the system refuses."""
     try:
-        return _libc().unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0
+        return int(_libc().unshare(_CLONE_NEWUSER | _CLONE_NEWNET)) == 0
     except (OSError, AttributeError):
         return False
 
@@ -135,7 +136,7 @@ def forbid_network_sockets() -> bool:
         libc = _libc()
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             return False
-        return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
+        return int(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0)) == 0
     except (OSError, AttributeError):
         return False
 

@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / ".mypy-baseline.txt"
 #: Packages with no mypy error at all: an error here fails whatever the baseline says.
 ERROR_FREE = ("chesskb/kb/", "chesskb/queries/", "chesskb/service/")
+#: The flags the whole package is checked under (``[tool.mypy]``): every function annotated, and no untyped library
+#: value returned as a typed one. mypy cannot report what a looser setting hides, so the settings are checked too.
+STRICT_FLAGS = ("disallow_untyped_defs", "warn_return_any")
 _ERROR = re.compile(r"^(?P<path>[^:]+):\d+(?::\d+)?: error: (?P<message>.*?)\s+\[(?P<code>[a-z-]+)\]$")
 
 
@@ -92,6 +95,21 @@ def test_mypy_finds_no_error_beyond_the_baseline_and_the_baseline_is_not_stale()
         "fixed, so delete from .mypy-baseline.txt (python tests/test_types.py --write-baseline):\n"
         + "\n".join(sorted(fixed))
     )
+
+
+def test_the_whole_package_is_checked_under_the_strict_flags() -> None:
+    """No error found means nothing only if mypy looked: the strict flags hold for the whole package, no override
+    names one of its modules (the overrides are for untyped libraries), and no file turns a check off for itself."""
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert {flag: settings.get(flag) for flag in STRICT_FLAGS} == dict.fromkeys(STRICT_FLAGS, True)
+    for override in settings.get("overrides", []):
+        modules = [override["module"]] if isinstance(override["module"], str) else override["module"]
+        assert not [m for m in modules if m.split(".")[0] == "chesskb"], f"an override loosens the package: {override}"
+    for folder in ("kb", "queries", "service", "ontology"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"^# *mypy:|^# *type: *ignore\b", text, re.MULTILINE), f"{path}: checks turned off"
 
 
 def test_the_baseline_only_names_real_errors_in_checked_files() -> None:

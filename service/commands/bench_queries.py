@@ -12,11 +12,14 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import click
+from pyoxigraph import QueryBoolean
 
-from chesskb.kb.store.base import Store
+from chesskb.kb.store.base import QueryResult, Store, Term
+from chesskb.service.commands.base import CliContext
 
 
 @dataclass
@@ -36,14 +39,14 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[rank - 1]
 
 
-def count_rows(result) -> int:
+def count_rows(result: QueryResult) -> int:
     """Rows of a SELECT, triples of a CONSTRUCT, 1 for an ASK (reading them is part of the cost)."""
-    if isinstance(result, bool):
+    if isinstance(result, QueryBoolean):
         return 1
     return sum(1 for _ in result)
 
 
-def time_query(store: Store, text: str, bindings, repeat: int) -> tuple[list[float], int]:
+def time_query(store: Store, text: str, bindings: Mapping[str, Term] | None, repeat: int) -> tuple[list[float], int]:
     """Milliseconds of ``repeat`` runs after one warm-up run, and the row count."""
     rows = count_rows(store.query(text, bindings=bindings))
     samples = []
@@ -85,7 +88,7 @@ def bench_queries(store: Store, repeat: int, names: tuple[str, ...] = ()) -> lis
 @click.option("--name", "names", multiple=True, metavar="NAME", help="Only this canned query (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_obj
-def command(obj, repeat: int, names: tuple[str, ...], fmt: str) -> None:
+def command(obj: CliContext, repeat: int, names: tuple[str, ...], fmt: str) -> None:
     """Time every canned query with its default parameters: median and p95 in milliseconds."""
     timings = bench_queries(obj.open_store(), repeat, names)
     if fmt == "json":

@@ -16,7 +16,7 @@ from chesskb.kb.checks.runner import CLASSIFY_LIMIT, WHOLE_LIMIT, CheckReport, c
 from chesskb.kb.findings import inconsistency_text, shacl_text, unsatisfiable_text
 from chesskb.kb.store import StoreError
 from chesskb.kb.terminal import printable
-from chesskb.service.commands.base import UsageProblem, verdict
+from chesskb.service.commands.base import CliContext, UsageProblem, verdict
 from chesskb.service.progress import TerminalProgress
 
 
@@ -55,7 +55,7 @@ from chesskb.service.progress import TerminalProgress
 )
 @click.pass_obj
 def command(
-    obj,
+    obj: CliContext,
     source: str | None,
     reasoner: str,
     fmt: str,

@@ -12,10 +12,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TypedDict
 
 import click
 
-from chesskb.kb.analysis import analyse
+from chesskb.kb.analysis import FactValue, analyse
 from chesskb.kb.analysis.engine import Engine, open_engine
 from chesskb.kb.findings import Finding
 from chesskb.kb.reading import read_records
@@ -23,7 +24,17 @@ from chesskb.kb.reading.records import GameRecord
 from chesskb.service.commands.base import DataProblem
 
 
-def classify_records(path: Path, *, engine: Engine | None = None) -> Iterator[dict | Finding]:
+class Classified(TypedDict):
+    """One line of ``classify``'s JSON Lines: the record (puzzle id or game number) and what was found."""
+
+    id: str | int
+    classes: list[str]
+    phase: FactValue | None
+    mateIn: int | None
+    verified: bool | None  # True: the line's mate is proven; False: refuted by proof; None: none claimed, undecided
+
+
+def classify_records(path: Path, *, engine: Engine | None = None) -> Iterator[Classified | Finding]:
     """One result per readable record (a finding per unreadable one), in file order; ``engine``
     proposes moves to the proof search that decides mate claims (never the verdict: kb.analysis.verify)."""
     for item in read_records(path):
@@ -33,7 +44,7 @@ def classify_records(path: Path, *, engine: Engine | None = None) -> Iterator[di
         yield classify_record(item, engine=engine)
 
 
-def classify_record(record: GameRecord, *, engine: Engine | None = None) -> dict:
+def classify_record(record: GameRecord, *, engine: Engine | None = None) -> Classified:
     analysis = analyse(record.start_board(), record.solution, engine=engine)
     facts = analysis.facts
     verification = str(facts.get("mateVerification", ""))

@@ -9,7 +9,7 @@ import click
 
 from chesskb.kb.courses.course_file import CourseError, courses_in, dump_course, export_course, import_course
 from chesskb.kb.terminal import printable
-from chesskb.service.commands.base import DataProblem, UsageProblem, counted
+from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, counted
 
 
 @click.group("course")
@@ -27,7 +27,7 @@ def command() -> None:
     help="Leave a course whose file and sources are unchanged since it was imported as it is.",
 )
 @click.pass_obj
-def import_command(obj, files: tuple[Path, ...], skip_unchanged: bool) -> None:
+def import_command(obj: CliContext, files: tuple[Path, ...], skip_unchanged: bool) -> None:
     """Choose each course's exercises from the knowledge base and store the course (replacing it)."""
     store = obj.open_store()
     for file in files:
@@ -47,7 +47,7 @@ def import_command(obj, files: tuple[Path, ...], skip_unchanged: bool) -> None:
 @command.command("list")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_obj
-def list_command(obj, fmt: str) -> None:
+def list_command(obj: CliContext, fmt: str) -> None:
     """The courses in the knowledge base."""
     courses = courses_in(obj.open_store())
     if fmt == "json":
@@ -65,7 +65,7 @@ def list_command(obj, fmt: str) -> None:
 @command.command("export")
 @click.argument("iri")
 @click.pass_obj
-def export_command(obj, iri: str) -> None:
+def export_command(obj: CliContext, iri: str) -> None:
     """The course as a course file, its exercises listed by hand (re-importable)."""
     data = export_course(obj.open_store(), iri, obj.base_iri)
     if not data["chapters"]:

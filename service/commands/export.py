@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -34,7 +35,7 @@ def command(obj: CliContext, fmt: str, output: Path | None, source: str | None) 
     if fmt == "pgn":
         _export_pgn(store, output, source, obj.base_iri)
         return
-    write = _owlxml_writer() if fmt == "owlxml" else write_export
+    write = _write_owlxml if fmt == "owlxml" else write_export
     if output is None:
         write(store, fmt, sys.stdout.buffer, source=source, base_iri=obj.base_iri)
         sys.stdout.flush()
@@ -44,19 +45,19 @@ def command(obj: CliContext, fmt: str, output: Path | None, source: str | None) 
     click.echo(f"wrote {output} ({output.stat().st_size:,} bytes)", err=True)
 
 
-def _owlxml_writer():
-    """``write_owlxml`` with Java's absence (exit 2) and the OWL API's refusal (exit 1) as one line."""
+def _write_owlxml(
+    store: Store, fmt: str, output: BinaryIO, *, source: str | None = None, base_iri: str | None = None
+) -> None:
+    """``write_owlxml``, called as ``write_export`` is, with Java's absence (exit 2) and the OWL API's refusal
+    (exit 1) as one line."""
     from chesskb.kb.export.owlxml import ConversionFailed, JavaMissing, write_owlxml
 
-    def write(store: Store, fmt: str, output, **options) -> None:
-        try:
-            write_owlxml(store, output, **options)
-        except JavaMissing as exc:
-            raise UsageProblem(str(exc), show_usage=False) from None
-        except ConversionFailed as exc:
-            raise DataProblem(str(exc)) from None
-
-    return write
+    try:
+        write_owlxml(store, output, source=source, base_iri=base_iri)
+    except JavaMissing as exc:
+        raise UsageProblem(str(exc), show_usage=False) from None
+    except ConversionFailed as exc:
+        raise DataProblem(str(exc)) from None
 
 
 def _export_pgn(store: Store, output: Path | None, source: str | None, base_iri: str | None) -> None:

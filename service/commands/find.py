@@ -7,6 +7,7 @@ import sys
 import click
 
 from chesskb.kb.store import QuerySyntaxError
+from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem
 
 
 @click.command("find")
@@ -38,7 +39,7 @@ from chesskb.kb.store import QuerySyntaxError
 )
 @click.pass_obj
 def command(
-    obj,
+    obj: CliContext,
     pattern: str,
     side: str | None,
     material: str | None,
@@ -55,7 +56,6 @@ def command(
     from chesskb.kb.search.patterns import PatternError, parse
     from chesskb.kb.vocab import PREFIXES
     from chesskb.queries.find import FindError, find_query, has_board_strings, has_positions, page_query
-    from chesskb.service.commands.base import DataProblem, UsageProblem
     from chesskb.service.commands.output import write_result
 
     try:

@@ -13,7 +13,7 @@ import click
 
 from chesskb.kb.importer import ImportRefused, import_files
 from chesskb.kb.store import EmbeddedStore
-from chesskb.service.commands.base import DataProblem, UsageProblem
+from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem
 from chesskb.service.commands.site import write_site
 
 
@@ -22,7 +22,7 @@ from chesskb.service.commands.site import write_site
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--lang", default=None, metavar="CODE", help="Piece letters of the file's language (es, it, fr, de …).")
 @click.pass_obj
-def command(obj, file: Path, out_dir: Path, lang: str | None) -> None:
+def command(obj: CliContext, file: Path, out_dir: Path, lang: str | None) -> None:
     """Turn one PGN file into a static web site of its positions (no store needed)."""
     with tempfile.TemporaryDirectory(prefix="chesskb-html-") as tmp:
         store = EmbeddedStore(Path(tmp) / "store")

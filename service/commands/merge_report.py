@@ -19,12 +19,13 @@ import click
 
 from chesskb.kb.merge.report import merge_report
 from chesskb.kb.terminal import printable
+from chesskb.service.commands.base import CliContext
 
 
 @click.command("merge-report")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_obj
-def command(obj, fmt: str) -> None:
+def command(obj: CliContext, fmt: str) -> None:
     """List the games, players and events merged across sources, the sameAs/candidate links, with reasons,
     and the mate claims left refuted or undecided."""
     report = merge_report(obj.open_store(), obj.base_iri)

@@ -77,7 +77,7 @@ class DeadlineChannel(HTTPChannel):
     def received(self, data: bytes) -> bool:
         if self.request is None:
             self._request_started = time.time()
-        result = super().received(data)
+        result: bool = super().received(data)  # waitress is untyped: whether the data was taken
         if self.request is not None:
             self.last_activity = min(self.last_activity, self._request_started)
         return result
@@ -135,7 +135,7 @@ def share_connections(server: Any, client_connections: int, refusal_seconds: flo
 
     def readable() -> bool:  # asked at every turn of the server's loop
         in_kernel.expire()
-        return server_readable()
+        return bool(server_readable())
 
     def open_channel(server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> Any:
         if client_connections:
@@ -190,10 +190,10 @@ def _host(addr: Any) -> str:
     return addr[0] if isinstance(addr, tuple) else str(addr)
 
 
-def _by_host(server: Any) -> dict[str, set[Any]]:
+def _by_host(server: Any) -> dict[str, set[DeadlineChannel]]:
     """The server's open connections per client host (at most CONNECTION_LIMIT in all), kept by
     ``DeadlineChannel`` as channels open and close."""
-    table = server.__dict__.get("chesskb_by_host")
+    table: dict[str, set[DeadlineChannel]] | None = server.__dict__.get("chesskb_by_host")
     if table is None:
         table = server.__dict__["chesskb_by_host"] = {}
     return table
@@ -279,6 +279,7 @@ def _setting_options(function: Any) -> Any:
 @click.pass_obj
 def command(
     obj: CliContext,
+    /,
     host: str,
     port: int,
     threads: int,
@@ -293,7 +294,7 @@ def command(
     from chesskb.service.executor import close_pools
     from chesskb.service.warm import warm_up
 
-    config: dict = {
+    config: dict[str, Any] = {
         "STORE": obj.store_location,
         "UPDATE_ENDPOINT": obj.update_endpoint,
         "GRAPH_STORE": obj.graph_store,

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
+from pyoxigraph import Quad
 
 from chesskb.kb.export.rdf import write_export
 from chesskb.kb.safe_output import UnsafeOutput, atomic_output
-from chesskb.kb.store import EmbeddedStore, StoreError
+from chesskb.kb.store import EmbeddedStore, Store, StoreError
 from chesskb.queries.class_counts import derive_class_counts
 from chesskb.service.app import create_app
-from chesskb.service.commands.base import DataProblem
+from chesskb.service.commands.base import CliContext, DataProblem
 from chesskb.service.progress import TerminalProgress
 from chesskb.service.static_site import build_site
 
 
 def write_site(
-    store,
+    store: Store,
     out_dir: Path,
     *,
     base_iri: str | None,
@@ -42,7 +43,7 @@ def write_site(
         return build_site(app, out_dir, extra={"/chesskb.owl": "chesskb.owl"}, progress=progress) + 1
 
 
-def write_quads(store, source: str, base_iri: str | None):
+def write_quads(store: Store, source: str, base_iri: str | None) -> Iterator[Quad]:
     """The source's graphs and its own description (not the other sources' descriptions: the site
     of one source lists that source only)."""
     from chesskb.kb.export.rdf import export_quads
@@ -67,7 +68,7 @@ def write_quads(store, source: str, base_iri: str | None):
 )
 @click.option("--source", default=None, help="Only this source.")
 @click.pass_obj
-def command(obj, out_dir: Path, source: str | None) -> None:
+def command(obj: CliContext, out_dir: Path, source: str | None) -> None:
     """Write the knowledge base as a static web site (pages, boards, solving, the .owl export)."""
     status = TerminalProgress()
     try:

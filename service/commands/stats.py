@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 
 import click
@@ -13,10 +12,10 @@ from chesskb.service.commands.base import CliContext
 
 def _engine_note() -> str:
     try:
-        engine = importlib.import_module("chesskb.kb.analysis.engine")
+        from chesskb.kb.analysis.engine import engine_status
     except ImportError:
         return "no engine support in this build: mate claims are proven by python-chess alone (same verdicts)"
-    return engine.engine_status()
+    return engine_status()
 
 
 @click.command("stats")
