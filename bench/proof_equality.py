@@ -4,8 +4,9 @@ Every mate claim of the shared collections (pychess's mates in two and three, th
 ``mateInN`` puzzles: the position after the opponent's move, the line's first move tried first) is asked
 three ways: as claimed, one move longer (true with a shorter exact length: ``_shortest`` decides it) and
 one move shorter (refuted, or proven when the source overstated the length). Each claim goes to
-``prove_mate`` with the default budget and again with a tight one (``--tight``), engine off (the engine's
-proposals depend on its timing). Per claim the script writes the verdict, shortest, ``minimal``, first
+``prove_mate`` with the default budget and again with a tight one (``--tight``), engine off; ``--engine``
+instead asks the claims of three moves or more once, with the engine's proposals (trees may then differ:
+each must pass ``check_tree``). Per claim the script writes the verdict, shortest, ``minimal``, first
 moves, the solution tree and whether ``check_tree`` accepts it at ``shortest`` with that depth.
 
     python bench/proof_equality.py --write /tmp/before.json          # with the old code on PYTHONPATH
@@ -35,11 +36,15 @@ import chess.pgn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
 
-from chesskb.kb.analysis.proof import NODE_BUDGET, check_tree, prove_mate, tree_depth
+from chesskb.kb.analysis.engine import open_engine
+from chesskb.kb.analysis.proof import NODE_BUDGET, Proposer, check_tree, prove_mate, tree_depth
+from chesskb.kb.analysis.verify import engine_proposer
 
 #: The tight budget's nodes: small enough that many claims stay undecided, so that a change in what a
 #: node costs shows as claims lost or gained.
 TIGHT_BUDGET = 2_000
+#: The shortest claim the engine proposes moves for (``kb.analysis.verify.engine_proposer``).
+ENGINE_MIN_LENGTH = 3
 #: What a proof answers besides its tree.
 ANSWER_KEYS = ("verdict", "shortest", "minimal", "first")
 #: Longest claim asked one move longer (a mate in five claimed as six spends the whole budget refuting).
@@ -89,12 +94,15 @@ def claims() -> list[tuple[str, chess.Board, int, chess.Move | None]]:
     return out
 
 
-def answers(budget: int) -> tuple[dict[str, dict], float]:
-    """Each claim's answer with ``budget`` nodes, and the CPU seconds of all ``prove_mate`` calls."""
+def answers(budget: int, proposer: Proposer | None = None) -> tuple[dict[str, dict], float]:
+    """Each claim's answer with ``budget`` nodes, and the CPU seconds of all ``prove_mate`` calls (with a
+    ``proposer``: only the claims it is asked about, three moves or more; its engine's CPU not counted)."""
     out, cpu = {}, 0.0
     for name, board, n, first in claims():
+        if proposer is not None and n < ENGINE_MIN_LENGTH:
+            continue
         start = time.process_time()
-        proof = prove_mate(board, n, first, budget=budget)
+        proof = prove_mate(board, n, first, budget=budget, proposer=proposer)
         cpu += time.process_time() - start
         tree_ok = None
         if proof.tree is not None:
@@ -167,13 +175,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", type=Path, help="write this code's answers to a JSON file")
     parser.add_argument("--compare", type=Path, help="compare this code's answers with a file --write made")
     parser.add_argument("--tight", type=int, default=TIGHT_BUDGET, help="the tight budget's nodes")
+    parser.add_argument("--engine", action="store_true", help="with the engine's proposals (claims of 3+ moves)")
     parser.add_argument("--profile", type=int, metavar="N", help="profile the first N claims instead")
     args = parser.parse_args(argv)
     if args.profile:
         profile(args.profile)
         return 0
     results = {}
-    for label, budget in (("default", NODE_BUDGET), ("tight", args.tight)):
+    if args.engine:
+        with open_engine(required=True) as engine:
+            results["engine"], cpu = answers(NODE_BUDGET, engine_proposer(engine))
+        print(f"engine: {len(results['engine'])} claims, search CPU {cpu:.2f} s (the engine's own not counted)")
+    for label, budget in () if args.engine else (("default", NODE_BUDGET), ("tight", args.tight)):
         results[label], cpu = answers(budget)
         decided = sum(answer["verdict"] != "undecided" for answer in results[label].values())
         print(f"budget {label} ({budget} nodes): {len(results[label])} claims, {decided} decided, CPU {cpu:.2f} s")

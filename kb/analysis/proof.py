@@ -32,6 +32,7 @@ ignored.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -125,8 +126,10 @@ def _may_check(board: chess.Board, move: chess.Move, king: int) -> bool:
     )
 
 
-def _check_landings(board: chess.Board, king: int) -> list[int]:
-    """Per square of the side to move: where its piece must land to give check to ``king``, as a bitboard.
+def _check_landings(board: chess.Board, king: int) -> tuple[list[int], int, int]:
+    """Per square of the side to move: where its piece must land to give check to ``king``, as a bitboard;
+    with the squares whose piece may land somewhere, and the union of the landings (python-chess's move
+    generation takes them as masks, so moves outside are never even made).
 
     Why no check is missed (the defender not in check before the move: ``_check_candidates`` sees to
     that): after the move the king is attacked either by the piece that moved, or by a piece whose line
@@ -165,9 +168,13 @@ def _check_landings(board: chess.Board, king: int) -> list[int]:
         chess.KING: 0,
     }
     landings = [0] * 64
+    movers = targets = 0
     for piece_type, mask in by_type.items():
-        for square in chess.scan_reversed(board.pieces_mask(piece_type, board.turn)):
-            landings[square] = mask
+        pieces = board.pieces_mask(piece_type, board.turn)
+        if mask and pieces:
+            movers, targets = movers | pieces, targets | mask
+            for square in chess.scan_reversed(pieces):
+                landings[square] = mask
     snipers = (
         (chess.BB_RANK_ATTACKS[king][0] | chess.BB_FILE_ATTACKS[king][0]) & (board.rooks | board.queens)
         | chess.BB_DIAG_ATTACKS[king][0] & (board.bishops | board.queens)
@@ -176,7 +183,8 @@ def _check_landings(board: chess.Board, king: int) -> list[int]:
         between = chess.between(king, sniper) & occupied
         if between & ours and not between & (between - 1):  # exactly one piece between, and it is ours
             landings[chess.msb(between)] = chess.BB_ALL
-    return landings
+            movers, targets = movers | between, chess.BB_ALL
+    return landings, movers, targets
 
 
 def _check_candidates(board: chess.Board, king: int) -> list[chess.Move]:
@@ -185,12 +193,14 @@ def _check_candidates(board: chess.Board, king: int) -> list[chess.Move]:
     given root) keeps the coarser ``_may_check`` filter: there a move that gives no new check may mate."""
     if board.was_into_check():
         return [m for m in board.generate_pseudo_legal_moves() if _may_check(board, m, king) and board.is_legal(m)]
-    landings = _check_landings(board, king)
+    landings, movers, targets = _check_landings(board, king)
     squares = chess.BB_SQUARES
     castler = board.king(board.turn) if board.castling_rights & board.occupied_co[board.turn] else None
+    if castler is not None:
+        movers, targets = movers | squares[castler], chess.BB_ALL
     return [
         move
-        for move in board.generate_pseudo_legal_moves()
+        for move in board.generate_pseudo_legal_moves(movers, targets)
         if (
             squares[move.to_square] & landings[move.from_square]
             or (move.from_square == castler and board.is_castling(move))
@@ -287,9 +297,12 @@ class MateSearch:
         self._defence_killers[k] = defence
         return True
 
-    def _attacks(self, board: chess.Board, k: int, first: chess.Move | None) -> Iterator[chess.Move]:
+    def _attacks(
+        self, board: chess.Board, k: int, first: chess.Move | None, *, propose: bool = True
+    ) -> Iterator[chess.Move]:
         """Legal attacking moves, likeliest mates first: ``first``, the proposer's, checks, captures, the rest.
-        With one move left only a check can mate."""
+        With one move left only a check can mate. ``propose``: ask the proposer (not for a position proven
+        already: it would only reorder moves whose answers the memo holds)."""
         king = board.king(not board.turn)
         if king is None:
             return iter(())
@@ -301,22 +314,44 @@ class MateSearch:
                 checks.insert(0, killer)
             return iter(checks)
         legal = list(board.legal_moves)
-        proposed = [
-            move
-            for move in ([first] if first else []) + self._proposed(board, k) + ([killer] if killer else [])
-            if move in legal
-        ]
         checks, captures, quiet = [], [], []
         for move in legal:
-            if move in proposed:
-                continue
             if _may_check(board, move, king):
                 checks.append(move)
             elif board.is_capture(move):
                 captures.append(move)
             else:
                 quiet.append(move)
-        return iter(dict.fromkeys(proposed + checks + captures + quiet))
+        return self._first_proposed(board, k, first, killer, legal, checks + captures + quiet, propose)
+
+    def _first_proposed(
+        self,
+        board: chess.Board,
+        k: int,
+        first: chess.Move | None,
+        killer: chess.Move | None,
+        legal: list[chess.Move],
+        rest: list[chess.Move],
+        propose: bool,
+    ) -> Iterator[chess.Move]:
+        """``first``, the proposer's moves, the killer, then ``rest``: each legal move once. The proposer is
+        asked only when ``first`` did not decide the node (the search stops at the first mating move), so
+        a claim whose line's first move mates costs no round trip to the engine; the order is the same."""
+        legal_set = set(legal)
+        tried: set[chess.Move] = set()
+
+        def leading() -> Iterator[chess.Move]:
+            if first is not None:
+                yield first
+            if propose:
+                yield from self._proposed(board, k)
+            if killer is not None:
+                yield killer
+
+        for move in itertools.chain(leading(), rest):
+            if move in legal_set and move not in tried:
+                tried.add(move)
+                yield move
 
     def _proposed(self, board: chess.Board, k: int) -> list[chess.Move]:
         """The proposer's moves, while ``PROPOSALS_MAX`` allows (the ordering they buy is worth a round trip
@@ -354,7 +389,7 @@ class MateSearch:
             for j in range(1, left + 1):
                 if j == left or self.mates_within(node, j):
                     break
-            for move in self._attacks(node, j, None):
+            for move in self._attacks(node, j, None, propose=False):
                 node.push(move)
                 try:
                     if node.is_checkmate():
