@@ -220,6 +220,24 @@ def test_a_search_asks_the_proposer_a_bounded_number_of_times():
     assert 0 < len(asked) <= PROPOSALS_MAX
 
 
+def test_the_proposer_is_asked_only_when_the_line_does_not_decide():
+    """A mate in three whose line's first move mates needs no proposal where the engine would make one
+    (three moves or more left: ``verify.engine_proposer``; a round trip each): the proposer is asked only
+    once the moves before it failed, and the answer is the same."""
+    _name, board, moves, solution = next(claim for claim in mate_claims() if claim[0] == "mate_in_3 game 22")
+    asked: list[int] = []
+
+    def proposer(position: chess.Board, k: int) -> list[chess.Move]:
+        asked.append(k)
+        return []
+
+    with_line = prove_mate(board, moves, solution[0], proposer=proposer)
+    assert [k for k in asked if k >= 3] == [] and with_line.verdict == PROVEN
+    without_line = prove_mate(board, moves, proposer=proposer)
+    assert 3 in asked
+    assert (without_line.verdict, without_line.shortest, without_line.minimal) == (PROVEN, 3, True)
+
+
 #: Checks a coarse filter misses easily, each with the move that gives it: castling (the rook checks),
 #: en passant (two pawns leave the rank), promotions whose pawn stood between its landing and the king.
 SPECIAL_CHECKS = {
