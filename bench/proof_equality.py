@@ -52,6 +52,7 @@ LONGER_MAX = 3
 
 
 def _pgn_claims(path: Path) -> list[tuple[str, chess.Board, int, chess.Move | None]]:
+    """(name, board, claimed, the line's first move) for each game whose Termination says "mate in N"."""
     claims = []
     with open(path, encoding="utf-8", errors="replace") as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
@@ -65,6 +66,7 @@ def _pgn_claims(path: Path) -> list[tuple[str, chess.Board, int, chess.Move | No
 
 
 def _csv_claims(path: Path) -> list[tuple[str, chess.Board, int, chess.Move | None]]:
+    """The same for each lichess puzzle with a ``mateInN`` theme (the position after the opponent's move)."""
     claims = []
     with open(path, newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", type=Path, help="compare this code's answers with a file --write made")
     parser.add_argument("--tight", type=int, default=TIGHT_BUDGET, help="the tight budget's nodes")
     parser.add_argument("--engine", action="store_true", help="with the engine's proposals (claims of 3+ moves)")
-    parser.add_argument("--profile", type=int, metavar="N", help="profile the first N claims instead")
+    parser.add_argument("--profile", type=int, metavar="N", help="profile the first N mates in three instead")
     args = parser.parse_args(argv)
     if args.profile:
         profile(args.profile)
