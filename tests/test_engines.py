@@ -56,13 +56,15 @@ def test_a_script_that_calls_analyse_exits_by_itself() -> None:
 
 @needs_engine
 def test_a_script_that_opens_an_engine_gets_its_answer_and_exits() -> None:
+    """The claim is decided without the line's first move, so the search asks the engine (the line's
+    move mates before the engine is asked: then it never starts)."""
     result, seconds = _run_script(f"""
-        from chesskb.kb.analysis import analyse
         from chesskb.kb.analysis.engine import open_engine
+        from chesskb.kb.analysis.verify import MateVerifier
         from chesskb.kb.reading import read_records
         record = next(iter(read_records({str(MATE_IN_THREE)!r})))
         with open_engine() as engine:
-            print(analyse(record.start_board(), record.solution, engine=engine).facts["mateVerification"])
+            print(MateVerifier(engine=engine).verify(record.start_board(), 3))
             print(engine.running)
         print(engine.running)
         """)
@@ -232,7 +234,8 @@ def test_an_engine_slow_to_start_costs_no_game_and_no_verdict(tmp_path: Path, mo
     from chesskb.kb.store import open_store
 
     puzzles = tmp_path / "slow.csv"
-    puzzles.write_text(_lichess_rows("00Gv1"), encoding="utf-8")
+    # 07LLu, a mate in four, asks the engine below its first move (00Gv1's line mates before it is asked)
+    puzzles.write_text(_lichess_rows("00Gv1", "07LLu"), encoding="utf-8")
     starts = tmp_path / "starts.txt"
     silent = tmp_path / "silent-engine"  # starts, then never answers the UCI handshake
     silent.write_text(f"#!/bin/sh\necho started >> {starts}\nexec sleep 60\n", encoding="utf-8")

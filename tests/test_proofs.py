@@ -8,6 +8,7 @@ ordering, no budget): the expected answers never come from the code under test.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import chess
@@ -16,7 +17,7 @@ import pytest
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.analysis.exercises import assess_themes
-from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, prove_mate
+from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, _check_candidates, prove_mate
 from chesskb.kb.analysis.themes import MATE_IN_CLASSES
 from chesskb.kb.analysis.verify import MateVerifier
 from chesskb.kb.reading import read_records
@@ -217,3 +218,60 @@ def test_a_search_asks_the_proposer_a_bounded_number_of_times():
     proof = prove_mate(board, 6, budget=20_000, proposer=proposer)
     assert proof.verdict in (REFUTED, UNDECIDED)  # the budget decides how long, never "false" without a proof
     assert 0 < len(asked) <= PROPOSALS_MAX
+
+
+def test_the_proposer_is_asked_only_when_the_line_does_not_decide():
+    """A mate in three whose line's first move mates needs no proposal where the engine would make one
+    (three moves or more left: ``verify.engine_proposer``; a round trip each): the proposer is asked only
+    once the moves before it failed, and the answer is the same."""
+    _name, board, moves, solution = next(claim for claim in mate_claims() if claim[0] == "mate_in_3 game 22")
+    asked: list[int] = []
+
+    def proposer(position: chess.Board, k: int) -> list[chess.Move]:
+        asked.append(k)
+        return []
+
+    with_line = prove_mate(board, moves, solution[0], proposer=proposer)
+    assert [k for k in asked if k >= 3] == [] and with_line.verdict == PROVEN
+    without_line = prove_mate(board, moves, proposer=proposer)
+    assert 3 in asked
+    assert (without_line.verdict, without_line.shortest, without_line.minimal) == (PROVEN, 3, True)
+
+
+#: Checks a coarse filter misses easily, each with the move that gives it: castling (the rook checks),
+#: en passant (two pawns leave the rank), promotions whose pawn stood between its landing and the king.
+SPECIAL_CHECKS = {
+    "4rkr1/4p1p1/8/8/8/8/8/4K2R w K - 0 1": "e1g1",
+    "8/8/8/R1pP3k/8/8/8/4K3 w - c6 0 1": "d5c6",
+    "8/5P2/5k2/8/8/8/8/4K3 w - - 0 1": "f7f8r",
+    "8/6P1/7k/8/8/8/8/4K3 w - - 0 1": "g7g8n",
+}
+
+
+def test_the_moves_tried_for_a_mate_in_one_include_every_check():
+    """With one move left only a check can mate, so the search tries only the moves that may give check
+    (``_check_candidates``): every move python-chess says gives check must be among them, in python-chess's
+    order. Positions: the special checks above, every shipped claim's start and seeded random play from them."""
+    starts = [board for _, board, _, _ in mate_claims()]
+    positions = [chess.Board(fen) for fen in SPECIAL_CHECKS]
+    rng = random.Random(36)
+    for start in starts:
+        for _ in range(6):
+            board = start.copy(stack=False)
+            for _ in range(rng.randrange(12)):
+                moves = list(board.legal_moves)
+                if not moves:
+                    break
+                board.push(rng.choice(moves))
+            positions.append(board)
+    tried = checks = 0
+    for board in positions:
+        candidates = _check_candidates(board, board.king(not board.turn))
+        legal = [move for move in board.generate_pseudo_legal_moves() if board.is_legal(move)]
+        giving = [move for move in legal if board.gives_check(move)]
+        assert set(giving) <= set(candidates), (board.fen(), set(giving) - set(candidates))
+        assert candidates == [move for move in legal if move in candidates], board.fen()  # legal, in order
+        tried, checks = tried + len(candidates), checks + len(giving)
+    for fen, uci in SPECIAL_CHECKS.items():
+        assert chess.Move.from_uci(uci) in _check_candidates(chess.Board(fen), chess.Board(fen).king(chess.BLACK))
+    assert checks > 1000 and tried < 1.5 * checks  # many checks seen; few other moves tried

@@ -23,7 +23,7 @@ save the defender within five moves of a forced mate (a position must occur thre
 ignored.
 
 >>> import chess
->>> proof = prove_mate(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), 3)
+>>> proof = prove_mate(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), 2)
 >>> proof.verdict, proof.shortest, proof.minimal, proof.first_moves
 ('proven', 1, True, ('a1a8',))
 >>> prove_mate(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), 3, budget=1).verdict
@@ -32,6 +32,7 @@ ignored.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -114,7 +115,8 @@ _LINES, _REACH = _line_masks()
 
 def _may_check(board: chess.Board, move: chess.Move, king: int) -> bool:
     """Cheap superset of the moves that give check: the piece lands where a queen or knight on the king's
-    square would see it, or leaves a line through the king (a discovery), or the move is special."""
+    square would see it, or leaves a line through the king (a discovery), or the move is special. It orders
+    the attacker's moves (checks first); ``_check_candidates`` is the finer filter where only checks count."""
     return bool(
         chess.BB_SQUARES[move.to_square] & _REACH[king]
         or chess.BB_SQUARES[move.from_square] & _LINES[king]
@@ -122,6 +124,89 @@ def _may_check(board: chess.Board, move: chess.Move, king: int) -> bool:
         or board.is_castling(move)
         or board.is_en_passant(move)
     )
+
+
+def _check_landings(board: chess.Board, king: int) -> tuple[list[int], int, int]:
+    """Per square of the side to move: where its piece must land to give check to ``king``, as a bitboard;
+    with the squares whose piece may land somewhere, and the union of the landings (python-chess's move
+    generation takes them as masks, so moves outside are never even made).
+
+    Why no check is missed (the defender not in check before the move: ``_check_candidates`` sees to
+    that): after the move the king is attacked either by the piece that moved, or by a piece whose line
+    to the king the move opened. A move fills only its target square and empties only its own square,
+    besides the pawn taken en passant and the rook of a castling. So:
+
+    * a *direct* check: a piece of the mover's kind on the target sees the king through today's occupancy.
+      The emptied square could lie between only if the mover moved along the line away from the king; a
+      piece that sees along that line saw the king from there already (the defender was in check), one
+      that does not sees it from neither square. A promotion changes the kind: its landing only needs to
+      be on a line through the king or a knight's jump from it, whatever stands between;
+    * a *discovery*: the emptied square was the only piece between the king and one of the mover's side's
+      rooks, bishops or queens on a line through it (a "discoverer": any landing);
+    * en passant lands on the en-passant square (always kept); castling is left to ``_check_candidates``
+      (a king's landings are otherwise empty: a king gives no check itself).
+
+    Every mask lies inside ``_may_check``'s, so the moves tried are a subset of those tried before, in
+    the same order. python-chess's own attack tables, nothing more."""
+    occupied = board.occupied
+    ours = board.occupied_co[board.turn]
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+    straight = (
+        chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+        | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
+    )
+    knight = chess.BB_KNIGHT_ATTACKS[king]
+    pawn = chess.BB_PAWN_ATTACKS[not board.turn][king] | ((knight | _LINES[king]) & chess.BB_BACKRANKS)
+    if board.ep_square is not None:
+        pawn |= chess.BB_SQUARES[board.ep_square]
+    by_type = {
+        chess.PAWN: pawn,
+        chess.KNIGHT: knight,
+        chess.BISHOP: diagonal,
+        chess.ROOK: straight,
+        chess.QUEEN: diagonal | straight,
+        chess.KING: 0,
+    }
+    landings = [0] * 64
+    movers = targets = 0
+    for piece_type, mask in by_type.items():
+        pieces = board.pieces_mask(piece_type, board.turn)
+        if mask and pieces:
+            movers, targets = movers | pieces, targets | mask
+            for square in chess.scan_reversed(pieces):
+                landings[square] = mask
+    snipers = (
+        (chess.BB_RANK_ATTACKS[king][0] | chess.BB_FILE_ATTACKS[king][0]) & (board.rooks | board.queens)
+        | chess.BB_DIAG_ATTACKS[king][0] & (board.bishops | board.queens)
+    ) & ours
+    for sniper in chess.scan_reversed(snipers):
+        between = chess.between(king, sniper) & occupied
+        if between & ours and not between & (between - 1):  # exactly one piece between, and it is ours
+            landings[chess.msb(between)] = chess.BB_ALL
+            movers, targets = movers | between, chess.BB_ALL
+    return landings, movers, targets
+
+
+def _check_candidates(board: chess.Board, king: int) -> list[chess.Move]:
+    """The legal moves that may give check, in python-chess's order (``_check_landings``): a mate in one is
+    among them. A position whose defender is already in check (not reachable by legal moves, only as a
+    given root) keeps the coarser ``_may_check`` filter: there a move that gives no new check may mate."""
+    if board.was_into_check():
+        return [m for m in board.generate_pseudo_legal_moves() if _may_check(board, m, king) and board.is_legal(m)]
+    landings, movers, targets = _check_landings(board, king)
+    squares = chess.BB_SQUARES
+    castler = board.king(board.turn) if board.castling_rights & board.occupied_co[board.turn] else None
+    if castler is not None:
+        movers, targets = movers | squares[castler], chess.BB_ALL
+    return [
+        move
+        for move in board.generate_pseudo_legal_moves(movers, targets)
+        if (
+            squares[move.to_square] & landings[move.from_square]
+            or (move.from_square == castler and board.is_castling(move))
+        )
+        and not board.is_into_check(move)
+    ]
 
 
 class MateSearch:
@@ -188,54 +273,85 @@ class MateSearch:
     def _defend(self, board: chess.Board, k: int) -> bool:
         if board.halfmove_clock >= 100:
             return False  # the defender claims the draw
-        defences = self._defences(board, self._defence_killers.get(k))
-        if not defences:
+        killer = self._defence_killers.get(k)
+        if killer is not None and board.is_legal(killer):
+            # tried before the other defences are listed: when it refutes (it often does) they never are
+            if self._survives_after(board, killer, k):
+                return False
+        else:
+            killer = None
+        defences = self._defences(board, killer)
+        if not defences and killer is None:
             return False  # stalemate (a checkmate was seen before)
-        for defence in defences:
-            self._spend()
-            board.push(defence)
-            try:
-                if not self._attack(board, k):
-                    self._defence_killers[k] = defence
-                    return False
-            finally:
-                board.pop()
+        return not any(self._survives_after(board, defence, k) for defence in defences)
+
+    def _survives_after(self, board: chess.Board, defence: chess.Move, k: int) -> bool:
+        """Whether the attacker has no mate within ``k`` after ``defence`` (a refutation: the killer next time)."""
+        self._spend()
+        board.push(defence)
+        try:
+            if self._attack(board, k):
+                return False
+        finally:
+            board.pop()
+        self._defence_killers[k] = defence
         return True
 
-    def _attacks(self, board: chess.Board, k: int, first: chess.Move | None) -> Iterator[chess.Move]:
+    def _attacks(
+        self, board: chess.Board, k: int, first: chess.Move | None, *, propose: bool = True
+    ) -> Iterator[chess.Move]:
         """Legal attacking moves, likeliest mates first: ``first``, the proposer's, checks, captures, the rest.
-        With one move left only a check can mate."""
+        With one move left only a check can mate. ``propose``: ask the proposer (not for a position proven
+        already: it would only reorder moves whose answers the memo holds)."""
         king = board.king(not board.turn)
         if king is None:
             return iter(())
         killer = self._attack_killers.get(k)
-        if k == 1:  # legality tested only for the few moves that may check
-            checks = [
-                move
-                for move in board.generate_pseudo_legal_moves()
-                if _may_check(board, move, king) and board.is_legal(move)
-            ]
+        if k == 1:  # only a check can mate; legality tested only for the few moves that may check
+            checks = _check_candidates(board, king)
             if killer in checks:
                 checks.remove(killer)
                 checks.insert(0, killer)
             return iter(checks)
         legal = list(board.legal_moves)
-        proposed = [
-            move
-            for move in ([first] if first else []) + self._proposed(board, k) + ([killer] if killer else [])
-            if move in legal
-        ]
         checks, captures, quiet = [], [], []
         for move in legal:
-            if move in proposed:
-                continue
             if _may_check(board, move, king):
                 checks.append(move)
             elif board.is_capture(move):
                 captures.append(move)
             else:
                 quiet.append(move)
-        return iter(dict.fromkeys(proposed + checks + captures + quiet))
+        return self._first_proposed(board, k, first, killer, legal, checks + captures + quiet, propose)
+
+    def _first_proposed(
+        self,
+        board: chess.Board,
+        k: int,
+        first: chess.Move | None,
+        killer: chess.Move | None,
+        legal: list[chess.Move],
+        rest: list[chess.Move],
+        propose: bool,
+    ) -> Iterator[chess.Move]:
+        """``first``, the proposer's moves, the killer, then ``rest``: each legal move once. The proposer is
+        asked only when ``first`` did not decide the node (the search stops at the first mating move), so
+        a claim whose line's first move mates costs no round trip to the engine; the order is the same."""
+        legal_set = set(legal)
+        tried: set[chess.Move] = set()
+
+        def leading() -> Iterator[chess.Move]:
+            if first is not None:
+                yield first
+            if propose:
+                yield from self._proposed(board, k)
+            if killer is not None:
+                yield killer
+
+        for move in itertools.chain(leading(), rest):
+            if move in legal_set and move not in tried:
+                tried.add(move)
+                yield move
 
     def _proposed(self, board: chess.Board, k: int) -> list[chess.Move]:
         """The proposer's moves, while ``PROPOSALS_MAX`` allows (the ordering they buy is worth a round trip
@@ -246,16 +362,21 @@ class MateSearch:
         return self.proposer(board, k)
 
     @staticmethod
-    def _defences(board: chess.Board, killer: chess.Move | None) -> list[chess.Move]:
-        """Every legal defence: the killer, the king's moves and captures first (they refute most often)."""
-        legal = list(board.legal_moves)
+    def _defences(board: chess.Board, tried: chess.Move | None) -> list[chess.Move]:
+        """Every legal defence but ``tried`` (the killer, tried already): the king's moves and captures
+        first (they refute most often), each group in python-chess's order."""
         king = board.king(board.turn)
-        legal.sort(
-            key=lambda move: (
-                -1 if move == killer else (0 if move.from_square == king else (1 if board.is_capture(move) else 2))
-            )
-        )
-        return legal
+        king_moves, captures, rest = [], [], []
+        for move in board.generate_legal_moves():
+            if move == tried:
+                continue
+            if move.from_square == king:
+                king_moves.append(move)
+            elif board.is_capture(move):
+                captures.append(move)
+            else:
+                rest.append(move)
+        return king_moves + captures + rest
 
     # --- what a proof looks like ---------------------------------------------------------------
 
@@ -268,7 +389,7 @@ class MateSearch:
             for j in range(1, left + 1):
                 if j == left or self.mates_within(node, j):
                     break
-            for move in self._attacks(node, j, None):
+            for move in self._attacks(node, j, None, propose=False):
                 node.push(move)
                 try:
                     if node.is_checkmate():
