@@ -17,7 +17,7 @@ import pytest
 from chesskb.kb.analysis import analyse
 from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.analysis.exercises import assess_themes
-from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, _check_candidates, prove_mate
+from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, MateSearch, _check_candidates, prove_mate
 from chesskb.kb.analysis.themes import MATE_IN_CLASSES
 from chesskb.kb.analysis.verify import MateVerifier
 from chesskb.kb.reading import read_records
@@ -275,3 +275,19 @@ def test_the_moves_tried_for_a_mate_in_one_include_every_check():
     for fen, uci in SPECIAL_CHECKS.items():
         assert chess.Move.from_uci(uci) in _check_candidates(chess.Board(fen), chess.Board(fen).king(chess.BLACK))
     assert checks > 1000 and tried < 1.5 * checks  # many checks seen; few other moves tried
+
+
+@pytest.mark.parametrize("fen", ["k7/8/2K5/8/8/8/8/7R w - - 0 1", "7k/8/5K2/8/8/8/8/R7 w - - 0 1"])
+def test_a_memo_answers_at_one_fifty_move_clock_only_where_the_clock_cannot_matter(fen: str):
+    """A quiet mate in two at clock 0 is no mate at clock 99 (the attacker's first move brings the clock to
+    100 and the defender claims the draw); a search asked at clock 0 first must still say so at 99."""
+    calm = chess.Board(fen)
+    late = chess.Board(fen)
+    late.halfmove_clock = 99
+    assert brute_mates(calm.copy(), 2) and not brute_mates(calm.copy(), 1)
+    # no first move resets the clock: the rook and king have no capture and there is no pawn
+    assert not any(calm.is_capture(m) or calm.piece_type_at(m.from_square) == chess.PAWN for m in calm.legal_moves)
+    search = MateSearch()
+    assert search.mates_within(calm.copy(), 2) is True
+    assert search.mates_within(late.copy(), 2) is False
+    assert MateSearch().mates_within(late.copy(), 2) is False

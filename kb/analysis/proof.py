@@ -251,8 +251,18 @@ class MateSearch:
         if self.nodes > self.budget:
             raise BudgetSpent
 
+    @staticmethod
+    def _memo_key(board: chess.Board, k: int) -> object:
+        """The memo's key for "the side to move mates within ``k``" here: the position, and the fifty-move
+        clock only where it can end a line within ``k`` moves. Below that (clock + 2k < 100) no node of the
+        search reaches a claimable draw, so the answer is the same at every such clock and is shared; at or
+        above it the answer depends on the clock (a quiet mate in two at clock 99 lets the defender claim
+        the draw), so it is kept for that clock alone."""
+        clock = board.halfmove_clock
+        return board._transposition_key(), (clock if clock + 2 * k >= 100 else None)
+
     def _attack(self, board: chess.Board, k: int, first: chess.Move | None = None) -> bool:
-        key = board._transposition_key()
+        key = self._memo_key(board, k)
         if self._mates.get(key, k + 1) <= k:
             return True
         if self._survives.get(key, 0) >= k:

@@ -45,7 +45,7 @@ __all__ = ["PROOF_RULE", "PROVEN", "REFUTED", "UNDECIDED", "VERDICTS", "MateVeri
 def proof_rule(budget: int) -> str:
     """The cache's name for the proof rule run with ``budget`` nodes (a larger budget may decide what a
     smaller one left undecided, so each budget has its own answers)."""
-    return f"proof-2:{budget}:{TREE_MAX_NODES}"
+    return f"proof-3:{budget}:{TREE_MAX_NODES}"
 
 
 #: The cache's name for the rule that decides claims (a new rule or budget decides again: answers of an
