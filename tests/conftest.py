@@ -65,10 +65,16 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     opens the live generation read-only, and the store's own lock lets readers in several processes share
     it); a test that writes copies the store first. A build that fails leaves no ``built`` mark, so every
     worker that needs the store tries again and fails the same way, with its own message.
+
+    The build's imports share the run's verification cache (``tests.shared_proofs``): the session stores
+    import the same collections, and each proved their mates again.
     """
+    from tests.shared_proofs import proofs_of_the_run
+
     if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: its own temporary directory
         store = tmp_path_factory.mktemp(name) / "store"
-        build(store)
+        with proofs_of_the_run(tmp_path_factory):
+            build(store)
         return store
     shared = tmp_path_factory.getbasetemp().parent / f"shared-{name}"
     shared.mkdir(exist_ok=True)
@@ -76,7 +82,8 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed, or the process ends
         if not (shared / "built").exists():
             shutil.rmtree(shared / "store", ignore_errors=True)  # what a failed build left
-            build(shared / "store")
+            with proofs_of_the_run(tmp_path_factory):
+                build(shared / "store")
             (shared / "built").touch()
     return shared / "store"
 

@@ -18,6 +18,7 @@ import pytest
 from chesskb.kb.courses.course_file import COURSE_MAX_CHAPTERS, COURSE_MAX_EXERCISES, COURSE_YAML_ALIASES
 from tests.conftest import DATA, run_cli
 from tests.live_server import http, live_server
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 TOKEN = "a-long-enough-authoring-token"
 AUTH = {"X-Author-Token": TOKEN, "Content-Type": "application/json"}

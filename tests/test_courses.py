@@ -10,6 +10,7 @@ from pyoxigraph import NamedNode
 
 from chesskb.kb.store import open_store
 from tests.conftest import DATA, run_cli
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 COURSE = DATA / "courses" / "first-steps.yaml"
 IRI = "https://w3id.org/chesskb/id/course/first-steps"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.live_server import free_port
+from tests.pgn_slices import write_games
+from tests.shared_proofs import proofs_of_the_run
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SOURCES = (
@@ -82,9 +83,13 @@ def _start_demo(root: Path, store: Path, timeout: float = 600) -> str:
 
 
 @pytest.mark.slow
-def test_second_demo_start_reimports_only_changed_sources(tmp_path: Path) -> None:
+def test_second_demo_start_reimports_only_changed_sources(tmp_path: Path, tmp_path_factory) -> None:
+    """The whole demo, for real. Its imports share the run's mate proofs (``tests.shared_proofs``): the demo
+    KB of ``demo_store`` and the data store import the same collections, and what is checked here (the log,
+    the notes, what the second start imports again) does not depend on who proved a mate first."""
     store = tmp_path / "store"
-    first = _start_demo(ROOT, store)
+    with proofs_of_the_run(tmp_path_factory):
+        first = _start_demo(ROOT, store)
     assert re.search(r"^imported \d+ games?", first, re.MULTILINE) and "unchanged" not in first, first
     assert "warning" not in first.lower(), first  # a newcomer's log: no packaging or setuptools warnings
     assert "expected" in first  # the seed's deliberately broken game is announced as such
@@ -93,7 +98,8 @@ def test_second_demo_start_reimports_only_changed_sources(tmp_path: Path) -> Non
     assert "seed-000-sample.pgn: game 2 (line 15): invalid FEN" in notes
     assert re.search(rf"^notes on the bundled files .*: {len(notes.splitlines())} in ", first, re.MULTILINE)
 
-    second = _start_demo(ROOT, store)
+    with proofs_of_the_run(tmp_path_factory):
+        second = _start_demo(ROOT, store)
     unchanged = next(line for line in second.splitlines() if line.startswith("unchanged, not imported again"))
     assert all(name in unchanged for name in DEMO_SOURCES), unchanged
     assert not re.search(r"^imported \d+ games?", second, re.MULTILINE), second  # nothing analysed again
@@ -104,14 +110,22 @@ def test_second_demo_start_reimports_only_changed_sources(tmp_path: Path) -> Non
     assert not _unannounced(second), second
 
 
+#: Games of each pychess collection the re-import test copies: which sources are imported again does not
+#: depend on how many games they hold (the demo test above imports the whole collections).
+CHANGED_FILE_GAMES = range(3)
+
+
 @pytest.mark.slow
 def test_a_changed_file_is_imported_again_and_only_it(tmp_path: Path) -> None:
     from tests.conftest import run_cli
 
     data = tmp_path / "data"
-    shutil.copytree(ROOT / "data" / "pychess", data)
+    data.mkdir()
     store = tmp_path / "store"
-    files = [str(data / "mate_in_2.pgn"), str(data / "mate_in_3.pgn")]
+    files = [
+        str(write_games(ROOT / "data" / "pychess" / name, CHANGED_FILE_GAMES, data / name))
+        for name in ("mate_in_2.pgn", "mate_in_3.pgn")
+    ]
     assert run_cli("import", "--skip-unchanged", *files, store=store).exit_code == 0
     again = run_cli("import", "--skip-unchanged", *files, store=store)
     assert again.exit_code == 0 and "unchanged, not imported again: 2 source(s)" in again.output

@@ -717,8 +717,8 @@ def lichess_label_classes() -> dict[str, str]:
 
 def labelled(exercises: Iterable[Exercise], class_name: str) -> set:
     """The puzzles lichess labels with a theme of the class or of a class under it."""
-    under = subclasses(class_name)
-    return {e.key for e in exercises if any(lichess_label_classes().get(t) in under for t in e.themes)}
+    under, classes = subclasses(class_name), lichess_label_classes()  # the file read once, not once per theme
+    return {e.key for e in exercises if any(classes.get(t) in under for t in e.themes)}
 
 
 FORK_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 100}

@@ -9,7 +9,7 @@ import pytest
 
 from chesskb.kb.store import open_store
 from tests.conftest import DATA, run_cli
-from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: one verification cache)
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 MERGE = Path(__file__).parent / "fixtures" / "merge"
 

@@ -39,6 +39,7 @@ from chesskb.queries.source_statements import graph_statements, source_statement
 from tests.conftest import DATA, ROOT, run_cli
 from tests.earlier_layout import earlier_layout
 from tests.pgn_slices import write_games
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 MERGE = ROOT / "tests" / "fixtures" / "merge"
 #: Of the mate-in-2 collection: two games against Anderssen (a name variant), games starting with the

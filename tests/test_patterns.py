@@ -21,6 +21,7 @@ import pytest
 from chesskb.kb.analysis.board_index import board_squares
 from chesskb.kb.search.patterns import PatternError, parse, sparql_condition
 from tests.conftest import DATA, run_cli
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 Predicate = Callable[[chess.Board], bool]
 

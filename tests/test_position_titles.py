@@ -22,6 +22,7 @@ import pytest
 
 from chesskb.kb.reading.names import is_person
 from tests.conftest import BASE, DATA, run_cli, web_app
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 BROWSER = {"Accept": "text/html"}
 PUZZLES = Path(__file__).parent / "fixtures" / "puzzles-30.csv"

@@ -10,18 +10,22 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
+from tests.shared_proofs import proofs_of_the_run
 
 
 @pytest.mark.slow
-def test_the_readme_sample_is_what_the_commands_print() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "readme_sample.py"), "--check"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+def test_the_readme_sample_is_what_the_commands_print(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Its import shares the run's mate proofs (``tests.shared_proofs``): the session stores import the same
+    collections, and no line of the sample says who proved a mate."""
+    with proofs_of_the_run(tmp_path_factory):
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "readme_sample.py"), "--check"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

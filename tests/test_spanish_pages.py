@@ -24,6 +24,7 @@ import pytest
 from chesskb.queries import list_queries
 from chesskb.service.i18n import STRINGS
 from tests.conftest import DATA, run_cli, web_app
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 

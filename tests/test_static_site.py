@@ -11,6 +11,7 @@ import rdflib
 
 from tests.conftest import DATA, run_cli
 from tests.pgn_slices import write_games
+from tests.shared_proofs import shared_proofs  # noqa: F401 (autouse: the run's verification cache)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

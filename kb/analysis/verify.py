@@ -13,17 +13,25 @@ which called true mates false (CHANGELOG.md). The engine (``kb.analysis.engine``
 moves to try first; the answer is the same with it, without it, on a busy machine or an idle one.
 
 Each claim is decided once (``MateVerifier`` and ``kb.analysis.verify_cache``): copies of a
-position, in one import or the next, are answered from the cache, keyed by ``PROOF_RULE``.
+position, in one import or the next, are answered from the cache, keyed by ``PROOF_RULE``. An undecided
+claim is searched once per ``undecided_rule``, too: the same search (code, budget, the move tried first,
+the engine that proposed moves) runs out of budget the same way, so it is not run again; any other search
+(a larger budget, another engine, no engine) reads nothing of it and may decide the claim.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import chess
 import chess.engine
 
+from chesskb.kb.analysis import proof as proof_search
 from chesskb.kb.analysis.engine import ENGINE_FAILURES, Engine
 from chesskb.kb.analysis.proof import (
     NODE_BUDGET,
@@ -33,7 +41,6 @@ from chesskb.kb.analysis.proof import (
     UNDECIDED,
     VERDICTS,
     MateProof,
-    Proposer,
     Verdict,
     prove_mate,
 )
@@ -56,6 +63,38 @@ PROOF_RULE = proof_rule(NODE_BUDGET)
 PROPOSAL_NODES = 20_000
 
 
+@functools.cache
+def _search_fingerprint() -> str | None:
+    """A digest of the proof search's source (``kb.analysis.proof``): a changed search orders and counts its
+    nodes differently, so it may decide what the old one left undecided. ``None`` where the source cannot be
+    read (then undecided verdicts are not cached at all)."""
+    try:
+        return hashlib.sha256(Path(proof_search.__file__).read_bytes()).hexdigest()[:16]
+    except (OSError, TypeError):
+        return None
+
+
+def engine_identity(engine: Engine) -> str | None:
+    """Which engine proposes moves, as a cache key part: its file (path, size, modification time: an upgraded
+    stockfish proposes other moves) and ``PROPOSAL_NODES``; ``None`` when the file cannot be read."""
+    try:
+        path = os.path.realpath(engine.path)
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{PROPOSAL_NODES}"
+
+
+def undecided_rule(budget: int, first: chess.Move | None, proposer: str | None) -> str | None:
+    """The cache's name for the search that left a claim undecided: everything that decides whether the
+    budget suffices (the search's code, ``budget``, the move ``first`` tried first, and ``proposer``: the
+    engine's ``engine_identity``, or ``None`` for none). ``None`` when the search's code is unknown."""
+    fingerprint = _search_fingerprint()
+    if fingerprint is None:
+        return None
+    return f"undecided-1:{fingerprint}:{budget}:{first.uci() if first else '-'}:{proposer or 'no-engine'}"
+
+
 @dataclass
 class VerifyCounts:
     """What deciding the claims cost: proofs searched, of which with the engine's proposals, cache answers."""
@@ -70,24 +109,38 @@ class VerifyCounts:
         self.cached += other.cached
 
 
-def engine_proposer(engine: Engine) -> Proposer:
-    """The engine's first move of a mate in ``k`` or fewer (nothing when it finds none in ``PROPOSAL_NODES``)."""
+class EngineProposer:
+    """The engine's first move of a mate in ``k`` or fewer (nothing when it finds none in ``PROPOSAL_NODES``).
 
-    def propose(board: chess.Board, k: int) -> list[chess.Move]:
-        if k < 3 or engine.failed_to_start:  # one failed start per process, not one per proposal
+    ``failed``: some proposal was not made because the engine failed (or never started): the search then
+    ordered its moves partly without the engine, so an undecided answer is not the engine's to cache."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.failed = False
+
+    def __call__(self, board: chess.Board, k: int) -> list[chess.Move]:
+        if k < 3:
+            return []
+        if self.engine.failed_to_start:  # one failed start per process, not one per proposal
+            self.failed = True
             return []
         try:
-            info = engine.uci().analyse(
+            info = self.engine.uci().analyse(
                 board.copy(stack=False), chess.engine.Limit(mate=k, nodes=PROPOSAL_NODES), game=object()
             )
         except ENGINE_FAILURES:
             # an engine that failed, or did not start within ``ENGINE_START_SECONDS`` (a loaded
             # machine), proposes nothing: the proof is searched without it, and the game is kept
+            self.failed = True
             return []
         pv = info.get("pv") or []
         return pv[:1]
 
-    return propose
+
+def engine_proposer(engine: Engine) -> EngineProposer:
+    """The proposer that asks ``engine`` (see ``EngineProposer``)."""
+    return EngineProposer(engine)
 
 
 def _encode(proof: MateProof) -> str:
@@ -142,22 +195,52 @@ class MateVerifier:
         return counts
 
     def decide(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> MateProof:
-        """What is proven about "the side to move mates within ``mate_in``" (``first``: tried first)."""
+        """What is proven about "the side to move mates within ``mate_in``" (``first``: tried first).
+
+        A decided answer is read under the proof rule of this budget (``proof_rule``); an undecided one only
+        under the name of the very search this call would run (``undecided_rule``)."""
         key = claim_key(board, mate_in, proof_rule(self.budget))
-        cached = self.cache.get(key)
-        proof = _decode(cached) if cached is not None else None
+        uses_engine = self.engine is not None and mate_in >= 3
+        undecided_key = None
+        proof = self._cached(key)
+        if proof is None:
+            undecided_key = self._undecided_key(board, mate_in, first, uses_engine)
+            if undecided_key is not None:
+                proof = self._cached(undecided_key, UNDECIDED)
         if proof is not None:
             self.counts.cached += 1
             return proof
         self.counts.searched += 1
         proposer = None
-        if self.engine is not None and mate_in >= 3:
+        if uses_engine:
+            assert self.engine is not None
             self.counts.engine += 1
             proposer = engine_proposer(self.engine)
         proof = prove_mate(board, mate_in, first, budget=self.budget, proposer=proposer)
         if proof.verdict != UNDECIDED:
             self.cache.put(key, _encode(proof))
+        elif undecided_key is not None and not (proposer is not None and proposer.failed):
+            self.cache.put(undecided_key, _encode(proof))
         return proof
+
+    def _cached(self, key: str, verdict: Verdict | None = None) -> MateProof | None:
+        """The proof the cache holds under ``key`` (only one with ``verdict``, when given)."""
+        cached = self.cache.get(key)
+        proof = _decode(cached) if cached is not None else None
+        return proof if proof is not None and verdict in (None, proof.verdict) else None
+
+    def _undecided_key(
+        self, board: chess.Board, mate_in: int, first: chess.Move | None, uses_engine: bool
+    ) -> str | None:
+        """The key of this search's undecided answer, or ``None`` when what decides it cannot be named."""
+        proposer = None
+        if uses_engine:
+            assert self.engine is not None
+            proposer = engine_identity(self.engine)
+            if proposer is None:
+                return None
+        rule = undecided_rule(self.budget, first, proposer)
+        return claim_key(board, mate_in, rule) if rule is not None else None
 
     def verify(self, board: chess.Board, mate_in: int, first: chess.Move | None = None) -> Verdict:
         """The verdict alone: ``proven``, ``refuted`` or ``undecided``."""

@@ -13,11 +13,17 @@ after the first (which only order the search) or the engine (which only proposes
   new rule decides again instead of inheriting another's answers — the former engine rule's
   "refuted-engine" entries are never read back.
 
-The value is the verdict as JSON. Only decided verdicts are kept (``undecided`` may be decided later,
-with a larger budget). The file (``verification-cache.sqlite`` in the embedded store's directory by
-default, see :func:`cache_location`) is written by the importer's process only; import workers read it
-and send what they decided back with their results, so copies of a position across units, sources and
-imports are proved once. It holds facts about chess positions, not about the knowledge base: deleting
+The value is the verdict as JSON. A decided verdict is kept under the rule; an undecided one only under
+the name of the very search that ran out of budget (``kb.analysis.verify.undecided_rule``: the search's
+code, the budget, the move tried first and the engine that proposed moves), because undecided may be
+decided later, with a larger budget, another engine or a better search, and none of those reads it. It
+saves searching again what the same search already failed to decide (a trap's "mate in seven" from the
+initial position costs the whole 400,000-node budget, seconds of CPU, at every import).
+
+The file (``verification-cache.sqlite`` in the embedded store's directory by default, see
+:func:`cache_location`) is written by the importer's process only; import workers read it and send what
+they decided back with their results, so copies of a position across units, sources and imports are
+proved once. It holds facts about chess positions, not about the knowledge base: deleting
 it costs time, never an answer.
 """
 
