@@ -13,7 +13,7 @@ import fcntl
 import inspect
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,18 @@ BASE = "https://w3id.org/chesskb/id/"
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``$XDG_CACHE_HOME`` inside the run, for every test and the commands they start: ``convert`` and
+    imports into a SPARQL server keep their verification cache in the user's cache directory
+    (``kb.analysis.verify_cache.cache_location``), so without this a test read verdicts an earlier run, or
+    another checkout, had left in ``~/.cache/chesskb``, and its cost and its path depended on them."""
+    folder = tmp_path_factory.mktemp("cache-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(folder))
+        yield folder
 
 
 def run_cli(*args: str, store: Path | str | None = None, input: str | None = None):

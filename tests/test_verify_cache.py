@@ -167,3 +167,14 @@ def _games(path: Path, numbers: tuple[int, ...]) -> str:
     """The PGN text of the games ``numbers`` (1-based) of ``path``, as the file writes them."""
     games = re.split(r"\n(?=\[Event )", path.read_bytes().decode("latin-1"))
     return "\n".join(games[n - 1].strip() + "\n" for n in numbers)
+
+
+def test_the_suite_keeps_its_verdicts_out_of_the_users_cache(monkeypatch, own_cache_home: Path):
+    """A store-less command's cache (``convert``, an import into a server) lands in the run's own cache
+    home (``tests/conftest.py``), never in the ``~/.cache/chesskb`` earlier runs and other checkouts share."""
+    from chesskb.kb.analysis.verify_cache import CACHE_ENV, cache_location
+
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    where = cache_location(None)
+    assert where is not None and where.is_relative_to(own_cache_home)
+    assert not where.is_relative_to(Path.home() / ".cache")
