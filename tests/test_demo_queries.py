@@ -244,6 +244,15 @@ BY_TAG = {
             > int(default("winning-in-long-games", "moves"))
         ),
     ),
+    "miniatures": (
+        "match",
+        lambda g: (
+            g.h("Result") in ("1-0", "0-1")
+            and readable(g)
+            and g.game.board() == chess.Board()
+            and 0 < g.moves <= int(default("miniatures", "moves"))
+        ),
+    ),
     "mate-in-n-by-player": (
         "position",
         lambda g: (

@@ -519,6 +519,26 @@ def test_winning_in_long_games(kb, moves):
     assert idents(kb, run(kb, "winning-in-long-games", **({} if moves is None else {"moves": moves}))) == expected
 
 
+@pytest.mark.parametrize("moves", [None, 7, 6])
+def test_miniatures(kb, moves):
+    """Decisive games from the initial position of at most N moves, with the length and result each row shows."""
+    most = moves or int(load_query("miniatures").params[0].default)
+
+    def full_moves(g: Game) -> int:  # the initial position has White to move
+        return (g.plies + 1) // 2
+
+    played = {
+        g.ident: (full_moves(g), g.h("Result"))
+        for g in GAMES + TRAP_GAMES
+        if g.start == chess.Board() and g.h("Result") in ("1-0", "0-1") and full_moves(g) <= most
+    }
+    rows = run(kb, "miniatures", **({} if moves is None else {"moves": moves}))
+    assert {next(iter(idents(kb, [row], "match"))): (int(row["length"]), row["result"]) for row in rows} == played
+    assert len(rows) == len(played)  # one row per game
+    # the default finds Légal's trap (7 moves) and Deep Blue's 19-move win; 6 moves is one too few for the trap
+    assert bool(played) == (moves != 6)
+
+
 # --- 37-48 -----------------------------------------------------------------------------------
 
 
@@ -780,6 +800,7 @@ def test_a_game_in_two_sources_is_counted_once(tmp_path, competency_store):
     assert len(run(twice, "positions-of-event")) == 1
     assert len(run(twice, "player-games")) == len(run(twice, "player-games", player="garry kasparov")) == 7
     assert len(run(twice, "winning-then-lost")) == 1
+    assert len(run(twice, "miniatures")) == len(run(open_store(str(competency_store)), "miniatures")) > 0
 
 
 def test_source_counts_kept_on_import_equal_what_the_graphs_hold(data_store: Path) -> None:
