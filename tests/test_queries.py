@@ -645,9 +645,9 @@ def test_exercises_by_difficulty(kb, tactic, name):
 
 
 def _ways_by_size(kb) -> dict[str, str]:
-    """One theme class with exercises for each of exercises-by-difficulty's three ways (large: a
-    quarter of the exercises or more; middle: a twentieth or more; small), the largest of each, by the
-    counts the import kept; the query's own guards decide which way runs."""
+    """One theme class with exercises for each of exercises-by-difficulty's four ways (large: a
+    quarter of the exercises or more; middle: a twentieth or more; small: a fortieth or more;
+    smallest), the largest of each, by the counts the import kept; the query's guards decide which way runs."""
     from chesskb.kb.analysis.themes import THEME_CLASSES
     from chesskb.queries.class_counts import member_counts
 
@@ -658,12 +658,20 @@ def _ways_by_size(kb) -> dict[str, str]:
         members = counts.get(name, 0)
         if name in ("Position", "Exercise") or members < 2:
             continue
-        way = "large" if 4 * members >= exercises else "middle" if 20 * members >= exercises else "small"
+        way = (
+            "large"
+            if 4 * members >= exercises
+            else "middle"
+            if 20 * members >= exercises
+            else "small"
+            if 40 * members >= exercises
+            else "smallest"
+        )
         ways.setdefault(way, name)
     return ways
 
 
-@pytest.mark.parametrize("way", ["large", "middle", "small"])
+@pytest.mark.parametrize("way", ["large", "middle", "small", "smallest"])
 def test_exercises_by_difficulty_each_way(kb, way):
     """Each way to the page gives the class's exercises, each once, easiest first and ties by IRI,
     and its pages are the answer's rows in turn (the bound a page computes is never below its end)."""
