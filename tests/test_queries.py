@@ -646,7 +646,7 @@ def test_exercises_by_difficulty(kb, tactic, name):
 
 def _ways_by_size(kb) -> dict[str, str]:
     """One theme class with exercises for each of exercises-by-difficulty's four ways (large: a
-    quarter of the exercises or more; middle: a twentieth or more; small: a fortieth or more;
+    fifth of the exercises or more; middle: a twentieth or more; small: a fortieth or more;
     smallest), the largest of each, by the counts the import kept; the query's guards decide which way runs."""
     from chesskb.kb.analysis.themes import THEME_CLASSES
     from chesskb.queries.class_counts import member_counts
@@ -660,7 +660,7 @@ def _ways_by_size(kb) -> dict[str, str]:
             continue
         way = (
             "large"
-            if 4 * members >= exercises
+            if 5 * members >= exercises
             else "middle"
             if 20 * members >= exercises
             else "small"
