@@ -183,15 +183,18 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
     result.quads = len(quads)
     result.verified = verifier.cache.take_new()
     result.verify_counts = verifier.take_counts()
-    _count_individuals(quads, result, ctx.minter)
     if settings.collect:
         collect_evidence(quads, result, settings.base_iri)
     if settings.parts is not None:
+        _count_individuals(quads, result, ctx.minter)
         # a function of the unit alone (not of what this process sent before): a rerun writes the same part
         if quads:
             result.part = write_part(Path(settings.parts), part_name(unit, settings), part_bytes(quads))
         return result
     fresh = _SENT.fresh(quads)
+    # a statement dropped as sent before was counted with the earlier unit that sent it: the same
+    # graph, so the same source, whose counts are the union of its units' (a copied game costs nothing)
+    _count_individuals(fresh, result, ctx.minter)
     if fresh:
         result.batch = serialized_batch(fresh)
     return result

@@ -170,3 +170,36 @@ def test_game_start_counts_moved_men_as_python_chess_reads_the_squares() -> None
     assert any(expected(board) for board in boards) and not all(expected(board) for board in boards)
     for board in boards:
         assert is_game_start(board) == expected(board), board.fen()
+
+
+def test_source_counts_include_the_individuals_of_statements_sent_before(tmp_path: Path) -> None:
+    """A copy's statements are dropped as sent before (``RecentQuads``) and its individuals are not
+    counted again: the counts the meta graph keeps still equal those the store's data gives, and a
+    file imported twice into one source has as many matches, positions and players as imported once."""
+    import shutil
+
+    from chesskb.kb.importer import import_files, source_counts
+    from chesskb.kb.store import open_store
+
+    copies = [tmp_path / "one.pgn", tmp_path / "two.pgn"]  # 96 games each: the copies fall in later units
+    for copy in copies:
+        shutil.copyfile(DATA / "pychess/mate_in_2.pgn", copy)
+    minter = IriMinter(None)
+    counted = {}
+    for name, files in (("once", copies[:1]), ("twice", copies)):
+        store = open_store(str(tmp_path / name))
+        try:
+            import_files(store, files, source=name, jobs=1)
+            row = next(
+                iter(
+                    store.query(
+                        "SELECT ?g ?p ?l WHERE { ?s cp:gameCount ?g ; cp:positionCount ?p ; cp:playerCount ?l }"
+                    )
+                )
+            )
+            kept = tuple(int(row[k].value) for k in ("g", "p", "l"))
+            assert kept == source_counts(store, minter, name)
+            counted[name] = kept
+        finally:
+            store.close()
+    assert counted["twice"] == counted["once"] and counted["once"][0] > 50

@@ -65,10 +65,14 @@ def disagreements(store: StoreView, subjects: Iterable[str], minter: IriMinter |
     values: dict[str, dict[str, dict[str, set[str]]]] = {
         subject: defaultdict(lambda: defaultdict(set)) for subject in order
     }
+    # a store has a few graphs and the rows name them thousands of times: each graph is read once
+    sources: dict[str, str | None] = {}
     if order:
         for row in select(store, "literal-values-by-graph", {"subject": [NamedNode(s) for s in order]}):
             graph = row["g"].value
-            source = minter.source_of(graph) if minter.is_source_graph(graph) else None
+            if graph not in sources:
+                sources[graph] = minter.source_of(graph) if minter.is_source_graph(graph) else None
+            source = sources[graph]
             if row["p"].value in NOT_COMPARED or source is None:
                 continue
             values[row["subject"].value][row["p"].value][row["o"].value].add(source)
