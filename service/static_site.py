@@ -63,6 +63,13 @@ def file_for(url: str, media_type: str) -> str:
     return stem if stem.endswith(extension) else stem + extension
 
 
+def _same_file(url: str) -> str:
+    """What makes two URLs one file of the site (``file_for`` without the extension the answer's media
+    type adds): ``/page?iri=X`` and ``/page?iri=X&lang=en`` (the Spanish page's language switch) are the
+    same English page, which the crawl renders once, not once per spelling."""
+    return file_for(url, "")
+
+
 def _wanted(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme or parts.netloc or not parts.path.startswith("/"):
@@ -85,16 +92,23 @@ def build_site(
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = dict(extra or {})  # url -> site-relative file
     pages: dict[str, bytes] = {}  # file -> HTML awaiting link rewriting
+    fetched: dict[str, str | None] = {}  # the file a URL names, without its extension -> the file written
     queue: deque[str] = deque(["/", "/classes", "/courses"])
     seen = set(queue) | set(files)
     while queue:
         url = queue.popleft()
+        same = _same_file(url)
+        if same in fetched:  # another spelling of a page already asked (``?lang=en``, the parameters' order)
+            if (written := fetched[same]) is not None:
+                files[url] = written
+            continue
+        fetched[same] = None
         response = client.get(url, headers={"Accept": "text/html"})
         media_type = (response.mimetype or "").lower()
         if response.status_code != 200 or media_type not in _KEEP_TYPES:
             continue
         target = file_for(url, media_type)
-        files[url] = target
+        files[url] = fetched[same] = target
         body = response.get_data()
         if media_type == "text/html":
             pages[target] = body
