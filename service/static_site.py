@@ -70,6 +70,15 @@ def _same_file(url: str) -> str:
     return file_for(url, "")
 
 
+def _in_any_language(url: str) -> tuple[str, list[tuple[str, str]]]:
+    """A URL without its ``lang``: the page whatever its language. A page's twin in the other language
+    is asked right after it, while the query answers the two share (a page's data, the titles of what
+    it lists: the language only changes how they are written) are still in the app's result cache,
+    which a crawl in plain breadth-first order outran (about 500 answers kept)."""
+    parts = urlsplit(url)
+    return unquote(parts.path), sorted((k, v) for k, v in parse_qsl(parts.query) if k != "lang")
+
+
 def _wanted(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme or parts.netloc or not parts.path.startswith("/"):
@@ -114,9 +123,13 @@ def build_site(
             pages[target] = body
             for match in _LINK.finditer(body.decode("utf-8")):
                 link = _html_unescape(match.group(2))
-                if link and _wanted(link) and link not in seen:
-                    seen.add(link)
+                if not link or not _wanted(link):
+                    continue
+                if _in_any_language(link) == _in_any_language(url) and _same_file(link) not in fetched:
+                    queue.appendleft(link)  # the same page in another language: next, even if queued already
+                elif link not in seen:
                     queue.append(link)
+                seen.add(link)
         else:
             write_inside(out_dir, target, body)
         if progress is not None:
