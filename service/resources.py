@@ -55,9 +55,7 @@ def serialise(triples: list[Triple], media_type: str) -> bytes:
 def _compact_json_ld(triples: list[Triple]) -> str:
     """JSON-LD with the project's prefixes as its context (``cp:fen``, not the full IRI), which is what
     rdflib is still used for: the triples are handed over term by term, never re-parsed."""
-    graph = rdflib.Graph()
-    for prefix, namespace in PREFIXES.items():
-        graph.bind(prefix, namespace)
+    graph = rdflib.Graph(bind_namespaces="none")  # the context given names the prefixes; bindings go unread
     for triple in triples:
         graph.add((_rdflib_term(triple.subject), rdflib.URIRef(triple.predicate.value), _rdflib_term(triple.object)))
     return graph.serialize(format="json-ld", context=dict(PREFIXES), auto_compact=True)

@@ -121,11 +121,13 @@ def build_site(
         body = response.get_data()
         if media_type == "text/html":
             pages[target] = body
+            here, path = _in_any_language(url), url.split("?", 1)[0]
             for match in _LINK.finditer(body.decode("utf-8")):
                 link = _html_unescape(match.group(2))
                 if not link or not _wanted(link):
                     continue
-                if _in_any_language(link) == _in_any_language(url) and _same_file(link) not in fetched:
+                twin = link.split("?", 1)[0] == path and _in_any_language(link) == here
+                if twin and _same_file(link) not in fetched:
                     queue.appendleft(link)  # the same page in another language: next, even if queued already
                 elif link not in seen:
                     queue.append(link)
