@@ -7,6 +7,7 @@ and the FEN after it, and each solver ply the comments of the alternatives the s
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from dataclasses import dataclass, field
@@ -29,7 +30,18 @@ def board_svg(board: chess.Board, *, size: int = 360, coordinates: bool = True, 
     """
     if flipped is None:
         flipped = board.turn == chess.BLACK
-    svg = chess.svg.board(board, size=size, coordinates=coordinates, flipped=flipped)
+    return _drawn(board.board_fen(), size, coordinates, flipped)
+
+
+#: Boards kept drawn (``_drawn``): a page and its twin in the other language draw the same boards.
+DRAWN_BOARDS = 256
+
+
+@functools.lru_cache(maxsize=DRAWN_BOARDS)
+def _drawn(placement: str, size: int, coordinates: bool, flipped: bool) -> str:
+    """``board_svg`` of a piece placement: python-chess draws only the pieces (its ``<desc>`` is the
+    board's text, the pieces again), so the placement is all a drawing depends on."""
+    svg = chess.svg.board(chess.BaseBoard(placement), size=size, coordinates=coordinates, flipped=flipped)
     present = set(re.findall(r'<g id="([a-z]+-[a-z]+)"', svg))
     missing = "".join(chess.svg.PIECES[symbol] for symbol in "PNBRQKpnbrqk" if _piece_id(symbol) not in present)
     if missing:

@@ -12,6 +12,7 @@ prefixes (pyoxigraph writes only expanded JSON-LD).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -47,17 +48,20 @@ def serialise(triples: list[Triple], media_type: str) -> bytes:
     """The triples in one of ``RDF_FORMATS`` (JSON-LD compacted with the project's prefixes)."""
     fmt = RDF_FORMATS[media_type]
     if fmt == RdfFormat.JSON_LD:
-        return _compact_json_ld(triples).encode("utf-8")
+        return _compact_json_ld(tuple(triples)).encode("utf-8")
     prefixes = PREFIXES if fmt in (RdfFormat.TURTLE, RdfFormat.RDF_XML) else None
     return serialize(triples, format=fmt, prefixes=prefixes) or b""
 
 
-def _compact_json_ld(triples: list[Triple]) -> str:
+#: JSON-LD texts kept (``_compact_json_ld``): a page and its twin in the other language embed the same triples.
+JSON_LD_KEPT = 64
+
+
+@functools.lru_cache(maxsize=JSON_LD_KEPT)
+def _compact_json_ld(triples: tuple[Triple, ...]) -> str:
     """JSON-LD with the project's prefixes as its context (``cp:fen``, not the full IRI), which is what
     rdflib is still used for: the triples are handed over term by term, never re-parsed."""
-    graph = rdflib.Graph()
-    for prefix, namespace in PREFIXES.items():
-        graph.bind(prefix, namespace)
+    graph = rdflib.Graph(bind_namespaces="none")  # the context given names the prefixes; bindings go unread
     for triple in triples:
         graph.add((_rdflib_term(triple.subject), rdflib.URIRef(triple.predicate.value), _rdflib_term(triple.object)))
     return graph.serialize(format="json-ld", context=dict(PREFIXES), auto_compact=True)

@@ -63,6 +63,22 @@ def file_for(url: str, media_type: str) -> str:
     return stem if stem.endswith(extension) else stem + extension
 
 
+def _same_file(url: str) -> str:
+    """What makes two URLs one file of the site (``file_for`` without the extension the answer's media
+    type adds): ``/page?iri=X`` and ``/page?iri=X&lang=en`` (the Spanish page's language switch) are the
+    same English page, which the crawl renders once, not once per spelling."""
+    return file_for(url, "")
+
+
+def _in_any_language(url: str) -> tuple[str, list[tuple[str, str]]]:
+    """A URL without its ``lang``: the page whatever its language. A page's twin in the other language
+    is asked right after it, while the query answers the two share (a page's data, the titles of what
+    it lists: the language only changes how they are written) are still in the app's result cache,
+    which a crawl in plain breadth-first order outran (about 500 answers kept)."""
+    parts = urlsplit(url)
+    return unquote(parts.path), sorted((k, v) for k, v in parse_qsl(parts.query) if k != "lang")
+
+
 def _wanted(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme or parts.netloc or not parts.path.startswith("/"):
@@ -85,24 +101,37 @@ def build_site(
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = dict(extra or {})  # url -> site-relative file
     pages: dict[str, bytes] = {}  # file -> HTML awaiting link rewriting
+    fetched: dict[str, str | None] = {}  # the file a URL names, without its extension -> the file written
     queue: deque[str] = deque(["/", "/classes", "/courses"])
     seen = set(queue) | set(files)
     while queue:
         url = queue.popleft()
+        same = _same_file(url)
+        if same in fetched:  # another spelling of a page already asked (``?lang=en``, the parameters' order)
+            if (written := fetched[same]) is not None:
+                files[url] = written
+            continue
+        fetched[same] = None
         response = client.get(url, headers={"Accept": "text/html"})
         media_type = (response.mimetype or "").lower()
         if response.status_code != 200 or media_type not in _KEEP_TYPES:
             continue
         target = file_for(url, media_type)
-        files[url] = target
+        files[url] = fetched[same] = target
         body = response.get_data()
         if media_type == "text/html":
             pages[target] = body
+            here, path = _in_any_language(url), url.split("?", 1)[0]
             for match in _LINK.finditer(body.decode("utf-8")):
                 link = _html_unescape(match.group(2))
-                if link and _wanted(link) and link not in seen:
-                    seen.add(link)
+                if not link or not _wanted(link):
+                    continue
+                twin = link.split("?", 1)[0] == path and _in_any_language(link) == here
+                if twin and _same_file(link) not in fetched:
+                    queue.appendleft(link)  # the same page in another language: next, even if queued already
+                elif link not in seen:
                     queue.append(link)
+                seen.add(link)
         else:
             write_inside(out_dir, target, body)
         if progress is not None:

@@ -613,3 +613,25 @@ def test_solution_line_falls_back_to_the_stored_uci_and_stops_at_what_cannot_be_
     assert commented.plies[0].comment == "best by test"
     assert commented.plies[0].alternatives == {"d2d4": "also good"}
     assert solution_line(start, "1. Nf3", None, "es").plies[0].san == "Cf3"
+
+
+def test_a_board_is_drawn_for_its_placement_size_and_side_whatever_was_drawn_before() -> None:
+    """Drawings are kept (``boards.DRAWN_BOARDS``): each must still be the board asked for."""
+    from chesskb.service.boards import board_svg
+
+    white = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+    black = white.copy()
+    black.turn = chess.BLACK  # the same placement, the other side to move: drawn from Black's side
+    mate = white.copy()
+    mate.push_san("Qxf7#")
+    drawn = {
+        "white": board_svg(white),
+        "black": board_svg(black),
+        "small": board_svg(white, size=200),
+        "mate": board_svg(mate),
+        "plain": board_svg(white, coordinates=False),
+    }
+    assert len(set(drawn.values())) == len(drawn)
+    assert board_svg(white, flipped=True) == drawn["black"] and board_svg(black, flipped=False) == drawn["white"]
+    assert 'width="200"' in drawn["small"] and 'width="200"' not in drawn["white"]
+    assert str(mate) in drawn["mate"] and str(white) in drawn["white"]  # python-chess's text of the board

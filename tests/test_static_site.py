@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import chess.pgn
+import flask
 import pytest
 import rdflib
 
@@ -53,20 +54,27 @@ MATE_IN_2 = DATA / "pychess" / "mate_in_2.pgn"
         pytest.param(None, id="whole-collection", marks=pytest.mark.slow),
     ],
 )
-def html_site(request, tmp_path_factory) -> tuple[Path, Path]:
-    """(the site ``chesskb html`` writes for a mate-in-2 collection, the PGN file it was made from)."""
+def html_site(request, tmp_path_factory) -> tuple[Path, Path, list[str]]:
+    """(the site ``chesskb html`` writes for a mate-in-2 collection, the PGN file it was made from, the
+    media types of the answers the app gave while writing it)."""
     folder = tmp_path_factory.mktemp("site")
     source = (
         MATE_IN_2 if request.param is None else write_games(MATE_IN_2, range(request.param), folder / "mate-in-2.pgn")
     )
     out = folder / "mate-in-2"
-    result = run_cli("html", str(source), "-o", str(out))
+    answers: list[str] = []
+
+    def answered(_app: object, response: flask.Response, **_: object) -> None:
+        answers.append(response.mimetype if response.status_code == 200 else str(response.status_code))
+
+    with flask.request_finished.connected_to(answered):
+        result = run_cli("html", str(source), "-o", str(out))
     assert result.exit_code == 0, result.output
-    return out, source
+    return out, source, answers
 
 
-def test_html_writes_a_linked_site_with_the_owl_export(html_site: tuple[Path, Path]) -> None:
-    site, source = html_site
+def test_html_writes_a_linked_site_with_the_owl_export(html_site: tuple[Path, Path, list[str]]) -> None:
+    site, source, _ = html_site
     games = readable_games(source)
     assert games == (SLICE_GAMES if source != MATE_IN_2 else 96)
     total, broken = _links(site)
@@ -81,6 +89,19 @@ def test_html_writes_a_linked_site_with_the_owl_export(html_site: tuple[Path, Pa
     assert len(set(graph.subjects(rdflib.RDF.type, mate_in_two))) >= games - games // 16
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "/sparql" not in home and 'action="/search"' not in home and "chesskb.owl" in home
+
+
+def test_each_file_of_the_site_is_rendered_once(html_site: tuple[Path, Path, list[str]]) -> None:
+    """The crawl asks the app for each page once, however many spellings of its URL the pages link to
+    (``/page?iri=X`` and the Spanish page's switch back, ``/page?iri=X&lang=en``, are one English page)."""
+    site, _, answers = html_site
+    written = [p for p in site.rglob("*") if p.is_file() and p.name != "chesskb.owl"]
+    kept = [
+        m
+        for m in answers
+        if m in ("text/html", "image/svg+xml", "text/css", "text/javascript", "application/javascript")
+    ]
+    assert len(written) > 100 and len(kept) == len(written), (len(kept), len(written))
 
 
 def test_site_of_one_source_holds_only_that_source(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ both backends bind through this one function.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
@@ -41,28 +42,43 @@ def with_values(sparql: str, bindings: Mapping[str, Bound | Sequence[Bound | Non
     for name in bindings:
         if not _VARIABLE_NAME.fullmatch(name):
             raise ValueError(f"not a SPARQL variable name: {name!r}")
-    start = _where_group_start(sparql)
     insertions = []
-    for opening, closing in _groups(sparql, start):
-        text = sparql[opening:closing]
-        mentioned = [name for name in bindings if re.search(rf"[?$]{name}(?![A-Za-z0-9_])", text)]
-        if opening == start:
-            mentioned = list(bindings)  # the WHERE group binds every parameter (it may be projected)
-        elif re.match(r"\s*SELECT\b", sparql[opening + 1 : closing], re.IGNORECASE):
-            continue  # "{ SELECT … }" holds only the subquery; its own WHERE group is bound instead
+    for position, mentioned in _binding_places(sparql, tuple(bindings)):
         single = [name for name in mentioned if not _is_many(bindings[name])]
         if single:
             names = " ".join(f"?{name}" for name in single)
             terms = " ".join(_term_text(bindings[name]) for name in single)
-            insertions.append((opening + 1, f" VALUES ({names}) {{ ({terms}) }} "))
+            insertions.append((position, f" VALUES ({names}) {{ ({terms}) }} "))
         for name in mentioned:
             value = bindings[name]
             if _is_many(value):
                 rows = " ".join(_term_text(term) for term in value)
-                insertions.append((opening + 1, f" VALUES ?{name} {{ {rows} }} "))
+                insertions.append((position, f" VALUES ?{name} {{ {rows} }} "))
     for position, block in sorted(insertions, reverse=True):
         sparql = sparql[:position] + block + sparql[position:]
     return sparql
+
+
+#: Query texts whose binding places are kept (``_binding_places``): a named query's text is the same
+#: for every value it is asked with, and reading its groups costs more than writing the values.
+PLACES_KEPT = 256
+
+
+@functools.lru_cache(maxsize=PLACES_KEPT)
+def _binding_places(sparql: str, names: tuple[str, ...]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """Where ``with_values`` writes VALUES blocks in ``sparql``: (index after a group's ``{``, the names
+    of ``names`` that group binds), for every group pattern from the WHERE group on."""
+    start = _where_group_start(sparql)
+    places = []
+    for opening, closing in _groups(sparql, start):
+        text = sparql[opening:closing]
+        mentioned = tuple(name for name in names if re.search(rf"[?$]{name}(?![A-Za-z0-9_])", text))
+        if opening == start:
+            mentioned = names  # the WHERE group binds every parameter (it may be projected)
+        elif re.match(r"\s*SELECT\b", sparql[opening + 1 : closing], re.IGNORECASE):
+            continue  # "{ SELECT … }" holds only the subquery; its own WHERE group is bound instead
+        places.append((opening + 1, mentioned))
+    return tuple(places)
 
 
 def _is_many(value: object) -> TypeGuard[list[object] | tuple[object, ...]]:
