@@ -21,9 +21,7 @@ Writing a query (the rules the 48 files follow):
   aggregates, so the column shows the value the query actually used.
 * Every query answers in pages (``limit``, ``offset``), appended at the end; a line ``#PAGE``
   puts them inside a sorted subquery instead, so only the page's rows are joined with the rest, and
-  a line ``#PAGE-END`` becomes ``LIMIT offset+limit`` (the rows up to the page's end);
-  a line ``#DIFFICULTY-SCALE ?var`` becomes ``VALUES ?var`` with every value of the difficulty scale
-  (``SCALE_MARKER``).
+  a line ``#PAGE-END`` becomes ``LIMIT offset+limit`` (the rows up to the page's end).
 * Position queries bind ``?position``; game queries bind ``?match``.
 * Type ``name`` binds the parameter as ``kb.reading.names.name_key`` of the value (case, accents and word
   order dropped) and the query compares it with players' stored ``cp:nameKey``, word-bounded, so
@@ -72,7 +70,6 @@ from pyoxigraph import Literal, NamedNode
 
 from chesskb._namespace import settle
 from chesskb.kb.analysis.board_facts import pieces_key as board_pieces_key
-from chesskb.kb.analysis.difficulty import SCALE_HIGHEST, SCALE_LOWEST
 from chesskb.kb.reading.names import name_key
 from chesskb.kb.search.lookups import index_lines
 from chesskb.kb.search.patterns import Pattern, PatternError, sparql_condition
@@ -115,10 +112,6 @@ PAGE_MARKER = re.compile(r"^[ \t]*#PAGE[ \t]*$", re.MULTILINE)
 #: A line ``#PAGE-END`` takes ``LIMIT offset+limit``: the rows up to the page's end, for a subquery that
 #: bounds the page before it is sorted (``exercises-by-difficulty``). Every row (``limit=0``): unreplaced.
 PAGE_END_MARKER = re.compile(r"^[ \t]*#PAGE-END[ \t]*$", re.MULTILINE)
-#: A line ``#DIFFICULTY-SCALE ?var`` becomes ``VALUES ?var { … }`` holding every value a ``cp:difficulty``
-#: can take, in order (``kb.analysis.difficulty``'s scale), when the file is read: a query that walks the
-#: scale upwards (``exercises-by-difficulty``) names the rule instead of copying its 4,001 numbers.
-SCALE_MARKER = re.compile(r"^([ \t]*)#DIFFICULTY-SCALE[ \t]+\?([A-Za-z_][A-Za-z0-9_]*)[ \t]*$", re.MULTILINE)
 #: A line ``#LOOKUPS`` in a query with a ``pattern`` parameter says where the index lookups that
 #: pattern implies go (``kb.search.lookups``): at the head of the WHERE group, before the board.
 LOOKUPS_MARKER = re.compile(r"^[ \t]*#LOOKUPS[ \t]*$", re.MULTILINE)
@@ -396,17 +389,10 @@ def parse_canned_query(name: str, text: str) -> CannedQuery:
         name,
         title,
         description,
-        SCALE_MARKER.sub(_difficulty_values, text),
+        text,
         tuple(params),
         tuple((lang, t, d) for lang, (t, d) in sorted(translated.items())),
     )
-
-
-def _difficulty_values(line: re.Match[str]) -> str:
-    """A ``#DIFFICULTY-SCALE ?var`` line as its ``VALUES`` block (see ``SCALE_MARKER``)."""
-    indent, variable = line.groups()
-    values = " ".join(str(value) for value in range(SCALE_LOWEST, SCALE_HIGHEST + 1))
-    return f"{indent}VALUES ?{variable} {{ {values} }}"
 
 
 def _translated_line(
