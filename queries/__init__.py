@@ -20,8 +20,7 @@ Writing a query (the rules the 48 files follow):
 * Every parameter variable is projected (``SELECT ?position … ?player``) and grouped on in
   aggregates, so the column shows the value the query actually used.
 * Every query answers in pages (``limit``, ``offset``), appended at the end; a line ``#PAGE``
-  puts them inside a sorted subquery instead, so only the page's rows are joined with the rest, and
-  a line ``#PAGE-END`` becomes ``LIMIT offset+limit`` (the rows up to the page's end).
+  puts them inside a sorted subquery instead, so only the page's rows are joined with the rest.
 * Position queries bind ``?position``; game queries bind ``?match``.
 * Type ``name`` binds the parameter as ``kb.reading.names.name_key`` of the value (case, accents and word
   order dropped) and the query compares it with players' stored ``cp:nameKey``, word-bounded, so
@@ -109,9 +108,6 @@ DEFAULT_LIMIT = 100
 #: the page's rows are joined with the rest); without it they go at the end. Unreplaced, it is a
 #: comment: the query then answers every row.
 PAGE_MARKER = re.compile(r"^[ \t]*#PAGE[ \t]*$", re.MULTILINE)
-#: A line ``#PAGE-END`` takes ``LIMIT offset+limit``: the rows up to the page's end, for a subquery that
-#: bounds the page before it is sorted (``exercises-by-difficulty``). Every row (``limit=0``): unreplaced.
-PAGE_END_MARKER = re.compile(r"^[ \t]*#PAGE-END[ \t]*$", re.MULTILINE)
 #: A line ``#LOOKUPS`` in a query with a ``pattern`` parameter says where the index lookups that
 #: pattern implies go (``kb.search.lookups``): at the head of the WHERE group, before the board.
 LOOKUPS_MARKER = re.compile(r"^[ \t]*#LOOKUPS[ \t]*$", re.MULTILINE)
@@ -213,8 +209,6 @@ class CannedQuery:
         if re.search(r"\bLIMIT\s+\d+\s*$", text, re.IGNORECASE):
             return text
         page = ((f"LIMIT {limit}" if limit else "") + (f" OFFSET {offset}" if offset else "")).strip()
-        if limit:
-            text = PAGE_END_MARKER.sub(f"LIMIT {offset + limit}", text)
         if PAGE_MARKER.search(text):
             return PAGE_MARKER.sub(page, text)
         return f"{text.rstrip()}\n{page}\n" if page else text

@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import math
-import re
 
 from chesskb.kb.analysis import analyse
-from chesskb.kb.analysis.difficulty import (
-    MAXIMUM,
-    MINIMUM,
-    SCALE_HIGHEST,
-    SCALE_LOWEST,
-    THEME_WEIGHT,
-    estimate_difficulty,
-)
+from chesskb.kb.analysis.difficulty import MAXIMUM, MINIMUM, THEME_WEIGHT, estimate_difficulty
 from chesskb.kb.findings import Finding
 from chesskb.kb.reading import read_records
 from chesskb.kb.store import open_store
@@ -63,24 +55,6 @@ def test_a_source_rating_is_the_difficulty_and_estimates_stay_in_range() -> None
     easier = estimate_difficulty({"solverMoves": 1, "pieceCount": 20}, ["DoubleAttack"])
     assert harder > easier
     assert set(THEME_WEIGHT) <= set(ALL_CLASSES)
-
-
-def test_a_rating_off_the_scale_is_put_at_its_end() -> None:
-    assert estimate_difficulty({}, [], rating=-20) == SCALE_LOWEST
-    assert estimate_difficulty({}, [], rating=SCALE_HIGHEST + 1) == SCALE_HIGHEST
-    assert estimate_difficulty({}, [], rating=3300) == 3300
-
-
-def test_exercises_by_difficulty_walks_every_value_of_the_scale() -> None:
-    """The query's walks up the scale (``VALUES ?upTo`` and ``VALUES ?difficulty``) list every
-    difficulty the mapping can write, in order, and nothing else."""
-    from chesskb.queries import load_query
-
-    text = load_query("exercises-by-difficulty").text
-    walks = re.findall(r"VALUES \?(\w+) \{([^}]*)\}", text)
-    assert [name for name, _ in walks] == ["upTo", "difficulty"] * 2
-    for _name, values in walks:
-        assert [int(v) for v in values.split()] == list(range(SCALE_LOWEST, SCALE_HIGHEST + 1))
 
 
 def test_every_exercise_in_the_store_has_a_difficulty(data_store) -> None:

@@ -664,69 +664,6 @@ def test_exercises_by_difficulty(kb, tactic, name):
     assert pages == [r["position"] for r in rows[:10]]
 
 
-def _ways_by_size(kb) -> dict[str, str]:
-    """One theme class with exercises for each of exercises-by-difficulty's four ways (large: a
-    fifth of the exercises or more; middle: a twentieth or more; small: a fortieth or more;
-    smallest), the largest of each, by the counts the import kept; the query's guards decide which way runs."""
-    from chesskb.kb.analysis.themes import THEME_CLASSES
-    from chesskb.queries.class_counts import member_counts
-
-    counts = member_counts(kb)
-    exercises = counts["Exercise"]
-    ways: dict[str, str] = {}
-    for name in sorted(THEME_CLASSES, key=lambda c: -counts.get(c, 0)):
-        members = counts.get(name, 0)
-        if name in ("Position", "Exercise") or members < 2:
-            continue
-        way = (
-            "large"
-            if 5 * members >= exercises
-            else "middle"
-            if 20 * members >= exercises
-            else "small"
-            if 40 * members >= exercises
-            else "smallest"
-        )
-        ways.setdefault(way, name)
-    return ways
-
-
-@pytest.mark.parametrize("way", ["large", "middle", "small", "smallest"])
-def test_exercises_by_difficulty_each_way(kb, way):
-    """Each way to the page gives the class's exercises, each once, easiest first and ties by IRI,
-    and its pages are the answer's rows in turn (the bound a page computes is never below its end)."""
-    name = _ways_by_size(kb)[way]
-    expected = puzzles_where(lambda p: name in p.classes) | any_game_where(lambda g: name in g.classes)
-    rows = run(kb, "exercises-by-difficulty", tactic=name)
-    got = [next(iter(idents(kb, [r]))) for r in rows]
-    assert len(got) == len(set(got)) and set(got) == expected
-    assert [(int(r["difficulty"]), r["position"]) for r in rows] == sorted(
-        (int(r["difficulty"]), r["position"]) for r in rows
-    )
-    query = load_query("exercises-by-difficulty")
-    for size in (1, 3, 7):
-        pages = []
-        for offset in range(0, 4 * size, size):
-            page = {"limit": str(size), "offset": str(offset)}
-            result = kb.query(query.paged_text(page), bindings=query.bind({"tactic": name}))
-            pages += [row["position"].value for row in result]
-        assert pages == [r["position"] for r in rows[: 4 * size]], (name, size)
-
-
-def test_exercises_by_difficulty_without_counts(kb):
-    """A store without the member counts (written before they were kept) takes the small way for
-    every class, with the same rows: the text is asked with the counts' property renamed away."""
-    query = load_query("exercises-by-difficulty")
-    for name in _ways_by_size(kb).values():
-        bound = query.bind({"tactic": name})
-        text = query.paged_text({"limit": "0"})
-        rows = [(r["position"].value, int(r["difficulty"].value)) for r in kb.query(text, bindings=bound)]
-        blind = text.replace("cp:memberCount", "cp:memberCountNotStored")
-        assert "cp:memberCount " not in blind
-        without = [(r["position"].value, int(r["difficulty"].value)) for r in kb.query(blind, bindings=bound)]
-        assert sorted(without) == sorted(rows) and [d for _, d in without] == [d for _, d in rows], name
-
-
 @pytest.mark.parametrize("white, black", [(None, None), ("Q", "KR"), ("kp", "kp")])
 def test_positions_with_material(kb, white, black):
     def fits(board: chess.Board, color: chess.Color, spec: str) -> bool:

@@ -22,11 +22,6 @@ BASE = 900
 PER_SOLVER_MOVE = 300
 PER_MAN_OVER_TEN = 12
 MINIMUM, MAXIMUM = 400, 3000
-#: Every difficulty is a whole number on this scale, a source's rating too (a lichess puzzle is rated
-#: about 400 to 3300; one rated outside the scale is put at its nearest end, its ``cp:puzzleRating``
-#: kept as given). ``exercises-by-difficulty`` walks the scale value by value to find a large class's
-#: easiest exercises without sorting them all, so a difficulty off the scale would be missed there.
-SCALE_LOWEST, SCALE_HIGHEST = 0, 4000
 
 #: Rating points a theme adds (hard to see) or takes away (easy to see).
 THEME_WEIGHT: Mapping[str, int] = {
@@ -53,9 +48,9 @@ THEME_WEIGHT: Mapping[str, int] = {
 
 
 def estimate_difficulty(facts: Mapping[str, object], classes: Iterable[str], rating: int | None = None) -> int:
-    """The exercise's difficulty: the source's rating when there is one (on the scale), else the estimate."""
+    """The exercise's difficulty: the source's rating when there is one, else the estimate."""
     if rating is not None:
-        return max(SCALE_LOWEST, min(SCALE_HIGHEST, int(rating)))
+        return int(rating)
     solver_moves = facts.get("solverMoves")
     moves = solver_moves if isinstance(solver_moves, int) and solver_moves > 0 else 1
     men = facts.get("pieceCount")
