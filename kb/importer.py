@@ -267,6 +267,13 @@ class ImportPlan:
     cluster: str | None = None
 
 
+def planned_fingerprint(themes: Iterable[str], *, lang: str | None = None, mine: bool = False) -> str:
+    """The ``cp:importedWith`` an import with these options writes on this machine (the engine found by
+    ``engine_path`` included): the one place it is decided, so ``import``'s check for unchanged sources
+    compares with exactly what an import would record."""
+    return import_fingerprint(themes=validate_themes(themes), lang=lang, mine=mine, engine=engine_path() is not None)
+
+
 def plan_import(
     paths: Iterable[str | Path],
     *,
@@ -297,11 +304,10 @@ def plan_import(
     minter = IriMinter(base_iri)
     groups = group_files(paths, source)
     report = ImportReport(sources=[SourceReport(name, [str(p) for p in files]) for name, files in groups.items()])
+    imported_with = planned_fingerprint(user_themes, lang=lang, mine=mine)
     for source_report in report.sources:
         source_report.checksum = sources_checksum(groups[source_report.name])
-        source_report.imported_with = import_fingerprint(
-            themes=user_themes, lang=lang, mine=mine, engine=engine is not None
-        )
+        source_report.imported_with = imported_with
     cache = cache_location(store_location)
     settings = PipelineSettings(
         minter.base,

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from chesskb.kb.analysis.engine import engine_path
 from chesskb.kb.findings import Finding
-from chesskb.kb.importer import ImportRefused, group_files, import_files, sources_checksum, validate_themes
-from chesskb.kb.merge.freshness import import_fingerprint, unchanged_sources
+from chesskb.kb.importer import ImportRefused, group_files, import_files, planned_fingerprint, sources_checksum
+from chesskb.kb.merge.freshness import unchanged_sources
 from chesskb.kb.pipeline import default_jobs
 from chesskb.service.commands.base import CliContext, DataProblem, UsageProblem, counted, reading_options
 from chesskb.service.progress import TerminalProgress, import_status
@@ -103,9 +102,7 @@ def _changed_files(
     """The files of the sources that importing again would change; says which sources are left alone."""
     try:
         groups = group_files(files, source)
-        fingerprint = import_fingerprint(
-            themes=validate_themes(themes), lang=lang, mine=mine, engine=engine_path() is not None
-        )
+        fingerprint = planned_fingerprint(themes, lang=lang, mine=mine)
     except ImportRefused as exc:
         raise UsageProblem(str(exc)) from None
     checksums = {name: sources_checksum(paths) for name, paths in groups.items()}
