@@ -99,3 +99,44 @@ def test_a_search_whose_engine_failed_is_not_kept(tmp_path: Path) -> None:
         assert verifier.verify(BOARD, 3) == "undecided"
         assert (verifier.counts.searched, verifier.counts.cached) == (1, 0)
         save(verifier)
+
+
+@pytest.fixture
+def fingerprint_each_time():
+    """The search's fingerprint is computed once per process; these tests edit the code it digests."""
+    from chesskb.kb.analysis.verify import _search_fingerprint
+
+    _search_fingerprint.cache_clear()
+    yield _search_fingerprint.cache_clear
+    _search_fingerprint.cache_clear()
+
+
+@pytest.mark.parametrize("module", ["proof", "verify"])
+def test_changed_search_code_searches_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fingerprint_each_time, module: str
+) -> None:
+    """The search's code is part of its name: the proof search (``kb.analysis.proof``) and the module that
+    asks the engine for proposals (``kb.analysis.verify``). An undecided answer kept by the code before an
+    edit of either is not read by the code after it; before the edit it is."""
+    import shutil
+
+    from chesskb.kb.analysis import proof, verify
+
+    source = proof if module == "proof" else verify
+    copy = tmp_path / f"{module}.py"
+    shutil.copyfile(str(source.__file__), copy)
+    monkeypatch.setattr(source, "__file__", str(copy))
+    path = tmp_path / "cache.sqlite"
+
+    first = fresh(path, budget=TINY)
+    assert first.verify(BOARD, 3) == "undecided"
+    save(first)
+    unchanged = fresh(path, budget=TINY)
+    assert unchanged.verify(BOARD, 3) == "undecided"
+    assert (unchanged.counts.searched, unchanged.counts.cached) == (0, 1)
+
+    copy.write_text(copy.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
+    fingerprint_each_time()
+    edited = fresh(path, budget=TINY)
+    assert edited.verify(BOARD, 3) == "undecided"
+    assert (edited.counts.searched, edited.counts.cached) == (1, 0)

@@ -63,15 +63,30 @@ PROOF_RULE = proof_rule(NODE_BUDGET)
 PROPOSAL_NODES = 20_000
 
 
+def _search_sources() -> list[Path] | None:
+    """The files whose code decides how a search spends its budget: the search (``kb.analysis.proof``) and
+    this module, where the engine's proposals are asked (``EngineProposer``, ``PROPOSAL_NODES``); ``None``
+    for a module loaded without a file."""
+    if proof_search.__file__ is None:
+        return None
+    return [Path(proof_search.__file__), Path(__file__)]
+
+
 @functools.cache
 def _search_fingerprint() -> str | None:
-    """A digest of the proof search's source (``kb.analysis.proof``): a changed search orders and counts its
-    nodes differently, so it may decide what the old one left undecided. ``None`` where the source cannot be
-    read (then undecided verdicts are not cached at all)."""
-    try:
-        return hashlib.sha256(Path(proof_search.__file__).read_bytes()).hexdigest()[:16]
-    except (OSError, TypeError):
+    """A digest of the search's code (``_search_sources``): a changed search, or a change in what the engine
+    is asked, orders and counts the nodes differently, so it may decide what the old one left undecided.
+    ``None`` where a source cannot be read (then undecided verdicts are not cached at all)."""
+    sources = _search_sources()
+    if sources is None:
         return None
+    digest = hashlib.sha256()
+    try:
+        for source in sources:
+            digest.update(source.read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()[:16]
 
 
 def engine_identity(engine: Engine) -> str | None:
