@@ -21,6 +21,7 @@ from typing import Any
 
 import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
+from rdflib.plugins.serializers.jsonld import from_rdf
 
 from chesskb.kb.vocab import CP, PREFIXES, RDF_IRI, RDFS_IRI, XSD_IRI
 
@@ -60,11 +61,20 @@ JSON_LD_KEPT = 64
 @functools.lru_cache(maxsize=JSON_LD_KEPT)
 def _compact_json_ld(triples: tuple[Triple, ...]) -> str:
     """JSON-LD with the project's prefixes as its context (``cp:fen``, not the full IRI), which is what
-    rdflib is still used for: the triples are handed over term by term, never re-parsed."""
+    rdflib is still used for: the triples are handed over term by term, never re-parsed.
+
+    rdflib's serializer lists the nodes in the order of a set of subjects, which follows Python's string
+    hash, salted anew in each process: the same page would be other bytes in each run (a static site
+    rebuilt from one store would differ everywhere). The nodes are therefore ordered by ``@id`` here, and
+    written as rdflib's serializer writes them (two-space indent, sorted keys, UTF-8 kept)."""
     graph = rdflib.Graph(bind_namespaces="none")  # the context given names the prefixes; bindings go unread
     for triple in triples:
         graph.add((_rdflib_term(triple.subject), rdflib.URIRef(triple.predicate.value), _rdflib_term(triple.object)))
-    return graph.serialize(format="json-ld", context=dict(PREFIXES), auto_compact=True)
+    document = from_rdf(graph, context_data=dict(PREFIXES), auto_compact=True)
+    nodes = document.get("@graph") if isinstance(document, dict) else None
+    if isinstance(nodes, list):
+        nodes.sort(key=lambda node: str(node.get("@id", "")) if isinstance(node, dict) else "")
+    return json.dumps(document, indent=2, separators=(",", ": "), sort_keys=True, ensure_ascii=False)
 
 
 def _rdflib_term(term: Any) -> Any:

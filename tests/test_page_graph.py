@@ -181,3 +181,39 @@ def test_an_unknown_class_is_404_in_every_format(client):
     assert client.get("/class/NoSuchClass.json").status_code == 404
     page = client.get("/class/MateInOne", headers=BROWSER)
     assert page.status_code == 200 and page.mimetype == "text/html"
+
+
+#: Twelve subjects, written as JSON-LD by a fresh interpreter (``service.resources.serialise``).
+JSON_LD_OF_TWELVE = """
+import sys
+from pyoxigraph import Literal, NamedNode, Triple
+from chesskb.kb.vocab import CP_IRI
+from chesskb.service.resources import serialise
+fen = NamedNode(CP_IRI + "fen")
+triples = [Triple(NamedNode(f"http://example.org/position/{n}"), fen, Literal(f"fen {n}")) for n in range(12)]
+sys.stdout.write(serialise(triples, "application/ld+json").decode("utf-8"))
+"""
+
+
+def test_json_ld_is_the_same_text_in_every_process():
+    """A page's JSON-LD (and so a static site built twice from one store) is the same bytes in every
+    process: rdflib lists the nodes in the order of a set of its subjects, which follows Python's string
+    hash, salted anew in each process (``PYTHONHASHSEED``)."""
+    import os
+    import subprocess
+    import sys
+
+    texts = {
+        subprocess.run(
+            [sys.executable, "-c", JSON_LD_OF_TWELVE],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(texts) == 1
+    (text,) = texts
+    ids = [node["@id"] for node in json.loads(text)["@graph"]]
+    assert ids == sorted(ids) and len(ids) == 12
