@@ -295,7 +295,7 @@ def save_course() -> Response:
 
     text = _body().get("course", "")
     store = executor.get_store()
-    reader = executor.reader()
+    reader = executor.PooledReader()  # its own: it is renamed for this course's errors
     reader.location = store.location  # how the course's errors name the knowledge base
     try:
         course = resolve_course(

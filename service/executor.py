@@ -325,10 +325,6 @@ def _parsed(answer: Answer) -> QueryResult:
 ALL_TRIPLES = "CONSTRUCT WHERE { ?s ?p ?o }"
 
 
-def reader() -> PooledReader:
-    return PooledReader()
-
-
 def get_store() -> Store:
     """The app's store itself (``service.app.create_app``): for writes and for what only the store has (its
     location, generation, board index); queries go through the lanes (``run``, ``PooledReader``)."""

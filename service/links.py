@@ -12,10 +12,12 @@ from flask import current_app, url_for
 from pyoxigraph import NamedNode
 
 from chesskb.kb.analysis.themes import PARENT
+from chesskb.kb.store.results import solutions
 from chesskb.kb.vocab import CP, ONTOLOGY_IRI
 
 from .i18n import current_lang
 from .resources import short_name
+from .rows import reader
 
 #: The theme classes that have a class page (``/class/<name>``).
 THEME_CLASS_NAMES = frozenset(PARENT) | {"Position"}
@@ -25,7 +27,7 @@ def term_labels(lang: str) -> dict[str, str]:
     """rdfs:label of every ontology term in ``lang`` (English fallback), read once per app."""
     cache: dict[str, dict[str, str]] = current_app.extensions.setdefault("chesskb.term_labels", {})
     if lang not in cache:
-        rows = current_app.extensions["chesskb.reader"].named("term-labels", {"ontology": NamedNode(ONTOLOGY_IRI)})
+        rows = solutions(reader().named("term-labels", {"ontology": NamedNode(ONTOLOGY_IRI)}))
         found: dict[str, dict[str, str]] = {}
         for row in rows:
             found.setdefault(row["term"].value, {})[row["label"].language or ""] = row["label"].value

@@ -30,6 +30,7 @@ from .errors import ServiceError, error_json, error_response
 from .negotiation import FORMATS, RDF_FORMATS, RESULT_FORMATS, acceptable, choose, media_aliases
 from .query_runner import Answer, Dataset
 from .resources import valid_iri
+from .rows import reader
 
 bp = Blueprint("sparql", __name__)
 blueprint = bp
@@ -279,5 +280,5 @@ def service_description() -> Response:
 
 
 def _graph_names() -> list[str]:
-    rows = solutions(executor.reader().named("graph-names"))
+    rows = solutions(reader().named("graph-names"))
     return [row["g"].value for row in rows if isinstance(row["g"], NamedNode)]
