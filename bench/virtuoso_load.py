@@ -74,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--buffers", type=int, default=20_000, help="Virtuoso's NumberOfBuffers (8 KB pages)")
     parser.add_argument("--no-embedded", action="store_true", help="measure Virtuoso only (no embedded import)")
     parser.add_argument(
+        "--parts-from",
+        type=Path,
+        metavar="DIR",
+        help="load this convert --parts folder of FILE (moved into the server's folder) instead of converting",
+    )
+    parser.add_argument(
         "--wait-until-idle",
         type=float,
         metavar="LOAD",
@@ -97,14 +103,18 @@ def main(argv: list[str] | None = None) -> int:
         import_seconds = time.perf_counter() - started
     with virtuoso_server(args.work / "virtuoso", buffers=args.buffers) as server:
         parts = server.folder / "parts"
-        started = time.perf_counter()
-        subprocess.run(
-            [*chesskb, "convert", "--jobs", "2", "--parts", str(args.file), "-o", str(parts)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            cwd=ROOT,
-        )
-        convert_seconds = time.perf_counter() - started
+        convert_seconds = 0.0
+        if args.parts_from is not None:
+            args.parts_from.rename(parts)  # inside the server's DirsAllowed
+        else:
+            started = time.perf_counter()
+            subprocess.run(
+                [*chesskb, "convert", "--jobs", "2", "--parts", str(args.file), "-o", str(parts)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                cwd=ROOT,
+            )
+            convert_seconds = time.perf_counter() - started
         quads = 0
         for part in sorted(parts.glob("*.nq.gz")):
             with gzip.open(part) as handle:
