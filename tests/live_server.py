@@ -161,8 +161,8 @@ TransactionFile = {dir}/virtuoso-temp.trx
 ServerPort = 127.0.0.1:{sql_port}
 DisableUnixSocket = 1
 DirsAllowed = ., {dir}
-NumberOfBuffers = 20000
-MaxDirtyBuffers = 15000
+NumberOfBuffers = {buffers}
+MaxDirtyBuffers = {dirty_buffers}
 CaseMode = 2
 [HTTPServer]
 ServerPort = 127.0.0.1:{http_port}
@@ -184,9 +184,13 @@ class Virtuoso:
 
 
 @contextmanager
-def virtuoso_server(folder: Path) -> Iterator[Virtuoso]:
+def virtuoso_server(folder: Path, buffers: int = 20_000) -> Iterator[Virtuoso]:
     """Debian's Virtuoso (``virtuoso-opensource``) on free loopback ports with its database in
-    ``folder``, SPARQL updates granted to the endpoint's anonymous user; stopped after."""
+    ``folder``, SPARQL updates granted to the endpoint's anonymous user; stopped after.
+
+    ``buffers`` is its page cache in 8 KB pages (``NumberOfBuffers``): the tests' small stores need
+    little; a benchmark of millions of quads gives it what Virtuoso's own guide gives a server
+    (about two thirds of the memory it may use), or every load and query reads from disk."""
     import shutil
 
     import pytest
@@ -195,7 +199,11 @@ def virtuoso_server(folder: Path) -> Iterator[Virtuoso]:
         pytest.fail("Virtuoso is missing: scripts/setup.sh installs Debian's virtuoso-opensource")
     folder.mkdir(parents=True, exist_ok=True)
     sql_port, http_port = free_port(), free_port()
-    (folder / "virtuoso.ini").write_text(VIRTUOSO_INI.format(dir=folder, sql_port=sql_port, http_port=http_port))
+    (folder / "virtuoso.ini").write_text(
+        VIRTUOSO_INI.format(
+            dir=folder, sql_port=sql_port, http_port=http_port, buffers=buffers, dirty_buffers=buffers * 3 // 4
+        )
+    )
     process = subprocess.Popen(
         ["virtuoso-t", "+foreground", "+configfile", str(folder / "virtuoso.ini")],
         cwd=folder,

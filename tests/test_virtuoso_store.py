@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from pyoxigraph import Literal, NamedNode, Quad
 
 from chesskb.kb.store.remote import MERGE_GRAPH, RemoteStore
 from chesskb.queries import list_queries
@@ -167,6 +168,29 @@ def test_a_folder_of_parts_loads_exactly_what_its_manifest_lists(virtuoso: Virtu
     embedded = tmp_path / "embedded"
     assert run_cli("import", "--jobs", "1", *map(str, FILES), store=embedded).exit_code == 0
     _agree_on_every_canned_query(virtuoso, embedded)
+
+
+def test_a_manifest_of_many_parts_loads_every_part(virtuoso: Virtuoso) -> None:
+    """A million puzzles make 15,625 parts; the files are registered in calls of ``LD_ADD_PER_CALL``, which
+    ``isql-vt`` must accept (it refuses a line of more than 50 statements)."""
+    from chesskb.kb.store.nquads_parts import part_bytes, write_manifest, write_part
+    from chesskb.kb.store.virtuoso import LD_ADD_PER_CALL, VirtuosoSql, bulk_load
+
+    parts = virtuoso.folder / "many-parts"
+    parts.mkdir()
+    count = 2 * LD_ADD_PER_CALL + 7
+    written = [
+        write_part(
+            parts,
+            f"part-{n:04d}.nq.gz",
+            part_bytes([Quad(NamedNode(f"urn:x:s{n}"), NamedNode("urn:x:p"), Literal(str(n)), NamedNode("urn:x:g"))]),
+        )
+        for n in range(count)
+    ]
+    write_manifest(parts, written)
+    assert bulk_load(VirtuosoSql(virtuoso.sql_port), parts, loaders=2) == count
+    loaded = [statement for statement in _merge(virtuoso) if "urn:x:s" in statement]
+    assert len(loaded) == count
 
 
 def test_the_loader_names_what_it_cannot_load(virtuoso: Virtuoso) -> None:

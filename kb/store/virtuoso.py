@@ -36,8 +36,9 @@ from chesskb.kb.store.remote import GRAPH_CLASS, MERGE_GRAPH, REGISTRY_GRAPH
 #: The files ``ld_dir`` registers: what ``convert`` writes (``.nq`` or ``.nq.gz``).
 PARTS = "*.nq*"
 #: Files registered per ``isql-vt`` call when a ``convert --parts`` manifest lists them (one call each
-#: would cost a process per part; many on one command line stay far below its length limit).
-LD_ADD_PER_CALL = 200
+#: would cost a process per part). ``isql-vt`` refuses a line of more than 50 statements ("Exiting
+#: because there are more than 50 semicolons"): at 200, any manifest of more than 50 parts failed to load.
+LD_ADD_PER_CALL = 50
 #: Seconds one ``isql-vt`` call may take (a loader runs until the load list is empty).
 ISQL_TIMEOUT = 24 * 3600
 PASSWORD_ENV = "VIRTUOSO_PASSWORD"
