@@ -43,10 +43,6 @@ def folder_bytes(path: Path, pattern: str = "*") -> int:
 SLOW_MS = 300.0
 
 
-def parts_bytes(folder: Path) -> int:
-    return folder_bytes(folder, "*.nq.gz")
-
-
 def timed_queries(store, repeat: int) -> dict[str, float]:
     """Median milliseconds of each canned query Virtuoso answers (defaults bound, as the CLI runs them),
     after one untimed run (the first run reads the pages from disk)."""
@@ -119,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         for part in sorted(parts.glob("*.nq.gz")):
             with gzip.open(part) as handle:
                 quads += sum(1 for _ in handle)
-        print(f"converted in {convert_seconds:.1f} s: {quads:,} quads in {parts_bytes(parts):,} bytes", flush=True)
+        made = f"converted in {convert_seconds:.1f} s" if args.parts_from is None else f"parts from {args.parts_from}"
+        print(f"{made}: {quads:,} quads in {folder_bytes(parts, '*.nq.gz'):,} bytes", flush=True)
         started = time.perf_counter()
         bulk_load(VirtuosoSql(server.sql_port), parts, loaders=args.loaders)
         load_seconds = time.perf_counter() - started

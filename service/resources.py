@@ -71,9 +71,9 @@ def _compact_json_ld(triples: tuple[Triple, ...]) -> str:
     for triple in triples:
         graph.add((_rdflib_term(triple.subject), rdflib.URIRef(triple.predicate.value), _rdflib_term(triple.object)))
     document = from_rdf(graph, context_data=dict(PREFIXES), auto_compact=True)
-    nodes = document.get("@graph") if isinstance(document, dict) else None
-    if isinstance(nodes, list):
-        nodes.sort(key=lambda node: str(node.get("@id", "")) if isinstance(node, dict) else "")
+    nodes = document.get("@graph")  # absent when the page has one node
+    if nodes is not None:
+        nodes.sort(key=lambda node: node.get("@id", ""))
     return json.dumps(document, indent=2, separators=(",", ": "), sort_keys=True, ensure_ascii=False)
 
 

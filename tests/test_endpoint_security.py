@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from http.client import HTTPConnection
 from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
 
@@ -331,8 +332,6 @@ def test_runaway_queries_are_held_while_a_second_client_is_answered(server):
     """One client fires six runaways: two run (CLIENT_QUERIES), the rest get 429 at once; another
     client's pages, canned questions and queries (from another network: one /24 shares a lane's reserve,
     ``service.admission``) keep answering within a second or two."""
-
-    from http.client import HTTPConnection
 
     # Each attack connects first and all send together: a 429 makes the server have the kernel drop the
     # address's *new* connections for CLIENT_REFUSAL (0.1 s), and a connection attempted in that window
