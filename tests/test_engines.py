@@ -278,20 +278,23 @@ def test_an_engine_that_cannot_run_proposes_nothing_and_is_not_retried(tmp_path:
     import chess
 
     from chesskb.kb.analysis.engine import Engine
-    from chesskb.kb.analysis.verify import MateVerifier, engine_proposer
+    from chesskb.kb.analysis.verify import EngineProposer, MateVerifier
 
     broken = tmp_path / "not-an-engine"
     broken.write_text("not a program\n", encoding="utf-8")  # no execute bit: the start raises PermissionError
     engine = Engine(str(broken))
     board = chess.Board("r1b2rk1/pp1p1p1p/2n3pQ/5qB1/8/2P5/P4PPP/4RRK1 w - - 1 1")  # Polgar: mate in 3
     assert not engine.failed_to_start
-    assert engine_proposer(engine)(board, 3) == []
+    assert EngineProposer(engine)(board, 3) == []
     assert engine.failed_to_start
     starts = tmp_path / "starts.txt"
     broken.write_text(f"#!/bin/sh\necho started >> {starts}\nexit 1\n", encoding="utf-8")
     broken.chmod(0o755)  # runnable now: a proposer that started it again would leave a line in ``starts``
-    assert engine_proposer(engine)(board, 3) == []
+    assert EngineProposer(engine)(board, 3) == []
     assert not starts.exists()
-    with_engine = MateVerifier(engine=engine).decide(board, 3)
+    verifier = MateVerifier(engine=engine)
+    with_engine = verifier.decide(board, 3)
     assert with_engine.verdict == "proven"
     assert with_engine == MateVerifier().decide(board, 3)
+    # searched without the engine's help, so not counted as helped by it
+    assert (verifier.counts.searched, verifier.counts.engine) == (1, 0)

@@ -222,7 +222,7 @@ def test_a_search_asks_the_proposer_a_bounded_number_of_times():
 
 def test_the_proposer_is_asked_only_when_the_line_does_not_decide():
     """A mate in three whose line's first move mates needs no proposal where the engine would make one
-    (three moves or more left: ``verify.engine_proposer``; a round trip each): the proposer is asked only
+    (three moves or more left: ``verify.EngineProposer``; a round trip each): the proposer is asked only
     once the moves before it failed, and the answer is the same."""
     _name, board, moves, solution = next(claim for claim in mate_claims() if claim[0] == "mate_in_3 game 22")
     asked: list[int] = []

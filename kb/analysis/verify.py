@@ -153,11 +153,6 @@ class EngineProposer:
         return pv[:1]
 
 
-def engine_proposer(engine: Engine) -> EngineProposer:
-    """The proposer that asks ``engine`` (see ``EngineProposer``)."""
-    return EngineProposer(engine)
-
-
 def _encode(proof: MateProof) -> str:
     return json.dumps(
         {
@@ -229,9 +224,10 @@ class MateVerifier:
         proposer = None
         if uses_engine:
             assert self.engine is not None
-            self.counts.engine += 1
-            proposer = engine_proposer(self.engine)
+            proposer = EngineProposer(self.engine)
         proof = prove_mate(board, mate_in, first, budget=self.budget, proposer=proposer)
+        if proposer is not None and not proposer.failed:  # an engine that never answered did not help
+            self.counts.engine += 1
         if proof.verdict != UNDECIDED:
             self.cache.put(key, _encode(proof))
         elif undecided_key is not None and not (proposer is not None and proposer.failed):
