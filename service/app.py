@@ -128,6 +128,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "PLAY_MOVETIME": (0.2, "seconds of engine time per reply in 'Play on'"),
     "PLAY_ENGINES": (1, "engine processes serving 'Play on' (one request each at a time)"),
     "PLAY_WAIT": (5.0, "seconds a 'Play on' request waits for a free engine before 503"),
+    "PLAY_ENGINE_START": (10.0, "seconds a 'Play on' engine may take to start and answer before 503"),
     "PLAY_QUEUE": (4, "'Play on' requests waiting for a free engine at once (503 with Retry-After beyond)"),
     "PLAY_CLIENT_MOVES": (1, "'Play on' requests one client address has in progress at once (429 beyond)"),
     "PLAY_RATE": (60, "'Play on' requests per client address per minute, with or without an engine reply (429 beyond)"),

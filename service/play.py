@@ -15,7 +15,8 @@ playing keeps a seat against newcomers, ``Seats``), ``PLAY_QUEUE`` (requests wai
 engine at once; more get 503 with Retry-After, so engine requests never hold all of the server's
 request threads), ``PLAY_WAIT`` (seconds a request waits in that queue, then 503 with Retry-After),
 ``PLAY_RATE`` (requests per client address per minute, with or without an engine reply; more get
-429 with Retry-After) and ``PLAY_MAX_PLIES`` (longest game accepted).
+429 with Retry-After), ``PLAY_ENGINE_START`` (seconds an engine may take to start; one that does not,
+or cannot run, gives 503 with the reason) and ``PLAY_MAX_PLIES`` (longest game accepted).
 Debian's Stockfish 15.1 accepts ``UCI_Elo`` from 1350 only: a lower wish plays at the engine's
 minimum, and the answer says which strength was used.
 """
@@ -26,6 +27,7 @@ import atexit
 import contextlib
 import datetime
 import io
+import logging
 import math
 import os
 import threading
@@ -38,7 +40,7 @@ import chess.engine
 import chess.pgn
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from chesskb.kb.analysis.engine import engine_path
+from chesskb.kb.analysis.engine import ENGINE_FAILURES, engine_path
 
 from .boards import legal_moves
 from .errors import ServiceError
@@ -46,6 +48,7 @@ from .executor import ClientLimiter
 from .i18n import current_lang, localise_san
 
 bp = Blueprint("play", __name__)
+_log = logging.getLogger(__name__)
 blueprint = bp
 
 #: Strengths offered on the pages (the engine's own range clamps them).
@@ -59,8 +62,9 @@ class EnginePool:
     requests wait at once (PLAY_QUEUE): the others are told to come back at once (503 with
     Retry-After) instead of holding a server thread each."""
 
-    def __init__(self, size: int, queue: int = 4) -> None:
+    def __init__(self, size: int, queue: int = 4, start: float = 10.0) -> None:
         self.free: deque[chess.engine.SimpleEngine] = deque()
+        self.start = start  # seconds an engine may take to start and answer its handshake (PLAY_ENGINE_START)
         self.started = 0
         self.size = max(1, size)
         self.queue = max(0, queue)
@@ -103,14 +107,29 @@ class EnginePool:
             path = engine_path()
             if path is None:
                 raise ServiceError(503, "playing on needs a UCI engine on the server (Debian's 'stockfish')")
-            engine = chess.engine.SimpleEngine.popen_uci(path, timeout=10)
-            engine.configure({"Threads": 1, "Hash": 16})
-            return engine
+            return self._start(path)
         except BaseException:
             with self.lock:
                 self.started -= 1
             self.available.release()
             raise
+
+    def _start(self, path: str) -> chess.engine.SimpleEngine:
+        """A new engine, or 503 saying why it is not there (the learner's request is not a server fault)."""
+        engine = None
+        try:
+            engine = chess.engine.SimpleEngine.popen_uci(path, timeout=self.start)
+            engine.configure({"Threads": 1, "Hash": 16})
+            return engine
+        except ENGINE_FAILURES as exc:
+            if engine is not None:
+                engine.close()
+            if isinstance(exc, TimeoutError):
+                reason = f"did not answer within {self.start:g} s (setting PLAY_ENGINE_START)"
+            else:  # the details (a path on the server, an OS error) are for its log, not for a visitor
+                _log.error("the 'Play on' engine %s could not start: %s", path, exc)
+                reason = "could not start (the server's log says why)"
+            raise ServiceError(503, f"the engine {reason}", headers={"Retry-After": "5"}) from None
 
     def release(self, engine: chess.engine.SimpleEngine, broken: bool = False) -> None:
         with self.lock:
@@ -193,7 +212,9 @@ def _pool() -> EnginePool:
     with _SETUP:
         if "chesskb.play_pool" not in ext:
             config = current_app.config
-            started = ext["chesskb.play_pool"] = EnginePool(int(config["PLAY_ENGINES"]), int(config["PLAY_QUEUE"]))
+            started = ext["chesskb.play_pool"] = EnginePool(
+                int(config["PLAY_ENGINES"]), int(config["PLAY_QUEUE"]), float(config["PLAY_ENGINE_START"])
+            )
             # python-chess talks to each engine from a non-daemon thread, which the interpreter joins
             # *before* ordinary atexit hooks: stop the engines at threading's own shutdown hook.
             register = getattr(threading, "_register_atexit", None)

@@ -78,3 +78,52 @@ def test_the_engine_replies_legally_at_its_lowest_strength_and_the_rate_is_limit
         assert client.post("/play", json={"fen": START, "moves": moves}).status_code == 200
     limited = client.post("/play", json={"fen": START, "moves": moves})
     assert limited.status_code == 429 and "PLAY_RATE" in limited.get_json()["error"]
+
+
+def test_an_engine_that_cannot_start_gives_503_with_the_reason(tmp_path: Path, monkeypatch):
+    """An engine that does not answer its handshake within ``PLAY_ENGINE_START``, or cannot run at all,
+    gives the learner a 503 saying so (it was a 500 after python-chess's own 10 s), stops the process it
+    started, and frees the engine slot for the next request; a path on the server is not shown."""
+    import time
+
+    from chesskb.kb.store import open_store
+    from chesskb.service.app import create_app
+
+    pids = tmp_path / "pids.txt"
+    silent = tmp_path / "silent-engine"
+    silent.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 60\n", encoding="utf-8")
+    silent.chmod(0o755)
+    monkeypatch.setenv("CHESSKB_ENGINE", str(silent))
+    app = create_app(
+        {"STORE": str(tmp_path / "store"), "PLAY_ENGINE_START": 0.5, "PLAY_ENGINES": 1, "QUERY_WORKERS": 0},
+        store=open_store(str(tmp_path / "store")),
+    )
+    client = app.test_client()
+    for address in ("10.0.1.1", "10.0.1.2"):  # the second finds the one slot free again
+        started = time.monotonic()
+        answer = client.post("/play", json={"fen": START, "moves": ["e2e4"]}, **_from(address))
+        assert answer.status_code == 503 and answer.headers["Retry-After"]
+        assert "PLAY_ENGINE_START" in answer.get_json()["error"]
+        assert time.monotonic() - started < 30  # the setting's wait, not python-chess's or the script's
+    for pid in map(int, pids.read_text().split()):  # each silent engine was stopped, not left running
+        assert _ends_within(pid, 10), f"engine process {pid} still runs"
+    silent.chmod(0o644)  # not runnable now
+    answer = client.post("/play", json={"fen": START, "moves": ["e2e4"]}, **_from("10.0.1.3"))
+    assert answer.status_code == 503 and "could not start" in answer.get_json()["error"]
+    assert str(tmp_path) not in answer.get_data(as_text=True)
+
+
+def _ends_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` is gone (or a zombie: ended, not yet reaped) within ``seconds``."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False

@@ -42,6 +42,7 @@ SETTING_OPTIONS: dict[str, tuple[str, Any]] = {
     "--play-client-moves": ("PLAY_CLIENT_MOVES", click.IntRange(min=1)),
     "--play-queue": ("PLAY_QUEUE", click.IntRange(min=0)),
     "--play-wait": ("PLAY_WAIT", click.FloatRange(min=0)),
+    "--play-engine-start": ("PLAY_ENGINE_START", click.FloatRange(min=0.1)),
     "--play-rate": ("PLAY_RATE", click.IntRange(min=1)),
     "--play-max-plies": ("PLAY_MAX_PLIES", click.IntRange(min=1)),
     "--play-seats": ("PLAY_SEATS", click.IntRange(min=1)),
