@@ -48,8 +48,8 @@ from .executor import ClientLimiter
 from .i18n import current_lang, localise_san
 
 bp = Blueprint("play", __name__)
-_log = logging.getLogger(__name__)
 blueprint = bp
+_log = logging.getLogger(__name__)
 
 #: Strengths offered on the pages (the engine's own range clamps them).
 ELO_CHOICES = (1350, 1500, 1800, 2100, 2400, 2800)  # 1350: the lowest Debian's Stockfish 15.1 plays

@@ -226,11 +226,12 @@ class MateVerifier:
             assert self.engine is not None
             proposer = EngineProposer(self.engine)
         proof = prove_mate(board, mate_in, first, budget=self.budget, proposer=proposer)
-        if proposer is not None and not proposer.failed:  # an engine that never answered did not help
+        engine_failed = proposer is not None and proposer.failed
+        if proposer is not None and not engine_failed:  # an engine that never answered did not help
             self.counts.engine += 1
         if proof.verdict != UNDECIDED:
             self.cache.put(key, _encode(proof))
-        elif undecided_key is not None and not (proposer is not None and proposer.failed):
+        elif undecided_key is not None and not engine_failed:
             self.cache.put(undecided_key, _encode(proof))
         return proof
 
