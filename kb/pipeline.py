@@ -41,7 +41,7 @@ from chesskb.kb.reading.records import GameRecord
 from chesskb.kb.reading.units import WorkUnit, unit_records
 from chesskb.kb.store import layout
 from chesskb.kb.store.base import SerializedBatch, Term, rdf_bytes
-from chesskb.kb.store.nquads_parts import WrittenPart, part_bytes, write_part
+from chesskb.kb.store.nquads_parts import WrittenPart, graph_names, part_bytes, write_part
 from chesskb.kb.vocab import CP, RDF, RDFS, text_of
 from chesskb.queries.class_counts import COUNTED_CLASSES
 
@@ -189,7 +189,9 @@ def process_unit(unit: WorkUnit, settings: PipelineSettings, verifier: MateVerif
         _count_individuals(quads, result, ctx.minter)
         # a function of the unit alone (not of what this process sent before): a rerun writes the same part
         if quads:
-            result.part = write_part(Path(settings.parts), part_name(unit, settings), part_bytes(quads))
+            result.part = write_part(
+                Path(settings.parts), part_name(unit, settings), part_bytes(quads), graph_names(quads)
+            )
         return result
     fresh = _SENT.fresh(quads)
     # a statement dropped as sent before was counted with the earlier unit that sent it: the same

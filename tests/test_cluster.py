@@ -129,6 +129,46 @@ def test_parts_written_by_the_workers_hold_what_one_file_holds(
     units = {name: digest for name, digest in manifest(remote).items() if name != "driver.nq.gz"}
     assert units == {name: digest for name, digest in manifest(local).items() if name != "driver.nq.gz"}
     assert not [path.name for path in remote.iterdir() if path.name.endswith(".partial")]
+    for folder in (local, remote):  # graphs.txt: the listed parts' graphs, under this manifest's digest
+        assert listed_graphs(folder) == graphs_of(listed_parts(folder))
+
+
+def listed_graphs(folder: Path) -> set[str]:
+    """The graphs ``graphs.txt`` lists, after checking its first line names the folder's manifest."""
+    header, *graphs = (folder / "graphs.txt").read_text(encoding="utf-8").splitlines()
+    assert header == "# manifest sha256 " + hashlib.sha256((folder / "manifest.sha256").read_bytes()).hexdigest()
+    return set(graphs)
+
+
+def graphs_of(parts: list[Path]) -> set[str]:
+    """The named graphs of the quads in ``parts``, read with pyoxigraph's N-Quads parser."""
+    from pyoxigraph import NamedNode, RdfFormat, parse
+
+    graphs = set()
+    for part in parts:
+        with gzip.open(part) as handle:
+            graphs.update(
+                q.graph_name.value
+                for q in parse(handle, format=RdfFormat.N_QUADS)
+                if isinstance(q.graph_name, NamedNode)
+            )
+    assert len(graphs) > 3  # the ontology's, the sources' and their inferred graphs, the links' and counts'
+    return graphs
+
+
+def test_a_graph_list_of_another_manifest_is_not_used(tmp_path: Path) -> None:
+    """``graphs.txt`` is written just before the manifest: if a run stops between the two, or the
+    manifest is edited, the list names another manifest and a loader reads the parts instead."""
+    from chesskb.kb.store.nquads_parts import manifest_graphs
+
+    folder = tmp_path / "parts"
+    assert run_cli("convert", "--jobs", "1", "--parts", *map(str, FILES), "-o", str(folder)).exit_code == 0
+    assert manifest_graphs(folder) == graphs_of(listed_parts(folder))
+    lines = (folder / "manifest.sha256").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "manifest.sha256").write_text("".join(lines[1:]), encoding="utf-8")
+    assert manifest_graphs(folder) is None
+    (folder / "graphs.txt").unlink()
+    assert manifest_graphs(folder) is None
 
 
 def test_a_task_run_twice_writes_the_same_part(
@@ -188,8 +228,8 @@ def test_a_part_that_cannot_be_written_names_the_host_and_folder(tmp_path: Path)
 
     missing = tmp_path / "not-shared"
     with pytest.raises(PartNotWritten, match=r"not-shared.*every worker shares"):
-        write_part(missing, "a.nq.gz", b"data")
-    assert write_part(tmp_path, "a.nq.gz", b"data").sha256 == hashlib.sha256(b"data").hexdigest()
+        write_part(missing, "a.nq.gz", b"data", ())
+    assert write_part(tmp_path, "a.nq.gz", b"data", ()).sha256 == hashlib.sha256(b"data").hexdigest()
     assert (tmp_path / "a.nq.gz").read_bytes() == b"data"
 
 

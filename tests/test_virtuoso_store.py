@@ -183,14 +183,21 @@ def test_a_manifest_of_many_parts_loads_every_part(virtuoso: Virtuoso) -> None:
         write_part(
             parts,
             f"part-{n:04d}.nq.gz",
-            part_bytes([Quad(NamedNode(f"urn:x:s{n}"), NamedNode("urn:x:p"), Literal(str(n)), NamedNode("urn:x:g"))]),
+            part_bytes([Quad(NamedNode(f"urn:x:s{n}"), NamedNode("urn:x:p"), Literal(str(n)), NamedNode(graph))]),
+            (graph,),
         )
-        for n in range(count)
+        for n, graph in ((n, f"urn:x:g{n % 3}") for n in range(count))
     ]
     write_manifest(parts, written)
     assert bulk_load(VirtuosoSql(virtuoso.sql_port), parts, loaders=2) == count
     loaded = [statement for statement in _merge(virtuoso) if "urn:x:s" in statement]
     assert len(loaded) == count
+    # the graphs registered (from the list convert --parts writes, graphs.txt) are where RemoteStore finds them
+    assert {graph.value for graph in RemoteStore(virtuoso.sparql).named_graphs()} >= {
+        "urn:x:g0",
+        "urn:x:g1",
+        "urn:x:g2",
+    }
 
 
 def test_the_loader_names_what_it_cannot_load(virtuoso: Virtuoso) -> None:

@@ -54,6 +54,7 @@ from chesskb.kb.store.nquads_parts import (
     DRIVER_PART,
     WrittenPart,
     compressed,
+    graph_names,
     part_bytes,
     write_batch,
     write_manifest,
@@ -187,7 +188,8 @@ def _write_folder(
             raise TypeError("a unit's statements came back to the driver of a --parts conversion")
         own.append(item)
     evidence.add_quads(own)
-    driver = write_part(folder, DRIVER_PART, part_bytes([*own, *_derived_quads(evidence, minter)]))
+    quads = [*own, *_derived_quads(evidence, minter)]
+    driver = write_part(folder, DRIVER_PART, part_bytes(quads), graph_names(quads))
     write_manifest(folder, [*written, driver])
 
 

@@ -6,8 +6,10 @@ list. ``convert`` writes the layout ``RemoteStore`` reads and writes (every stat
 graph, and again in the merge); its default-graph statements are lines without a graph, which the
 loader puts into the graph ``ld_dir`` is given: the merge graph (``remote.MERGE_GRAPH``), the
 graph every query of ``RemoteStore`` reads on Virtuoso; the graphs loaded are then listed in
-``remote.REGISTRY_GRAPH``, where ``RemoteStore`` finds them. After the load, ``chesskb --store
-http://HOST:8890/sparql`` imports, removes and re-imports sources on it as on any server.
+``remote.REGISTRY_GRAPH``, where ``RemoteStore`` finds them (taken from the ``graphs.txt`` that
+``convert --parts`` writes beside its manifest, else found by reading the files again). After the
+load, ``chesskb --store http://HOST:8890/sparql`` imports, removes and re-imports sources on it as on
+any server.
 
 The loader runs inside the server, so the files must be in a folder the server may read (the
 ``DirsAllowed`` setting of its ``virtuoso.ini``), and the SQL port and a DBA account are needed
@@ -30,7 +32,7 @@ from typing import IO, cast
 
 from pyoxigraph import NamedNode, RdfFormat, parse
 
-from chesskb.kb.store.nquads_parts import manifest_files
+from chesskb.kb.store.nquads_parts import manifest_files, manifest_graphs
 from chesskb.kb.store.remote import GRAPH_CLASS, MERGE_GRAPH, REGISTRY_GRAPH
 
 #: The files ``ld_dir`` registers: what ``convert`` writes (``.nq`` or ``.nq.gz``).
@@ -101,8 +103,12 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
     refused = [line.strip() for line in failed.splitlines() if str(folder) in line]
     if refused:
         raise RuntimeError("Virtuoso's loader refused: " + "; ".join(refused)[:1000])
-    listed = " ".join(f"{NamedNode(graph)} a <{GRAPH_CLASS}> ." for graph in sorted(graphs_in(files)))
-    sql.run(f"SPARQL INSERT DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {listed} }} }};")  # what RemoteStore lists
+    graphs = manifest_graphs(folder) if in_manifest is not None else None
+    if graphs is None:  # no list written by ``convert --parts`` for these files: read them
+        graphs = graphs_in(files)
+    if graphs:
+        listed = " ".join(f"{NamedNode(graph)} a <{GRAPH_CLASS}> ." for graph in sorted(graphs))
+        sql.run(f"SPARQL INSERT DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {listed} }} }};")  # what RemoteStore lists
     return len(files)
 
 
