@@ -91,7 +91,7 @@ class ClusterUnitProcessor:
 
     def run(self, units: Iterable[WorkUnit]) -> Iterator[UnitResult]:
         """Results in the units' order; at most ``IN_FLIGHT_PER_JOB`` units per worker thread in flight."""
-        pending: deque = deque()
+        pending: deque[Any] = deque()  # Dask futures (distributed is untyped)
         limit = self.workers() * IN_FLIGHT_PER_JOB
         try:
             for unit in units:

@@ -20,11 +20,11 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing.pool import Pool
+from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 
 import chess
-from pyoxigraph import NamedNode, Quad, RdfFormat
+from pyoxigraph import NamedNode, Quad, RdfFormat, Triple
 
 from chesskb.kb.analysis import PositionAnalysis, analyse
 from chesskb.kb.analysis.engine import MISSING_MESSAGE, Engine, EngineMissing, die_with_parent
@@ -226,8 +226,8 @@ def serialized_batch(quads: list[Quad]) -> SerializedBatch:
     """``quads`` as N-Triples per graph, with what the embedded store's compact layout needs to load
     them without parsing: per graph the ``rdf:type`` statements alone, per owner graph the subjects
     (``SerializedBatch``). A blank-node subject (the mapping mints none) leaves ``subjects`` unknown."""
-    by_graph: dict[str, list] = {}
-    types: dict[str, list] = {}
+    by_graph: dict[str, list[Triple]] = {}
+    types: dict[str, list[Triple]] = {}
     subjects: dict[str, set[str]] = {}
     owners: dict[str, str] = {}
     named = True
@@ -245,7 +245,7 @@ def serialized_batch(quads: list[Quad]) -> SerializedBatch:
         named = named and isinstance(quad.subject, NamedNode)
         subjects.setdefault(owner, set()).add(text_of(quad.subject))
 
-    def ntriples(triples_by_graph: dict[str, list]) -> dict[str, bytes]:
+    def ntriples(triples_by_graph: dict[str, list[Triple]]) -> dict[str, bytes]:
         return {graph: rdf_bytes(triples, RdfFormat.N_TRIPLES) for graph, triples in triples_by_graph.items()}
 
     return SerializedBatch(
@@ -322,6 +322,10 @@ class RecentQuads:
 MEMO_SIZE = 4096
 
 
+#: What an analysis is remembered under: the record's start, its solution (UCI), the engine's path, exercise or not.
+_MemoKey = tuple[tuple[str, ...], tuple[str, ...], str | None, bool]
+
+
 class AnalysisMemo:
     """The analyses of the last positions seen, so a copy of a position and line (the same problem in
     two collections, or a collection imported twice in one run) is analysed once.
@@ -336,7 +340,7 @@ class AnalysisMemo:
 
     def __init__(self, size: int = MEMO_SIZE) -> None:
         self.size = size
-        self._entries: OrderedDict[tuple, PositionAnalysis] = OrderedDict()  # see RecentQuads on why not a dict
+        self._entries: OrderedDict[_MemoKey, PositionAnalysis] = OrderedDict()  # see RecentQuads on why not a dict
 
     def clear(self) -> None:
         self._entries.clear()
@@ -496,7 +500,7 @@ class UnitProcessor:
             for unit in units:
                 yield self._kept(at_thread_base(process_unit, unit, self.settings, self._verifier))
             return
-        pending: deque = deque()
+        pending: deque[AsyncResult[UnitResult]] = deque()
         limit = self.jobs * IN_FLIGHT_PER_JOB
         for unit in units:
             pending.append(self._pool.apply_async(_work, (unit,)))

@@ -24,9 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / ".mypy-baseline.txt"
 #: Packages with no mypy error at all: an error here fails whatever the baseline says.
 ERROR_FREE = ("chesskb/kb/", "chesskb/queries/", "chesskb/service/")
-#: The flags the whole package is checked under (``[tool.mypy]``): every function annotated, and no untyped library
-#: value returned as a typed one. mypy cannot report what a looser setting hides, so the settings are checked too.
-STRICT_FLAGS = ("disallow_untyped_defs", "warn_return_any")
+#: The flags the whole package is checked under (``[tool.mypy]``): every function annotated, every generic with its
+#: type arguments, and no untyped library value returned as a typed one. mypy cannot report what a looser setting
+#: hides, so the settings are checked too.
+STRICT_FLAGS = ("disallow_untyped_defs", "disallow_any_generics", "warn_return_any")
 _ERROR = re.compile(r"^(?P<path>[^:]+):\d+(?::\d+)?: error: (?P<message>.*?)\s+\[(?P<code>[a-z-]+)\]$")
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import chess
 
@@ -27,6 +29,9 @@ from chesskb.kb.analysis.engine import Engine
 from chesskb.kb.analysis.proof import PROVEN, REFUTED, UNDECIDED, VERDICTS, MateProof, Verdict
 from chesskb.kb.analysis.themes import MATE_IN_CLASSES, mate_in_class
 from chesskb.kb.analysis.verify import MateVerifier
+
+if TYPE_CHECKING:  # the package imports this module
+    from chesskb.kb.analysis import FactValue
 
 #: Class -> the number of moves it promises (``OtherMate``: more than five, number unknown).
 MATE_CLASS_MOVES: dict[str, int] = {name: moves for moves, name in MATE_IN_CLASSES.items()}
@@ -118,7 +123,7 @@ def check_mate_claim(
     solution: list[chess.Move],
     theme: str,
     moves: int | None,
-    facts: dict,
+    facts: Mapping[str, FactValue],
     *,
     engine: Engine | None = None,
     verifier: MateVerifier | None = None,

@@ -67,7 +67,7 @@ TREE_MAX_NODES = 5_000
 PROPOSALS_MAX = 64
 
 #: A solution tree: attacker move (UCI) -> {defence (UCI) -> the attacker's subtree}; ``{}`` after the mating move.
-Tree = dict[str, dict]
+Tree = dict[str, "Tree"]
 #: Proposes moves to try first at an attacker node (the engine's best moves, the source's line).
 Proposer = Callable[[chess.Board, int], list[chess.Move]]
 
@@ -410,8 +410,8 @@ class MateSearch:
                     node.pop()
             raise AssertionError("tree asked of a position not proven")  # pragma: no cover
 
-        def defender(node: chess.Board, left: int) -> dict:
-            out = {}
+        def defender(node: chess.Board, left: int) -> Tree:
+            out: Tree = {}
             for defence in node.legal_moves:
                 size[0] += 1
                 if size[0] > limit:

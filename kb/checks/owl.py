@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, serialize
 
+from chesskb.kb.store.base import Term
 from chesskb.kb.store.ontology_graph import ontology_quads
 from chesskb.kb.vocab import CP_IRI, OWL_IRI, RDF_IRI, RDFS_IRI, XSD_IRI, text_of
 
@@ -112,8 +113,8 @@ class Inconsistency:
     reasoner_message: str | None = None
     minimal: bool = True
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "individuals": self.individuals,
             "statements": self.statements,
             "axioms": self.axioms,
@@ -409,7 +410,7 @@ def axioms_involved(statements: Sequence[Triple]) -> list[str]:
         if str(left) in everything and str(right) in everything:
             clashing.update((str(left), str(right)))
             found.append(f"DisjointClasses({_name(str(left))} {_name(str(right))})")
-    values: dict[tuple[str, str], set] = {}
+    values: dict[tuple[str, str], set[Term]] = {}
     for t in statements:
         values.setdefault((text_of(t.subject), t.predicate.value), set()).add(t.object)
     for prop in sorted(properties):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import chess
 from pyoxigraph import Literal, NamedNode, Quad
 
-from chesskb.kb.analysis import PositionAnalysis
+from chesskb.kb.analysis import FactValue, PositionAnalysis
 from chesskb.kb.analysis.difficulty import estimate_difficulty
 from chesskb.kb.analysis.exercises import ThemeAssessment
 from chesskb.kb.analysis.mining import MinedExercise
@@ -470,7 +470,7 @@ _GOAL_OF_THEME = {"mate": "mate", "crushing": "win", "advantage": "win", "equali
 
 
 def exercise_goal(
-    classes: Iterable[str], facts: dict, themes: Iterable[str] = (), given: str | None = None
+    classes: Iterable[str], facts: Mapping[str, FactValue], themes: Iterable[str] = (), given: str | None = None
 ) -> str | None:
     """What the side to move must achieve: ``mate``, ``win`` or ``draw`` (None when nothing says).
 

@@ -351,7 +351,7 @@ def _says_no_moves(headers: chess.pgn.Headers) -> bool:
     )
 
 
-def _skipped_findings(game: chess.pgn.Game, skipped: list, file_name: str, number: int) -> list[Finding]:
+def _skipped_findings(game: chess.pgn.Game, skipped: list[Token], file_name: str, number: int) -> list[Finding]:
     """Tokens python-chess passed over without a word (``kb.reading.pgn_tokens.reader_skips``).
 
     A game of which nothing could be read as a move (``1. ZZ9 @@@ %%% 2. ??? *``) would become an
@@ -399,7 +399,7 @@ def _record_or_finding(
     number: int,
     *,
     single: bool,
-    skipped: list | None = None,
+    skipped: list[Token] | None = None,
 ) -> list[GameRecord | Finding]:
     """The game as a record (after any warnings about it) or the finding that cost it."""
     notes = _skipped_findings(game, skipped or [], file_name, number) if not game.errors else []

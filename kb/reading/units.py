@@ -54,6 +54,10 @@ def file_kind(path: str | Path) -> Literal["pgn", "lichess-csv"]:
     return "pgn"
 
 
+#: What a unit holds: a PGN game's text (``Segment``), a CSV row with the line it starts on, or a finding.
+UnitItem = Segment | tuple[dict[str, str], int] | Finding
+
+
 @dataclass(frozen=True)
 class WorkUnit:
     """Consecutive games of one file, unparsed: PGN ``Segment``s or CSV ``(row, line)`` pairs, with the
@@ -66,7 +70,7 @@ class WorkUnit:
     file_name: str
     kind: Literal["pgn", "lichess-csv", "finding"]
     first_game: int
-    items: tuple = ()
+    items: tuple[UnitItem, ...] = ()
     record_offset: int = 0
 
 
@@ -100,7 +104,7 @@ def work_units(
         yield _finding_unit(source, file_name, 0, f"cannot open file: {exc}", record_offset)
         return 0
     games = 0
-    batch: list = []
+    batch: list[UnitItem] = []
     in_batch = 0  # games in ``batch`` (the rest are findings)
     with handle:
         try:
@@ -144,7 +148,7 @@ def unit_records(unit: WorkUnit, lang: str | None = None) -> Iterator[GameRecord
             if item.rule == TOO_LARGE:  # it stands for a game
                 number += 1
             yield item
-        elif unit.kind == "pgn":
+        elif isinstance(item, Segment):  # a PGN unit's game (a CSV unit holds rows)
             parsed, _count = parse_segment(item, unit.file_name, number, lang=lang)
             number += 1
             yield from (_in_source(found, unit.record_offset) for found in parsed)

@@ -48,7 +48,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Se
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 from pyoxigraph import Store as OxStore
@@ -159,7 +159,7 @@ class EmbeddedStore:
         named_graphs: list[str] | None = None,
         base_iri: str | None = None,
     ) -> QueryResult:
-        dataset: dict = {}
+        dataset: dict[str, Any] = {}  # pyoxigraph's default_graph and named_graphs, only when given
         if default_graphs is not None or named_graphs is not None:  # the Protocol's dataset replaces FROM
             dataset = {
                 "default_graph": [NamedNode(g) for g in default_graphs or ()],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pyoxigraph import NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import NamedNode, Quad, RdfFormat, Triple, parse
 
 from chesskb.kb.vocab import ONTOLOGY_IRI
 
@@ -16,7 +16,7 @@ ONTOLOGY_GRAPH = NamedNode(ONTOLOGY_IRI)
 
 
 @lru_cache(maxsize=1)
-def _ontology_triples() -> tuple:
+def _ontology_triples() -> tuple[Triple | Quad, ...]:
     from chesskb import ontology
 
     return tuple(parse(ontology.turtle_text(), format=RdfFormat.TURTLE, base_iri=ONTOLOGY_IRI))
