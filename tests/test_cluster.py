@@ -164,6 +164,11 @@ def test_a_graph_list_of_another_manifest_is_not_used(tmp_path: Path) -> None:
     folder = tmp_path / "parts"
     assert run_cli("convert", "--jobs", "1", "--parts", *map(str, FILES), "-o", str(folder)).exit_code == 0
     assert manifest_graphs(folder) == graphs_of(listed_parts(folder))
+    listed = (folder / "graphs.txt").read_text(encoding="utf-8")
+    (folder / "graphs.txt").write_text(listed + "not an iri\n", encoding="utf-8")  # edited by hand: said, not used
+    with pytest.raises(ValueError, match=r"graphs.txt, line \d+: not a graph IRI"):
+        manifest_graphs(folder)
+    (folder / "graphs.txt").write_text(listed, encoding="utf-8")
     lines = (folder / "manifest.sha256").read_text(encoding="utf-8").splitlines(keepends=True)
     (folder / "manifest.sha256").write_text("".join(lines[1:]), encoding="utf-8")
     assert manifest_graphs(folder) is None

@@ -130,7 +130,8 @@ def write_manifest(folder: Path, parts: Iterable[WrittenPart]) -> None:
 
 def manifest_graphs(folder: Path) -> set[str] | None:
     """The named graphs of the parts ``folder``'s manifest lists (``GRAPHS``), or ``None`` when the folder
-    has no such list for that manifest (none at all, or one written for another manifest)."""
+    has no such list for that manifest (none at all, or one written for another manifest). A line that is
+    not an IRI raises ``ValueError`` naming the file and line (the list was edited by hand)."""
     try:
         manifest = (folder / MANIFEST).read_bytes()
         lines = (folder / GRAPHS).read_text(encoding="utf-8").splitlines()
@@ -138,7 +139,15 @@ def manifest_graphs(folder: Path) -> set[str] | None:
         return None
     if not lines or lines[0] != _GRAPHS_HEADER + hashlib.sha256(manifest).hexdigest():
         return None
-    return {line for line in lines[1:] if line}
+    graphs = set()
+    for number, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        try:
+            graphs.add(NamedNode(line).value)
+        except ValueError as exc:
+            raise ValueError(f"{folder / GRAPHS}, line {number}: not a graph IRI ({exc}): {line[:200]!r}") from None
+    return graphs
 
 
 def manifest_files(folder: Path) -> list[Path] | None:

@@ -82,6 +82,7 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
     files = sorted(folder.glob(PARTS)) if in_manifest is None else in_manifest
     if not files:
         raise RuntimeError(f"no {PARTS} file in {folder}")
+    listed_graphs = manifest_graphs(folder) if in_manifest is not None else None  # checked before loading
     if in_manifest is None:
         sql.run(f"ld_dir({_sql_text(str(folder))}, {_sql_text(PARTS)}, {_sql_text(merge_graph)});")
     for start in range(0, len(in_manifest or ()), LD_ADD_PER_CALL):
@@ -103,9 +104,8 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
     refused = [line.strip() for line in failed.splitlines() if str(folder) in line]
     if refused:
         raise RuntimeError("Virtuoso's loader refused: " + "; ".join(refused)[:1000])
-    graphs = manifest_graphs(folder) if in_manifest is not None else None
-    if graphs is None:  # no list written by ``convert --parts`` for these files: read them
-        graphs = graphs_in(files)
+    # no list written by ``convert --parts`` for these files: read them
+    graphs = listed_graphs if listed_graphs is not None else graphs_in(files)
     if graphs:
         listed = " ".join(f"{NamedNode(graph)} a <{GRAPH_CLASS}> ." for graph in sorted(graphs))
         sql.run(f"SPARQL INSERT DATA {{ GRAPH <{REGISTRY_GRAPH}> {{ {listed} }} }};")  # what RemoteStore lists
