@@ -94,6 +94,22 @@ def live_server(store: Path, *options: str, env: dict[str, str] | None = None, c
         stop(process)
 
 
+def running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie has ended: it only waits to be reaped)."""
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text(errors="replace")
+    except FileNotFoundError:  # reaped
+        return False
+
+
+def still_running(pids: list[int], within: float = 10) -> list[int]:
+    """The processes of ``pids`` still running after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while (alive := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive
+
+
 def stop(process: subprocess.Popen, wait: float = 10) -> None:
     """Terminate ``process``; kill it if it has not ended within ``wait`` seconds."""
     process.terminate()

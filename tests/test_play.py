@@ -11,6 +11,7 @@ import chess.pgn
 import pytest
 
 from chesskb.kb.analysis.engine import engine_path
+from tests.live_server import still_running
 
 START = chess.STARTING_FEN
 
@@ -105,25 +106,9 @@ def test_an_engine_that_cannot_start_gives_503_with_the_reason(tmp_path: Path, m
         assert answer.status_code == 503 and answer.headers["Retry-After"]
         assert "PLAY_ENGINE_START" in answer.get_json()["error"]
         assert time.monotonic() - started < 30  # the setting's wait, not python-chess's or the script's
-    for pid in map(int, pids.read_text().split()):  # each silent engine was stopped, not left running
-        assert _ends_within(pid, 10), f"engine process {pid} still runs"
+    # each silent engine was stopped, not left running
+    assert still_running([int(pid) for pid in pids.read_text().split()], within=10) == []
     silent.chmod(0o644)  # not runnable now
     answer = client.post("/play", json={"fen": START, "moves": ["e2e4"]}, **_from("10.0.1.3"))
     assert answer.status_code == 503 and "could not start" in answer.get_json()["error"]
     assert str(tmp_path) not in answer.get_data(as_text=True)
-
-
-def _ends_within(pid: int, seconds: float) -> bool:
-    """Whether process ``pid`` is gone (or a zombie: ended, not yet reaped) within ``seconds``."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        if state == "Z":
-            return True
-        time.sleep(0.05)
-    return False

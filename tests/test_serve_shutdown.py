@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import start_server
+from tests.live_server import running, start_server, still_running
 
 
 def _serving(store: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
@@ -29,21 +29,6 @@ def _serving(store: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
     children = [int(pid) for pid in found.stdout.split()]
     assert children, "the query workers run as child processes"
     return process, children
-
-
-def _running(pid: int) -> bool:
-    try:
-        return "zombie" not in Path(f"/proc/{pid}/status").read_text(errors="replace")
-    except FileNotFoundError:  # reaped
-        return False
-
-
-def _gone(pids: list[int], within: float = 10) -> list[int]:
-    """The processes of ``pids`` still running after ``within`` seconds."""
-    deadline = time.monotonic() + within
-    while (alive := [pid for pid in pids if _running(pid)]) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return alive
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
@@ -59,7 +44,7 @@ def test_stopping_the_server_prints_no_traceback_and_leaves_no_worker(small_stor
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     output = raw.decode()
-    assert not _gone(children), "a query worker outlived the server"
+    assert not still_running(children), "a query worker outlived the server"
     assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
     lines = output.splitlines()
     assert lines[0].startswith("query workers: network isolation ") and lines[1].startswith("serving "), output
@@ -90,12 +75,12 @@ def test_no_worker_outlives_a_server_stopped_mid_query(small_store: Path, how: s
         else:
             process.kill()
         process.communicate(timeout=30)
-        assert not _gone(children, within=5), f"a query worker outlived the server ({how})"
+        assert not still_running(children, within=5), f"a query worker outlived the server ({how})"
     finally:  # whatever failed, leave nothing running
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         for pid in children:
-            if _running(pid):
+            if running(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
