@@ -32,7 +32,7 @@ from typing import IO, cast
 
 from pyoxigraph import NamedNode, RdfFormat, parse
 
-from chesskb.kb.store.nquads_parts import manifest_files, manifest_graphs
+from chesskb.kb.store.nquads_parts import graph_names, manifest_files, manifest_graphs
 from chesskb.kb.store.remote import GRAPH_CLASS, MERGE_GRAPH, REGISTRY_GRAPH
 
 #: The files ``ld_dir`` registers: what ``convert`` writes (``.nq`` or ``.nq.gz``).
@@ -104,7 +104,7 @@ def bulk_load(sql: VirtuosoSql, folder: Path, *, loaders: int | None = None, mer
     refused = [line.strip() for line in failed.splitlines() if str(folder) in line]
     if refused:
         raise RuntimeError("Virtuoso's loader refused: " + "; ".join(refused)[:1000])
-    # no list written by ``convert --parts`` for these files: read them
+    # the list ``convert --parts`` wrote for these files, else the files read again
     graphs = listed_graphs if listed_graphs is not None else graphs_in(files)
     if graphs:
         listed = " ".join(f"{NamedNode(graph)} a <{GRAPH_CLASS}> ." for graph in sorted(graphs))
@@ -117,9 +117,7 @@ def graphs_in(files: list[Path]) -> set[str]:
     graphs: set[str] = set()
     for path in files:
         with gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb") as handle:
-            for quad in parse(cast(IO[bytes], handle), format=RdfFormat.N_QUADS):
-                if isinstance(quad.graph_name, NamedNode):
-                    graphs.add(quad.graph_name.value)
+            graphs.update(graph_names(parse(cast(IO[bytes], handle), format=RdfFormat.N_QUADS)))
     return graphs
 
 
